@@ -1,0 +1,19 @@
+"""gamelp: declarative optimisation models for game solving."""
+
+from gamelp.errors import (
+    BackendError,
+    GameFileError,
+    GamelpError,
+    MatrixFileError,
+    ModelError,
+    SolveError,
+)
+
+__all__ = [
+    "BackendError",
+    "GameFileError",
+    "GamelpError",
+    "MatrixFileError",
+    "ModelError",
+    "SolveError",
+]

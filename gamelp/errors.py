@@ -1,0 +1,29 @@
+"""The gamelp exception family: every error a user can cause is a GamelpError.
+
+Messages name the file, node, entry or model block at fault, so the CLI can
+print the one line and exit non-zero.
+"""
+
+
+class GamelpError(Exception):
+    """Base class of every error gamelp raises for bad input or a refused model."""
+
+
+class GameFileError(GamelpError):
+    """A sequence-form game file is not a valid game."""
+
+
+class MatrixFileError(GamelpError):
+    """A payoff or deviation CSV is malformed."""
+
+
+class ModelError(GamelpError):
+    """A declarative model is inconsistent (bad shapes, unknown blocks, ...)."""
+
+
+class BackendError(GamelpError):
+    """A backend refuses a model or is not available."""
+
+
+class SolveError(GamelpError):
+    """A solve did not produce the optimum the caller needed."""

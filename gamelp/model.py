@@ -1,0 +1,307 @@
+"""The declarative optimisation model: plain data, no solver import.
+
+A :class:`Model` holds named variable blocks (continuous, binary or integer,
+with bounds and optional labels), named blocks of sparse linear constraints
+``sum_b M_b x_b  (<= | >= | ==)  rhs``, named second-order-cone blocks
+``u = sum_b M_b x_b + c,  u_0 >= ||u_1:||_2`` and a linear objective.  Every
+backend in :mod:`gamelp.backends` reads the same flattened
+:class:`MatrixForm`, so a model written once solves anywhere with one
+argument changed::
+
+    m = Model("toy")
+    x = m.add_variables("x", 2, lb=0)
+    m.add_constraints("budget", {x: [[1, 1]]}, "<=", 1)
+    m.set_objective({x: [1, 2]}, sense="max")
+    sol = m.solve("highs")          # or "gurobi", "pyomo:appsi_highs", "cvxpy:CLARABEL"
+    sol.values["x"], sol.duals["budget"]
+
+Dual values follow one convention on every backend: the derivative of the
+optimal objective with respect to the constraint's right-hand side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from gamelp.errors import ModelError
+
+VARIABLE_KINDS = ("continuous", "binary", "integer")
+SENSES = ("<=", ">=", "==")
+
+
+@dataclass(frozen=True, eq=False)
+class VarBlock:
+    """A named block of ``size`` variables occupying ``start:start+size`` in the model."""
+
+    name: str
+    start: int
+    size: int
+    kind: str
+    lb: np.ndarray
+    ub: np.ndarray
+    labels: tuple[str, ...] | None = None
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+@dataclass(frozen=True, eq=False)
+class ConstraintBlock:
+    """``matrix @ x (sense) rhs`` over the whole variable vector, one row per constraint."""
+
+    name: str
+    start: int
+    matrix: sp.csr_matrix
+    sense: str
+    rhs: np.ndarray
+    labels: tuple[str, ...] | None = None
+
+    @property
+    def size(self) -> int:
+        return self.matrix.shape[0]
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+@dataclass(frozen=True, eq=False)
+class ConeBlock:
+    """Second-order cone ``u = matrix @ x + constant``, ``u[0] >= ||u[1:]||_2``."""
+
+    name: str
+    matrix: sp.csr_matrix
+    constant: np.ndarray
+
+
+@dataclass(frozen=True)
+class MatrixForm:
+    """The flattened model every backend reads.
+
+    ``row_sense`` holds one of ``'<'``, ``'>'``, ``'='`` per row of ``A``.
+    """
+
+    c: np.ndarray
+    objective_constant: float
+    maximize: bool
+    A: sp.csr_matrix
+    row_sense: np.ndarray
+    rhs: np.ndarray
+    col_lb: np.ndarray
+    col_ub: np.ndarray
+    integer: np.ndarray
+    binary: np.ndarray
+    cones: tuple[ConeBlock, ...]
+
+    @property
+    def row_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows as ``lower <= A x <= upper`` (the form HiGHS and SciPy use)."""
+        lower = np.where(self.row_sense == "<", -np.inf, self.rhs)
+        upper = np.where(self.row_sense == ">", np.inf, self.rhs)
+        return lower, upper
+
+
+def _as_vector(value, size: int, what: str) -> np.ndarray:
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        return np.full(size, float(arr))
+    arr = arr.reshape(-1)
+    if arr.size != size:
+        raise ModelError(f"{what}: expected {size} values, got {arr.size}")
+    return arr
+
+
+@dataclass
+class Model:
+    """A linear / mixed-integer / second-order-cone model built from named blocks."""
+
+    name: str = "model"
+    variables: dict[str, VarBlock] = field(default_factory=dict)
+    constraints: dict[str, ConstraintBlock] = field(default_factory=dict)
+    cones: dict[str, ConeBlock] = field(default_factory=dict)
+    objective: dict[str, np.ndarray] = field(default_factory=dict)
+    objective_constant: float = 0.0
+    sense: str = "min"
+
+    # ----------------------------------------------------------------- building
+    @property
+    def num_variables(self) -> int:
+        return sum(b.size for b in self.variables.values())
+
+    @property
+    def num_constraints(self) -> int:
+        return sum(b.size for b in self.constraints.values())
+
+    @property
+    def is_mip(self) -> bool:
+        return any(b.kind != "continuous" for b in self.variables.values())
+
+    @property
+    def has_cones(self) -> bool:
+        return bool(self.cones)
+
+    def add_variables(
+        self,
+        name: str,
+        size: int,
+        *,
+        lb=0.0,
+        ub=np.inf,
+        kind: str = "continuous",
+        labels: Sequence[str] | None = None,
+    ) -> VarBlock:
+        """Add a block of ``size`` variables; ``lb=-np.inf`` makes them free."""
+        if name in self.variables:
+            raise ModelError(f"model {self.name!r}: variable block {name!r} already exists")
+        if kind not in VARIABLE_KINDS:
+            raise ModelError(f"variable block {name!r}: kind must be one of {VARIABLE_KINDS}, got {kind!r}")
+        size = int(size)
+        lower = _as_vector(lb, size, f"variable block {name!r} lower bounds")
+        upper = _as_vector(ub, size, f"variable block {name!r} upper bounds")
+        if kind == "binary":
+            lower, upper = np.maximum(lower, 0.0), np.minimum(upper, 1.0)
+        if labels is not None and len(labels) != size:
+            raise ModelError(f"variable block {name!r}: {len(labels)} labels for {size} variables")
+        block = VarBlock(name, self.num_variables, size, kind, lower, upper,
+                         tuple(labels) if labels is not None else None)
+        self.variables[name] = block
+        return block
+
+    def _block(self, key: VarBlock | str) -> VarBlock:
+        name = key.name if isinstance(key, VarBlock) else key
+        try:
+            return self.variables[name]
+        except KeyError:
+            raise ModelError(f"model {self.name!r}: unknown variable block {name!r}") from None
+
+    def _assemble(self, terms: Mapping, rows: int | None, what: str) -> sp.csr_matrix:
+        """Stack per-block coefficient matrices into one row block over all variables."""
+        pieces = {}
+        for key, coeffs in terms.items():
+            block = self._block(key)
+            mat = sp.csr_matrix(coeffs, dtype=float)
+            if mat.shape[1] != block.size and mat.shape[0] == block.size and mat.shape[1] == 1:
+                mat = mat.T.tocsr()
+            if mat.shape[1] != block.size:
+                raise ModelError(f"{what}: coefficients for block {block.name!r} have "
+                                 f"{mat.shape[1]} columns, the block has {block.size} variables")
+            if rows is None:
+                rows = mat.shape[0]
+            if mat.shape[0] != rows:
+                raise ModelError(f"{what}: block {block.name!r} has {mat.shape[0]} rows, expected {rows}")
+            pieces[block.name] = mat
+        if rows is None:
+            raise ModelError(f"{what}: no terms given")
+        columns = [pieces.get(b.name, sp.csr_matrix((rows, b.size))) for b in self.variables.values()]
+        return sp.hstack(columns, format="csr") if columns else sp.csr_matrix((rows, 0))
+
+    def add_constraints(
+        self,
+        name: str,
+        terms: Mapping,
+        sense: str,
+        rhs=0.0,
+        *,
+        labels: Sequence[str] | None = None,
+    ) -> ConstraintBlock:
+        """Add ``sum_b terms[b] @ x_b (sense) rhs``; ``terms`` maps blocks (or names) to matrices."""
+        if name in self.constraints:
+            raise ModelError(f"model {self.name!r}: constraint block {name!r} already exists")
+        if sense not in SENSES:
+            raise ModelError(f"constraint block {name!r}: sense must be one of {SENSES}, got {sense!r}")
+        matrix = self._assemble(terms, None, f"constraint block {name!r}")
+        rows = matrix.shape[0]
+        block = ConstraintBlock(name, self.num_constraints, matrix, sense,
+                                _as_vector(rhs, rows, f"constraint block {name!r} rhs"),
+                                tuple(labels) if labels is not None else None)
+        self.constraints[name] = block
+        return block
+
+    def add_cone(self, name: str, terms: Mapping, constant=0.0) -> ConeBlock:
+        """Add the second-order cone ``u[0] >= ||u[1:]||_2`` with ``u = sum_b terms[b] @ x_b + constant``."""
+        if name in self.cones:
+            raise ModelError(f"model {self.name!r}: cone block {name!r} already exists")
+        matrix = self._assemble(terms, None, f"cone block {name!r}")
+        if matrix.shape[0] < 1:
+            raise ModelError(f"cone block {name!r}: needs at least one row")
+        block = ConeBlock(name, matrix, _as_vector(constant, matrix.shape[0], f"cone block {name!r} constant"))
+        self.cones[name] = block
+        return block
+
+    def set_objective(self, terms: Mapping, sense: str = "min", constant: float = 0.0) -> None:
+        """Set the linear objective ``sum_b terms[b] . x_b + constant`` to minimise or maximise."""
+        if sense not in ("min", "max"):
+            raise ModelError(f"model {self.name!r}: objective sense must be 'min' or 'max', got {sense!r}")
+        objective = {}
+        for key, coeffs in terms.items():
+            block = self._block(key)
+            objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
+        self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
+
+    # ----------------------------------------------------------------- reading
+    def matrix_form(self) -> MatrixForm:
+        """Flatten the blocks into one sparse matrix, the form backends consume."""
+        n = self.num_variables
+        c = np.zeros(n)
+        for name, coeffs in self.objective.items():
+            c[self.variables[name].slice] = coeffs
+        blocks = list(self.constraints.values())
+        # Blocks built before later variable blocks were added have fewer columns: pad them.
+        matrices = [sp.csr_matrix((b.matrix.data, b.matrix.indices, b.matrix.indptr), shape=(b.size, n))
+                    for b in blocks]
+        A = sp.vstack(matrices, format="csr") if matrices else sp.csr_matrix((0, n))
+        sense_char = {"<=": "<", ">=": ">", "==": "="}
+        row_sense = np.concatenate([np.full(b.size, sense_char[b.sense]) for b in blocks]) if blocks \
+            else np.array([], dtype="<U1")
+        rhs = np.concatenate([b.rhs for b in blocks]) if blocks else np.zeros(0)
+        var_blocks = list(self.variables.values())
+        col_lb = np.concatenate([b.lb for b in var_blocks]) if var_blocks else np.zeros(0)
+        col_ub = np.concatenate([b.ub for b in var_blocks]) if var_blocks else np.zeros(0)
+        integer = np.concatenate([np.full(b.size, b.kind != "continuous") for b in var_blocks]) \
+            if var_blocks else np.zeros(0, bool)
+        binary = np.concatenate([np.full(b.size, b.kind == "binary") for b in var_blocks]) \
+            if var_blocks else np.zeros(0, bool)
+        cones = tuple(
+            ConeBlock(k.name, sp.csr_matrix((k.matrix.data, k.matrix.indices, k.matrix.indptr),
+                                            shape=(k.matrix.shape[0], n)), k.constant)
+            for k in self.cones.values())
+        return MatrixForm(c, self.objective_constant, self.sense == "max", A, row_sense, rhs,
+                          col_lb, col_ub, integer, binary, cones)
+
+    def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full variable vector into one array per variable block."""
+        return {name: np.asarray(x[b.slice], dtype=float) for name, b in self.variables.items()}
+
+    def split_duals(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full row-dual vector into one array per constraint block."""
+        return {name: np.asarray(y[b.slice], dtype=float) for name, b in self.constraints.items()}
+
+    # ----------------------------------------------------------------- solving and export
+    def solve(self, backend: str = "highs", **options):
+        """Solve on ``backend`` (``"highs"``, ``"gurobi"``, ``"pyomo:<solver>"``, ``"cvxpy:<SOLVER>"``)."""
+        from gamelp.backends import solve
+
+        return solve(self, backend, **options)
+
+    def to_pyomo(self):
+        """The model as a ``pyomo.environ.ConcreteModel`` for users to extend."""
+        from gamelp.backends.pyomo import build
+
+        return build(self)
+
+    def to_cvxpy(self):
+        """The model as a ``cvxpy.Problem`` (with ``.var_blocks`` / ``.constraint_blocks``) to extend."""
+        from gamelp.backends.cvxpy import build
+
+        return build(self)
+
+    def write(self, path: str) -> None:
+        """Write the model as an ``.lp`` or ``.mps`` file (through HiGHS); cones are refused."""
+        from gamelp.backends.highs import write
+
+        write(self, path)
