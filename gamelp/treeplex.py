@@ -1,0 +1,291 @@
+"""One player's tree-form sequential decision process and its sequence-form polytope.
+
+The process is a tree of decision points (the player picks an action) and
+observation points (the player receives a signal), given as a list of nodes
+in top-down order (the homework's JSON format, seed 004 part 2).  Loading
+validates it and builds
+
+* ``graph`` — a ``networkx.DiGraph`` with one node per point and an edge per
+  action or signal (edge attribute ``label``);
+* the sequences — index 0 is the empty sequence, then the actions of each
+  decision point in top-down order, so the actions of decision point ``j``
+  occupy the contiguous range ``starts[j]:ends[j]``;
+* ``F`` and ``f`` (``scipy.sparse``) with ``{x >= 0 : F x = f}`` the
+  sequence-form polytope: ``x[empty] = 1`` and ``sum_a x[ja] = x[p_j]`` for
+  every decision point ``j`` with parent sequence ``p_j``.
+
+It also converts between behavioural and sequence-form strategies and
+computes best responses by one bottom-up pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from gamelp.errors import GameFileError
+
+EMPTY_SEQUENCE = "∅"
+NODE_TYPES = ("decision", "observation")
+
+
+@dataclass(frozen=True, eq=False)
+class Treeplex:
+    """A validated decision process of one player (see the module docstring)."""
+
+    player: int
+    graph: nx.DiGraph
+    decision_points: tuple[str, ...]
+    actions: dict[str, tuple[str, ...]]
+    parents: np.ndarray  # parent-sequence index of each decision point (0 = empty sequence)
+    starts: np.ndarray
+    ends: np.ndarray
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_nodes(cls, nodes, player: int, source: str = "<game>") -> "Treeplex":
+        """Validate a node list and build the treeplex; faults raise :class:`GameFileError`."""
+        where = f"{source}: decision_problem_pl{player}"
+        if not isinstance(nodes, list):
+            raise GameFileError(f"{where}: expected a list of nodes, got {type(nodes).__name__}")
+        graph = nx.DiGraph()
+        order: dict[str, int] = {}
+        for position, node in enumerate(nodes):
+            node_id = _check_node_fields(node, position, where)
+            if node_id in order:
+                raise GameFileError(f"{where}: duplicate node id {node_id!r} (positions {order[node_id]} "
+                                    f"and {position})")
+            order[node_id] = position
+            outcomes = node["actions"] if node["type"] == "decision" else node["signals"]
+            graph.add_node(node_id, type=node["type"], outcomes=tuple(outcomes), position=position)
+
+        # Edges first, so that a cycle is reported as a cycle rather than as an ordering fault.
+        for node in nodes:
+            edge = node["parent_edge"]
+            if edge is None:
+                continue
+            parent, label = _check_pair(edge, f"{where}: node {node['id']!r} parent_edge")
+            if parent not in graph:
+                raise GameFileError(f"{where}: node {node['id']!r} has parent_edge to unknown node {parent!r}")
+            graph.add_edge(parent, node["id"], label=label)
+        try:
+            cycle = nx.find_cycle(graph)
+        except nx.NetworkXNoCycle:
+            cycle = None
+        if cycle:
+            path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+            raise GameFileError(f"{where}: the parent edges form a cycle: {path}")
+
+        seen_edges: dict[tuple[str, str], str] = {}
+        roots = []
+        for node in nodes:
+            node_id, edge = node["id"], node["parent_edge"]
+            if edge is None:
+                roots.append(node_id)
+                continue
+            parent, label = edge
+            if order[parent] >= order[node_id]:
+                raise GameFileError(f"{where}: node {node_id!r} comes before its parent {parent!r}; "
+                                    "nodes must be listed top-down")
+            parent_info = graph.nodes[parent]
+            if label not in parent_info["outcomes"]:
+                kind = "action" if parent_info["type"] == "decision" else "signal"
+                raise GameFileError(f"{where}: node {node_id!r} hangs from {kind} {label!r}, which its "
+                                    f"parent {parent!r} does not have (it has {list(parent_info['outcomes'])})")
+            if (parent, label) in seen_edges:
+                raise GameFileError(f"{where}: nodes {seen_edges[(parent, label)]!r} and {node_id!r} both "
+                                    f"hang from edge ({parent!r}, {label!r})")
+            seen_edges[(parent, label)] = node_id
+        if len(roots) != 1:
+            raise GameFileError(f"{where}: expected exactly one root (parent_edge null), found {roots}")
+
+        decision_points = tuple(n["id"] for n in nodes if n["type"] == "decision")
+        if not decision_points:
+            raise GameFileError(f"{where}: the decision process has no decision point")
+        actions = {j: graph.nodes[j]["outcomes"] for j in decision_points}
+        index = {None: 0}
+        starts, ends = [], []
+        for j in decision_points:
+            starts.append(len(index))
+            for a in actions[j]:
+                index[(j, a)] = len(index)
+            ends.append(len(index))
+
+        parents = []
+        for node in nodes:
+            if node["type"] != "decision":
+                continue
+            expected = _last_sequence(graph, node["id"])
+            given = node["parent_sequence"]
+            given = None if given is None else tuple(_check_pair(
+                given, f"{where}: decision point {node['id']!r} parent_sequence"))
+            if given != expected:
+                raise GameFileError(f"{where}: decision point {node['id']!r} has parent_sequence "
+                                    f"{_show(given)}, but the last own sequence on its path is {_show(expected)}")
+            parents.append(index[expected])
+        return cls(player, graph, decision_points, actions, np.array(parents, dtype=np.int64),
+                   np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
+
+    # ------------------------------------------------------------------ sequences
+    @cached_property
+    def sequences(self) -> tuple[tuple[str, str] | None, ...]:
+        """All sequences in index order; ``None`` is the empty sequence."""
+        return (None,) + tuple((j, a) for j in self.decision_points for a in self.actions[j])
+
+    @cached_property
+    def index(self) -> dict[tuple[str, str] | None, int]:
+        """Sequence -> index."""
+        return {s: i for i, s in enumerate(self.sequences)}
+
+    @cached_property
+    def labels(self) -> tuple[str, ...]:
+        """Readable sequence names: ``∅`` and ``decision_point:action``."""
+        return tuple(EMPTY_SEQUENCE if s is None else f"{s[0]}:{s[1]}" for s in self.sequences)
+
+    @property
+    def num_sequences(self) -> int:
+        return int(self.ends[-1])
+
+    @property
+    def num_decision_points(self) -> int:
+        return len(self.decision_points)
+
+    @cached_property
+    def decision_point_of(self) -> np.ndarray:
+        """For each sequence, the index of its decision point (-1 for the empty sequence)."""
+        owner = np.full(self.num_sequences, -1, dtype=np.int64)
+        for j, (s, e) in enumerate(zip(self.starts, self.ends)):
+            owner[s:e] = j
+        return owner
+
+    @cached_property
+    def F(self) -> sp.csr_matrix:
+        """Constraint matrix of the polytope: row 0 fixes the empty sequence, row j+1 is decision point j."""
+        rows, cols, vals = [0], [0], [1.0]
+        seq = np.arange(1, self.num_sequences)
+        rows += list(self.decision_point_of[seq] + 1)
+        cols += list(seq)
+        vals += [1.0] * len(seq)
+        rows += list(np.arange(self.num_decision_points) + 1)
+        cols += list(self.parents)
+        vals += [-1.0] * self.num_decision_points
+        return sp.csr_matrix((vals, (rows, cols)), shape=(self.num_decision_points + 1, self.num_sequences))
+
+    @cached_property
+    def f(self) -> np.ndarray:
+        f = np.zeros(self.num_decision_points + 1)
+        f[0] = 1.0
+        return f
+
+    # ------------------------------------------------------------------ strategies
+    def uniform_strategy(self) -> np.ndarray:
+        """The sequence-form strategy that plays every action uniformly."""
+        return self.from_behavioural({})
+
+    def from_behavioural(self, behaviour: dict[str, dict[str, float]]) -> np.ndarray:
+        """Sequence form of a behavioural strategy; missing decision points play uniformly."""
+        x = np.zeros(self.num_sequences)
+        x[0] = 1.0
+        for j, point in enumerate(self.decision_points):
+            probs = behaviour.get(point)
+            acts = self.actions[point]
+            local = np.full(len(acts), 1.0 / len(acts)) if probs is None else np.array(
+                [float(probs.get(a, 0.0)) for a in acts])
+            x[self.starts[j]:self.ends[j]] = x[self.parents[j]] * local
+        return x
+
+    def to_behavioural(self, x: np.ndarray) -> dict[str, dict[str, float]]:
+        """Behavioural strategy of a sequence-form one (uniform where the point is never reached)."""
+        x = np.asarray(x, dtype=float)
+        out = {}
+        for j, point in enumerate(self.decision_points):
+            local = np.clip(x[self.starts[j]:self.ends[j]], 0.0, None)
+            total = local.sum()
+            probs = local / total if total > 1e-12 else np.full(local.size, 1.0 / local.size)
+            out[point] = dict(zip(self.actions[point], probs.tolist()))
+        return out
+
+    def infeasibility(self, x: np.ndarray) -> float:
+        """Largest violation of ``F x = f, x >= 0`` (0 for a valid sequence-form strategy)."""
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.num_sequences,):
+            raise ValueError(f"player {self.player}: expected {self.num_sequences} sequence weights, got {x.shape}")
+        return float(max(np.abs(self.F @ x - self.f).max(), -x.min(initial=0.0)))
+
+    def best_response(self, utility: np.ndarray) -> tuple[float, np.ndarray]:
+        """Maximise ``utility . x`` over the polytope: returns the value and a pure maximiser.
+
+        One bottom-up pass: the value of a decision point is the best action's
+        utility plus the values of the decision points below that action.
+        """
+        utility = np.asarray(utility, dtype=float)
+        accumulated = utility.copy()
+        best = np.empty(self.num_decision_points, dtype=np.int64)
+        for j in range(self.num_decision_points - 1, -1, -1):
+            local = accumulated[self.starts[j]:self.ends[j]]
+            best[j] = int(np.argmax(local))
+            accumulated[self.parents[j]] += local[best[j]]
+        x = np.zeros(self.num_sequences)
+        x[0] = 1.0
+        for j in range(self.num_decision_points):
+            x[self.starts[j] + best[j]] = x[self.parents[j]]
+        return float(accumulated[0]), x
+
+    def sequence_of(self, pair, where: str) -> int:
+        """Index of the sequence ``[decision_point, action]``; faults name ``where``."""
+        key = tuple(_check_pair(pair, where))
+        if key not in self.index:
+            raise GameFileError(f"{where}: unknown sequence {list(key)} of player {self.player}")
+        return self.index[key]
+
+
+def _check_node_fields(node, position: int, where: str) -> str:
+    if not isinstance(node, dict):
+        raise GameFileError(f"{where}: node at position {position} is not an object")
+    for key in ("id", "type", "parent_edge"):
+        if key not in node:
+            raise GameFileError(f"{where}: node at position {position} is missing key {key!r}")
+    node_id = node["id"]
+    if not isinstance(node_id, str):
+        raise GameFileError(f"{where}: node at position {position} has a non-string id {node_id!r}")
+    kind = node["type"]
+    if kind not in NODE_TYPES:
+        raise GameFileError(f"{where}: node {node_id!r} has unknown type {kind!r} (expected decision or observation)")
+    needed = ("actions", "parent_sequence") if kind == "decision" else ("signals",)
+    for key in needed:
+        if key not in node:
+            raise GameFileError(f"{where}: {kind} node {node_id!r} is missing key {key!r}")
+    outcomes = node["actions" if kind == "decision" else "signals"]
+    name = "actions" if kind == "decision" else "signals"
+    if not isinstance(outcomes, list) or not outcomes or not all(isinstance(o, str) for o in outcomes):
+        raise GameFileError(f"{where}: node {node_id!r} needs a non-empty list of string {name}, got {outcomes!r}")
+    if len(set(outcomes)) != len(outcomes):
+        raise GameFileError(f"{where}: node {node_id!r} lists duplicate {name}: {outcomes}")
+    return node_id
+
+
+def _check_pair(pair, where: str) -> tuple[str, str]:
+    if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+        raise GameFileError(f"{where}: expected a pair [id, action_or_signal], got {pair!r}")
+    return pair[0], pair[1]
+
+
+def _last_sequence(graph: nx.DiGraph, node_id: str):
+    """The last (decision point, action) pair on the path from the root to ``node_id``."""
+    current = node_id
+    while True:
+        preds = list(graph.predecessors(current))
+        if not preds:
+            return None
+        parent = preds[0]
+        if graph.nodes[parent]["type"] == "decision":
+            return parent, graph.edges[parent, current]["label"]
+        current = parent
+
+
+def _show(sequence) -> str:
+    return "null" if sequence is None else str(list(sequence))
