@@ -1,0 +1,390 @@
+"""Generate the homework's sequence-form game files from the rules of the games.
+
+One job: turn the rules of rock-paper-superscissors, Kuhn poker (H. W. Kuhn,
+"A simplified two-person poker", 1950) and Leduc poker (F. Southey et al.,
+"Bayes' bluff: opponent modelling in poker", UAI 2005) into the JSON game
+format of SPEC.md section 1 (seed 004, part 2):
+
+- ``decision_problem_pl1`` / ``decision_problem_pl2``: each player's
+  tree-form sequential decision process, nodes in top-down order.  Decision
+  nodes are the player's betting decisions; observation nodes are the points
+  where the player learns something that splits its future: its private card,
+  the public card, or the opponent's bet.  An observation with only one
+  outcome after which the player still has to act (e.g. in Kuhn poker, the
+  opponent betting after player 1 checked -- its check ends the hand) is not
+  a node: the next decision hangs directly off the previous edge.  Signals
+  list only the outcomes after which the player acts again.
+- ``utility_pl1``: the non-zero entries of player 1's sequence-form payoff
+  matrix A, one per sequence pair (sigma1, sigma2):
+  A[sigma1, sigma2] = sum over terminal histories z whose last sequences are
+  sigma1 and sigma2 of chance(z) * u1(z).  Chance probabilities are computed
+  exactly (fractions) with card removal, then written as floats.
+
+Node ids extend the seed's ``d1_pl1`` naming: ``d<state>_pl<i>`` for decision
+nodes and ``o<state>_pl<i>`` for observation nodes, where ``<state>`` is what
+the player knows, written ``card/round-1 bets/public card/round-2 bets`` with
+empty trailing parts dropped (e.g. ``dJ/rc/Q/kr_pl1``; the root observation
+node is ``o_pl1``).  Actions: ``k`` check, ``b`` bet (Kuhn), ``r`` raise
+(Leduc), ``c`` call, ``f`` fold.  Player 1 acts first in every round.
+
+Run ``python -m gamelp.games.poker OUTDIR`` to write rps.json, kuhn.json and
+leduc.json (``--leduc-ranks`` etc. add a bigger Leduc variant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from gamelp.errors import GamelpError
+
+GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
+_RANK_LABELS = "23456789TJQKA"
+_ACTION_ORDER = "kfcbr"  # signal order of opponent moves (no bet: k,b/r; facing a bet: f,c,r)
+
+
+class PokerRulesError(GamelpError):
+    """The parameters asked of a poker generator do not describe a playable game."""
+
+
+# A player's view of the play so far: a tuple of events (kind, key) with kind
+# "card" (own private card; key = rank index), "public" (public card; rank
+# index), "own" (own action; letter) or "opp" (opponent's action; letter).
+Event = tuple[str, object]
+View = tuple[Event, ...]
+
+
+def rock_paper_superscissors() -> dict:
+    """Rock-paper-superscissors: paper beats superscissors by 2, the rest by 1.
+
+    Player 1's payoff matrix (rows r, p, s; columns r, p, s of player 2) is
+    [[0, -1, 1], [1, 0, -2], [-1, 2, 0]]; its value is 0.
+    """
+    actions = ("r", "p", "s")
+    payoff = ((0, -1, 1), (1, 0, -2), (-1, 2, 0))
+    return {
+        "decision_problem_pl1": [_root_decision("d1_pl1", actions)],
+        "decision_problem_pl2": [_root_decision("d1_pl2", actions)],
+        "utility_pl1": [
+            _utility_entry(("d1_pl1", a1), ("d1_pl2", a2), payoff[i][j])
+            for i, a1 in enumerate(actions)
+            for j, a2 in enumerate(actions)
+            if payoff[i][j] != 0
+        ],
+    }
+
+
+def kuhn(ranks: int = 3) -> dict:
+    """Kuhn poker: one card each from J<Q<K, ante 1, one bet of 1 at most.
+
+    Player 1 checks or bets; after a check player 2 checks (showdown for 1)
+    or bets (player 1 calls for a showdown for 2 or folds); after a bet
+    player 2 calls or folds.  ``ranks`` > 3 gives the n-card generalisation.
+    Player 1's value with 3 cards is -1/18.
+    """
+    return _PokerRules(ranks=ranks, suits=1, raise_sizes=(1,), max_raises=1, ante=1,
+                       raise_action="b").game()
+
+
+def leduc(ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, int] = (2, 4),
+          max_raises: int = 2, ante: int = 1) -> dict:
+    """Leduc poker (Southey et al. 2005), parametrised for bigger variants.
+
+    ``ranks`` x ``suits`` cards (default J, Q, K in two suits), ``ante`` each,
+    one private card each, two betting rounds with raises of
+    ``raise_sizes[0]`` then ``raise_sizes[1]`` and at most ``max_raises``
+    raises per round; one public card is revealed between the rounds.  At the
+    showdown a pair with the public card wins, else the higher card; equal
+    ranks split.  Player 1's value with the defaults is about -0.085606.
+    """
+    if len(tuple(raise_sizes)) != 2:
+        raise PokerRulesError(
+            f"leduc: raise_sizes must give one raise size per betting round (2), got {raise_sizes!r}")
+    return _PokerRules(ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes),
+                       max_raises=max_raises, ante=ante, raise_action="r").game()
+
+
+def dumps_game(game: dict) -> str:
+    """The game as JSON text: one node or utility entry per line, keys in format order.
+
+    Floats are written with ``repr`` and so read back bit-for-bit.
+    """
+    blocks = []
+    for key in GAME_KEYS:
+        items = ",\n".join("  " + json.dumps(item) for item in game[key])
+        blocks.append(f' "{key}": [\n{items}\n ]')
+    return "{\n" + ",\n".join(blocks) + "\n}\n"
+
+
+def write_game(game: dict, path: str | Path) -> Path:
+    """Write ``game`` to ``path`` with :func:`dumps_game`; return the path."""
+    path = Path(path)
+    path.write_text(dumps_game(game), encoding="utf-8")
+    return path
+
+
+def write_builtin_data(directory: str | Path) -> list[Path]:
+    """Write rps.json, kuhn.json and leduc.json (default parameters) into ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    games = {"rps": rock_paper_superscissors(), "kuhn": kuhn(), "leduc": leduc()}
+    return [write_game(game, directory / f"{name}.json") for name, game in games.items()]
+
+
+def game_size(game: dict) -> dict[str, tuple[int, int]]:
+    """Per player key, (number of decision points, number of sequences without the empty one)."""
+    sizes = {}
+    for key in GAME_KEYS[:2]:
+        decisions = [node for node in game[key] if node["type"] == "decision"]
+        sizes[key] = (len(decisions), sum(len(node["actions"]) for node in decisions))
+    return sizes
+
+
+def _root_decision(node_id: str, actions: tuple[str, ...]) -> dict:
+    return {"id": node_id, "type": "decision", "actions": list(actions),
+            "parent_edge": None, "parent_sequence": None}
+
+
+def _utility_entry(sequence_pl1: tuple[str, str], sequence_pl2: tuple[str, str],
+                   value: Fraction | int) -> dict:
+    value = Fraction(value)
+    number = int(value) if value.denominator == 1 else float(value)
+    return {"sequence_pl1": list(sequence_pl1), "sequence_pl2": list(sequence_pl2),
+            "value": number}
+
+
+def _rank_labels(ranks: int) -> str:
+    """Card labels, lowest first: the ``ranks`` highest up to the king, then the ace for 13."""
+    return _RANK_LABELS if ranks == 13 else _RANK_LABELS[:-1][-ranks:]
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
+            or value < low or (high is not None and value > high)):
+        bound = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+        raise PokerRulesError(f"poker rules: {name} must be {bound}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class _PokerRules:
+    """Two-player limit poker with one private card each and one public card per extra round."""
+
+    ranks: int
+    suits: int
+    raise_sizes: tuple[int, ...]
+    max_raises: int
+    ante: int
+    raise_action: str
+
+    def __post_init__(self) -> None:
+        _check_int("ranks", self.ranks, 2, len(_RANK_LABELS))
+        _check_int("suits", self.suits, 1)
+        _check_int("max_raises", self.max_raises, 1)
+        _check_int("ante", self.ante, 1)
+        for size in self.raise_sizes:
+            _check_int("each raise size", size, 1)
+        cards_needed = 2 + len(self.raise_sizes) - 1
+        if self.ranks * self.suits < cards_needed:
+            raise PokerRulesError(
+                f"poker rules: {self.ranks} ranks x {self.suits} suits is fewer than the "
+                f"{cards_needed} cards dealt")
+
+    def game(self) -> dict:
+        """Walk every deal and betting history; return the game in the JSON format."""
+        walk = _Walk(self)
+        for r1, p1 in self.deal(()):
+            for r2, p2 in self.deal((r1,)):
+                walk.betting(cards=(r1, r2), public=(), prob=p1 * p2, round_=0, history="",
+                             raises=0, committed=(self.ante, self.ante),
+                             views=((("card", r1),), (("card", r2),)), last=(None, None))
+        return walk.result()
+
+    def deal(self, dealt: tuple[int, ...]) -> list[tuple[int, Fraction]]:
+        """(rank, probability) of the next card given the ranks already dealt (card removal)."""
+        remaining = self.ranks * self.suits - len(dealt)
+        deals = []
+        for rank in range(self.ranks):
+            left = self.suits - dealt.count(rank)
+            if left > 0:
+                deals.append((rank, Fraction(left, remaining)))
+        return deals
+
+    def legal_actions(self, history: str, raises: int) -> tuple[str, ...]:
+        """Check or raise with no bet to answer; fold, call or re-raise facing one."""
+        can_raise = raises < self.max_raises
+        if history.endswith(self.raise_action):
+            return ("f", "c", self.raise_action) if can_raise else ("f", "c")
+        return ("k", self.raise_action) if can_raise else ("k",)
+
+    def showdown(self, cards: tuple[int, int], public: tuple[int, ...]) -> int:
+        """+1 if player 1's hand is better, -1 if worse, 0 for a split pot."""
+        strength = [(rank in public, rank) for rank in cards]
+        return (strength[0] > strength[1]) - (strength[0] < strength[1])
+
+
+class _Walk:
+    """Depth-first walk of the game tree collecting both players' decision points and A."""
+
+    def __init__(self, rules: _PokerRules) -> None:
+        self.rules = rules
+        self.labels = _rank_labels(rules.ranks)
+        self.decisions: tuple[dict[View, tuple[str, tuple[str, ...]]], ...] = ({}, {})
+        self.utility: dict[tuple[tuple[str, str], tuple[str, str]], Fraction] = {}
+
+    def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
+        """Player to act is 1 after an even number of actions in the round (player 1 opens)."""
+        actor = len(history) % 2
+        node_id = self._decision_id(actor, views[actor])
+        actions = self.rules.legal_actions(history, raises)
+        self.decisions[actor].setdefault(views[actor], (node_id, actions))
+        for action in actions:
+            new_views = list(views)
+            new_views[actor] = views[actor] + (("own", action),)
+            new_views[1 - actor] = views[1 - actor] + (("opp", action),)
+            new_last = list(last)
+            new_last[actor] = (node_id, action)
+            new_history = history + action
+            paid = list(committed)
+            if action == "f":
+                winner = 1 - actor
+                self._add(new_last, prob * (committed[1] if winner == 0 else -committed[0]))
+                continue
+            if action == "c":
+                paid[actor] = committed[1 - actor]
+            elif action == self.rules.raise_action:
+                paid[actor] = committed[1 - actor] + self.rules.raise_sizes[round_]
+            if action == self.rules.raise_action or new_history == "k":
+                self.betting(cards, public, prob, round_, new_history,
+                             raises + (action == self.rules.raise_action), tuple(paid),
+                             tuple(new_views), tuple(new_last))
+            else:
+                self._end_round(cards, public, prob, round_, tuple(paid), tuple(new_views),
+                                tuple(new_last))
+
+    def _end_round(self, cards, public, prob, round_, committed, views, last):
+        """After a call or check-check: reveal a public card and bet again, or show down."""
+        if round_ + 1 == len(self.rules.raise_sizes):
+            self._add(last, prob * committed[0] * self.rules.showdown(cards, public))
+            return
+        for rank, p in self.rules.deal(cards + public):
+            seen = tuple(view + (("public", rank),) for view in views)
+            self.betting(cards, public + (rank,), prob * p, round_ + 1, "", 0, committed,
+                         seen, last)
+
+    def _add(self, last, value: Fraction) -> None:
+        """Add one terminal's chance-weighted payoff to the entry of its last sequences."""
+        key = (last[0], last[1])
+        self.utility[key] = self.utility.get(key, Fraction(0)) + value
+
+    def _state_text(self, view: View) -> str:
+        parts = []
+        for kind, key in view:
+            if kind in ("card", "public"):
+                parts += [self.labels[key], ""]
+            else:
+                parts[-1] += key
+        return "/".join(part for part in parts if part)
+
+    def _decision_id(self, player: int, view: View) -> str:
+        return f"d{self._state_text(view)}_pl{player + 1}"
+
+    def _signal(self, event: Event) -> str:
+        kind, key = event
+        return self.labels[key] if kind in ("card", "public") else key
+
+    def _decision_process(self, player: int) -> list[dict]:
+        """Top-down node list of one player's tree-form decision process."""
+        decisions = self.decisions[player]
+        children: dict[View, dict[Event, None]] = {}
+        for view in decisions:
+            for depth in range(len(view)):
+                children.setdefault(view[:depth], {})[view[depth]] = None
+        nodes: list[dict] = []
+
+        def order(event: Event):
+            kind, key = event
+            return key if kind in ("card", "public") else _ACTION_ORDER.index(key)
+
+        def visit(view: View, parent_edge, parent_sequence) -> None:
+            if view in decisions:
+                node_id, actions = decisions[view]
+                nodes.append({"id": node_id, "type": "decision", "actions": list(actions),
+                              "parent_edge": parent_edge, "parent_sequence": parent_sequence})
+                for action in actions:
+                    visit(view + (("own", action),), [node_id, action], [node_id, action])
+                return
+            following = sorted(children.get(view, {}), key=order)
+            if len(following) == 1:
+                visit(view + (following[0],), parent_edge, parent_sequence)
+            elif following:
+                node_id = f"o{self._state_text(view)}_pl{player + 1}"
+                signals = [self._signal(event) for event in following]
+                nodes.append({"id": node_id, "type": "observation", "signals": signals,
+                              "parent_edge": parent_edge})
+                for event, signal in zip(following, signals):
+                    visit(view + (event,), [node_id, signal], parent_sequence)
+
+        visit((), None, None)
+        return nodes
+
+    def result(self) -> dict:
+        processes = [self._decision_process(player) for player in (0, 1)]
+        rank = [{(node["id"], action): i
+                 for i, (node, action) in enumerate(
+                     (node, action) for node in process if node["type"] == "decision"
+                     for action in node["actions"])}
+                for process in processes]
+        entries = sorted(((rank[0][s1], rank[1][s2]), s1, s2, value)
+                         for (s1, s2), value in self.utility.items() if value != 0)
+        return {
+            "decision_problem_pl1": processes[0],
+            "decision_problem_pl2": processes[1],
+            "utility_pl1": [_utility_entry(s1, s2, value) for _, s1, s2, value in entries],
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the built-in game files (and optionally a bigger Leduc variant) to OUTDIR."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gamelp.games.poker",
+        description="Write rps.json, kuhn.json and leduc.json (sequence-form game files) "
+                    "generated from the rules; any --leduc-* option also writes that Leduc "
+                    "variant as leduc_r<ranks>_s<suits>_m<max raises>_b<sizes>_a<ante>.json.")
+    parser.add_argument("outdir", type=Path, help="directory to write the JSON files to")
+    parser.add_argument("--leduc-ranks", type=int, default=3, help="card ranks (default 3: J Q K)")
+    parser.add_argument("--leduc-suits", type=int, default=2, help="suits (default 2)")
+    parser.add_argument("--leduc-raise-sizes", type=int, nargs=2, default=[2, 4],
+                        metavar=("ROUND1", "ROUND2"), help="raise sizes (default 2 4)")
+    parser.add_argument("--leduc-max-raises", type=int, default=2,
+                        help="raises allowed per round (default 2)")
+    parser.add_argument("--leduc-ante", type=int, default=1, help="ante (default 1)")
+    args = parser.parse_args(argv)
+
+    variant = dict(ranks=args.leduc_ranks, suits=args.leduc_suits,
+                   raise_sizes=tuple(args.leduc_raise_sizes),
+                   max_raises=args.leduc_max_raises, ante=args.leduc_ante)
+    extra = {}
+    if variant != dict(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1):
+        sizes = "-".join(map(str, variant["raise_sizes"]))
+        name = (f"leduc_r{variant['ranks']}_s{variant['suits']}_m{variant['max_raises']}"
+                f"_b{sizes}_a{variant['ante']}.json")
+        try:
+            extra[name] = leduc(**variant)
+        except PokerRulesError as error:
+            parser.error(str(error))
+    paths = write_builtin_data(args.outdir)
+    paths += [write_game(game, args.outdir / name) for name, game in extra.items()]
+    for path in paths:
+        game = json.loads(path.read_text(encoding="utf-8"))
+        (j1, s1), (j2, s2) = game_size(game).values()
+        print(f"{path}: player 1 {j1} decision points / {s1} sequences, "
+              f"player 2 {j2} / {s2}, {len(game['utility_pl1'])} payoff entries")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
