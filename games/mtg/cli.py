@@ -1,0 +1,224 @@
+"""The ``gamelp mtg`` command: play one mini-Magic game, sweep deck pairs, run a player tournament.
+
+``add_subparser(subparsers)`` hangs the ``mtg`` command on gamelp's argparse
+CLI; every leaf sets ``func(args) -> exit code`` and raises ``GamelpError``
+for bad input.  ``python -m gamelp.games.mtg.cli ...`` runs the same
+commands on their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from gamelp.errors import GamelpError
+from gamelp.games.mtg import sweep
+
+EVALUATIONS = ("forest", "layered", "life")
+
+
+def int_list(text: str) -> list[int]:
+    """Parse ``0,4,8`` or an inclusive range ``start:stop[:step]`` (``0:60:4``), or a mix of both."""
+    values: list[int] = []
+    try:
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            if ":" in part:
+                start, stop, *step = (int(x) for x in part.split(":"))
+                if len(step) > 1 or (step and step[0] < 1):
+                    raise ValueError(part)
+                values += range(start, stop + 1, step[0] if step else 1)
+            else:
+                values.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers like 0,4,8 or 0:60:4, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one integer")
+    return values
+
+
+def name_list(text: str) -> list[str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return names
+
+
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("game settings")
+    group.add_argument("--evaluation", choices=EVALUATIONS, default="forest",
+                       help="evaluation function called at or below the life threshold (default: forest)")
+    group.add_argument("--eval-cap", type=int, default=500_000,
+                       help="evaluations after which a game is a draw (default: 500000, the thesis's)")
+    group.add_argument("--life-threshold", type=int, default=12,
+                       help="life at or below which the evaluation function is used (default: 12)")
+    group.add_argument("--verify", action="store_true",
+                       help="check the evaluation's verdict by full minimax; disagreements are dropped")
+
+
+def _add_batch_options(parser: argparse.ArgumentParser, default_repeats: int) -> None:
+    parser.add_argument("--games", type=int, default=200, help="games per pair and repeat (default: 200)")
+    parser.add_argument("--repeats", type=int, default=default_repeats,
+                        help=f"independent repeats giving standard deviations (default: {default_repeats})")
+    parser.add_argument("--seed", type=int, default=0, help="batch seed (default: 0)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                       help="local worker processes (default: all cores; 1 plays in this process)")
+    where.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_game_options(parser)
+
+
+def _game_options(args: argparse.Namespace) -> dict:
+    return {"evaluation": args.evaluation, "eval_cap": args.eval_cap,
+            "life_threshold": args.life_threshold, "verify": args.verify}
+
+
+def _batch_options(args: argparse.Namespace) -> dict:
+    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "workers": args.workers,
+            "scheduler": args.scheduler, "progress": not args.quiet, **_game_options(args)}
+
+
+# ----------------------------------------------------------------------------- play
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from gamelp.games.mtg.match import play_game
+
+    result = play_game(args.deck1, args.deck2, player1=args.player1, player2=args.player2, seed=args.seed,
+                       first=args.first, verbose=args.verbose, **_game_options(args))
+    sides = [f"{args.deck1} ({args.player1})", f"{args.deck2} ({args.player2})"]
+    if result.winner is None:
+        verdict = f"draw: the evaluation cap of {args.eval_cap} was reached"
+    else:
+        verdict = f"{sides[result.winner]} wins"
+    print(f"{verdict} after {result.turns} turns ({sides[result.first]} went first; "
+          f"{result.nodes} nodes searched, {result.evaluations} evaluations)")
+    if result.mismatch:
+        print("warning: the evaluation function's verdict disagreed with full minimax")
+    return 0
+
+
+# ----------------------------------------------------------------------------- sweep
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    result = sweep.run_sweep(args.creatures, args.bolts, mirror=args.mirror, player=args.player,
+                             out=args.out, **_batch_options(args))
+    print(result.summary())
+    print(f"wrote {args.out}/payoffs.csv, std.csv, pairs.csv and {sweep.STORE_NAME} "
+          f"({len(result.matrix.row_labels)} decks) in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+# ----------------------------------------------------------------------------- tournament
+
+
+def _table(result: sweep.BatchResult) -> str:
+    labels = list(result.matrix.row_labels)
+    width = max(14, *(len(x) + 2 for x in labels))
+    lines = ["win rate of row vs column, % (sd)", " " * width + "".join(f"{x:>{width}}" for x in labels)]
+    for i, row in enumerate(labels):
+        cells = [
+            "-" if i == j else f"{100 * result.matrix.payoffs[i, j]:.1f} ({100 * result.matrix.std[i, j]:.1f})"
+            for j in range(len(labels))
+        ]
+        lines.append(f"{row:<{width}}" + "".join(f"{c:>{width}}" for c in cells))
+    return "\n".join(lines)
+
+
+def tournament_json(result: sweep.BatchResult) -> dict:
+    """The tournament as plain data: the rate and sd matrices and the per-pair counts."""
+    return {
+        "players": list(result.matrix.row_labels),
+        "win_rate": result.matrix.payoffs.tolist(),
+        "std": result.matrix.std.tolist(),
+        "pairs": [asdict(p) for p in result.pairs],
+        "games": result.games,
+        "draws": result.draws,
+        "mismatches": result.mismatches,
+    }
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    decks = args.decks or sweep.thesis_decks(args.max_creatures)
+    result = sweep.run_tournament(args.players, decks, out=args.out, **_batch_options(args))
+    if args.json:
+        print(json.dumps(tournament_json(result), indent=2))
+    else:
+        print(_table(result))
+        print(result.summary())
+    return 0
+
+
+# ----------------------------------------------------------------------------- wiring
+
+
+def add_subparser(subparsers) -> argparse.ArgumentParser:
+    """Add ``mtg`` (with ``play``, ``sweep``, ``tournament``) to an argparse subparsers object."""
+    mtg = subparsers.add_parser("mtg", help="the mini Magic: The Gathering simulator",
+                                description="Mini Magic (Mountain, Lightning Bolt, Vexing Devil): play a game, "
+                                            "sweep deck pairs into a payoff matrix, or pit players against each other.")
+    commands = mtg.add_subparsers(dest="mtg_command", required=True, metavar="{play,sweep,tournament}")
+
+    play = commands.add_parser("play", help="play one game and print the winner",
+                               description="Play one game; --verbose shows it turn by turn.")
+    play.add_argument("--deck1", default="8C28L", help="deck of player 1, e.g. 8C28L (default: 8C28L)")
+    play.add_argument("--deck2", default="0C40L", help="deck of player 2 (default: 0C40L)")
+    play.add_argument("--player1", default="perfect", help="player kind of player 1 (default: perfect)")
+    play.add_argument("--player2", default="perfect", help="player kind of player 2 (default: perfect)")
+    play.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
+    play.add_argument("--first", type=int, choices=(0, 1), default=0, help="who plays first (default: 0)")
+    play.add_argument("--verbose", action="store_true", help="show the game turn by turn")
+    _add_game_options(play)
+    play.set_defaults(func=cmd_play)
+
+    sw = commands.add_parser("sweep", help="win-rate matrix over a grid of decks",
+                             description="Play every pair of decks on a grid of creature and bolt counts and "
+                                         "write DIR/payoffs.csv, DIR/std.csv, DIR/pairs.csv and DIR/games.sqlite. "
+                                         "Run again with the same arguments to resume an interrupted sweep.")
+    sw.add_argument("--creatures", type=int_list, default=list(sweep.THESIS_CREATURES),
+                    help="Vexing Devil counts, e.g. 0,4,8 or 0:16:4 (default: 0,4,8)")
+    sw.add_argument("--bolts", type=int_list, default=list(sweep.THESIS_BOLTS),
+                    help="Lightning Bolt counts (default: 0:60:4); decks over 60 cards are skipped")
+    sw.add_argument("--mirror", action="store_true", help="also play each deck against itself (fills the diagonal)")
+    sw.add_argument("--player", default="perfect", help="player kind on both sides (default: perfect)")
+    sw.add_argument("--out", default="out/sweep", help="output directory (default: out/sweep)")
+    _add_batch_options(sw, default_repeats=1)
+    sw.set_defaults(func=cmd_sweep)
+
+    tour = commands.add_parser("tournament", help="player-against-player win rates on random decks",
+                               description="Pit player kinds against each other (thesis Section 3.4): every game "
+                                           "draws both decks at random from the pool.")
+    tour.add_argument("--players", type=name_list, default=["perfect", "aggressive", "defensive", "random"],
+                      help="comma-separated player kinds (default: perfect,aggressive,defensive,random)")
+    tour.add_argument("--decks", "--deck", type=name_list, default=None,
+                      help="comma-separated deck pool (default: the thesis's decks, see --max-creatures)")
+    tour.add_argument("--max-creatures", type=int, default=8,
+                      help="default pool: thesis decks with up to this many creatures (default: 8)")
+    tour.add_argument("--out", default=None, help="directory for a resumable store and the matrices (optional)")
+    tour.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    _add_batch_options(tour, default_repeats=20)
+    tour.set_defaults(func=cmd_tournament)
+    return mtg
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``mtg`` sub-commands on their own: ``python -m gamelp.games.mtg.cli sweep ...``."""
+    parser = argparse.ArgumentParser(prog="gamelp")
+    add_subparser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["mtg", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return args.func(args)
+    except GamelpError as exc:
+        print(f"gamelp: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,254 @@
+"""Deck sweeps and tournaments: matrix shape and symmetry, worker/executor independence, resume, CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gamelp.errors import GamelpError
+from gamelp.games.mtg import cli, sweep
+
+SLEEP = 0.0  # seconds per fake game; the kill test's subprocess raises it
+
+
+@dataclass(frozen=True)
+class FakeResult:
+    winner: int | None
+    turns: int
+    nodes: int
+    evaluations: int
+    mismatch: bool
+    first: int
+
+
+def fake_game(deck1, deck2, player1="perfect", player2="perfect", seed=0, first=0, eval_cap=500_000,
+              life_threshold=12, evaluation="forest", verify=False):
+    """Deterministic stand-in for play_game: more bolts and going first help; some draws and mismatches."""
+    time.sleep(SLEEP)
+    rng = np.random.default_rng(seed)
+    strength = {name: int(name.split("C")[1].rstrip("L")) / 40 for name in (deck1, deck2)}
+    skill = {"perfect": 0.3, "aggressive": 0.1, "random": -0.3}
+    edge = strength[deck1] - strength[deck2] + skill.get(player1, 0) - skill.get(player2, 0)
+    edge += 0.1 if first == 0 else -0.1
+    u = rng.random()
+    winner = None if u < 0.05 else int(rng.random() > 0.5 + edge / 2)
+    return FakeResult(winner, int(rng.integers(5, 20)), int(rng.integers(100)), int(rng.integers(50)),
+                      bool(0.05 <= u < 0.08), first)
+
+
+GRID = {"creatures": (0, 4), "bolts": (20, 32, 60)}  # 5 decks (4C60L is over 60 cards)
+FAST = {"games": 12, "repeats": 2, "seed": 7, "progress": False, "game_fn": fake_game}
+
+
+def stored_rows(out: Path) -> list[tuple]:
+    with sqlite3.connect(out / sweep.STORE_NAME) as db:
+        return db.execute("SELECT * FROM games ORDER BY repeat, pair, game").fetchall()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted serial sweep of the fake game."""
+    out = tmp_path_factory.mktemp("reference")
+    return out, sweep.run_sweep(**GRID, **FAST, out=out, workers=1)
+
+
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_grid_and_seeds():
+    assert len(sweep.deck_grid()) == 45  # the thesis's 45 decks, 1035 pairs with mirrors
+    assert len(sweep._pairs(45, mirror=True)) == 1035
+    assert len(sweep.thesis_decks(8)) == 33 and len(sweep.thesis_decks(16)) == 55
+    assert sweep.deck_grid((0, 8), (48, 52, 56)) == [(0, 48), (0, 52), (0, 56), (8, 48), (8, 52)]
+    assert sweep.game_seed(1, 0, 2, 3) == sweep.game_seed(1, 0, 2, 3) != sweep.game_seed(1, 0, 2, 4)
+    with pytest.raises(sweep.SweepError, match="at most 60"):
+        sweep.deck_grid((40,), (24,))
+
+
+def test_matrix_is_a_symmetric_win_rate_game(reference):
+    out, result = reference
+    c = result.matrix.payoffs
+    assert result.matrix.row_labels == ["0C20L", "0C32L", "0C60L", "4C20L", "4C32L"]
+    assert c.shape == (5, 5)
+    np.testing.assert_allclose(c + c.T, 1.0)
+    assert np.all((c >= 0) & (c <= 1))
+    np.testing.assert_array_equal(np.diag(c), 0.5)
+    assert result.matrix.std.shape == (5, 5) and np.all(np.diag(result.matrix.std) == 0)
+    assert result.matrix.std[0, 2] > 0
+    # per pair: every game is counted once, as a win, loss, draw or mismatch
+    assert len(result.pairs) == 10
+    assert all(p.games == 24 == p.wins + p.losses + p.draws + p.mismatches for p in result.pairs)
+    assert result.games == 240 and result.draws + result.mismatches > 0
+    assert len(stored_rows(out)) == 240
+    for name in ("payoffs.csv", "std.csv", "pairs.csv"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_entry_and_std_match_a_hand_count(reference):
+    """0C20L v 0C60L recomputed from the fake game with the documented seed derivation."""
+    _, result = reference
+    rates = []
+    for r in range(2):
+        games = [fake_game("0C20L", "0C60L", seed=sweep.game_seed(7, r, 0, 20, 0, 60, g), first=g % 2)
+                 for g in range(12)]
+        decided = [g.winner for g in games if g.winner is not None and not g.mismatch]
+        rates.append(decided.count(0) / len(decided))
+    assert result.matrix.payoffs[0, 2] == pytest.approx(np.mean(rates))
+    assert result.matrix.payoffs[2, 0] == pytest.approx(1 - np.mean(rates))
+    assert result.matrix.std[0, 2] == pytest.approx(np.std(rates, ddof=1))
+
+
+def test_single_repeat_uses_binomial_error_and_mirror_fills_diagonal(tmp_path):
+    result = sweep.run_sweep((0,), (20, 60), games=40, repeats=1, seed=3, mirror=True, progress=False,
+                             game_fn=fake_game)
+    p = {(s.row, s.col): s for s in result.pairs}
+    assert set(p) == {("0C20L", "0C20L"), ("0C20L", "0C60L"), ("0C60L", "0C60L")}
+    off = p["0C20L", "0C60L"]
+    n = off.wins + off.losses
+    assert off.std == pytest.approx(np.sqrt(off.rate * (1 - off.rate) / n))
+    assert result.matrix.payoffs[0, 0] == pytest.approx(p["0C20L", "0C20L"].rate)
+    assert result.matrix.payoffs[0, 0] != 0.5  # a measured mirror, not the filled-in value
+
+
+def test_two_workers_give_the_same_matrix(reference, tmp_path):
+    out, expected = reference
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2)
+    np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
+    np.testing.assert_array_equal(result.matrix.std, expected.matrix.std)
+    assert stored_rows(tmp_path) == stored_rows(out)
+
+
+def test_dask_cluster_gives_the_same_matrix(reference, dask_scheduler, tmp_path):
+    _, expected = reference
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, scheduler=dask_scheduler)
+    np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
+    np.testing.assert_array_equal(result.matrix.std, expected.matrix.std)
+
+
+def test_interrupted_sweep_resumes_without_loss_or_repeat(reference, tmp_path):
+    out, expected = reference
+    seen = []
+
+    def stop_after_50(task, outcome):
+        seen.append(task.key)
+        if len(seen) == 50:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2, on_game=stop_after_50)
+    assert len(stored_rows(tmp_path)) == 50
+    assert not (tmp_path / "payoffs.csv").exists()
+    replayed = []
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2, on_game=lambda t, o: replayed.append(t.key))
+    assert len(replayed) == 190 and not set(replayed) & set(seen)
+    assert stored_rows(tmp_path) == stored_rows(out)
+    np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
+
+
+def test_killed_process_resumes(reference, tmp_path):
+    """SIGKILL a sweep running in its own process group (pool workers included), then resume here."""
+    out, expected = reference
+    module = sys.modules[fake_game.__module__]
+    script = textwrap.dedent(f"""
+        import importlib.util, sys
+        spec = importlib.util.spec_from_file_location({fake_game.__module__!r}, {module.__file__!r})
+        fake = importlib.util.module_from_spec(spec)
+        sys.modules[{fake_game.__module__!r}] = fake
+        spec.loader.exec_module(fake)
+        fake.SLEEP = 0.01
+        from gamelp.games.mtg import sweep
+        sweep.run_sweep(**fake.GRID, **fake.FAST, out={str(tmp_path)!r}, workers=2)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            if (tmp_path / sweep.STORE_NAME).exists() and len(stored_rows(tmp_path)) >= 30:
+                break
+        assert proc.poll() is None, "the sweep ended before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    interrupted_rows = stored_rows(tmp_path)
+    assert 30 <= len(interrupted_rows) < 240
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2)
+    rows = stored_rows(tmp_path)
+    assert len(rows) == len({r[:3] for r in rows}) == 240
+    assert rows == stored_rows(out)
+    np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
+
+
+def test_resume_with_other_arguments_is_refused(reference, tmp_path):
+    out, _ = reference
+    sweep.run_sweep(**GRID, **{**FAST, "games": 2}, out=tmp_path)
+    with pytest.raises(GamelpError, match=r"games: stored 2, asked 12"):
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path)
+    with pytest.raises(GamelpError, match=r"seed: stored 7, asked 8"):
+        sweep.run_sweep(**GRID, **{**FAST, "seed": 8}, out=out)
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / sweep.STORE_NAME).write_text("not a database" * 100)
+    with pytest.raises(GamelpError, match="not a usable game store"):
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path / "junk")
+
+
+def test_bad_arguments_are_refused():
+    for bad in ({"games": 0}, {"repeats": 0}, {"seed": -1}):
+        with pytest.raises(GamelpError):
+            sweep.run_sweep(**GRID, **{**FAST, **bad})
+    with pytest.raises(GamelpError, match="single deck"):
+        sweep.run_sweep((0,), (20,), **FAST)
+    with pytest.raises(GamelpError, match="workers"):
+        sweep.run_sweep(**GRID, **FAST, workers=0)
+
+
+def test_tournament_rates(tmp_path):
+    result = sweep.run_tournament(["perfect", "aggressive", "random"], ["0C20L", "4C32L"], games=30, repeats=3,
+                                  seed=1, progress=False, game_fn=fake_game, workers=2, out=tmp_path)
+    c = result.matrix.payoffs
+    np.testing.assert_allclose(c + c.T, 1.0)
+    # the fake gives perfect a 0.6 edge over random: it must win most decided games
+    assert c[0, 2] > 0.7 and c[1, 2] > 0.6
+    assert np.all(result.matrix.std[~np.eye(3, dtype=bool)] > 0)
+    decks = {(r[3], r[4]) for r in stored_rows(tmp_path)}
+    assert len(decks) == 4  # both decks drawn independently for every game
+    data = cli.tournament_json(result)
+    assert data["players"] == ["perfect", "aggressive", "random"] and data["games"] == 270
+
+
+def test_int_list_parsing():
+    assert cli.int_list("0,4,8") == [0, 4, 8]
+    assert cli.int_list("0:12:4,20") == [0, 4, 8, 12, 20]
+    for bad in ("", "a", "0:8:0"):
+        with pytest.raises(Exception):
+            cli.int_list(bad)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["play", "--help"], ["sweep", "--help"], ["tournament", "--help"]])
+def test_cli_help(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    assert exit_.value.code == 0
+    assert "usage: gamelp mtg" in capsys.readouterr().out
+
+
+def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
+    assert cli.main(["sweep", "--creatures", "40", "--bolts", "40", "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gamelp: error:") and "\n" not in err
