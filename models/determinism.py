@@ -1,0 +1,184 @@
+"""Deterministic strategies and controlled determinism in sequence-form games.
+
+The deterministic ILP is the Nash LP of :mod:`gamelp.models.nash` with the
+strategy ``x`` binary.  The k-determinism MIP ``P_p(k)`` (seed 004, problem
+2.3) adds a binary ``z[ja]`` per sequence, with ``z[ja] = 1`` allowed only if
+decision point ``j`` plays ``a`` whenever it is reached::
+
+    x[ja] >= x[p_j] + z[ja] - 1     for every sequence ja   (determinism_link;
+                                    at a root point x[p_j] = x[empty] = 1, so
+                                    this is the homework's x[ja] >= z[ja])
+    sum_a z[ja] <= 1                 for every decision point j (one_action)
+    sum z >= k                                                (at_least_k)
+
+The value ``V(k)`` is a non-increasing step function from the LP value
+(``k = 0``) to the deterministic ILP value (``k = |J_p|``).  :func:`k_sweep`
+exploits that instead of solving ``|J_p| + 1`` independent MIPs:
+
+* an optimum of ``P(k)`` that happens to be deterministic at ``d >= k``
+  points is optimal for every ``k' <= d`` (it is feasible there and
+  ``V(k') <= V(k)``), so those ``k'`` are skipped;
+* at each value level a second MIP maximises the number of deterministic
+  points subject to keeping the value, which jumps to the end of the level;
+* every incumbent of ``P(k)`` is feasible for all ``k' <= k`` and every
+  bound of ``P(k)`` bounds all ``k' >= k``, so with a MIP gap the recorded
+  curve takes the best incumbent from the right and the best bound from the
+  left, which keeps it non-increasing and tightens each point's gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from gamelp.backends import DEFAULT_BACKEND
+from gamelp.game import SequenceFormGame
+from gamelp.model import Model
+from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
+from gamelp.errors import SolveError
+from gamelp.solution import OPTIMAL
+
+# Numerical slack when reading determinism off a solution or holding a value level.
+DETERMINISM_TOL = 1e-7
+
+
+def deterministic_ilp(game: SequenceFormGame, player: int = 1) -> Model:
+    """The Nash model with binary ``x``: the best pure (deterministic) strategy."""
+    return sequence_form_lp(game, player, deterministic=True)
+
+
+def solve_deterministic(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND,
+                        **options) -> NashResult:
+    return solve_model(game, player, deterministic_ilp(game, player), backend, **options)
+
+
+def kdet_mip(game: SequenceFormGame, player: int, k: int) -> Model:
+    """``P_player(k)``: the Nash LP plus binary ``z`` forcing determinism at ``k`` or more points."""
+    model = sequence_form_lp(game, player)
+    model.name = f"{game.name}_kdet{k}_pl{player}"
+    _add_determinism(model, game.player(player))
+    model.constraints["at_least_k"].rhs[:] = k
+    return model
+
+
+def _add_determinism(model: Model, own) -> None:
+    """Add ``z`` and the determinism constraints (``at_least_k`` with rhs 0) to a Nash model."""
+    n = own.num_sequences
+    seq = np.arange(1, n)
+    owner = own.decision_point_of[seq]
+    rows = np.arange(n - 1)
+    link_x = sp.csr_matrix((np.ones(n - 1), (rows, seq)), shape=(n - 1, n)) \
+        - sp.csr_matrix((np.ones(n - 1), (rows, own.parents[owner])), shape=(n - 1, n))
+    z = model.add_variables("z", n - 1, kind="binary", labels=own.labels[1:])
+    model.add_constraints("determinism_link", {"x": link_x, z: -sp.identity(n - 1)}, ">=", -1.0)
+    model.add_constraints("one_action", {z: sp.csr_matrix((np.ones(n - 1), (owner, rows)),
+                                                          shape=(own.num_decision_points, n - 1))}, "<=", 1.0)
+    model.add_constraints("at_least_k", {z: np.ones((1, n - 1))}, ">=", 0.0)
+
+
+def determinism(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> int:
+    """Number of decision points where ``x`` plays one action whenever the point is reached.
+
+    Unreached points count (the MIP can set their ``z`` freely), exactly as in ``P(k)``.
+    """
+    x = np.asarray(x, dtype=float)
+    reach = x[own.parents]
+    best = np.maximum.reduceat(x, own.starts)[: own.num_decision_points]
+    return int(np.count_nonzero(best >= reach - tol))
+
+
+@dataclass
+class SweepPoint:
+    """One ``k`` of the sweep: the value (best incumbent), its upper bound, and the MIP relative gap."""
+
+    k: int
+    value: float
+    bound: float
+    solved: bool  # a MIP was solved at this k (False: implied by a neighbour)
+
+    @property
+    def mip_gap(self) -> float:
+        return abs(self.bound - self.value) / max(abs(self.value), 1e-10)
+
+    def as_dict(self) -> dict:
+        return {"k": self.k, "value": self.value, "bound": self.bound, "mip_gap": self.mip_gap,
+                "solved": self.solved}
+
+
+@dataclass
+class KSweep:
+    """The whole curve ``V(k), k = 0..|J|`` for one player, with the work it took."""
+
+    player: int
+    points: list[SweepPoint]
+    mips_solved: int
+    wall_time: float
+
+    @property
+    def values(self) -> np.ndarray:
+        return np.array([p.value for p in self.points])
+
+
+def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAULT_BACKEND,
+               **options) -> NashResult:
+    return solve_model(game, player, kdet_mip(game, player, k), backend, **options)
+
+
+def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *,
+            mip_gap: float = 1e-6, progress=None, **options) -> KSweep:
+    """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
+
+    Per value level two MIPs: ``P(k)`` at the first ``k`` of the level, then
+    the most determinism that keeps that value, which ends the level.
+    ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
+    """
+    own = game.player(player)
+    total = own.num_decision_points
+    value_model = kdet_mip(game, player, 0)
+    level_model = kdet_mip(game, player, 0)
+    level_model.name = value_model.name.replace("kdet0", "kdet_level")
+    f_opp = value_model.objective["v"]
+    keep_value = level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
+    level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
+
+    incumbent = np.full(total + 1, -np.inf)
+    bound = np.full(total + 1, np.inf)
+    solved = np.zeros(total + 1, dtype=bool)
+    mips, wall = 0, 0.0
+
+    def run(model: Model):
+        nonlocal mips, wall
+        sol = model.solve(backend, mip_gap=mip_gap, **options)
+        mips += 1
+        wall += sol.wall_time
+        if sol.status != OPTIMAL:
+            raise SolveError(f"{model.name} on {backend}: {sol.status}")
+        return sol
+
+    k = 0
+    while k <= total:
+        value_model.constraints["at_least_k"].rhs[:] = k
+        sol = run(value_model)
+        value = sol.objective
+        solved[k] = True
+        bound[k] = value + (sol.mip_gap or 0.0) * max(abs(value), 1e-10)
+        reached = max(k, determinism(own, sol.values["x"]))
+        incumbent[k: reached + 1] = np.maximum(incumbent[k: reached + 1], value)
+        if reached < total:
+            keep_value.rhs[:] = value - DETERMINISM_TOL * max(1.0, abs(value))
+            level = run(level_model)
+            level_reached = determinism(own, level.values["x"])
+            if level_reached > reached:
+                level_value = float(f_opp @ level.values["v"])
+                incumbent[k: level_reached + 1] = np.maximum(incumbent[k: level_reached + 1], level_value)
+                reached = level_reached
+        if progress:
+            progress(reached + 1, total + 1)
+        k = reached + 1
+    # Incumbents are feasible for every smaller k, bounds hold for every larger k.
+    incumbent = np.maximum.accumulate(incumbent[::-1])[::-1]
+    bound = np.maximum(np.minimum.accumulate(bound), incumbent)
+    points = [SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k])) for k in range(total + 1)]
+    return KSweep(player, points, mips, wall)
