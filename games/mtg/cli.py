@@ -146,7 +146,7 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    decks = args.decks or sweep.thesis_decks(args.max_creatures)
+    decks = args.decks or sweep.analysed_decks(args.max_creatures)
     result = sweep.run_tournament(args.players, decks, out=args.out, **_batch_options(args))
     if args.json:
         print(json.dumps(tournament_json(result), indent=2))

@@ -70,10 +70,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from gamelp.errors import GamelpError
+from gamelp.games.mtg.deck import DECK_SIZE, Deck, thesis_decks
 
 log = logging.getLogger(__name__)
 
-DECK_SIZE = 60
 THESIS_CREATURES = (0, 4, 8)
 THESIS_BOLTS = tuple(range(0, DECK_SIZE + 1, 4))
 STORE_NAME = "games.sqlite"
@@ -176,30 +176,22 @@ class BatchResult:
 # ----------------------------------------------------------------------------- decks and seeds
 
 
-def deck_name(creatures: int, bolts: int) -> str:
-    """The thesis's deck label, e.g. ``8C28L`` (the other cards are Mountains)."""
-    return f"{creatures}C{bolts}L"
-
-
-def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS) -> list[tuple[int, int]]:
-    """(creatures, bolts) of every deck on the grid with at most 60 cards, by creatures then bolts."""
+def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS) -> list[Deck]:
+    """Every deck of the grid with at most 60 cards, ordered by creatures then bolts."""
     creatures, bolts = sorted(set(creatures)), sorted(set(bolts))
-    for count in creatures + bolts:
-        if int(count) != count or count < 0:
-            raise SweepError(f"card counts must be non-negative integers, got {count!r}")
-    grid = [(c, b) for c in creatures for b in bolts if c + b <= DECK_SIZE]
+    grid = [Deck(c, b) for c in creatures for b in bolts if c + b <= DECK_SIZE]
     if not grid:
-        raise SweepError(f"no deck on the grid creatures={creatures} bolts={bolts} has at most {DECK_SIZE} cards")
+        raise SweepError(f"no deck on the grid creatures={creatures} bolts={bolts} "
+                         f"has at most {DECK_SIZE} cards")
     return grid
 
 
-def thesis_decks(max_creatures: int = 8) -> list[str]:
-    """The decks the thesis analysed: multiples of 4, more than 12 non-land cards, at least one land.
+def analysed_decks(max_creatures: int = 8) -> list[Deck]:
+    """The decks the thesis analysed: more than 12 non-land cards and at least one Mountain.
 
     33 decks for ``max_creatures=8`` (Appendix B), 55 for 16 (Table 3.4).
     """
-    grid = deck_grid(range(0, max_creatures + 1, 4), THESIS_BOLTS)
-    return [deck_name(c, b) for c, b in grid if 12 < c + b < DECK_SIZE]
+    return [d for d in thesis_decks(max_creatures) if 12 < d.creatures + d.bolts < DECK_SIZE]
 
 
 def game_seed(seed: int, *key: int) -> int:
@@ -561,7 +553,7 @@ def run_sweep(
     _check_counts(games, repeats, seed)
     grid = deck_grid(creatures, bolts)
     _check_players([player], game_fn)
-    labels = [deck_name(c, b) for c, b in grid]
+    labels = [str(d) for d in grid]
     pairs = _pairs(len(grid), mirror)
     if not pairs:
         raise SweepError(f"the grid has the single deck {labels[0]}: add decks or ask for mirror games")
@@ -572,7 +564,7 @@ def run_sweep(
         "player": player, **options, "game_fn": _function_name(game_fn),
     }
     tasks = [
-        GameTask(r, p, g, labels[i], labels[j], player, player, g % 2, game_seed(seed, r, *grid[i], *grid[j], g))
+        GameTask(r, p, g, labels[i], labels[j], player, player, g % 2, game_seed(seed, r, grid[i].creatures, grid[i].bolts, grid[j].creatures, grid[j].bolts, g))
         for r in range(repeats)
         for p, (i, j) in enumerate(pairs)
         for g in range(games)
@@ -615,7 +607,7 @@ def run_tournament(
     if len(set(players)) != len(players) or len(players) < 2:
         raise SweepError(f"a tournament needs at least two distinct player kinds, got {players}")
     _check_players(players, game_fn)
-    decks = list(decks)
+    decks = [str(Deck.parse(d)) for d in decks]
     if not decks:
         raise SweepError("a tournament needs at least one deck to draw from")
     options = _game_options(evaluation, eval_cap, life_threshold, verify)
