@@ -187,7 +187,7 @@ class _PokerRules:
         _check_int("ante", self.ante, 1)
         for size in self.raise_sizes:
             _check_int("each raise size", size, 1)
-        cards_needed = 2 + len(self.raise_sizes) - 1
+        cards_needed = 2 + len(self.raise_sizes) - 1  # two private cards, one public per later round
         if self.ranks * self.suits < cards_needed:
             raise PokerRulesError(
                 f"poker rules: {self.ranks} ranks x {self.suits} suits is fewer than the "
@@ -221,7 +221,7 @@ class _PokerRules:
         return ("k", self.raise_action) if can_raise else ("k",)
 
     def showdown(self, cards: tuple[int, int], public: tuple[int, ...]) -> int:
-        """+1 if player 1's hand is better, -1 if worse, 0 for a split pot."""
+        """+1 if player 1 wins, -1 if it loses, 0 for a split: a pair with a public card, else the higher rank."""
         strength = [(rank in public, rank) for rank in cards]
         return (strength[0] > strength[1]) - (strength[0] < strength[1])
 
@@ -236,32 +236,36 @@ class _Walk:
         self.utility: dict[tuple[tuple[str, str], tuple[str, str]], Fraction] = {}
 
     def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
-        """Player to act is 1 after an even number of actions in the round (player 1 opens)."""
+        """One decision of the betting round ``round_``; ``history`` holds its actions so far.
+
+        Player 1 opens every round, so player 1 acts after an even number of actions.
+        ``committed`` is each player's stake, ``views`` what each player has seen,
+        ``last`` each player's last sequence and ``prob`` the chance probability.
+        """
         actor = len(history) % 2
         node_id = self._decision_id(actor, views[actor])
         actions = self.rules.legal_actions(history, raises)
         self.decisions[actor].setdefault(views[actor], (node_id, actions))
         for action in actions:
+            new_last = list(last)
+            new_last[actor] = (node_id, action)
+            if action == "f":
+                stake_lost = committed[actor]
+                self._add(new_last, prob * (-stake_lost if actor == 0 else stake_lost))
+                continue
             new_views = list(views)
             new_views[actor] = views[actor] + (("own", action),)
             new_views[1 - actor] = views[1 - actor] + (("opp", action),)
-            new_last = list(last)
-            new_last[actor] = (node_id, action)
-            new_history = history + action
             paid = list(committed)
-            if action == "f":
-                winner = 1 - actor
-                self._add(new_last, prob * (committed[1] if winner == 0 else -committed[0]))
-                continue
+            is_raise = action == self.rules.raise_action
             if action == "c":
                 paid[actor] = committed[1 - actor]
-            elif action == self.rules.raise_action:
+            elif is_raise:
                 paid[actor] = committed[1 - actor] + self.rules.raise_sizes[round_]
-            if action == self.rules.raise_action or new_history == "k":
-                self.betting(cards, public, prob, round_, new_history,
-                             raises + (action == self.rules.raise_action), tuple(paid),
-                             tuple(new_views), tuple(new_last))
-            else:
+            if is_raise or history + action == "k":
+                self.betting(cards, public, prob, round_, history + action, raises + is_raise,
+                             tuple(paid), tuple(new_views), tuple(new_last))
+            else:  # a call, or a check after a check
                 self._end_round(cards, public, prob, round_, tuple(paid), tuple(new_views),
                                 tuple(new_last))
 
