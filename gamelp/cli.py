@@ -1,0 +1,242 @@
+"""The ``gamelp`` command: a thin layer over the library.
+
+``gamelp solve | kdet | validate | export`` work on sequence-form game files
+(or the built-in names ``rps``, ``kuhn``, ``leduc``); ``gamelp matrix`` on
+payoff CSVs; ``gamelp mtg`` runs the mini Magic simulator.  Bad input prints
+one line naming the fault and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+import numpy as np
+
+from gamelp.backends import DEFAULT_BACKEND
+from gamelp.errors import GamelpError
+
+REGRET_METHODS = ("cfr", "cfr+", "rm", "rm+", "mwu", "omwu")
+
+
+def _game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="game JSON file, or a built-in game: rps, kuhn, leduc")
+    parser.add_argument("--sum-duplicates", action="store_true",
+                        help="add up duplicate utility entries instead of refusing the file")
+
+
+def _load(args):
+    from gamelp.game import load_game
+
+    return load_game(args.game, sum_duplicates=args.sum_duplicates)
+
+
+def _print_json(payload) -> None:
+    print(json.dumps(payload, indent=2, default=float))
+
+
+# ---------------------------------------------------------------------- solve
+def _cmd_solve(args) -> int:
+    game = _load(args)
+    own = game.player(args.player)
+    if args.method != "lp":
+        if args.deterministic or args.unique:
+            raise GamelpError("--deterministic and --unique need the LP (--method lp)")
+        from gamelp.regret import solve_regret
+
+        result = solve_regret(game, method=args.method, iterations=args.iterations)
+        x = result.x if args.player == 1 else result.y
+        value = result.value if args.player == 1 else -result.value
+        payload = {"value": value, "status": "iteration_limit", "backend": args.method, "player": args.player,
+                   "iterations": args.iterations, "gap": result.gap}
+    else:
+        from gamelp.models.determinism import solve_deterministic
+        from gamelp.models.nash import solve_nash
+
+        solver = solve_deterministic if args.deterministic else solve_nash
+        result = solver(game, args.player, args.backend, verbose=args.verbose)
+        x, value = result.strategy, result.value
+        payload = {"value": value, "status": result.solution.status, "backend": args.backend,
+                   "player": args.player, "deterministic": args.deterministic,
+                   "guaranteed_value": result.guaranteed_value, "gap": _lp_gap(game, result),
+                   "wall_time": result.solution.wall_time}
+        if args.unique:
+            from gamelp.models.uniqueness import check_uniqueness
+
+            verdict = check_uniqueness(result.model, result.solution, backend=args.backend)
+            payload.update(verdict.as_dict())
+    payload["strategy"] = dict(zip(own.labels, np.round(x, 12).tolist()))
+    if args.json:
+        _print_json(payload)
+    else:
+        print(f"{game.name}: player {args.player} value {payload['value']:.10g} "
+              f"(gap {payload['gap']:.2e}, {payload['backend']})")
+        if "unique" in payload:
+            print(f"unique: {payload['unique']}")
+        for label, prob in payload["strategy"].items():
+            if prob > 1e-9 and label != "∅":
+                print(f"  {label:30s} {prob:.6f}")
+    return 0
+
+
+def _lp_gap(game, result) -> float:
+    """Saddle-point gap of the LP strategy and the opponent strategy read off the duals.
+
+    Without duals (a MIP), the gap between the solver's value and what the
+    strategy guarantees against a best response, both computed here.
+    """
+    duals = result.solution.duals.get("best_response")
+    if duals is None:
+        return abs(result.value - result.guaranteed_value)
+    opponent = np.clip(-duals, 0.0, None)
+    opponent[0] = 1.0
+    x, y = (result.strategy, opponent) if result.player == 1 else (opponent, result.strategy)
+    return game.saddle_point_gap(x, y)
+
+
+# ---------------------------------------------------------------------- kdet
+def _cmd_kdet(args) -> int:
+    from gamelp.models.determinism import k_sweep, solve_kdet
+
+    game = _load(args)
+    if args.sweep == (args.k is not None):
+        raise GamelpError("give exactly one of --k K or --sweep")
+    if args.k is not None:
+        total = game.player(args.player).num_decision_points
+        if not 0 <= args.k <= total:
+            raise GamelpError(f"--k must be between 0 and {total} (player {args.player}'s decision points)")
+        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose)
+        rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
+    else:
+        sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                        progress=None if args.json or args.quiet else _progress_printer())
+        rows = [{"k": p.k, "value": p.value, "mip_gap": p.mip_gap} for p in sweep.points]
+    if args.plot:
+        from gamelp.plots import plot_k_sweep
+
+        plot_k_sweep({f"player {args.player}": rows}, args.plot, title=f"{game.name}: value against k")
+    if args.json:
+        _print_json(rows)
+    else:
+        for row in rows:
+            print(f"k={row['k']:4d}  value={row['value']: .8f}  mip_gap={row['mip_gap']:.2e}")
+    return 0
+
+
+def _progress_printer():
+    from tqdm import tqdm
+
+    bar = tqdm(unit="k", file=sys.stderr, leave=False)
+
+    def update(done, total):
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+# ---------------------------------------------------------------------- validate / export
+def _cmd_validate(args) -> int:
+    game = _load(args)
+    parts = [f"player {p}: {game.player(p).num_decision_points} decision points, "
+             f"{game.player(p).num_sequences} sequences" for p in (1, 2)]
+    print(f"{args.game}: valid; " + "; ".join(parts) + f"; {game.A.nnz} utility entries")
+    return 0
+
+
+def _cmd_export(args) -> int:
+    from gamelp.models.determinism import deterministic_ilp, kdet_mip
+    from gamelp.models.nash import sequence_form_lp
+
+    game = _load(args)
+    if args.model == "kdet":
+        if args.k is None:
+            raise GamelpError("--model kdet needs --k K")
+        model = kdet_mip(game, args.player, args.k)
+    elif args.model == "deterministic":
+        model = deterministic_ilp(game, args.player)
+    else:
+        model = sequence_form_lp(game, args.player)
+    path = args.output
+    if not path.endswith("." + args.format):
+        path += "." + args.format
+    model.write(path)
+    print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints")
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gamelp", description=__doc__.splitlines()[0])
+    parser.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    solve = commands.add_parser("solve", help="solve a sequence-form game for one player")
+    _game_arguments(solve)
+    solve.add_argument("--player", type=int, choices=(1, 2), default=1)
+    solve.add_argument("--backend", default=DEFAULT_BACKEND,
+                       help="highs | gurobi | pyomo:<solver> | cvxpy:<SOLVER> (default highs)")
+    solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
+    solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
+    solve.add_argument("--method", default="lp", choices=("lp",) + REGRET_METHODS,
+                       help="lp (default) or a regret-minimisation self-play method")
+    solve.add_argument("--iterations", type=int, default=1000, help="iterations for regret methods")
+    solve.add_argument("--json", action="store_true")
+    solve.add_argument("--verbose", action="store_true", help="show the solver log")
+    solve.set_defaults(func=_cmd_solve)
+
+    kdet = commands.add_parser("kdet", help="k-determinism MIP at one k, or the whole sweep")
+    _game_arguments(kdet)
+    kdet.add_argument("--player", type=int, choices=(1, 2), required=True)
+    kdet.add_argument("--k", type=int)
+    kdet.add_argument("--sweep", action="store_true", help="k = 0 .. number of decision points")
+    kdet.add_argument("--mip-gap", type=float, default=1e-6, help="relative MIP gap (default 1e-6)")
+    kdet.add_argument("--plot", help="write a plot of value against k to this PNG")
+    kdet.add_argument("--backend", default=DEFAULT_BACKEND)
+    kdet.add_argument("--json", action="store_true")
+    kdet.add_argument("--quiet", action="store_true", help="no progress bar")
+    kdet.add_argument("--verbose", action="store_true", help="show the solver log")
+    kdet.set_defaults(func=_cmd_kdet)
+
+    validate = commands.add_parser("validate", help="check a game file and summarise it")
+    _game_arguments(validate)
+    validate.set_defaults(func=_cmd_validate)
+
+    export = commands.add_parser("export", help="write a model as an LP or MPS file")
+    _game_arguments(export)
+    export.add_argument("--model", choices=("nash", "deterministic", "kdet"), default="nash")
+    export.add_argument("--player", type=int, choices=(1, 2), default=1)
+    export.add_argument("--k", type=int)
+    export.add_argument("--format", choices=("lp", "mps"), default="lp")
+    export.add_argument("-o", "--output", required=True)
+    export.set_defaults(func=_cmd_export)
+
+    from gamelp.cli_matrix import add_subparser as add_matrix
+    from gamelp.games.mtg.cli import add_subparser as add_mtg
+
+    add_matrix(commands)
+    add_mtg(commands)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except GamelpError as exc:
+        print(f"gamelp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gamelp: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""Plots written to files by the CLI and the scripts (matplotlib, Agg backend)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value against k") -> Path:
+    """Step plot of value against k, one curve per label; rows are ``{"k", "value", ...}`` dicts."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, rows in curves.items():
+        ax.step([r["k"] for r in rows], [r["value"] for r in rows], where="post", marker=".", label=label)
+    ax.set_xlabel("k (decision points forced deterministic)")
+    ax.set_ylabel("value")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

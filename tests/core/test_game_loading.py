@@ -1,0 +1,207 @@
+"""Loading and validating sequence-form game files: every fault is named, nothing else escapes."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gamelp.errors import GameFileError, GamelpError
+from gamelp.game import SequenceFormGame, load_game
+
+RPS_MATRIX = np.array([[0, -1, 1], [1, 0, -2], [-1, 2, 0]], dtype=float)
+
+
+def rps_file(entries):
+    point = {"type": "decision", "actions": ["r", "p", "s"], "parent_edge": None, "parent_sequence": None}
+    return {
+        "decision_problem_pl1": [dict(point, id="d1_pl1")],
+        "decision_problem_pl2": [dict(point, id="d1_pl2")],
+        "utility_pl1": [{"sequence_pl1": ["d1_pl1", a], "sequence_pl2": ["d1_pl2", b], "value": v}
+                        for a, b, v in entries],
+    }
+
+
+# The homework's printed example: (p, s) and (s, r) listed twice, (s, p) missing.
+SEED_RPS_ENTRIES = [("r", "p", -1), ("r", "s", 1), ("p", "r", 1), ("p", "s", -2), ("p", "s", -2),
+                    ("s", "r", -1), ("s", "r", 2)]
+
+
+def load(data, tmp_path, name="game.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return load_game(path)
+
+
+def test_builtin_games_have_the_expected_sizes(rps, kuhn, leduc):
+    assert (rps.pl1.num_sequences, rps.pl2.num_sequences) == (4, 4)
+    assert (kuhn.pl1.num_decision_points, kuhn.pl1.num_sequences) == (6, 13)
+    assert (kuhn.pl2.num_decision_points, kuhn.pl2.num_sequences) == (6, 13)
+    assert leduc.pl1.num_sequences == leduc.pl2.num_sequences == 337
+    assert np.allclose(rps.A[1:, 1:].toarray(), RPS_MATRIX)
+
+
+def test_polytope_contains_uniform_and_best_responses(kuhn):
+    for tp in (kuhn.pl1, kuhn.pl2):
+        x = tp.uniform_strategy()
+        assert tp.infeasibility(x) < 1e-12
+        value, pure = tp.best_response(np.arange(tp.num_sequences, dtype=float))
+        assert tp.infeasibility(pure) < 1e-12
+        assert value == pytest.approx(np.arange(tp.num_sequences) @ pure)
+        assert set(np.unique(pure)) <= {0.0, 1.0}
+
+
+def test_behavioural_round_trip(leduc):
+    rng = np.random.default_rng(0)
+    tp = leduc.pl1
+    behaviour = {j: dict(zip(tp.actions[j], rng.dirichlet(np.ones(len(tp.actions[j])))))
+                 for j in tp.decision_points}
+    x = tp.from_behavioural(behaviour)
+    assert tp.infeasibility(x) < 1e-12
+    back = tp.from_behavioural(tp.to_behavioural(x))
+    assert np.allclose(back, x)
+
+
+def test_saddle_point_gap_is_zero_only_at_equilibrium(rps):
+    eq = np.array([1, 0.5, 0.25, 0.25])
+    assert rps.saddle_point_gap(eq, eq) == pytest.approx(0.0, abs=1e-12)
+    uniform = rps.pl1.uniform_strategy()
+    assert rps.saddle_point_gap(uniform, uniform) > 0.1
+
+
+def test_save_and_reload_round_trip(kuhn, tmp_path):
+    path = tmp_path / "kuhn_copy.json"
+    kuhn.save(path)
+    again = load_game(path)
+    assert (again.A != kuhn.A).nnz == 0
+    assert again.pl1.labels == kuhn.pl1.labels and again.pl2.labels == kuhn.pl2.labels
+
+
+def test_seed_rps_example_is_refused_naming_the_duplicates(tmp_path):
+    with pytest.raises(GameFileError) as err:
+        load(rps_file(SEED_RPS_ENTRIES), tmp_path, "seed_rps.json")
+    message = str(err.value)
+    assert "seed_rps.json" in message and "duplicate" in message
+    assert "(d1_pl1:p, d1_pl2:s)" in message and "(d1_pl1:s, d1_pl2:r)" in message
+
+
+def test_duplicates_are_summed_only_on_request(tmp_path):
+    path = tmp_path / "seed_rps.json"
+    path.write_text(json.dumps(rps_file(SEED_RPS_ENTRIES)))
+    game = load_game(path, sum_duplicates=True)
+    assert game.A[2, 3] == -4 and game.A[3, 1] == 1
+
+
+def mutate(data, fn):
+    fn(data)
+    return data
+
+
+FAULTS = {
+    "not JSON": (None, "not valid JSON"),
+    "missing top key": (lambda d: d.pop("utility_pl1"), "missing key 'utility_pl1'"),
+    "missing node key": (lambda d: d["decision_problem_pl1"][0].pop("type"), "missing key 'type'"),
+    "missing actions": (lambda d: _first_decision(d).pop("actions"), "missing key 'actions'"),
+    "unknown node type": (lambda d: d["decision_problem_pl2"][1].update(type="chance"), "unknown type 'chance'"),
+    "duplicate node id": (lambda d: d["decision_problem_pl1"][2].update(id=d["decision_problem_pl1"][1]["id"]),
+                          "duplicate node id"),
+    "parent does not exist": (lambda d: d["decision_problem_pl1"][1].update(parent_edge=["nowhere", "x"]),
+                              "unknown node 'nowhere'"),
+    "parent comes later": (lambda d: d["decision_problem_pl1"].reverse(), "comes before its parent"),
+    "unknown action or signal": (lambda d: d["decision_problem_pl1"][1]["parent_edge"].__setitem__(1, "zz"),
+                                 "which its parent"),
+    "wrong parent_sequence": (lambda d: _break_parent_sequence(d), "parent_sequence"),
+    "cycle": (lambda d: _make_cycle(d), "cycle"),
+    "unknown sequence in utility": (lambda d: d["utility_pl1"][0].update(sequence_pl2=["ghost", "b"]),
+                                    "unknown sequence ['ghost', 'b']"),
+    "non-finite value": (lambda d: d["utility_pl1"][3].update(value=float("nan")), "finite"),
+    "infinite value": (lambda d: d["utility_pl1"][3].update(value=float("inf")), "finite"),
+    "string value": (lambda d: d["utility_pl1"][3].update(value="1"), "finite"),
+    "duplicate entry": (lambda d: d["utility_pl1"].append(dict(d["utility_pl1"][0])), "duplicate utility entries"),
+}
+
+
+def _first_decision(data):
+    return next(n for n in data["decision_problem_pl1"] if n["type"] == "decision")
+
+
+def _break_parent_sequence(data):
+    for node in data["decision_problem_pl1"]:
+        if node["type"] == "decision" and node["parent_sequence"] is not None:
+            node["parent_sequence"] = [node["parent_sequence"][0], "not-an-action"]
+            return
+    raise AssertionError("kuhn has nested decision points")
+
+
+def _make_cycle(data):
+    nodes = data["decision_problem_pl1"]
+    root = nodes[0]
+    child = next(n for n in nodes if n["parent_edge"] and n["parent_edge"][0] == root["id"])
+    outcome = (child.get("actions") or child.get("signals"))[0]
+    root["parent_edge"] = [child["id"], outcome]
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_every_fault_is_named(fault, kuhn_dict, tmp_path):
+    fn, expected = FAULTS[fault]
+    path = tmp_path / "broken.json"
+    if fn is None:
+        path.write_text("{ this is not json")
+    else:
+        fn(kuhn_dict)
+        path.write_text(json.dumps(kuhn_dict))
+    with pytest.raises(GameFileError) as err:
+        load_game(path)
+    assert "broken.json" in str(err.value)
+    assert expected in str(err.value)
+
+
+def test_missing_file_is_a_game_file_error(tmp_path):
+    with pytest.raises(GameFileError, match="cannot read"):
+        load_game(tmp_path / "nope.json")
+
+
+# ---------------------------------------------------------------------- random mutations
+_KEYS = ("id", "type", "actions", "signals", "parent_edge", "parent_sequence", "sequence_pl1", "sequence_pl2",
+         "value", "decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True),
+                    st.text(max_size=4), st.lists(st.text(max_size=3), max_size=3),
+                    st.sampled_from(["decision", "observation", "d1_pl1", "r"]))
+
+
+def _containers(obj, path=()):
+    yield path, obj
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _containers(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _containers(v, path + (i,))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_mutated_files_load_or_raise_gamelp_error(kuhn_dict, data):
+    doc = json.loads(json.dumps(kuhn_dict))
+    for _ in range(data.draw(st.integers(1, 3))):
+        places = [(p, o) for p, o in _containers(doc) if isinstance(o, (dict, list)) and o]
+        path, target = data.draw(st.sampled_from(places))
+        action = data.draw(st.sampled_from(["set", "delete", "swap"]))
+        if isinstance(target, dict):
+            key = data.draw(st.sampled_from(sorted(target, key=str) + list(_KEYS)))
+        else:
+            key = data.draw(st.integers(0, len(target) - 1))
+        if action == "delete" and (isinstance(target, list) or key in target):
+            del target[key]
+        elif action == "swap" and isinstance(target, list) and len(target) > 1:
+            other = data.draw(st.integers(0, len(target) - 1))
+            target[key], target[other] = target[other], target[key]
+        else:
+            target[key] = data.draw(_VALUES)
+    try:
+        game = SequenceFormGame.from_dict(doc, "mutated.json")
+    except GamelpError:
+        return
+    for tp in (game.pl1, game.pl2):
+        assert tp.infeasibility(tp.uniform_strategy()) < 1e-9
