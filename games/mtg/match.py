@@ -1,0 +1,159 @@
+"""Play one game or a match of the mini Magic game between two players: ``play_game``.
+
+A game between two ``perfect`` players follows Esche (2018), ch. 2.1: both
+search the same perfect-information tree (sharing one transposition table);
+once a player is at or below ``life_threshold`` life the evaluation function's
+verdict is the result (``verify=True`` re-searches that position to the end
+and flags a disagreement as ``mismatch``), and a game whose search scores more
+than ``eval_cap`` leaves in total is a draw. Any other pairing plays the game
+out to its end; search-based players then cap each decision at ``eval_cap``.
+
+Everything is a function of ``seed``: the deck shuffles and every random choice
+come from one ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from gamelp.games.mtg.deck import Deck
+from gamelp.games.mtg.engine import Game, MOVE_NAMES, Rules, decider, is_over, winner as winner_of, TURN
+from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
+from gamelp.games.mtg.players import PerfectPlayer, Table, make_player
+from gamelp.games.mtg.search import CapReached, Searcher
+
+PLAYER_KINDS = ("perfect", "imperfect", "aggressive", "defensive", "random")
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Outcome of one game. ``winner``: 0 = player1/deck1, 1 = player2/deck2, None = draw.
+
+    ``nodes`` are search positions visited, ``evaluations`` positions scored
+    (evaluation calls and finished games inside searches), ``mismatch`` is True
+    when verification disagreed with the evaluation's verdict, ``verified`` when
+    a verification search completed, ``capped`` when the game was drawn by the cap.
+    """
+
+    winner: int | None
+    turns: int
+    nodes: int
+    evaluations: int
+    mismatch: bool
+    first: int
+    verified: bool = False
+    capped: bool = False
+
+
+def _sign_winner(value: float) -> int | None:
+    return 0 if value > 0 else 1 if value < 0 else None
+
+
+def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", player2: str = "perfect",
+              seed: int = 0, first: int = 0, eval_cap: int = 500_000, life_threshold: int = 12,
+              evaluation: str = "forest", verify: bool = False, verbose: bool = False,
+              log: Callable[[str], None] | None = None, rules: Rules | None = None,
+              imperfect_samples: int = 8) -> GameResult:
+    """Deal ``deck1`` to ``player1`` and ``deck2`` to ``player2`` and play one game.
+
+    ``first`` (0 or 1) is the player who takes turn 1. See the module docstring
+    for how perfect-information games end; ``verbose`` sends a line per turn and
+    per decision to ``log`` (default ``print``).
+    """
+    for kind in (player1, player2):
+        if kind not in PLAYER_KINDS:
+            raise ValueError(f"unknown player {kind!r}; expected one of {PLAYER_KINDS}")
+    if evaluation not in EVALUATIONS:
+        raise ValueError(f"unknown evaluation {evaluation!r}; expected one of {EVALUATIONS}")
+    if first not in (0, 1):
+        raise ValueError(f"first must be 0 or 1, got {first!r}")
+    log = log or print
+    rng = np.random.default_rng(seed)
+    decks = (Deck.parse(deck1), Deck.parse(deck2))
+    game, state = Game.deal(decks[0], decks[1], rng, first, rules or Rules())
+    table = Table(decks)
+    both_perfect = player1 == player2 == "perfect"
+    if both_perfect:
+        shared = PerfectPlayer(evaluation, life_threshold, eval_cap)
+        players = (shared, shared)
+    else:
+        options = {"imperfect": {"samples": imperfect_samples}}
+        players = tuple(
+            make_player(kind, np.random.default_rng(rng.integers(2**63)), evaluation, life_threshold,
+                        eval_cap, **options.get(kind, {}))
+            for kind in (player1, player2)
+        )
+
+    def nodes_and_evaluations():
+        unique = {id(p): p for p in players}.values()
+        return sum(p.nodes for p in unique), sum(p.evaluations for p in unique)
+
+    last_turn = None
+    while not is_over(state):
+        if verbose and state[TURN] != last_turn:
+            last_turn = state[TURN]
+            log(game.describe(state))
+        if both_perfect and game_is_cut_off(state, life_threshold):
+            return _perfect_verdict(game, state, shared, life_threshold, eval_cap, evaluation,
+                                    verify, first, verbose, log)
+        mover = decider(state)
+        moves = game.legal_moves(state)
+        if both_perfect:
+            searcher = shared.searcher(game, life_threshold)
+            searcher.cap = eval_cap
+            try:
+                move, _ = searcher.best_move(state)
+            except CapReached:
+                nodes, evaluations = nodes_and_evaluations()
+                if verbose:
+                    log(f"evaluation cap {eval_cap} reached: draw")
+                return GameResult(None, state[TURN], nodes, evaluations, False, first, capped=True)
+        else:
+            move = players[mover].choose(game, state, moves, table)
+        if verbose:
+            log(f"  P{mover + 1}: {move} ({MOVE_NAMES[move]})")
+        table.record(mover, move)
+        state = game.step(state, move)
+    nodes, evaluations = nodes_and_evaluations()
+    if verbose:
+        log(game.describe(state))
+    return GameResult(winner_of(state), state[TURN], nodes, evaluations, False, first)
+
+
+def game_is_cut_off(state, life_threshold: int) -> bool:
+    return min(state[6], state[16]) <= life_threshold
+
+
+def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, verify, first, verbose, log):
+    """The evaluation's verdict at the first position below the threshold, optionally verified."""
+    value = get_evaluation(evaluation, threshold=life_threshold)(game, state)
+    verdict = _sign_winner(value)
+    nodes, evaluations = player.nodes, player.evaluations + 1
+    mismatch = verified = False
+    if verify:
+        checker = Searcher(game, None, threshold=0, cap=eval_cap)
+        try:
+            truth = _sign_winner(checker.value(state))
+            verified = True
+            mismatch = truth != verdict
+        except CapReached:
+            logger.info("verification of the cut-off position hit the cap of %s", eval_cap)
+        nodes += checker.nodes
+        evaluations += checker.leaves
+    if verbose:
+        who = "draw" if verdict is None else f"player {verdict + 1} wins"
+        check = ("; verification " + ("disagrees" if mismatch else "agrees")) if verified else ""
+        log(f"cut-off at life {state[6]}/{state[16]}: {evaluation} evaluation {value:+.3f}, {who}{check}")
+    return GameResult(verdict, state[TURN], nodes, evaluations, mismatch, first, verified=verified)
+
+
+def play_match(deck1: str | Deck, deck2: str | Deck, games: int, seed: int = 0, **options) -> list[GameResult]:
+    """``games`` games, player1 going first in the even-numbered ones; per-game seeds from ``seed``."""
+    seeds = np.random.SeedSequence(seed).generate_state(games)
+    return [play_game(deck1, deck2, seed=int(s), first=i % 2, **options) for i, s in enumerate(seeds)]

@@ -1,0 +1,173 @@
+"""Perfect-information search of the mini Magic game: minimax with alpha-beta and a transposition table.
+
+Esche (2018), ch. 2.1-2.2: both players know everything (hands, library
+orders), a win is worth 1 and a loss -1 (values are from player 0's point of
+view: player 0 maximises, player 1 minimises), and the game tree is searched
+depth first. Two devices keep it affordable:
+
+* an evaluation cut-off: once a player is at or below ``threshold`` life, the
+  position is scored by an evaluation function (values in [-1, 1]) instead of
+  being searched further (``threshold=0`` searches to the end);
+* a cap on leaves scored (evaluation calls plus terminal positions) after which
+  the search gives up by raising :class:`CapReached` (the thesis counts the game
+  as a draw; 500,000 in the thesis).
+
+:class:`Searcher` adds alpha-beta pruning (Knuth & Moore 1975) and a
+transposition table of (lower, upper) value bounds keyed by the state tuple;
+:func:`minimax` is the plain search the tests compare it with.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+from gamelp.games.mtg.engine import ACTIVE, OVER, PAY, PHASE, BLOCK, RESPOND, WINNER, Game
+
+Evaluation = Callable[[Game, tuple], float]
+
+LIFE0, LIFE1 = 6, 16  # the two life fields of a state
+DEFAULT_TT_LIMIT = 2_000_000  # entries; the table is cleared when it grows past this
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+
+
+class CapReached(Exception):
+    """The search scored more leaves than its cap allows."""
+
+
+def _maximiser_moves(state) -> bool:
+    """True when player 0 chooses at ``state``."""
+    phase = state[PHASE]
+    defender_moves = phase == PAY or phase == RESPOND or phase == BLOCK
+    return (state[ACTIVE] == 0) != defender_moves
+
+
+class Searcher:
+    """Alpha-beta minimax with a transposition table over one :class:`Game`.
+
+    Counters ``nodes`` (positions visited), ``leaves`` (positions scored) and
+    ``evaluations`` (evaluation-function calls) accumulate over every search made
+    with the object; the cap applies to ``leaves``. The transposition table is
+    kept between searches, so successive decisions of one game reuse the work.
+    """
+
+    def __init__(self, game: Game, evaluate: Evaluation | None = None, threshold: int = 12,
+                 cap: int | None = 500_000, use_tt: bool = True, tt_limit: int = DEFAULT_TT_LIMIT):
+        if threshold > 0 and evaluate is None:
+            raise ValueError("an evaluation function is needed when threshold > 0")
+        self.game = game
+        self.evaluate = evaluate
+        self.threshold = threshold
+        self.cap = cap
+        self.use_tt = use_tt
+        self.tt_limit = tt_limit
+        self.tt: dict = {}
+        self.nodes = 0
+        self.leaves = 0
+        self.evaluations = 0
+
+    def is_cutoff(self, state) -> bool:
+        return state[LIFE0] <= self.threshold or state[LIFE1] <= self.threshold
+
+    def value(self, state) -> float:
+        """Minimax value of ``state`` for player 0 (1 win, -1 loss, evaluations in between)."""
+        return self._search(state, -2.0, 2.0)
+
+    def move_values(self, state) -> dict[str, float]:
+        """Exact minimax value of every legal move (no pruning between moves)."""
+        step = self.game.step
+        return {m: self._search(step(state, m), -2.0, 2.0) for m in self.game.legal_moves(state)}
+
+    def best_move(self, state) -> tuple[str, float]:
+        """The first best move in move order and its value, by alpha-beta at the root."""
+        step = self.game.step
+        maximise = _maximiser_moves(state)
+        best_move, best = None, (-2.0 if maximise else 2.0)
+        for move in self.game.legal_moves(state):
+            if maximise:
+                v = self._search(step(state, move), best, 2.0)
+                if v > best:
+                    best_move, best = move, v
+                    if best >= 1.0:
+                        break
+            else:
+                v = self._search(step(state, move), -2.0, best)
+                if v < best:
+                    best_move, best = move, v
+                    if best <= -1.0:
+                        break
+        return best_move, best
+
+    def _leaf(self) -> None:
+        self.leaves += 1
+        if self.cap is not None and self.leaves > self.cap:
+            raise CapReached(f"more than {self.cap} positions scored")
+
+    def _search(self, s, alpha: float, beta: float) -> float:
+        self.nodes += 1
+        if s[PHASE] == OVER:
+            self._leaf()
+            return 1.0 if s[WINNER] == 0 else -1.0
+        if s[LIFE0] <= self.threshold or s[LIFE1] <= self.threshold:
+            self._leaf()
+            self.evaluations += 1
+            return self.evaluate(self.game, s)
+        tt = self.tt
+        lower, upper = -1.0, 1.0
+        if self.use_tt:
+            entry = tt.get(s)
+            if entry is not None:
+                lower, upper = entry
+                if lower >= beta or lower == upper:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower > alpha:
+                    alpha = lower
+                if upper < beta:
+                    beta = upper
+        alpha0, beta0 = alpha, beta
+        step = self.game.step
+        search = self._search
+        if _maximiser_moves(s):
+            best = -2.0
+            for move in self.game.legal_moves(s):
+                v = search(step(s, move), alpha, beta)
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+        else:
+            best = 2.0
+            for move in self.game.legal_moves(s):
+                v = search(step(s, move), alpha, beta)
+                if v < best:
+                    best = v
+                    if v < beta:
+                        beta = v
+                        if alpha >= beta:
+                            break
+        if self.use_tt:
+            if best <= alpha0:
+                upper = best
+            elif best >= beta0:
+                lower = best
+            else:
+                lower = upper = best
+            if len(tt) >= self.tt_limit:
+                tt.clear()
+            tt[s] = (lower, upper)
+        return best
+
+
+def minimax(game: Game, state, evaluate: Evaluation | None = None, threshold: int = 0) -> float:
+    """Plain minimax value for player 0: no pruning, no table (a reference for tests)."""
+    if state[PHASE] == OVER:
+        return 1.0 if state[WINNER] == 0 else -1.0
+    if state[LIFE0] <= threshold or state[LIFE1] <= threshold:
+        return evaluate(game, state)
+    values = [minimax(game, game.step(state, m), evaluate, threshold) for m in game.legal_moves(state)]
+    return max(values) if _maximiser_moves(state) else min(values)
