@@ -130,8 +130,9 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
             mip_gap: float = 1e-6, progress=None, **options) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
 
-    Per value level two MIPs: ``P(k)`` at the first ``k`` of the level, then
-    the most determinism that keeps that value, which ends the level.
+    Per value level: ``P(k)`` at the first ``k`` of the level, then the most
+    determinism that keeps that value (which ends the level) and the value
+    of that strategy with its choices fixed, solved exactly.
     ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
     """
     own = game.player(player)
@@ -171,8 +172,9 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
             level = run(level_model)
             level_reached = determinism(own, level.values["x"])
             if level_reached > reached:
-                level_value = float(f_opp @ level.values["v"])
-                incumbent[k: level_reached + 1] = np.maximum(incumbent[k: level_reached + 1], level_value)
+                # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
+                polished = _solve_with_fixed_choices(value_model, np.round(level.values["z"]), run)
+                incumbent[k: level_reached + 1] = np.maximum(incumbent[k: level_reached + 1], polished)
                 reached = level_reached
         if progress:
             progress(reached + 1, total + 1)
@@ -182,3 +184,17 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     bound = np.maximum(np.minimum.accumulate(bound), incumbent)
     points = [SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k])) for k in range(total + 1)]
     return KSweep(player, points, mips, wall)
+
+
+def _solve_with_fixed_choices(model: Model, z: np.ndarray, run) -> float:
+    """Optimum of ``model`` with the determinism choices ``z`` fixed (a MIP with no free binary)."""
+    block = model.variables["z"]
+    lower, upper = block.lb.copy(), block.ub.copy()
+    rhs = model.constraints["at_least_k"].rhs.copy()
+    block.lb[:], block.ub[:] = z, z
+    model.constraints["at_least_k"].rhs[:] = 0.0
+    try:
+        return float(run(model).objective)
+    finally:
+        block.lb[:], block.ub[:] = lower, upper
+        model.constraints["at_least_k"].rhs[:] = rhs

@@ -1,0 +1,65 @@
+"""Sequence-form Nash LPs on every backend, checked against the homework's values and without a solver."""
+
+import numpy as np
+import pytest
+
+from gamelp.backends import check
+from gamelp.errors import BackendError
+from gamelp.models.nash import sequence_form_lp, solve_nash
+
+LP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:CLARABEL"]
+PUBLISHED = {"rps": (0.0, 1e-9), "kuhn": (-1 / 18, 1e-9), "leduc": (-0.0856, 1e-4)}
+
+
+def _tolerance(backend):
+    """Interior-point solvers stop at their own tolerance; simplex ones are exact."""
+    return 1e-6 if "CLARABEL" in backend else 1e-9
+
+
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_nash_values_on_every_backend(name, backend, request):
+    game = request.getfixturevalue(name)
+    published, digits = PUBLISHED[name]
+    try:
+        check(sequence_form_lp(game, 1), backend)
+    except BackendError as exc:
+        pytest.skip(f"{backend} cannot take {name}: {exc}")
+    results = [solve_nash(game, p, backend) for p in (1, 2)]
+    assert results[0].value == pytest.approx(published, abs=digits)
+    assert results[0].value + results[1].value == pytest.approx(0.0, abs=_tolerance(backend))
+    for r in results:
+        own = game.player(r.player)
+        assert own.infeasibility(r.strategy) < 1e-7
+        # The strategy really secures the value (checked by a best response, no solver involved).
+        assert r.guaranteed_value == pytest.approx(r.value, abs=_tolerance(backend) * 10)
+    gap = game.saddle_point_gap(results[0].strategy, results[1].strategy)
+    assert 0.0 <= gap + 1e-12 and gap < max(1e-6, 20 * _tolerance(backend))
+
+
+def test_leduc_fits_the_size_limited_gurobi_licence(leduc):
+    model = sequence_form_lp(leduc, 1)
+    assert model.num_variables < 2000 and model.num_constraints < 2000
+    check(model, "gurobi")
+
+
+def test_duals_of_the_best_response_rows_are_the_opponent_equilibrium(kuhn):
+    for player in (1, 2):
+        result = solve_nash(kuhn, player, "highs")
+        opponent = np.clip(-result.solution.duals["best_response"], 0, None)
+        opponent[0] = 1.0
+        opp = kuhn.player(3 - player)
+        assert opp.infeasibility(opponent) < 1e-9
+        assert kuhn.guaranteed_value(3 - player, opponent) == pytest.approx(-result.value, abs=1e-9)
+
+
+def test_kuhn_equilibrium_is_the_known_family(kuhn):
+    """Player 1 in Kuhn: with a jack it bets with some alpha in [0, 1/3]; with a king it bets 3 alpha."""
+    result = solve_nash(kuhn, 1, "highs")
+    behaviour = kuhn.pl1.to_behavioural(result.strategy)
+    first_moves = {point: probs for point, probs in behaviour.items() if kuhn.pl1.parents[
+        kuhn.pl1.decision_points.index(point)] == 0}
+    assert len(first_moves) == 3
+    bets = sorted(max(p.values()) for p in first_moves.values())
+    assert all(0.0 <= b <= 1.0 for b in bets)
+    assert result.value == pytest.approx(-1 / 18, abs=1e-12)
