@@ -23,10 +23,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.errors import SolveError
+from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
+from gamelp.matrix import MatrixGame
 from gamelp.model import Model
-from gamelp.solution import Solution
+from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
 
 
 def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: bool = False) -> Model:
@@ -92,3 +93,164 @@ def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str,
 def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, **options) -> NashResult:
     """Solve player ``player``'s Nash LP on ``backend``."""
     return solve_model(game, player, sequence_form_lp(game, player), backend, **options)
+
+
+# =====================================================================================================
+# Matrix games
+# =====================================================================================================
+#
+# A zero-sum matrix game C (row player maximises, column player minimises c_ij), two LP forms:
+#
+#   general (any payoffs; von Neumann's LP, Fryer 1978):
+#       row:     max v  s.t.  C^T p - v e >= 0,  e^T p = 1,  p >= 0,  v free
+#       column:  min w  s.t.  C q - w e <= 0,    e^T q = 1,  q >= 0,  w free
+#   thesis (seed 000, Section 2.3; needs the value V > 0):
+#       row:     min e^T x  s.t.  C^T x >= e,  x >= 0;   p = x / e^T x,  V = 1 / e^T x
+#       column:  max e^T y  s.t.  C y <= e,    y >= 0;   q = y / e^T y,  V = 1 / e^T y
+#
+# The thesis form is exactly the general form when V > 0: the row LP is feasible iff some mix p earns
+# more than 0 against every column (V > 0), and the column LP is bounded iff V > 0.  Every LP's
+# "payoff" block duals are (up to sign and scale) the other player's optimal strategy.
+
+MATRIX_FORMS = ("general", "thesis")
+PLAYERS = ("row", "col")
+
+
+def _check_player_form(player: str, form: str) -> None:
+    if player not in PLAYERS:
+        raise ModelError(f"player must be one of {PLAYERS}, got {player!r}")
+    if form not in MATRIX_FORMS:
+        raise ModelError(f"form must be one of {MATRIX_FORMS}, got {form!r}")
+
+
+def _check_value_positive(game: MatrixGame) -> None:
+    """Refuse before solving a game whose value is certainly <= 0 (a column with no positive payoff)."""
+    hopeless = np.flatnonzero((game.payoffs <= 0).all(axis=0))
+    if hopeless.size:
+        label = game.col_labels[hopeless[0]]
+        raise ModelError(f"thesis LP form needs a positive game value, but column {label!r} pays the row "
+                         "player nothing positive in any row, so the value is <= 0; use form='general' "
+                         "or shift the payoffs by a constant")
+
+
+def matrix_nash_lp(game: MatrixGame, player: str = "row", form: str = "general") -> Model:
+    """The Nash LP of ``player`` ("row" or "col") in the ``general`` or the ``thesis`` form (see above)."""
+    _check_player_form(player, form)
+    C = game.payoffs
+    m, n = C.shape
+    model = Model(f"matrix_{form}_{player}")
+    if form == "thesis":
+        _check_value_positive(game)
+        if player == "row":
+            x = model.add_variables("x", m, lb=0.0, labels=game.row_labels)
+            model.add_constraints("payoff", {x: C.T}, ">=", 1.0, labels=game.col_labels)
+            model.set_objective({x: np.ones(m)}, sense="min")
+        else:
+            y = model.add_variables("y", n, lb=0.0, labels=game.col_labels)
+            model.add_constraints("payoff", {y: C}, "<=", 1.0, labels=game.row_labels)
+            model.set_objective({y: np.ones(n)}, sense="max")
+        return model
+    if player == "row":
+        p = model.add_variables("p", m, lb=0.0, labels=game.row_labels)
+        v = model.add_variables("v", 1, lb=-np.inf, labels=("value",))
+        model.add_constraints("payoff", {p: C.T, v: -np.ones((n, 1))}, ">=", 0.0, labels=game.col_labels)
+        model.add_constraints("simplex", {p: np.ones((1, m))}, "==", 1.0)
+        model.set_objective({v: [1.0]}, sense="max")
+    else:
+        q = model.add_variables("q", n, lb=0.0, labels=game.col_labels)
+        w = model.add_variables("w", 1, lb=-np.inf, labels=("value",))
+        model.add_constraints("payoff", {q: C, w: -np.ones((m, 1))}, "<=", 0.0, labels=game.row_labels)
+        model.add_constraints("simplex", {q: np.ones((1, n))}, "==", 1.0)
+        model.set_objective({w: [1.0]}, sense="min")
+    return model
+
+
+def _normalised(weights: np.ndarray, what: str) -> np.ndarray:
+    weights = np.clip(np.asarray(weights, dtype=float), 0.0, None)
+    total = weights.sum()
+    if not total > 0:
+        raise SolveError(f"{what}: all weights are zero, no strategy can be read from them")
+    return weights / total
+
+
+@dataclass
+class MatrixNashResult:
+    """A solved matrix-game Nash LP: the value (the row player's payoff) and both players' strategies.
+
+    ``player`` is whose LP was solved; the other strategy was read from the
+    duals of its ``payoff`` block.
+    """
+
+    game: MatrixGame
+    player: str
+    form: str
+    value: float
+    row_strategy: np.ndarray
+    col_strategy: np.ndarray
+    solution: Solution
+    model: Model
+
+    @property
+    def strategy(self) -> np.ndarray:
+        """The solved player's strategy."""
+        return self.row_strategy if self.player == "row" else self.col_strategy
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.game.row_labels if self.player == "row" else self.game.col_labels
+
+    def strategy_dict(self, player: str | None = None) -> dict[str, float]:
+        """Label -> probability for ``player`` (default: the solved one), zeros included."""
+        player = player or self.player
+        _check_player_form(player, "general")
+        if player == "row":
+            return dict(zip(self.game.row_labels, self.row_strategy.tolist()))
+        return dict(zip(self.game.col_labels, self.col_strategy.tolist()))
+
+    @property
+    def guaranteed_value(self) -> float:
+        """What the solved player's strategy secures against a best response (no solver involved)."""
+        if self.player == "row":
+            return float((self.game.payoffs.T @ self.row_strategy).min())
+        return float((self.game.payoffs @ self.col_strategy).max())
+
+    @property
+    def saddle_gap(self) -> float:
+        """Best-response gap of the strategy pair: max_i (C q)_i - min_j (C^T p)_j, 0 at an equilibrium."""
+        C = self.game.payoffs
+        return float((C @ self.col_strategy).max() - (C.T @ self.row_strategy).min())
+
+
+def solve_matrix_nash(game: MatrixGame, player: str = "row", backend: str = DEFAULT_BACKEND, *,
+                      form: str = "general", **options) -> MatrixNashResult:
+    """Solve ``player``'s Nash LP of ``game`` in ``form`` on ``backend``; both strategies and the value.
+
+    The thesis form refuses (``ModelError`` before solving, ``SolveError``
+    after) a game whose value is not positive, saying why.
+    """
+    model = matrix_nash_lp(game, player, form)
+    solution = model.solve(backend, **options)
+    if not solution.optimal:
+        if form == "thesis" and solution.status in (INFEASIBLE, UNBOUNDED, INFEASIBLE_OR_UNBOUNDED):
+            raise SolveError(f"{model.name} on {backend}: the LP is {solution.status}, so the game's value is "
+                             "not positive (no row mix earns more than 0 against every column); the thesis "
+                             "form needs V > 0: use form='general'")
+        raise SolveError(f"{model.name} on {backend}: no optimum ({solution.status})")
+    if "payoff" not in solution.duals:
+        raise SolveError(f"{model.name} on {backend}: the backend returned no duals to read the other "
+                         "player's strategy from")
+    dual = solution.duals["payoff"]
+    if form == "general":
+        value = float(solution.objective)
+        own = _normalised(solution.values["p" if player == "row" else "q"], f"{model.name} strategy")
+        other = _normalised(-dual, f"{model.name} payoff duals")
+    else:
+        scaled = solution.values["x" if player == "row" else "y"]
+        if not solution.objective > 0:
+            raise SolveError(f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
+                             "the game's value is not positive; use form='general'")
+        value = 1.0 / float(solution.objective)
+        own = _normalised(scaled, f"{model.name} strategy")
+        other = _normalised(dual, f"{model.name} payoff duals")
+    row, col = (own, other) if player == "row" else (other, own)
+    return MatrixNashResult(game, player, form, value, row, col, solution, model)
