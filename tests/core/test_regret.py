@@ -1,0 +1,270 @@
+"""Regret minimisers and self-play (gamelp.regret): bounds, convergence, LP agreement, vectorisation."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from gamelp.game import load_game
+from gamelp.models.nash import solve_nash
+from gamelp.regret import (CFR, MWU, OMWU, RegretError, RegretMatching, RegretMatchingPlus, Segments,
+                           TreeplexLevels, self_play_matrix, solve_regret)
+
+RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
+
+
+def matrix_game_value(M):
+    """max_x min_j (x^T M)_j by LP (variables x, v)."""
+    m, n = M.shape
+    res = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-M.T, np.ones(n)], b_ub=np.zeros(n),
+                  A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0],
+                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    return -res.fun
+
+
+# ---------------------------------------------------------------------------------------- MWU / OMWU
+def run_online(minimiser, utilities):
+    """Play ``minimiser`` against a fixed utility sequence; returns the strategies (T x n)."""
+    strategies = []
+    for u in utilities:
+        strategies.append(minimiser.next_strategy())
+        minimiser.observe_utility(u)
+    return np.array(strategies)
+
+
+def problem_1_8_sides(strategies, utilities, predictions, eta):
+    """Regret R^t and the right-hand side of Problem 1.8 after every t."""
+    n = utilities.shape[1]
+    regret = np.cumsum(utilities, axis=0).max(axis=1) - np.cumsum((strategies * utilities).sum(axis=1))
+    error = np.cumsum(np.abs(utilities - predictions).max(axis=1) ** 2)
+    moves = np.r_[0.0, np.cumsum(np.abs(np.diff(strategies, axis=0)).sum(axis=1) ** 2)]
+    return regret, np.log(n) / eta + eta * error - moves / (4 * eta)
+
+
+@pytest.mark.parametrize("optimistic", [False, True])
+@pytest.mark.parametrize("n, eta, drift", [(3, 0.05, 0.0), (3, 0.5, 0.0), (8, 0.2, 0.0), (5, 0.3, 0.1)])
+def test_problem_1_8_regret_bound_holds_every_iteration(optimistic, n, eta, drift):
+    rng = np.random.default_rng(8 * n + int(100 * eta))
+    T = 400
+    if drift:  # slowly varying utilities: where optimism pays off
+        utilities = np.cumsum(rng.uniform(-drift, drift, (T, n)), axis=0) + rng.uniform(-1, 1, n)
+    else:
+        utilities = rng.uniform(-1, 1, (T, n))
+    strategies = run_online(OMWU(n, eta=eta) if optimistic else MWU(n, eta=eta), utilities)
+    predictions = np.vstack([np.zeros(n), utilities[:-1]]) if optimistic else np.zeros_like(utilities)
+    regret, bound = problem_1_8_sides(strategies, utilities, predictions, eta)
+    assert np.all(regret <= bound + 1e-9), (regret - bound).max()
+    assert np.allclose(strategies.sum(axis=1), 1.0) and strategies.min() > 0
+
+
+def adversarial_run(minimiser, n, T):
+    """An adaptive adversary: utility 1 on the action the minimiser plays least, 0 elsewhere."""
+    strategies, utilities = [], []
+    for _ in range(T):
+        x = minimiser.next_strategy()
+        u = np.zeros(n)
+        u[np.argmin(x)] = 1.0
+        minimiser.observe_utility(u)
+        strategies.append(x)
+        utilities.append(u)
+    return np.array(strategies), np.array(utilities)
+
+
+@pytest.mark.parametrize("n, eta", [(2, 0.05), (3, 0.5)])
+def test_problem_1_8_bound_is_tight_enough_to_catch_a_wrong_step_size(n, eta):
+    def sides(step):
+        strategies, utilities = adversarial_run(OMWU(n, eta=step), n, 400)
+        return problem_1_8_sides(strategies, utilities, np.vstack([np.zeros(n), utilities[:-1]]), eta)
+
+    regret, bound = sides(eta)
+    assert np.all(regret <= bound + 1e-9)
+    regret, bound = sides(2 * eta)  # OMWU run with twice the step size the bound is stated for
+    assert np.any(regret > bound)
+
+
+def test_omwu_follows_the_closed_form_update_of_problem_1_6():
+    rng = np.random.default_rng(16)
+    eta, utilities = 0.3, rng.normal(size=(50, 4))
+    strategies = run_online(OMWU(4, eta=eta), utilities)
+    predictions = np.vstack([np.zeros(4), utilities[:-1]])
+    for t in range(1, 50):
+        expected = strategies[t - 1] * np.exp(eta * (utilities[t - 1] - predictions[t - 1] + predictions[t]))
+        assert np.allclose(strategies[t], expected / expected.sum(), atol=1e-12)
+
+
+def test_optimism_lowers_regret_on_slowly_varying_utilities():
+    rng = np.random.default_rng(3)
+    utilities = np.cumsum(rng.uniform(-0.05, 0.05, (2000, 4)), axis=0) + np.sin(np.arange(2000) / 50)[:, None] \
+        * np.array([1.0, -1.0, 0.5, 0.0])
+    regrets = {}
+    for name, cls in (("mwu", MWU), ("omwu", OMWU)):
+        strategies = run_online(cls(4, eta=2.0), utilities)
+        regrets[name], _ = problem_1_8_sides(strategies, utilities, np.zeros_like(utilities), 2.0)
+    assert regrets["omwu"][-1] < 0.5 * regrets["mwu"][-1]
+
+
+def test_regret_matching_plays_positive_regrets_proportionally():
+    rm, rmp = RegretMatching(3), RegretMatchingPlus(3)
+    for minimiser in (rm, rmp):
+        assert np.allclose(minimiser.next_strategy(), 1 / 3)
+        minimiser.observe_utility(np.array([3.0, 0.0, 0.0]))   # regrets (2, -1, -1)
+    assert np.allclose(rm.regrets, [2, -1, -1]) and np.allclose(rmp.regrets, [2, 0, 0])
+    for minimiser in (rm, rmp):
+        assert np.allclose(minimiser.next_strategy(), [1, 0, 0])
+        minimiser.observe_utility(np.array([0.0, 3.0, 3.0]))   # regrets += (0, 3, 3) - 0
+    assert np.allclose(rm.regrets, [2, 2, 2]) and np.allclose(rmp.regrets, [2, 3, 3])
+    assert np.allclose(rmp.next_strategy(), [0.25, 0.375, 0.375])
+
+
+def test_segments_softmax_and_normalise_work_per_segment():
+    seg = Segments([0, 2, 5], [2, 5, 6])
+    weights = np.array([1.0, 3.0, 0.0, 0.0, 0.0, 7.0])
+    assert np.allclose(seg.normalise(weights), [0.25, 0.75, 1 / 3, 1 / 3, 1 / 3, 1.0])
+    logits = np.array([0.0, np.log(3), 1000.0, 1000.0, 1000.0 + np.log(2), -5.0])
+    assert np.allclose(seg.softmax(logits), [0.25, 0.75, 0.25, 0.25, 0.5, 1.0])
+    with pytest.raises(RegretError):
+        Segments([0, 3], [2, 5])
+
+
+# ---------------------------------------------------------------------------------------- self-play, matrix
+def test_omwu_last_iterate_converges_on_rock_paper_superscissors_while_mwu_cycles():
+    omwu = self_play_matrix(RPSS, "omwu", 3000, eta=0.1)
+    assert np.allclose(omwu.last_x, [0.5, 0.25, 0.25], atol=1e-3)
+    assert np.allclose(omwu.last_y, [0.5, 0.25, 0.25], atol=1e-3)
+    assert omwu.last_gaps[-1] < 1e-2
+    mwu = self_play_matrix(RPSS, "mwu", 3000, eta=0.1)
+    assert mwu.last_gaps[-500:].min() > 0.5            # the last iterate keeps cycling ...
+    assert np.allclose(mwu.x, [0.5, 0.25, 0.25], atol=0.02)  # ... while the average converges
+    assert mwu.xs.shape == (3000, 3) and mwu.avg_ys.shape == (3000, 3)
+
+
+def test_matrix_rm_plus_matches_the_lp_value_within_the_gap():
+    M = np.random.default_rng(11).normal(size=(7, 9))
+    result = solve_regret(M, "rm+", 3000, averaging="linear", alternating=True)
+    value = matrix_game_value(M)
+    assert result.gap < 5e-3
+    assert abs(result.value - value) <= result.gap + 1e-12
+    # The reported gap is the matrix gap of the returned averages.
+    assert np.isclose(result.gap, (M @ result.y).max() - (result.x @ M).min())
+
+
+def test_averaging_weights_and_history_agree():
+    result = self_play_matrix(RPSS, "rm", 40, averaging="quadratic")
+    weights = np.arange(1, 41) ** 2.0
+    assert np.allclose(result.x, weights @ result.xs / weights.sum())
+    assert np.allclose(result.avg_xs[-1], result.x) and np.allclose(result.xs[-1], result.last_x)
+    gaps = [(RPSS @ y).max() - (x @ RPSS).min() for x, y in zip(result.avg_xs, result.avg_ys)]
+    assert np.allclose(result.gaps, gaps)
+
+
+def test_target_gap_stops_early():
+    result = solve_regret(RPSS, "cfr+", 100000, target_gap=1e-2)
+    assert result.converged and result.gap <= 1e-2 and result.iterations < 100000
+    assert result.gaps[:-1].min() > 1e-2
+
+
+@pytest.mark.parametrize("bad", [dict(method="nope"), dict(iterations=0), dict(method="mwu", eta=-1.0),
+                                 dict(averaging="cubic"), dict(averaging=-1.0)])
+def test_bad_options_raise_regret_error(bad):
+    options = dict(method="cfr+", iterations=10) | bad
+    with pytest.raises(RegretError):
+        solve_regret(RPSS, **options)
+
+
+def test_bad_matrix_raises_regret_error():
+    with pytest.raises(RegretError):
+        self_play_matrix(np.array([1.0, 2.0]), "rm", 5)
+    with pytest.raises(RegretError):
+        self_play_matrix(np.array([[1.0, np.nan]]), "rm", 5)
+
+
+# ---------------------------------------------------------------------------------------- self-play, sequence form
+@pytest.fixture(scope="module")
+def kuhn():
+    return load_game("kuhn")
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_cfr_plus_reaches_gap_1e3_and_agrees_with_the_lp(name):
+    game = load_game(name)
+    result = solve_regret(game, "cfr+", 5000, target_gap=1e-3)
+    assert result.converged and result.gap <= 1e-3
+    assert np.isclose(result.gap, game.saddle_point_gap(result.x, result.y))
+    assert max(game.pl1.infeasibility(result.x), game.pl2.infeasibility(result.y)) < 1e-12
+    lp_value = solve_nash(game, 1).value
+    assert abs(result.value - lp_value) <= result.gap
+
+
+@pytest.mark.parametrize("method", ["cfr", "rm", "rm+", "mwu", "omwu"])
+def test_other_methods_decrease_the_gap_on_kuhn(kuhn, method):
+    result = solve_regret(kuhn, method, 1000, eta=0.5)
+    assert result.gaps[-1] < 0.2 * result.gaps[9]
+    assert result.gap < 0.03
+    assert abs(result.value - (-1 / 18)) <= result.gap
+
+
+def test_to_dict_reports_labelled_strategies(kuhn):
+    summary = solve_regret(kuhn, "cfr+", 50).to_dict()
+    assert summary["iterations"] == 50 and set(summary) >= {"value", "gap", "strategy_pl1", "strategy_pl2"}
+    assert list(summary["strategy_pl1"]) == list(kuhn.pl1.labels)
+
+
+# ---------------------------------------------------------------------------------------- vectorised = reference
+class ReferenceCFR:
+    """Per-decision-point CFR with regret matching (+), written out one node at a time."""
+
+    def __init__(self, treeplex, plus):
+        self.tp, self.plus = treeplex, plus
+        self.regrets = [np.zeros(e - s) for s, e in zip(treeplex.starts, treeplex.ends)]
+
+    def local(self, j):
+        positive = np.maximum(self.regrets[j], 0.0)
+        return positive / positive.sum() if positive.sum() > 0 else np.full(positive.size, 1 / positive.size)
+
+    def next_strategy(self):
+        x = np.zeros(self.tp.num_sequences)
+        x[0] = 1.0
+        for j, (s, e) in enumerate(zip(self.tp.starts, self.tp.ends)):
+            x[s:e] = self.local(j) * x[self.tp.parents[j]]
+        return x
+
+    def observe_utility(self, g):
+        q = np.array(g, dtype=float)
+        for j in reversed(range(self.tp.num_decision_points)):
+            s, e = self.tp.starts[j], self.tp.ends[j]
+            b = self.local(j)
+            value = b @ q[s:e]
+            self.regrets[j] = self.regrets[j] + q[s:e] - value
+            if self.plus:
+                self.regrets[j] = np.maximum(self.regrets[j], 0.0)
+            q[self.tp.parents[j]] += value
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+@pytest.mark.parametrize("local", ["rm", "rm+"])
+def test_vectorised_cfr_equals_per_decision_point_reference(name, local):
+    game = load_game(name)
+    rng = np.random.default_rng(5)
+    for tp in (game.pl1, game.pl2):
+        fast, slow = CFR(tp, local), ReferenceCFR(tp, plus=local == "rm+")
+        for _ in range(8):
+            assert np.allclose(fast.next_strategy(), slow.next_strategy(), atol=1e-12)
+            g = rng.normal(size=tp.num_sequences)
+            fast.observe_utility(g)
+            slow.observe_utility(g)
+        regrets = fast.local.regrets
+        for j, (s, e) in enumerate(zip(tp.starts, tp.ends)):
+            assert np.allclose(regrets[s:e], slow.regrets[j], atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_vectorised_best_response_equals_treeplex_best_response(name):
+    game = load_game(name)
+    rng = np.random.default_rng(9)
+    for tp in (game.pl1, game.pl2):
+        levels = TreeplexLevels(tp)
+        for _ in range(5):
+            g = rng.normal(size=tp.num_sequences)
+            assert np.isclose(levels.best_response_value(g), tp.best_response(g)[0])
+        b = levels.segments.normalise(rng.uniform(size=tp.num_sequences))
+        x = levels.sequence_form(b)
+        assert tp.infeasibility(x) < 1e-12
