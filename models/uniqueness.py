@@ -1,0 +1,328 @@
+"""Mangasarian's uniqueness test for an optimal LP solution, from its primal and dual values.
+
+O. L. Mangasarian, "Uniqueness of solution in linear programming", Linear
+Algebra and its Applications 25 (1979) 151-162; used by the thesis (seed 000,
+Sections 2.5 and 3.3) on its deck game.
+
+Any LP :class:`~gamelp.model.Model` is brought to ``min c^T x`` subject to
+``G x >= h`` and ``E x = e``: ``>=`` rows as they are, ``<=`` rows negated,
+finite variable bounds as rows (``x_j >= lb_j``, ``-x_j >= -ub_j``),
+equality rows and fixed variables into ``E``, a maximised objective negated.
+The multipliers ``u >= 0`` of the ``G`` rows come from the solution: row duals
+are d(objective)/d(rhs) on every backend, and bound multipliers are the
+reduced costs ``c - A^T y``.  With ``x-bar`` optimal and ``u`` any optimal
+dual, complementary slackness makes the optimal set
+
+    { x :  E x = e,  G_K x = h_K,  G_rest x >= h_rest }
+
+where ``K`` holds the active rows with ``u_i > 0`` and ``L`` the active rows
+with ``u_i = 0``.  So ``x-bar`` is the unique optimum iff
+
+    E d = 0,   G_K d = 0,   G_L d >= 0
+
+has only the solution ``d = 0`` (Mangasarian's Theorem 2).  The test checks
+that the active system ``[E; G_K; G_L]`` has full column rank (otherwise a
+null-space vector is a direction) and then solves the direction LP
+
+    max e^T s   s.t.   s = G_L d,  0 <= s <= e,  G_K d = 0,  E d = 0,  d free
+
+(rows scaled to unit norm): optimum 0 means unique, a positive optimum gives a
+direction ``d``.  For a non-unique verdict, ``x-bar + t d`` with the largest
+feasible step ``t`` (1 if the face is unbounded that way) is a second optimum;
+its objective is reported beside the first.
+
+Whether a dual is "zero" is a judgement call (the thesis's verdict hung on a
+5e-5 dual against zeros of 1e-10), so the result carries the tolerance used,
+the smallest dual counted positive and the largest counted zero.
+
+Uniqueness of some variable blocks only (``blocks=("x",)``, e.g. a
+sequence-form strategy without the free value variables) asks whether every
+direction above has ``d_block = 0``.  That is decided by two LPs over the
+box-normalised direction cone, maximising ``+w^T d_block`` and ``-w^T d_block``
+for a seeded random ``w`` (a non-zero projection of the cone lies in the
+hyperplane ``w^T d = 0`` with probability zero).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from gamelp.errors import ModelError, SolveError
+from gamelp.model import Model
+from gamelp.solution import Solution
+
+DEFAULT_TOLERANCE = 1e-7
+DEFAULT_ACTIVITY_TOLERANCE = 1e-7
+DIRECTION_TOLERANCE = 1e-7
+
+
+@dataclass
+class UniquenessResult:
+    """The verdict of Mangasarian's test with everything it was based on.
+
+    ``K`` / ``L`` name the active rows with positive / zero multiplier (bound
+    rows read like ``"x[0C40L] >= 0"``); ``direction``, ``step`` and
+    ``second_point`` (values by variable block) are set when the optimum is
+    not unique.
+    """
+
+    unique: bool
+    tolerance: float
+    activity_tolerance: float
+    smallest_positive_dual: float | None
+    largest_zero_dual: float | None
+    K: tuple[str, ...]
+    L: tuple[str, ...]
+    num_equalities: int
+    rank: int
+    num_variables: int
+    objective: float
+    blocks: tuple[str, ...] | None = None
+    direction_lp_value: float | None = None
+    direction: dict[str, np.ndarray] | None = None
+    step: float | None = None
+    second_point: dict[str, np.ndarray] | None = None
+    second_objective: float | None = None
+    second_violation: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def margin(self) -> float | None:
+        """How far apart the two dual classes are: smallest positive / largest zero (inf if no zeros)."""
+        if self.smallest_positive_dual is None:
+            return None
+        if not self.largest_zero_dual:
+            return np.inf
+        return self.smallest_positive_dual / self.largest_zero_dual
+
+    def to_dict(self) -> dict:
+        """A JSON-ready summary (directions and second optimum by block as lists)."""
+        def plain(values):
+            return None if values is None else {k: v.tolist() for k, v in values.items()}
+
+        return {
+            "unique": self.unique, "tolerance": self.tolerance, "activity_tolerance": self.activity_tolerance,
+            "smallest_positive_dual": self.smallest_positive_dual, "largest_zero_dual": self.largest_zero_dual,
+            "K": len(self.K), "L": list(self.L), "equalities": self.num_equalities, "rank": self.rank,
+            "variables": self.num_variables, "blocks": list(self.blocks) if self.blocks else None,
+            "direction_lp_value": self.direction_lp_value, "objective": self.objective,
+            "direction": plain(self.direction), "step": self.step, "second_point": plain(self.second_point),
+            "second_objective": self.second_objective,
+        }
+
+    def summary(self) -> str:
+        """A few lines in the thesis's terms."""
+        lines = [f"active rows with positive dual (K): {len(self.K)}; with zero dual (L): {len(self.L)}; "
+                 f"equality rows: {self.num_equalities}",
+                 f"rank of the active system: {self.rank} of {self.num_variables} variables",
+                 f"duals <= {self.tolerance:g} count as zero; smallest counted positive: "
+                 f"{_fmt(self.smallest_positive_dual)}, largest counted zero: {_fmt(self.largest_zero_dual)}"]
+        scope = f" (blocks {', '.join(self.blocks)})" if self.blocks else ""
+        if self.unique:
+            lines.append(f"verdict: the optimum is unique{scope}")
+        else:
+            lines.append(f"verdict: NOT unique{scope}; second optimum at step {self.step:.6g}, objective "
+                         f"{self.second_objective:.10g} (first {self.objective:.10g})")
+        return "\n".join(lines + self.notes)
+
+
+def _fmt(value: float | None) -> str:
+    return "none" if value is None else f"{value:.3g}"
+
+
+@dataclass
+class _StandardForm:
+    """``min c^T x  s.t.  G x >= h,  E x = e`` with names and multipliers of the ``G`` rows."""
+
+    c: np.ndarray
+    G: sp.csr_matrix
+    h: np.ndarray
+    u: np.ndarray
+    names: list[str]
+    E: sp.csr_matrix
+    e: np.ndarray
+
+
+def _row_names(model: Model) -> list[str]:
+    names = []
+    for block in model.constraints.values():
+        labels = block.labels or tuple(str(i) for i in range(block.size))
+        names += [f"{block.name}[{label}]" for label in labels]
+    return names
+
+
+def _variable_names(model: Model) -> list[str]:
+    names = []
+    for block in model.variables.values():
+        labels = block.labels or tuple(str(i) for i in range(block.size))
+        names += [f"{block.name}[{label}]" for label in labels]
+    return names
+
+
+def _full_vector(parts: dict[str, np.ndarray], order, what: str) -> np.ndarray:
+    try:
+        return np.concatenate([np.asarray(parts[name], dtype=float).reshape(-1) for name in order]) \
+            if order else np.zeros(0)
+    except KeyError as exc:
+        raise SolveError(f"the solution has no {what} for block {exc.args[0]!r}") from None
+
+
+def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.ndarray]:
+    form = model.matrix_form()
+    x = _full_vector(solution.values, list(model.variables), "values")
+    y = _full_vector(solution.duals, list(model.constraints), "duals")
+    sign = -1.0 if form.maximize else 1.0
+    c, y = sign * form.c, sign * y
+    reduced = c - form.A.T @ y
+    n = x.size
+    rows, rhs, mult, names, eq_rows, eq_rhs = [], [], [], [], [], []
+    row_names = _row_names(model)
+    A = form.A
+    ge = np.flatnonzero(form.row_sense == ">")
+    le = np.flatnonzero(form.row_sense == "<")
+    eq = np.flatnonzero(form.row_sense == "=")
+    rows += [A[ge], -A[le]]
+    rhs += [form.rhs[ge], -form.rhs[le]]
+    mult += [y[ge], -y[le]]
+    names += [row_names[i] for i in ge] + [row_names[i] for i in le]
+    eq_rows.append(A[eq])
+    eq_rhs.append(form.rhs[eq])
+    var_names = _variable_names(model)
+    fixed = form.col_lb == form.col_ub
+    has_lb = np.isfinite(form.col_lb) & ~fixed
+    has_ub = np.isfinite(form.col_ub) & ~fixed
+    identity = sp.identity(n, format="csr")
+    rows += [identity[has_lb], -identity[has_ub]]
+    rhs += [form.col_lb[has_lb], -form.col_ub[has_ub]]
+    mult += [np.clip(reduced[has_lb], 0.0, None), np.clip(-reduced[has_ub], 0.0, None)]
+    names += [f"{var_names[j]} >= {form.col_lb[j]:g}" for j in np.flatnonzero(has_lb)]
+    names += [f"{var_names[j]} <= {form.col_ub[j]:g}" for j in np.flatnonzero(has_ub)]
+    eq_rows.append(identity[fixed])
+    eq_rhs.append(form.col_lb[fixed])
+    standard = _StandardForm(c, sp.vstack(rows, format="csr"), np.concatenate(rhs), np.concatenate(mult),
+                             names, sp.vstack(eq_rows, format="csr"), np.concatenate(eq_rhs))
+    # Reduced costs of variables strictly between their bounds must vanish: a sign check on the duals.
+    free_like = ~(has_lb & np.isclose(x, form.col_lb, atol=1e-6)) & ~(has_ub & np.isclose(x, form.col_ub, atol=1e-6)) \
+        & ~fixed
+    stray = np.abs(reduced[free_like]).max(initial=0.0)
+    negative = -standard.u.min(initial=0.0)
+    if max(stray, negative) > 1e-5 * max(1.0, np.abs(c).max(initial=0.0)):
+        raise SolveError(f"{model.name}: the duals are not optimal for this solution (reduced cost {stray:.2e} on "
+                         f"a variable off its bounds, multiplier {-negative:.2e}); is the solution optimal?")
+    return standard, x
+
+
+def _unit_rows(M: sp.csr_matrix) -> sp.csr_matrix:
+    norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).reshape(-1))
+    norms[norms == 0] = 1.0
+    return sp.diags(1.0 / norms) @ M
+
+
+def _direction_lp(keep: sp.csr_matrix, loose: sp.csr_matrix, objective: np.ndarray | None, backend: str,
+                  box: bool) -> tuple[float, np.ndarray]:
+    """Max ``e^T loose d`` (or ``objective^T d``) s.t. ``keep d = 0``, ``0 <= loose d (<= 1)``; optional box."""
+    n = keep.shape[1]
+    model = Model("mangasarian_direction")
+    d = model.add_variables("d", n, lb=-1.0 if box else -np.inf, ub=1.0 if box else np.inf)
+    if keep.shape[0]:
+        model.add_constraints("keep", {d: keep}, "==", 0.0)
+    if loose.shape[0]:
+        model.add_constraints("loose_low", {d: loose}, ">=", 0.0)
+        if objective is None:
+            model.add_constraints("loose_high", {d: loose}, "<=", 1.0)
+    coeffs = np.asarray(loose.sum(axis=0)).reshape(-1) if objective is None else objective
+    model.set_objective({d: coeffs}, sense="max")
+    solution = model.solve(backend)
+    if not solution.optimal:
+        raise SolveError(f"Mangasarian direction LP on {backend}: {solution.status}")
+    return float(solution.objective), solution.values["d"]
+
+
+def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] | None = None,
+                     tolerance: float = DEFAULT_TOLERANCE, activity_tolerance: float = DEFAULT_ACTIVITY_TOLERANCE,
+                     backend: str = "highs", seed: int = 0) -> UniquenessResult:
+    """Is ``solution`` the unique optimum of the LP ``model`` (of the variable ``blocks`` only, if given)?
+
+    ``tolerance``: multipliers at or below it count as zero.  ``activity_tolerance``:
+    a row is active when its slack is at most that times ``1 + |rhs|``.
+    ``backend`` solves the direction LPs; ``seed`` draws the functional used
+    when ``blocks`` restricts the question.
+    """
+    if model.is_mip or model.has_cones:
+        raise ModelError(f"{model.name}: Mangasarian's test needs a linear program (no integers, no cones)")
+    if not solution.optimal:
+        raise SolveError(f"{model.name}: the solution is not optimal ({solution.status})")
+    if blocks is not None:
+        blocks = tuple(blocks)
+        for name in blocks:
+            model._block(name)  # raises ModelError for an unknown block
+    std, x = _standard_form(model, solution)
+    n = x.size
+    slack = std.G @ x - std.h
+    active = slack <= activity_tolerance * (1.0 + np.abs(std.h))
+    positive = std.u > tolerance
+    K, L = active & positive, active & ~positive
+    keep = _unit_rows(sp.vstack([std.E, std.G[K]], format="csr"))
+    loose = _unit_rows(std.G[L])
+    system = sp.vstack([keep, loose]).toarray()
+    rank = int(np.linalg.matrix_rank(system)) if system.size else 0
+    result = UniquenessResult(
+        unique=True, tolerance=tolerance, activity_tolerance=activity_tolerance,
+        smallest_positive_dual=float(std.u[K].min()) if K.any() else None,
+        largest_zero_dual=float(np.abs(std.u[L]).max()) if L.any() else None,
+        K=tuple(std.names[i] for i in np.flatnonzero(K)), L=tuple(std.names[i] for i in np.flatnonzero(L)),
+        num_equalities=std.E.shape[0], rank=rank, num_variables=n, objective=float(solution.objective),
+        blocks=blocks)
+    if inactive_zero := int((~active & (std.u > tolerance)).sum()):
+        result.notes.append(f"warning: {inactive_zero} inactive rows carry a positive multiplier "
+                            "(complementary slackness violated beyond the tolerances)")
+
+    if blocks is None:
+        if rank < n:
+            direction = np.linalg.svd(system if system.size else np.zeros((1, n)))[2][-1]
+            result.notes.append(f"the active system has rank {rank} < {n}: a null-space direction")
+        else:
+            value, direction = _direction_lp(keep, loose, None, backend, box=False) if L.any() else (0.0, None)
+            result.direction_lp_value = value
+            if value <= DIRECTION_TOLERANCE:
+                return result
+    else:
+        mask = np.zeros(n, dtype=bool)
+        for name in blocks:
+            mask[model.variables[name].slice] = True
+        weights = np.where(mask, np.random.default_rng(seed).uniform(0.5, 1.5, n), 0.0)
+        best = (0.0, None)
+        for sign in (1.0, -1.0):
+            value, d = _direction_lp(keep, loose, sign * weights, backend, box=True)
+            if value > best[0]:
+                best = (value, d)
+        result.direction_lp_value, direction = best
+        if best[0] <= DIRECTION_TOLERANCE:
+            return result
+    _second_optimum(result, model, std, x, slack, active, direction)
+    return result
+
+
+def _second_optimum(result: UniquenessResult, model: Model, std: _StandardForm, x: np.ndarray,
+                    slack: np.ndarray, active: np.ndarray, direction: np.ndarray) -> None:
+    """Fill in the non-unique verdict: direction, largest feasible step, second optimum and its objective."""
+    direction = direction / np.abs(direction).max()
+    rate = std.G @ direction
+    if (rate[active] < -1e-9).any():  # a null-space direction may point either way: take the feasible one
+        direction, rate = -direction, -rate
+    shrinking = ~active & (rate < -1e-12)
+    step = float(np.min(slack[shrinking] / -rate[shrinking])) if shrinking.any() else 1.0
+    second = x + step * direction
+    sign = -1.0 if model.sense == "max" else 1.0
+    violation = max(float(np.clip(std.h - std.G @ second, 0.0, None).max(initial=0.0)),
+                    float(np.abs(std.E @ second - std.e).max(initial=0.0)))
+    result.unique = False
+    result.direction = model.split_values(direction)
+    result.step = step
+    result.second_point = model.split_values(second)
+    result.second_objective = float(sign * (std.c @ second)) + model.objective_constant
+    result.second_violation = violation
