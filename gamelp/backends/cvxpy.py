@@ -49,8 +49,8 @@ _STATUS = {
 _TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "HIGHS": "time_limit",
                       "GUROBI": "TimeLimit", "COPT": "TimeLimit", "CBC": "maximumSeconds"}
 _MIP_GAP_OPTION = {"HIGHS": "mip_rel_gap", "GUROBI": "MIPGap", "COPT": "RelGap", "CBC": "allowableFractionGap"}
-# Options that make a solver tell infeasible from unbounded when its presolve could not.
-_DISAMBIGUATE = {"GUROBI": {"DualReductions": 0}}
+# Solvers whose cvxpy interface can re-solve to tell infeasible from unbounded when presolve could not.
+_REOPTIMIZE = {"GUROBI", "CPLEX"}
 
 
 # ----------------------------------------------------------------------------- building
@@ -144,6 +144,8 @@ def _solver_options(name: str, model, time_limit, mip_gap, options: dict) -> dic
             raise BackendError(f"gamelp knows no {what} option for cvxpy:{name}; "
                                "pass the solver's own option as a keyword instead")
         opts[table[name]] = float(value)
+    if name in _REOPTIMIZE:
+        opts.setdefault("reoptimize", True)
     return opts
 
 
@@ -175,8 +177,6 @@ def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit
     with capture_output([buffer, sys.stdout] if verbose else buffer, capture_fd=True):
         try:
             problem.solve(solver=name, verbose=True, **opts)
-            if problem.status == cps.INFEASIBLE_OR_UNBOUNDED and name in _DISAMBIGUATE:
-                problem.solve(solver=name, verbose=True, **(opts | _DISAMBIGUATE[name]))
             failure = None
         except cp.error.SolverError as exc:
             failure = exc

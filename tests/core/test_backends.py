@@ -1,0 +1,312 @@
+"""Cross-backend checks: every backend that can take a model finds the same optimum and duals.
+
+The models are small with closed-form answers: a production LP (optimum 41 at
+x = (2, 6); every row sense active), a fixed-charge knapsack MILP (unique
+optimum 16 at (4, 1, 0), y = 0), and a linear objective over a Euclidean ball
+(optimum c.centre +- r ||c||).  Duals are checked against finite differences of
+the optimum in each right-hand side, for both objective senses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gamelp.backends import check, solve
+from gamelp.backends import gurobi as gurobi_backend
+from gamelp.errors import BackendError
+from gamelp.model import Model
+from gamelp.solution import INFEASIBLE, OPTIMAL, UNBOUNDED
+
+cp = pytest.importorskip("cvxpy")
+pyo = pytest.importorskip("pyomo.environ")
+
+LP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct",
+               "cvxpy:CLARABEL", "cvxpy:HIGHS", "cvxpy:SCS", "cvxpy:GUROBI"]
+MIP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:GUROBI"]
+CONE_BACKENDS = ["gurobi", "pyomo:gurobi_direct", "cvxpy:CLARABEL", "cvxpy:SCS", "cvxpy:GUROBI"]
+# Backends that report duals for the linear rows of a cone model.
+CONE_DUAL_BACKENDS = ["gurobi", "cvxpy:CLARABEL", "cvxpy:SCS", "cvxpy:GUROBI"]
+
+
+def tolerance(backend: str) -> float:
+    """SCS is a first-order method: it gets a looser tolerance than the interior-point / simplex solvers."""
+    return 2e-3 if backend == "cvxpy:SCS" else 1e-5
+
+
+def production_lp(sense: str = "max", delta: dict | None = None) -> Model:
+    """max 3 x0 + 5 x1 + 0.5 w + 1 with x0 <= 4, 2 x1 <= 12, -3 x0 - 2 x1 >= -18, w = x0 + x1.
+
+    Optimum 41 at x = (2, 6), w = 8; d(opt)/d(rhs): caps (0, 19/12), mix -7/6, link 0.5, floor 0.
+    ``sense="min"`` minimises the negated objective (optimum -41, duals negated).
+    ``delta`` shifts right-hand sides by block name.
+    """
+    delta = delta or {}
+    sign = 1.0 if sense == "max" else -1.0
+    m = Model(f"production_{sense}")
+    x = m.add_variables("x", 2, lb=0, labels=["a", "b"])
+    w = m.add_variables("w", 1, lb=-np.inf)
+    m.add_constraints("caps", {x: [[1, 0], [0, 2]]}, "<=", np.array([4.0, 12.0]) + delta.get("caps", 0))
+    m.add_constraints("mix", {x: [[-3, -2]]}, ">=", -18.0 + delta.get("mix", 0))
+    m.add_constraints("link", {w: [[1]], x: [[-1, -1]]}, "==", 0.0 + delta.get("link", 0))
+    m.add_constraints("floor", {x: [[1, 1]]}, ">=", 1.0 + delta.get("floor", 0))
+    m.set_objective({x: sign * np.array([3.0, 5.0]), w: [sign * 0.5]}, sense=sense, constant=sign * 1.0)
+    return m
+
+
+PRODUCTION_DUALS = {"caps": [0.0, 19 / 12], "mix": [-7 / 6], "link": [0.5], "floor": [0.0]}
+
+
+def knapsack_milp() -> Model:
+    """max 3 x0 + 4 x1 + 6 x2 - 1.5 y, 2 x0 + 3 x1 + 4 x2 <= 11.5, x2 <= 3 y, x integer in [0, 10], y binary."""
+    m = Model("knapsack")
+    x = m.add_variables("x", 3, kind="integer", ub=10)
+    y = m.add_variables("y", 1, kind="binary")
+    m.add_constraints("weight", {x: [[2, 3, 4]]}, "<=", 11.5)
+    m.add_constraints("charge", {x: [[0, 0, 1]], y: [[-3]]}, "<=", 0)
+    m.set_objective({x: [3, 4, 6], y: [-1.5]}, sense="max")
+    return m
+
+
+CENTRE, RADIUS, DIRECTION = np.array([1.0, -1.0, 0.5]), 2.0, np.array([1.0, 2.0, 2.0])
+
+
+def ball_model(sense: str = "max", cap: float | None = None) -> Model:
+    """Optimise DIRECTION . x over ||x - CENTRE|| <= RADIUS (optionally with x0 <= cap, or >= cap for min)."""
+    m = Model(f"ball_{sense}")
+    x = m.add_variables("x", 3, lb=-np.inf)
+    m.add_cone("ball", {x: np.vstack([np.zeros(3), np.eye(3)])}, constant=np.r_[RADIUS, -CENTRE])
+    if cap is not None:
+        m.add_constraints("cap", {x: [[1, 0, 0]]}, "<=" if sense == "max" else ">=", cap)
+    m.set_objective({x: DIRECTION}, sense=sense)
+    return m
+
+
+def single_row(sense: str, rhs: float, objective: str) -> Model:
+    m = Model(f"x {sense} {rhs}")
+    x = m.add_variables("x", 1, lb=0)
+    m.add_constraints("row", {x: [[1]]}, sense, rhs)
+    m.set_objective({x: [1]}, sense=objective)
+    return m
+
+
+# ----------------------------------------------------------------------------- same optimum everywhere
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+@pytest.mark.parametrize("sense", ["max", "min"])
+def test_lp_optimum_and_duals_match_closed_form(backend, sense):
+    sol = solve(production_lp(sense), backend)
+    tol = tolerance(backend)
+    sign = 1.0 if sense == "max" else -1.0
+    assert sol.status == OPTIMAL and sol.backend == backend
+    assert sol.objective == pytest.approx(sign * 41.0, abs=tol * 41)
+    np.testing.assert_allclose(sol.values["x"], [2.0, 6.0], atol=tol * 10)
+    np.testing.assert_allclose(sol.values["w"], [8.0], atol=tol * 10)
+    assert sol.mip_gap == 0.0
+    for block, expected in PRODUCTION_DUALS.items():
+        np.testing.assert_allclose(sol.duals[block], sign * np.array(expected), atol=tol * 10, err_msg=block)
+
+
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+@pytest.mark.parametrize("sense", ["max", "min"])
+def test_lp_duals_are_finite_difference_derivatives(backend, sense):
+    """d(optimum)/d(rhs) by forward differences equals the reported dual, row by row."""
+    h = 1e-3
+    base = solve(production_lp(sense), backend)
+    tol = tolerance(backend)
+    for block, duals in base.duals.items():
+        for row in range(len(duals)):
+            shift = np.zeros(len(duals))
+            shift[row] = h
+            moved = solve(production_lp(sense, {block: shift}), backend)
+            derivative = (moved.objective - base.objective) / h
+            assert derivative == pytest.approx(duals[row], abs=max(tol * 50, 1e-4)), (block, row)
+
+
+@pytest.mark.parametrize("backend", MIP_BACKENDS)
+def test_milp_optimum_and_gap(backend):
+    sol = solve(knapsack_milp(), backend, mip_gap=1e-6)
+    assert sol.status == OPTIMAL
+    assert sol.objective == pytest.approx(16.0, abs=1e-6)
+    np.testing.assert_allclose(sol.values["x"], [4, 1, 0], atol=1e-6)
+    np.testing.assert_allclose(sol.values["y"], [0], atol=1e-6)
+    assert sol.mip_gap is not None and 0.0 <= sol.mip_gap <= 1e-6
+    assert sol.duals == {}
+
+
+@pytest.mark.parametrize("backend", CONE_BACKENDS)
+@pytest.mark.parametrize("sense", ["max", "min"])
+def test_soc_optimum_matches_closed_form(backend, sense):
+    sol = solve(ball_model(sense), backend)
+    sign = 1.0 if sense == "max" else -1.0
+    tol = max(tolerance(backend), 1e-6) * 10
+    assert sol.status == OPTIMAL
+    assert sol.objective == pytest.approx(DIRECTION @ CENTRE + sign * RADIUS * np.linalg.norm(DIRECTION), abs=tol)
+    expected_x = CENTRE + sign * RADIUS * DIRECTION / np.linalg.norm(DIRECTION)
+    np.testing.assert_allclose(sol.values["x"], expected_x, atol=tol * 10)
+
+
+@pytest.mark.parametrize("backend", CONE_DUAL_BACKENDS)
+@pytest.mark.parametrize("sense", ["max", "min"])
+def test_soc_row_duals_are_finite_difference_derivatives(backend, sense):
+    """The cap x0 <= 1.5 (>= 0.5 when minimising) cuts the ball's optimum: its dual is d(opt)/d(cap)."""
+    cap, h = (1.5, 1e-3) if sense == "max" else (0.5, 1e-3)
+    base, moved = solve(ball_model(sense, cap), backend), solve(ball_model(sense, cap + h), backend)
+    # Closed form: the optimum with x0 fixed at the cap, the rest on the circle left in the ball.
+    sign = 1.0 if sense == "max" else -1.0
+    rest = np.sqrt(RADIUS ** 2 - (cap - CENTRE[0]) ** 2)
+    expected = DIRECTION[0] * cap + DIRECTION[1:] @ CENTRE[1:] + sign * rest * np.linalg.norm(DIRECTION[1:])
+    tol = tolerance(backend) * 10
+    assert base.objective == pytest.approx(expected, abs=tol)
+    assert base.duals["cap"][0] == pytest.approx((moved.objective - base.objective) / h, abs=max(tol, 2e-3))
+    assert abs(base.duals["cap"][0]) > 0.1  # the cap is active, so the test has teeth
+
+
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+def test_infeasible_and_unbounded_statuses(backend):
+    infeasible = solve(single_row("<=", -1.0, "min"), backend)
+    unbounded = solve(single_row(">=", 1.0, "max"), backend)
+    assert infeasible.status == INFEASIBLE and infeasible.objective is None
+    assert unbounded.status == UNBOUNDED
+
+
+# ----------------------------------------------------------------------------- refusals
+@pytest.mark.parametrize("backend, alternative", [("highs", "CLARABEL"), ("pyomo:appsi_highs", "gurobi_direct"),
+                                                  ("cvxpy:HIGHS", "CLARABEL")])
+def test_cone_refused_by_solvers_without_cones(backend, alternative):
+    with pytest.raises(BackendError, match="cone") as info:
+        solve(ball_model(), backend)
+    assert alternative in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["cvxpy:CLARABEL", "cvxpy:SCS"])
+def test_mip_refused_by_continuous_solvers(backend):
+    with pytest.raises(BackendError, match="integer") as info:
+        check(knapsack_milp(), backend)
+    assert "cvxpy:HIGHS" in str(info.value) and "highs" in str(info.value)
+
+
+def big_model(n: int = 2500) -> Model:
+    m = Model("big")
+    x = m.add_variables("x", n, lb=0, ub=1)
+    m.set_objective({x: np.ones(n)}, sense="max")
+    return m
+
+
+@pytest.fixture
+def restricted_licence():
+    if not gurobi_backend.licence_is_restricted():
+        pytest.skip("a full Gurobi licence is installed: there is no size limit to refuse")
+
+
+@pytest.mark.parametrize("backend", ["gurobi", "pyomo:gurobi_direct"])
+def test_gurobi_size_limit_refused_up_front(backend, restricted_licence):
+    with pytest.raises(BackendError) as info:
+        check(big_model(), backend)
+    message = str(info.value)
+    assert "2500 variables" in message and "highs" in message and backend in message
+
+
+def test_gurobi_size_count_includes_cone_auxiliaries(restricted_licence):
+    m = ball_model()
+    m.add_variables("pad", 1995)  # 1998 columns + 4 cone auxiliaries = 2002 > 2000
+    assert gurobi_backend.model_size(m) == (2002, 4)
+    with pytest.raises(BackendError, match="2002 variables.*cvxpy:CLARABEL"):
+        check(m, "gurobi")
+    check(m, "cvxpy:CLARABEL")
+
+
+def test_unrestricted_override_defers_to_the_solver(monkeypatch):
+    restricted = gurobi_backend.licence_is_restricted()
+    monkeypatch.setenv(gurobi_backend.UNRESTRICTED_ENV_VAR, "1")
+    gurobi_backend.licence_is_restricted.cache_clear()
+    try:
+        check(big_model(), "gurobi")  # no up-front refusal any more
+        if restricted:  # Gurobi itself refuses at solve time: same message, same error type
+            with pytest.raises(BackendError, match="2500 variables.*highs"):
+                solve(big_model(), "gurobi")
+        else:
+            assert solve(big_model(), "gurobi").objective == pytest.approx(2500)
+    finally:
+        gurobi_backend.licence_is_restricted.cache_clear()
+
+
+@pytest.mark.parametrize("backend", ["simplex", "cvxpy:NO_SUCH_SOLVER", "pyomo:no_such_solver", "cvxpy", "pyomo",
+                                     "gurobi:foo"])
+def test_unknown_backend_or_solver_refused(backend):
+    with pytest.raises(BackendError):
+        solve(production_lp(), backend)
+
+
+@pytest.mark.parametrize("backend, option", [("gurobi", "NoSuchParam"), ("cvxpy:CLARABEL", "no_such_setting"),
+                                             ("cvxpy:HIGHS", "no_such_option"),
+                                             ("pyomo:appsi_highs", "no_such_option"),
+                                             ("pyomo:gurobi_direct", "NoSuchParam")])
+def test_bad_solver_option_refused(backend, option):
+    with pytest.raises(BackendError, match=option):
+        solve(production_lp(), backend, **{option: 1})
+
+
+@pytest.mark.parametrize("backend", MIP_BACKENDS)
+def test_time_limit_and_gap_options_are_accepted(backend):
+    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4)
+    assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0)
+
+
+# ----------------------------------------------------------------------------- native objects
+def test_to_pyomo_can_be_extended_natively():
+    pm = production_lp().to_pyomo()
+    x = pm.gamelp_variables["x"]
+    assert x is pm.x and pm.gamelp_constraints["caps"] is pm.caps
+    pm.extra = pyo.Constraint(expr=x[1] <= 5)  # the user's own constraint
+    result = pyo.SolverFactory("appsi_highs").solve(pm)
+    assert str(result.solver.termination_condition) == "optimal"
+    # With x1 <= 5 the optimum moves to x = (8/3, 5): 3.5 * 8/3 + 5.5 * 5 + 1 = 37.8333...
+    assert pyo.value(pm.objective) == pytest.approx(3.5 * 8 / 3 + 5.5 * 5 + 1)
+    assert pyo.value(x[0]) == pytest.approx(8 / 3)
+    assert pm.dual[pm.extra] == pytest.approx(5.5 - 3.5 * 2 / 3)
+
+
+def test_to_pyomo_names_clashing_blocks_apart():
+    m = Model("clash")
+    x = m.add_variables("x", 1, ub=1)
+    m.add_constraints("x", {x: [[1]]}, "<=", 0.5)
+    m.set_objective({x: [1]}, sense="max")
+    pm = m.to_pyomo()
+    assert pm.gamelp_variables["x"] is pm.x and pm.gamelp_constraints["x"] is pm.x_con
+    assert solve(m, "pyomo:appsi_highs").objective == pytest.approx(0.5)
+
+
+def test_to_cvxpy_can_be_extended_natively():
+    problem = production_lp().to_cvxpy()
+    x = problem.var_blocks["x"]
+    assert set(problem.constraint_blocks) == {"caps", "mix", "link", "floor"}
+    extended = cp.Problem(problem.objective, problem.constraints + [x[1] <= 5])
+    extended.solve(solver="CLARABEL")
+    assert extended.value == pytest.approx(3.5 * 8 / 3 + 5.5 * 5 + 1, abs=1e-6)
+    np.testing.assert_allclose(x.value, [8 / 3, 5], atol=1e-6)
+
+
+def test_to_cvxpy_keeps_cones():
+    problem = ball_model().to_cvxpy()
+    assert set(problem.cone_blocks) == {"ball"}
+    problem.solve(solver="CLARABEL")
+    assert problem.value == pytest.approx(DIRECTION @ CENTRE + RADIUS * 3, abs=1e-6)
+
+
+# ----------------------------------------------------------------------------- logs
+ALL_BACKENDS = LP_BACKENDS
+
+
+@pytest.mark.parametrize("backend", ALL_BACKENDS)
+def test_quiet_by_default_but_log_kept(backend, capfd):
+    sol = solve(production_lp(), backend, verbose=False)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert sol.status == OPTIMAL and len(sol.log) > 100
+
+
+@pytest.mark.parametrize("backend", ["highs", "gurobi", "pyomo:appsi_highs", "cvxpy:CLARABEL"])
+def test_verbose_prints_the_solver_log(backend, capfd):
+    sol = solve(production_lp(), backend, verbose=True)
+    out, _ = capfd.readouterr()
+    assert len(out) > 100 and len(sol.log) > 100
