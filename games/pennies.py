@@ -136,14 +136,18 @@ class WinLossGame:
         weights[runs, best] += moved
 
     def regret_dynamics(self, weights_a, weights_b, method: str = "mwu", iterations: int = 1000,
-                        eta: float = 0.1, floor: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+                        eta: float = 0.1, mix: float = 0.02) -> tuple[np.ndarray, np.ndarray]:
         """Self-play of MWU or OMWU (from :mod:`gamelp.regret`) on ``W`` (A's utility ``a^T W b``).
 
-        Both minimisers are warm-started at the given strategies (pure
-        entries clipped to ``floor`` so the logits stay finite) by setting
-        their cumulative utility to ``log(x0) / eta``.  Returns the
-        iterates of A and of B, shape ``(iterations, n_actions)``.
+        Both minimisers are warm-started at the given strategies mixed with
+        the uniform one, ``x0 = (1 - mix) x + mix / n`` (so the logits of
+        pure strategies stay finite), by setting their cumulative utility to
+        ``log(x0) / eta``.  Returns the iterates of A and of B, shape
+        ``(iterations, n_actions)``.
         """
+        if not 0 < mix <= 1 or iterations < 1:
+            raise MatrixGameSimError(f"need 0 < mix <= 1 and iterations >= 1, got mix={mix}, "
+                                     f"iterations={iterations}")
         from gamelp.regret import MWU, OMWU
 
         kinds = {"mwu": MWU, "omwu": OMWU}
@@ -152,9 +156,9 @@ class WinLossGame:
         W = np.asarray(self.win, dtype=float)
         players = []
         for weights, who in ((weights_a, "A"), (weights_b, "B")):
-            start = np.maximum(self.mixed(weights, who), floor)
+            start = (1 - mix) * self.mixed(weights, who) + mix / self.n_actions
             player = kinds[method](self.n_actions, eta=eta)
-            player.cumulative = np.log(start / start.sum()) / eta
+            player.cumulative = np.log(start) / eta
             players.append(player)
         xs, ys = np.empty((iterations, self.n_actions)), np.empty((iterations, self.n_actions))
         for t in range(iterations):
