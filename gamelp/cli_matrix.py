@@ -1,0 +1,104 @@
+"""The ``gamelp matrix`` command: solve a matrix game read from a payoff CSV.
+
+``gamelp matrix solve FILE.csv [--player row|col] [--backend B] [--form general|thesis]
+[--robust interval|ellipsoidal --radius R --std STD.csv] [--unique] [--no-reduce] [--json]``
+
+Strictly dominated rows and columns are removed first (unless ``--no-reduce``);
+the printed strategy still lists every original label, removed ones at 0.
+:func:`add_subparser` plugs the command into the main ``gamelp`` parser; each
+leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from gamelp.backends import DEFAULT_BACKEND
+from gamelp.errors import GamelpError
+from gamelp.matrix import MatrixGame
+
+
+def add_subparser(subparsers) -> argparse.ArgumentParser:
+    """Add ``matrix solve`` to the main parser's ``subparsers``."""
+    matrix = subparsers.add_parser("matrix", help="matrix games from payoff CSVs (Nash, robust, uniqueness)")
+    commands = matrix.add_subparsers(dest="matrix_command", required=True)
+    solve = commands.add_parser(
+        "solve", help="optimal mixed strategy of a matrix game",
+        description="Solve a zero-sum matrix game (row player maximises the CSV's payoffs). The CSV's first "
+                    "row and column are labels.")
+    solve.add_argument("file", help="payoff CSV")
+    solve.add_argument("--player", choices=("row", "col"), default="row", help="whose strategy (default row)")
+    solve.add_argument("--backend", default=DEFAULT_BACKEND,
+                       help="highs, gurobi, pyomo:<solver>, cvxpy:<SOLVER> (ellipsoidal needs a cone solver, "
+                            "e.g. cvxpy:CLARABEL)")
+    solve.add_argument("--form", choices=("general", "thesis"), default="general",
+                       help="LP form: general (any payoffs) or the thesis's min e^T x, C^T x >= e (needs value > 0)")
+    solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
+    solve.add_argument("--radius", type=float, help="radius R of the uncertainty set (with --robust)")
+    solve.add_argument("--std", help="CSV of standard deviations, same labels (with --robust)")
+    solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
+    solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
+    solve.add_argument("--json", action="store_true", help="print JSON")
+    solve.set_defaults(func=run_solve)
+    return matrix
+
+
+def run_solve(args) -> int:
+    """Solve, print, return 0; every user error surfaces as a GamelpError."""
+    if args.robust and (args.radius is None or args.std is None):
+        raise GamelpError("--robust needs --radius R and --std STD.csv")
+    if not args.robust and (args.radius is not None or args.std is not None):
+        raise GamelpError("--radius and --std only make sense with --robust interval|ellipsoidal")
+    game = MatrixGame.from_csv(args.file, std_path=args.std)
+    removed_rows, removed_cols = [], []
+    solved = game
+    if not args.no_reduce:
+        solved, removed_rows, removed_cols = game.reduce_dominated()
+    payload = {"file": str(args.file), "player": args.player, "backend": args.backend, "form": args.form,
+               "shape": list(game.shape), "solved_shape": list(solved.shape),
+               "removed": {"rows": removed_rows, "columns": removed_cols}}
+    if args.robust:
+        from gamelp.models.robust import solve_robust
+
+        result = solve_robust(solved, args.robust, args.radius, player=args.player, form=args.form,
+                              backend=args.backend)
+        payload.update(robust=args.robust, radius=args.radius, nominal_value=result.nominal_value)
+        opponent = None
+    else:
+        from gamelp.models.nash import solve_matrix_nash
+
+        result = solve_matrix_nash(solved, args.player, args.backend, form=args.form)
+        opponent = result.strategy_dict("col" if args.player == "row" else "row")
+    labels = game.row_labels if args.player == "row" else game.col_labels
+    found = result.strategy_dict()
+    payload.update(value=result.value, guaranteed_value=result.guaranteed_value,
+                   status=result.solution.status, strategy={label: found.get(label, 0.0) for label in labels})
+    if opponent is not None:
+        other = game.col_labels if args.player == "row" else game.row_labels
+        payload["opponent_strategy"] = {label: opponent.get(label, 0.0) for label in other}
+    if args.unique:
+        from gamelp.models.uniqueness import check_uniqueness
+
+        verdict = check_uniqueness(result.model, result.solution, backend=args.backend)
+        payload.update(verdict.as_dict())
+        payload["uniqueness_summary"] = verdict.summary()
+    if args.json:
+        print(json.dumps(payload, indent=2, default=float))
+    else:
+        _print_text(payload)
+    return 0
+
+
+def _print_text(payload: dict) -> None:
+    what = f"robust {payload['robust']} R={payload['radius']:g}" if "robust" in payload else "Nash"
+    print(f"{payload['file']}: {what}, {payload['player']} player, {payload['form']} form on {payload['backend']}: "
+          f"value {payload['value']:.6f} (guaranteed {payload['guaranteed_value']:.6f})")
+    removed = payload["removed"]
+    print(f"removed as strictly dominated: {len(removed['rows'])} rows, {len(removed['columns'])} columns; "
+          f"solved {payload['solved_shape'][0]}x{payload['solved_shape'][1]}")
+    for label, probability in payload["strategy"].items():
+        if probability > 1e-9:
+            print(f"  {label:>12}  {100 * probability:6.2f}%")
+    if "unique" in payload:
+        print(payload["uniqueness_summary"])
