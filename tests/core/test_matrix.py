@@ -1,0 +1,136 @@
+"""MatrixGame: CSV round trip, every malformed-file error, iterated dominance, the Appendix B data."""
+
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from gamelp.errors import GamelpError, MatrixFileError
+from gamelp.matrix import MatrixGame, MatrixGameError
+
+ESCHE = resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv")
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_round_trip_is_exact(tmp_path):
+    rng = np.random.default_rng(1)
+    payoffs, std = rng.normal(size=(4, 3)), rng.random((4, 3))
+    game = MatrixGame(payoffs, ["a", "b", "c", "d"], ["x", "y", "z"], std=std)
+    game.to_csv(tmp_path / "p.csv", std_path=tmp_path / "s.csv")
+    back = MatrixGame.from_csv(tmp_path / "p.csv", std_path=tmp_path / "s.csv")
+    assert np.array_equal(back.payoffs, payoffs) and np.array_equal(back.std, std)
+    assert back.row_labels == ("a", "b", "c", "d") and back.col_labels == ("x", "y", "z")
+    assert back.shape == (4, 3)
+
+
+def test_appendix_b_transcription():
+    game = MatrixGame.from_csv(ESCHE)
+    assert game.shape == (33, 33)
+    assert game.row_labels == game.col_labels
+    assert game.row_labels[0] == "0C16L" and game.row_labels[-1] == "8C48L"
+    assert game.row_labels[11] == "4C12L" and game.row_labels[22] == "8C8L"
+    # A symmetric deck game: c_ij + c_ji = 1 exactly as printed, 0.5 on the diagonal.
+    assert np.abs(game.payoffs + game.payoffs.T - 1).max() < 1e-12
+    assert np.all(np.diag(game.payoffs) == 0.5)
+    assert game.payoffs[game.row_labels.index("8C28L"), game.col_labels.index("0C56L")] == 0.6735
+
+
+MALFORMED = {
+    "ragged": (",a,b\nr1,1,2\nr2,3\n", ["line 3", "'r2'", "1 values", "2 columns"]),
+    "non_numeric": (",a,b\nr1,1,2\nr2,3,abc\n", ["line 3", "'r2'", "column 'b'", "'abc'"]),
+    "nan": (",a,b\nr1,1,nan\nr2,3,4\n", ["line 2", "'r1'", "column 'b'", "finite"]),
+    "inf": (",a,b\nr1,1,2\nr2,inf,4\n", ["'r2'", "column 'a'", "finite"]),
+    "empty": ("", ["empty"]),
+    "blank_lines_only": ("\n\n", ["empty"]),
+    "header_only": (",a,b\n", ["no data rows"]),
+    "no_columns": ("corner\nr1\n", ["no column labels"]),
+    "duplicate_column": (",a,a\nr1,1,2\n", ["column label 'a' appears twice"]),
+    "duplicate_row": (",a,b\nr1,1,2\nr1,3,4\n", ["row label 'r1' appears twice"]),
+    "empty_row_label": (",a,b\n,1,2\n", ["row label is empty"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_payoff_csv(tmp_path, case):
+    text, fragments = MALFORMED[case]
+    path = write(tmp_path / f"{case}.csv", text)
+    with pytest.raises(MatrixFileError) as info:
+        MatrixGame.from_csv(path)
+    message = str(info.value)
+    assert str(path) in message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+GOOD = ",a,b\nr1,0.5,0.25\nr2,0.75,0.5\n"
+STD_CASES = {
+    "shape": (",a,b\nr1,0.1,0.1\n", ["1x2", "2x2"]),
+    "row_label": (",a,b\nr1,0.1,0.1\nrX,0.1,0.1\n", ["row 2 is labelled 'rX'", "'r2'"]),
+    "col_label": (",a,c\nr1,0.1,0.1\nr2,0.1,0.1\n", ["column 2 is labelled 'c'", "'b'"]),
+    "negative": (",a,b\nr1,0.1,0.1\nr2,0.1,-0.2\n", ["row 'r2'", "column 'b'", "negative"]),
+    "nan": (",a,b\nr1,0.1,NaN\nr2,0.1,0.1\n", ["'r1'", "column 'b'", "finite"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STD_CASES))
+def test_malformed_std_csv(tmp_path, case):
+    text, fragments = STD_CASES[case]
+    payoffs = write(tmp_path / "p.csv", GOOD)
+    std = write(tmp_path / f"std_{case}.csv", text)
+    with pytest.raises(MatrixFileError) as info:
+        MatrixGame.from_csv(payoffs, std_path=std)
+    message = str(info.value)
+    assert str(std) in message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_missing_file_is_a_gamelp_error(tmp_path):
+    with pytest.raises(GamelpError, match="cannot read"):
+        MatrixGame.from_csv(tmp_path / "absent.csv")
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"payoffs": [[1.0, np.nan]]}, "is nan"),
+    ({"payoffs": [[1.0, 2.0]], "row_labels": ["a", "b"]}, "2 labels for 1"),
+    ({"payoffs": [[1.0, 2.0]], "col_labels": ["a", "a"]}, "appears twice"),
+    ({"payoffs": [[1.0, 2.0]], "std": [[0.1]]}, "shape"),
+    ({"payoffs": [[1.0, 2.0]], "std": [[0.1, -0.1]]}, "non-negative"),
+    ({"payoffs": []}, "non-empty"),
+])
+def test_constructor_errors(kwargs, fragment):
+    with pytest.raises(MatrixGameError, match=fragment):
+        MatrixGame(**kwargs)
+
+
+def test_iterated_dominance_order_and_result():
+    payoffs = np.array([[3.0, 1.0, 4.0],
+                        [2.0, 0.0, 5.0],
+                        [1.0, -1.0, 0.0]])
+    game = MatrixGame(payoffs, ["r0", "r1", "r2"], ["c0", "c1", "c2"], std=np.ones((3, 3)))
+    reduced, rows, cols = game.reduce_dominated()
+    # Pass 1: r2 (below r0 everywhere); over rows r0, r1 column c1 = (1, 0) is below c0 = (3, 2) and
+    # c2 = (4, 5).  Pass 2: over column c1 alone r1 (0) is below r0 (1).
+    assert rows == ["r2", "r1"]
+    assert cols == ["c0", "c2"]
+    assert reduced.row_labels == ("r0",) and reduced.col_labels == ("c1",)
+    assert reduced.payoffs.tolist() == [[1.0]] and reduced.std.shape == (1, 1)
+
+
+def test_weak_dominance_is_kept():
+    game = MatrixGame([[1.0, 1.0], [1.0, 0.0]])
+    reduced, rows, cols = game.reduce_dominated()
+    assert rows == [] and cols == []  # r1 <= r0 and c1 <= c0, but with a tie: not strict
+    assert reduced.shape == (2, 2)
+
+
+def test_appendix_b_reduction_keeps_the_equilibrium_support():
+    reduced, rows, cols = MatrixGame.from_csv(ESCHE).reduce_dominated()
+    assert reduced.shape == (16, 16)
+    assert len(rows) == len(cols) == 17
+    assert {"0C40L", "8C28L", "8C32L"} <= set(reduced.row_labels)
+    assert "0C56L" in rows and "8C48L" in cols
