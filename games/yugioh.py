@@ -304,7 +304,7 @@ def game_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, index]))
 
 
-def _paper_hand(dealt: list[int], first: bool) -> list[int]:
+def recorded_hand(dealt: list[int], first: bool) -> list[int]:
     """The hand the paper's script recorded: after A's first main phase when A moved first.
 
     On the game's first turn the opponent has no face-down card, so the
@@ -329,7 +329,7 @@ def play_recorded(seed: int, index: int, policy_a: Policy, rules: Rules = TABLE1
     dealt = list(a.hand)
     game = Game((a, b), rules, active=0 if first else 1)
     winner = play_game(game, (policy_a, policy_b), rng)
-    held = _paper_hand(dealt, first)
+    held = recorded_hand(dealt, first)
     return {
         "win": int(winner == 0), "FirstA": int(first),
         **dict(zip(HAND_NAMES, held)),
@@ -448,7 +448,7 @@ def _table2_chunk(args) -> list[dict]:
         first = bool(rng.integers(2))
         a, b = deal(rng, rules), deal(rng, rules)
         if strat_a == "ADP":
-            policy_a = adp_weights(model, first, _paper_hand(a.hand, first))[0]
+            policy_a = adp_weights(model, first, recorded_hand(a.hand, first))[0]
         else:
             policy_a = HALF if strat_a == "Half" else ALWAYS
         policy_b = HALF if strat_b == "Half" else ALWAYS

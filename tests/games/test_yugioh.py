@@ -211,7 +211,7 @@ def test_interaction_model_makes_adp_depend_on_the_hand():
     data = ygo.simulate_table1(6860, seed=5)
     model = ygo.fit_table1(data, interactions=True)
     assert len(model.regressors) == 8 + 12
-    choices = {ygo.adp_weights(model, first, ygo._paper_hand(hand, first))[0]
+    choices = {ygo.adp_weights(model, first, ygo.recorded_hand(hand, first))[0]
                for first in (False, True) for hand in ([5, 0, 0], [1, 2, 2], [0, 0, 5], [3, 1, 1])}
     assert len(choices) > 1
 
