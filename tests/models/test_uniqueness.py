@@ -198,7 +198,9 @@ def test_hand_built_sequence_form_game():
     verdict = check_uniqueness(result.model, result.solution, blocks=("x",))
     assert verdict.unique
     assert_unique_independently(result.model, result.solution)
-    assert result.strategy_dict()["d1:L"] == pytest.approx(1.0) if "d1:L" in result.strategy_dict() else True
+    strategy = result.strategy_dict()
+    assert strategy["d1:L"] == pytest.approx(1.0) and strategy["d1:R"] == pytest.approx(0.0, abs=1e-12)
+    assert strategy["d_L:H"] == pytest.approx(0.5)
 
 
 def test_rps_is_unique_in_the_whole_vector(rps):
