@@ -130,16 +130,18 @@ class Game:
 
     ``libraries[p]`` is player p's library from the top; a state's ``LIB`` field is
     the index of p's next card. ``remaining[p][i]`` holds the (Mountain, Bolt,
-    Devil) counts of ``libraries[p][i:]``.
+    Devil) counts of ``libraries[p][i:]``; ``derived`` caches other tables
+    computed from the libraries (e.g. evaluation features).
     """
 
-    __slots__ = ("rules", "libraries", "remaining", "decks")
+    __slots__ = ("rules", "libraries", "remaining", "decks", "derived")
 
     def __init__(self, libraries, rules: Rules = Rules(), decks=(None, None)):
         self.rules = rules
         self.libraries = tuple(tuple(int(c) for c in lib) for lib in libraries)
         self.decks = tuple(decks)
         self.remaining = tuple(_suffix_counts(lib) for lib in self.libraries)
+        self.derived: dict = {}  # tables evaluation functions derive from the libraries
 
     # ---- construction ------------------------------------------------------
     @classmethod

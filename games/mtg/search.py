@@ -72,12 +72,12 @@ class Searcher:
 
     def value(self, state) -> float:
         """Minimax value of ``state`` for player 0 (1 win, -1 loss, evaluations in between)."""
-        return self._search(state, -2.0, 2.0)
+        return self._search(state, -1.0, 1.0)
 
     def move_values(self, state) -> dict[str, float]:
         """Exact minimax value of every legal move (no pruning between moves)."""
         step = self.game.step
-        return {m: self._search(step(state, m), -2.0, 2.0) for m in self.game.legal_moves(state)}
+        return {m: self._search(step(state, m), -1.0, 1.0) for m in self.game.legal_moves(state)}
 
     def best_move(self, state) -> tuple[str, float]:
         """The first best move in move order and its value, by alpha-beta at the root."""
@@ -86,13 +86,13 @@ class Searcher:
         best_move, best = None, (-2.0 if maximise else 2.0)
         for move in self.game.legal_moves(state):
             if maximise:
-                v = self._search(step(state, move), best, 2.0)
+                v = self._search(step(state, move), max(best, -1.0), 1.0)
                 if v > best:
                     best_move, best = move, v
                     if best >= 1.0:
                         break
             else:
-                v = self._search(step(state, move), -2.0, best)
+                v = self._search(step(state, move), -1.0, min(best, 1.0))
                 if v < best:
                     best_move, best = move, v
                     if best <= -1.0:
