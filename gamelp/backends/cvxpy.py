@@ -85,7 +85,8 @@ def build(model) -> cp.Problem:
     for cone in form.cones:
         u = _blockwise(cone.matrix, model, var_blocks) + cone.constant
         cone_blocks[cone.name] = SOC(u[0], u[1:]) if cone.matrix.shape[0] > 1 else u[0] >= 0
-    objective = form.c @ cp.hstack(list(var_blocks.values())) + form.objective_constant
+    objective = cp.Constant(form.objective_constant) + sum(
+        form.c[b.slice] @ var_blocks[name] for name, b in model.variables.items() if form.c[b.slice].any())
     problem = cp.Problem(cp.Maximize(objective) if form.maximize else cp.Minimize(objective),
                          [*constraint_blocks.values(), *cone_blocks.values()])
     problem.var_blocks, problem.constraint_blocks, problem.cone_blocks = var_blocks, constraint_blocks, cone_blocks
@@ -165,6 +166,14 @@ def _mip_gap(problem: cp.Problem) -> float | None:
     return None
 
 
+def _values(model, problem: cp.Problem) -> dict[str, np.ndarray]:
+    """Block values; a block in no constraint and not in the objective (cvxpy leaves it unset)
+    sits at its bound nearest 0."""
+    return {name: np.clip(0.0, b.lb, b.ub) if problem.var_blocks[name].value is None
+            else np.asarray(problem.var_blocks[name].value, dtype=float).reshape(-1)
+            for name, b in model.variables.items()}
+
+
 def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
           mip_gap: float | None = None, **options) -> Solution:
     name = _resolve(solver)
@@ -191,9 +200,8 @@ def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit
     if problem.status == cps.OPTIMAL_INACCURATE:
         logger.warning("cvxpy:%s solved model %r only inaccurately", name, model.name)
     status = _STATUS.get(problem.status, ERROR)
-    has_primal = all(v.value is not None for v in problem.var_blocks.values()) and status in (OPTIMAL, TIME_LIMIT)
-    values = {b: np.asarray(v.value, dtype=float).reshape(-1) for b, v in problem.var_blocks.items()} \
-        if has_primal else {}
+    has_primal = status in (OPTIMAL, TIME_LIMIT) and problem.value is not None and np.isfinite(problem.value)
+    values = _values(model, problem) if has_primal else {}
     duals = {}
     if status == OPTIMAL and not model.is_mip:
         duals = {b: _dual_sign(model.sense == "max", model.constraints[b].sense)

@@ -7,8 +7,9 @@ block (each row a ``LinearExpression`` read off the CSR matrix, as
 variables ``u`` with ``u_0 >= 0``, the equalities ``u - M x = c`` and the
 quadratic constraint ``sum_i u_i^2 <= u_0^2``.  LPs get a ``dual``
 ``Suffix(IMPORT)``.  Components carry the block names (suffixed on a clash)
-and the dictionaries ``gamelp_variables``, ``gamelp_constraints``,
-``gamelp_cones`` map block names to them, so users can extend the model::
+and the dictionaries ``gamelp_variables``, ``gamelp_constraints`` (block name
+-> ``Var`` / ``Constraint``) and ``gamelp_cones`` (cone name -> its auxiliary
+``u``) map block names to them, so users can extend the model::
 
     pm = model.to_pyomo()
     pm.extra = pyo.Constraint(expr=pm.gamelp_variables["x"][0] <= 0.5)

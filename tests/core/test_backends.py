@@ -169,6 +169,19 @@ def test_infeasible_and_unbounded_statuses(backend):
     assert unbounded.status == UNBOUNDED
 
 
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+def test_feasibility_model_with_an_unused_block_added_late(backend):
+    """No objective; block ``y`` is added after the constraints and appears nowhere: it sits at a bound."""
+    m = Model("feasibility")
+    x = m.add_variables("x", 2, lb=0)
+    m.add_constraints("sum", {x: [[1, 1]]}, "==", 1)
+    m.add_variables("y", 2, lb=[1, -np.inf], ub=[3, -2])
+    sol = solve(m, backend)
+    assert sol.status == OPTIMAL and sol.objective == pytest.approx(0.0, abs=1e-6)
+    assert sol.values["x"].sum() == pytest.approx(1.0, abs=1e-4) and (sol.values["x"] >= -1e-4).all()
+    np.testing.assert_allclose(sol.values["y"], [1, -2])
+
+
 # ----------------------------------------------------------------------------- refusals
 @pytest.mark.parametrize("backend, alternative", [("highs", "CLARABEL"), ("pyomo:appsi_highs", "gurobi_direct"),
                                                   ("cvxpy:HIGHS", "CLARABEL")])
