@@ -308,7 +308,8 @@ def recorded_hand(dealt: list[int], first: bool) -> list[int]:
     """The hand the paper's script recorded: after A's first main phase when A moved first.
 
     On the game's first turn the opponent has no face-down card, so the
-    main phase only summons one monster and sets every spell and trap.
+    paper's main phase (every spell and trap set, no first-turn draw) only
+    summons one monster and sets the rest of a five-card hand.
     """
     if not first:
         return list(dealt)

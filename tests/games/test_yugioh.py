@@ -175,9 +175,14 @@ def test_records_follow_the_paper_design_and_do_not_depend_on_workers():
 
 
 @pytest.fixture(scope="module")
-def table1_model():
+def table1_data():
     # 40 games per weight triple (half the paper's N): z(FirstA) ~ 9, z(PrAwMST) ~ -6 over seeds 0-5.
-    return ygo.fit_table1(ygo.simulate_table1(13720, seed=2020))
+    return ygo.simulate_table1(13720, seed=2020)
+
+
+@pytest.fixture(scope="module")
+def table1_model(table1_data):
+    return ygo.fit_table1(table1_data)
 
 
 def test_table1_signs_match_the_paper(table1_model):
@@ -207,9 +212,8 @@ def test_adp_weights_maximise_the_fitted_win_probability(table1_model):
     assert ygo.adp_weights(table1_model, first=True, hand=[4, 0, 0])[0] == policy
 
 
-def test_interaction_model_makes_adp_depend_on_the_hand():
-    data = ygo.simulate_table1(6860, seed=5)
-    model = ygo.fit_table1(data, interactions=True)
+def test_interaction_model_makes_adp_depend_on_the_hand(table1_data):
+    model = ygo.fit_table1(table1_data, interactions=True)
     assert len(model.regressors) == 8 + 12
     choices = {ygo.adp_weights(model, first, ygo.recorded_hand(hand, first))[0]
                for first in (False, True) for hand in ([5, 0, 0], [1, 2, 2], [0, 0, 5], [3, 1, 1])}
