@@ -1,0 +1,99 @@
+"""Thesis Section 3.2, Table 3.5: robust deck mixes for interval and ellipsoidal uncertainty, R = 2 and 3.
+
+The thesis's standard deviations are not published (mean 2.3%, max 7.8%).
+They are read from ``--std`` (a CSV with the payoffs' labels) when given;
+otherwise each win rate's binomial standard error sqrt(c (1 - c) / n) from
+n = 200 games is used, which the output says.  As in the thesis, strictly
+dominated decks are removed first (the 16 decks of Table 3.5 remain).  Each
+cell shows the thesis's percentage and ours; below the table, the value each
+LP certifies, the worst case recomputed for the returned mix, and
+Mangasarian's verdict for the interval LPs (Section 3.3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from gamelp.matrix import MatrixGame
+from gamelp.models.nash import solve_matrix_nash
+from gamelp.models.robust import solve_robust
+from gamelp.models.uniqueness import check_uniqueness
+
+COLUMNS = ["No Variation", "|z_ij|<=2", "|z_ij|<=3", "||z||_2<=2", "||z||_2<=3"]
+TABLE_3_5 = {  # percent, columns as above
+    "0C28L": (0, 0, 0, 2, 3), "0C32L": (0, 0, 0, 5, 5), "0C36L": (0, 0, 0, 10, 5), "0C40L": (20, 51, 46, 18, 15),
+    "0C44L": (0, 0, 0, 0, 2), "4C24L": (0, 0, 7, 0, 3), "4C28L": (0, 0, 0, 6, 8), "4C32L": (0, 5, 12, 6, 11),
+    "4C36L": (0, 0, 0, 5, 6), "4C40L": (0, 15, 14, 1, 3), "8C20L": (0, 0, 0, 1, 4), "8C24L": (0, 0, 0, 8, 8),
+    "8C28L": (40, 17, 17, 13, 11), "8C32L": (40, 12, 3, 19, 12), "8C36L": (0, 0, 0, 5, 5),
+}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--payoffs", help="payoff CSV (default: the built-in Appendix B)")
+    parser.add_argument("--std", help="CSV of standard deviations (default: binomial standard errors)")
+    parser.add_argument("--games", type=int, default=200, help="games per pair for the binomial errors")
+    parser.add_argument("--backend", default="highs", help="LP backend for the interval LPs")
+    parser.add_argument("--cone-backend", default="cvxpy:CLARABEL", help="backend for the ellipsoidal LPs")
+    parser.add_argument("--no-reduce", action="store_true", help="keep strictly dominated decks")
+    parser.add_argument("--out", default="out", help="directory for the JSON results (default %(default)s)")
+    args = parser.parse_args(argv)
+
+    path = args.payoffs or resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv")
+    game = MatrixGame.from_csv(path, std_path=args.std)
+    if game.std is None:
+        C = game.payoffs
+        game = MatrixGame(C, game.row_labels, game.col_labels, std=np.sqrt(C * (1 - C) / args.games))
+        print(f"deviations: NOT the thesis's (unpublished); binomial standard errors sqrt(c(1-c)/n), n = {args.games}")
+    else:
+        print(f"deviations: from {args.std}")
+    print(f"mean deviation {100 * game.std.mean():.2f}%, max {100 * game.std.max():.2f}% "
+          "(thesis: mean 2.3%, max 7.8%)")
+    if not args.no_reduce:
+        game, rows, cols = game.reduce_dominated()
+        print(f"removed {len(rows)} dominated rows and {len(cols)} columns -> {game.shape[0]}x{game.shape[1]}")
+
+    nominal = solve_matrix_nash(game, "row", args.backend)
+    runs = [("nominal", 0.0, nominal.row_strategy, nominal.value, nominal.guaranteed_value, None)]
+    for kind, backend in (("interval", args.backend), ("ellipsoidal", args.cone_backend)):
+        for radius in (2.0, 3.0):
+            result = solve_robust(game, kind, radius, backend=backend)
+            verdict = check_uniqueness(result.model, result.solution) if kind == "interval" else None
+            runs.append((kind, radius, result.strategy, result.value, result.guaranteed_value, verdict))
+
+    print(f"\nTable 3.5: optimum strategies for eight creatures (percent), thesis / ours")
+    print(f"{'Deck':>7} " + " ".join(f"{name:>14}" for name in COLUMNS))
+    for i, label in enumerate(game.row_labels):
+        thesis = TABLE_3_5.get(label, (0,) * 5)
+        ours = [100 * run[2][i] for run in runs]
+        if max(ours) < 0.05 and max(thesis) == 0:
+            continue
+        print(f"{label:>7} " + " ".join(f"{t:>6d} / {o:5.1f}" for t, o in zip(thesis, ours)))
+    print(f"{'value':>7} " + " ".join(f"{'':>6}   {run[3]:.3f}" for run in runs))
+    print(f"{'worst':>7} " + " ".join(f"{'':>6}   {run[4]:.3f}" for run in runs))
+
+    print("\nMangasarian's test on the interval LPs (thesis: unique, smallest dual about 5e-5 at R = 3):")
+    for kind, radius, _, _, _, verdict in runs:
+        if verdict is not None:
+            print(f"  R = {radius:g}: unique = {verdict.unique}, K = {len(verdict.K)}, L = {len(verdict.L)}, "
+                  f"rank {verdict.rank}/{verdict.num_variables}, smallest positive dual "
+                  f"{verdict.smallest_positive_dual:.3g}, largest zero dual {verdict.largest_zero_dual}")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = [{"kind": kind, "radius": radius, "value": value, "guaranteed_value": worst,
+                "strategy": dict(zip(game.row_labels, strategy.tolist())),
+                "unique": None if verdict is None else verdict.unique}
+               for kind, radius, strategy, value, worst, verdict in runs]
+    (out / "esche_3_2_robust.json").write_text(json.dumps(payload, indent=2))
+    print(f"\nwrote {out / 'esche_3_2_robust.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
