@@ -277,6 +277,13 @@ class Model:
         """Cut a full variable vector into one array per variable block."""
         return {name: np.asarray(x[b.slice], dtype=float) for name, b in self.variables.items()}
 
+    def full_vector(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """One vector over all variables from per-block values (missing blocks at 0)."""
+        x = np.zeros(self.num_variables)
+        for name, block_values in values.items():
+            x[self._block(name).slice] = block_values
+        return x
+
     def split_duals(self, y: np.ndarray) -> dict[str, np.ndarray]:
         """Cut a full row-dual vector into one array per constraint block."""
         return {name: np.asarray(y[b.slice], dtype=float) for name, b in self.constraints.items()}

@@ -38,7 +38,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
 from gamelp.errors import SolveError
-from gamelp.solution import OPTIMAL
+from gamelp.solution import OPTIMAL, TIME_LIMIT
 
 # Numerical slack when reading determinism off a solution or holding a value level.
 DETERMINISM_TOL = 1e-7
@@ -78,15 +78,24 @@ def _add_determinism(model: Model, own) -> None:
     model.add_constraints("at_least_k", {z: np.ones((1, n - 1))}, ">=", 0.0)
 
 
-def determinism(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> int:
-    """Number of decision points where ``x`` plays one action whenever the point is reached.
+def deterministic_choices(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> np.ndarray:
+    """The ``z`` of ``P(k)`` read off ``x``: 1 for one action per point played whenever the point is reached.
 
-    Unreached points count (the MIP can set their ``z`` freely), exactly as in ``P(k)``.
+    Unreached points count (``P(k)`` may set their ``z`` freely): their first action is marked.
     """
     x = np.asarray(x, dtype=float)
-    reach = x[own.parents]
-    best = np.maximum.reduceat(x, own.starts)[: own.num_decision_points]
-    return int(np.count_nonzero(best >= reach - tol))
+    pure = x[1:] >= x[own.parents[own.decision_point_of[1:]]] - tol
+    z = np.zeros(own.num_sequences - 1)
+    for j in range(own.num_decision_points):
+        hits = np.flatnonzero(pure[own.starts[j] - 1: own.ends[j] - 1])
+        if hits.size:
+            z[own.starts[j] - 1 + hits[0]] = 1.0
+    return z
+
+
+def determinism(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> int:
+    """Number of decision points where ``x`` plays one action whenever the point is reached."""
+    return int(deterministic_choices(own, x, tol).sum())
 
 
 @dataclass
@@ -130,10 +139,14 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
             mip_gap: float = 1e-6, progress=None, **options) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
 
-    Per value level: ``P(k)`` at the first ``k`` of the level, then the most
-    determinism that keeps that value (which ends the level) and the value
-    of that strategy with its choices fixed, solved exactly.
-    ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
+    ``P(|J|)`` (the deterministic ILP) is solved first: its strategy is a
+    feasible start for every ``k``.  Then per value level: ``P(k)`` at the
+    first ``k`` of the level, started from the best known strategy with
+    enough determinism; the most determinism that keeps that value (which
+    ends the level); and the value of that strategy with its choices fixed.
+    With ``time_limit`` a MIP that stops early contributes its incumbent and
+    bound, and the point's ``mip_gap`` says how far it got.  ``progress``
+    (optional) is called with ``(k_done, k_total)`` after each level.
     """
     own = game.player(player)
     total = own.num_decision_points
@@ -147,54 +160,65 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     incumbent = np.full(total + 1, -np.inf)
     bound = np.full(total + 1, np.inf)
     solved = np.zeros(total + 1, dtype=bool)
+    known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
     mips, wall = 0, 0.0
 
-    def run(model: Model):
+    def run(model: Model, start: dict | None = None):
         nonlocal mips, wall
-        sol = model.solve(backend, mip_gap=mip_gap, **options)
+        sol = model.solve(backend, mip_gap=mip_gap, start=start, **options)
         mips += 1
         wall += sol.wall_time
-        if sol.status != OPTIMAL:
+        if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name} on {backend}: {sol.status}")
         return sol
 
-    k = 0
-    while k <= total:
-        value_model.constraints["at_least_k"].rhs[:] = k
-        sol = run(value_model)
+    def record(k: int, sol) -> int:
+        """Store a P(k) solution: its value holds up to its determinism, its bound from k on."""
         value = sol.objective
         solved[k] = True
-        bound[k] = value + (sol.mip_gap or 0.0) * max(abs(value), 1e-10)
+        bound[k] = min(bound[k], value + (sol.mip_gap or 0.0) * max(abs(value), 1e-10))
         reached = max(k, determinism(own, sol.values["x"]))
-        incumbent[k: reached + 1] = np.maximum(incumbent[k: reached + 1], value)
+        incumbent[: reached + 1] = np.maximum(incumbent[: reached + 1], value)
+        known.append((value, reached, sol.values))
+        return reached
+
+    def best_start(k: int) -> dict:
+        return max((item for item in known if item[1] >= k), key=lambda item: item[0])[2]
+
+    # The deterministic end first: its solution is a feasible start for every k.
+    value_model.constraints["at_least_k"].rhs[:] = total
+    record(total, run(value_model))
+    k = 0
+    while k < total:
+        value_model.constraints["at_least_k"].rhs[:] = k
+        sol = run(value_model, best_start(k))
+        reached = record(k, sol)
         if reached < total:
-            keep_value.rhs[:] = value - DETERMINISM_TOL * max(1.0, abs(value))
-            level = run(level_model)
-            level_reached = determinism(own, level.values["x"])
-            if level_reached > reached:
+            keep_value.rhs[:] = sol.objective - DETERMINISM_TOL * max(1.0, abs(sol.objective))
+            level = run(level_model, sol.values)
+            if determinism(own, level.values["x"]) > reached:
                 # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
-                polished = _solve_with_fixed_choices(value_model, np.round(level.values["z"]), run)
-                incumbent[k: level_reached + 1] = np.maximum(incumbent[k: level_reached + 1], polished)
-                reached = level_reached
+                reached = record(k, _solve_with_fixed_choices(value_model, np.round(level.values["z"]), run))
         if progress:
-            progress(reached + 1, total + 1)
+            progress(min(reached + 1, total), total + 1)
         k = reached + 1
+    if progress:
+        progress(total + 1, total + 1)
     # Incumbents are feasible for every smaller k, bounds hold for every larger k.
-    incumbent = np.maximum.accumulate(incumbent[::-1])[::-1]
     bound = np.maximum(np.minimum.accumulate(bound), incumbent)
     points = [SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k])) for k in range(total + 1)]
     return KSweep(player, points, mips, wall)
 
 
-def _solve_with_fixed_choices(model: Model, z: np.ndarray, run) -> float:
-    """Optimum of ``model`` with the determinism choices ``z`` fixed (a MIP with no free binary)."""
+def _solve_with_fixed_choices(model: Model, z: np.ndarray, run):
+    """Solve ``model`` with the determinism choices ``z`` fixed (a MIP with no free binary)."""
     block = model.variables["z"]
     lower, upper = block.lb.copy(), block.ub.copy()
     rhs = model.constraints["at_least_k"].rhs.copy()
     block.lb[:], block.ub[:] = z, z
     model.constraints["at_least_k"].rhs[:] = 0.0
     try:
-        return float(run(model).objective)
+        return run(model)
     finally:
         block.lb[:], block.ub[:] = lower, upper
         model.constraints["at_least_k"].rhs[:] = rhs

@@ -44,11 +44,16 @@ def check(model, backend: str = DEFAULT_BACKEND) -> None:
 
 
 def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, **options) -> Solution:
-    """Solve ``model`` on ``backend``; the model is checked first, so refusals come before any work."""
+          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
+    """Solve ``model`` on ``backend``; the model is checked first, so refusals come before any work.
+
+    ``start`` (block name -> values) is a feasible point offered to a MIP solver as its first incumbent.
+    """
     family, solver = parse(backend)
     mod = module(backend)
     mod.check(model, solver)
+    if start is not None and model.is_mip:
+        options["start"] = start
     solution = mod.solve(model, solver, verbose=verbose, time_limit=time_limit, mip_gap=mip_gap, **options)
     solution.backend = backend
     return solution

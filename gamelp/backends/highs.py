@@ -67,7 +67,8 @@ def _new_highs(log_path: str | None, verbose: bool) -> highspy.Highs:
 
 
 def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, **options) -> Solution:
+          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
+    """Solve with HiGHS; ``start`` (block name -> values) is handed to the MIP as a first incumbent."""
     with tempfile.TemporaryDirectory() as tmp:
         log_path = os.path.join(tmp, "highs.log")
         h = _new_highs(log_path, verbose)
@@ -78,20 +79,23 @@ def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit
         for key, value in options.items():
             if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
                 raise BackendError(f"HiGHS rejected option {key}={value!r}")
-        start = time.perf_counter()
+        began = time.perf_counter()
         h.passModel(_highs_lp(model))
+        if start:
+            initial = highspy.HighsSolution()
+            initial.col_value = model.full_vector(start)
+            initial.value_valid = True
+            h.setSolution(initial)
         h.run()
-        wall = time.perf_counter() - start
+        wall = time.perf_counter() - began
         status = _STATUS.get(h.getModelStatus(), ERROR)
         info = h.getInfo()
         solution = h.getSolution()
-        has_primal = solution.value_valid and info.primal_solution_status >= 1
-        if status == TIME_LIMIT and not has_primal:
-            values = {}
-        else:
-            values = model.split_values(np.asarray(solution.col_value)) if has_primal else {}
+        has_primal = (status in (OPTIMAL, TIME_LIMIT) and solution.value_valid
+                      and info.primal_solution_status >= 1)
+        values = model.split_values(np.asarray(solution.col_value)) if has_primal else {}
         duals = {}
-        if not model.is_mip and solution.dual_valid:
+        if status == OPTIMAL and not model.is_mip and solution.dual_valid:
             # HiGHS reports row duals as d(objective)/d(rhs) for both senses.
             duals = model.split_duals(np.asarray(solution.row_dual))
         h.setOptionValue("output_flag", False)

@@ -208,14 +208,19 @@ def _values(model, pm) -> dict[str, np.ndarray]:
 
 
 def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, **options) -> Solution:
+          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
+    """Solve with a Pyomo solver; ``start`` (block name -> values) is loaded as the variables' values,
+    which solvers that take warm starts (the Gurobi family, appsi_highs) use as a MIP start."""
     pm = build(model)
+    if start:
+        for name, block_values in start.items():
+            pm.gamelp_variables[name].set_values(dict(enumerate(np.asarray(block_values, dtype=float))))
     opt = pe.SolverFactory(solver)
     opts = _solver_options(solver, model, time_limit, mip_gap, options)
     if _family_name(solver) == "highs":
         _check_highs_options(solver, opts)
     buffer = io.StringIO()
-    start = time.perf_counter()
+    began = time.perf_counter()
     # Solve with tee on and capture at the file-descriptor level, so Solution.log always holds
     # the solver's own output; it is also shown live when verbose.
     with capture_output([buffer, sys.stdout] if verbose else buffer, capture_fd=True):
@@ -225,7 +230,7 @@ def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit
                 results = _run(opt, pm, opts | _family(solver).disambiguate)
         except Exception as exc:  # Pyomo and its plugins raise many types; all mean "this solve failed"
             raise BackendError(f"pyomo:{solver} failed on model {model.name!r}: {exc}") from None
-    wall = time.perf_counter() - start
+    wall = time.perf_counter() - began
     status = _STATUS.get(results.solver.termination_condition, ERROR)
     has_primal = status in (OPTIMAL, TIME_LIMIT) and len(results.solution) > 0
     values, duals, objective, gap = {}, {}, None, None

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gamelp.models.determinism import determinism, k_sweep, kdet_mip, solve_deterministic, solve_kdet
+from gamelp.models.determinism import deterministic_choices, determinism, k_sweep, kdet_mip, solve_deterministic, solve_kdet
 from gamelp.models.nash import solve_nash
 
 
@@ -48,3 +48,21 @@ def test_kdet_solution_is_deterministic_where_required(kuhn):
         result = solve_kdet(kuhn, 1, k)
         assert determinism(kuhn.pl1, result.strategy) >= k
         assert kdet_mip(kuhn, 1, k).constraints["at_least_k"].rhs[0] == k
+
+
+@pytest.mark.parametrize("backend", ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS"])
+def test_mip_start_is_accepted_and_does_not_change_the_optimum(kuhn, backend):
+    pure = solve_deterministic(kuhn, 1, "highs")
+    start = {"x": pure.strategy, "v": pure.solution.values["v"],
+             "z": deterministic_choices(kuhn.pl1, pure.strategy)}
+    assert start["z"].sum() == kuhn.pl1.num_decision_points
+    with_start = kdet_mip(kuhn, 1, 3).solve(backend, start=start)
+    assert with_start.objective == pytest.approx(solve_kdet(kuhn, 1, 3).value, abs=1e-7)
+
+
+def test_choices_match_determinism_count(leduc):
+    x = leduc.pl1.uniform_strategy()
+    assert determinism(leduc.pl1, x) == 0
+    pure = leduc.pl1.best_response(np.random.default_rng(1).normal(size=leduc.pl1.num_sequences))[1]
+    z = deterministic_choices(leduc.pl1, pure)
+    assert z.sum() == leduc.pl1.num_decision_points
