@@ -298,7 +298,7 @@ class RegretResult:
     last_x: np.ndarray      # last iterate played by player 1
     last_y: np.ndarray
     gaps: np.ndarray        # gap of the average after each iteration
-    last_gaps: np.ndarray   # gap of the last iterate at each iteration
+    last_gaps: np.ndarray | None  # gap of the last iterate at each iteration (None: not tracked)
     labels_x: tuple[str, ...]
     labels_y: tuple[str, ...]
     converged: bool = False  # the target gap was reached
@@ -376,7 +376,7 @@ def _payoff_matrix(matrix) -> np.ndarray:
 
 def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: float = 0.1,
                  target_gap: float | None = None, alternating: bool | None = None, averaging=None,
-                 record: bool = False) -> RegretResult:
+                 record: bool = False, track_last: bool = True) -> RegretResult:
     """Self-play of two regret minimisers on a game; returns averages, last iterates and gaps.
 
     ``game`` is a :class:`SequenceFormGame`, a game file / built-in name, or a
@@ -388,12 +388,16 @@ def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: flo
     or an exponent ``gamma`` for weights ``t^gamma``) override the method's
     defaults; ``eta`` is the MWU/OMWU step size.  The run stops early once the
     average's gap is at most ``target_gap``.  ``record=True`` keeps every
-    iterate and running average (``xs``, ``ys``, ``avg_xs``, ``avg_ys``).
+    iterate and running average (``xs``, ``ys``, ``avg_xs``, ``avg_ys``);
+    ``track_last=False`` skips the last iterate's gaps (``last_gaps`` is None).
     """
     if method not in METHODS:
         raise RegretError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
         raise RegretError(f"iterations must be a positive integer, got {iterations!r}")
+    if target_gap is not None and (isinstance(target_gap, bool) or not isinstance(target_gap, (int, float))
+                                   or not target_gap >= 0):
+        raise RegretError(f"target_gap must be a non-negative number, got {target_gap!r}")
     scheme = METHODS[method]
     alternating = scheme.alternating if alternating is None else bool(alternating)
     gamma = _averaging_exponent(scheme.averaging if averaging is None else averaging)
@@ -407,7 +411,8 @@ def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: flo
         space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
     payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else np.ascontiguousarray(-payoff.T)
     return _self_play(method, space1, space2, payoff, payoff_2, space1.minimiser(scheme.local, eta),
-                      space2.minimiser(scheme.local, eta), int(iterations), alternating, gamma, target_gap, record)
+                      space2.minimiser(scheme.local, eta), int(iterations), alternating, gamma, target_gap, record,
+                      track_last)
 
 
 def self_play_matrix(M, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1,
@@ -418,10 +423,14 @@ def self_play_matrix(M, method: str = "omwu", iterations: int = 1000, *, eta: fl
 
 
 def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, iterations, alternating, gamma,
-               target_gap, record) -> RegretResult:
+               target_gap, record, track_last) -> RegretResult:
     x, y = player1.next_strategy(), player2.next_strategy()
+    utility_x, utility_y = payoff @ y, payoff_2 @ x      # each player's utility vector against the other
+    # Running averages of the strategies and of the utility vectors (A avg_y is the average of A y^t).
     avg_x, avg_y = np.zeros_like(x), np.zeros_like(y)
-    gaps, last_gaps = np.empty(iterations), np.empty(iterations)
+    avg_utility_x, avg_utility_y = np.zeros_like(x), np.zeros_like(y)
+    gaps = np.empty(iterations)
+    last_gaps = np.empty(iterations) if track_last else None
     history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if record else None
     total_weight = 0.0
     converged = False
@@ -430,11 +439,11 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         weight = float(t) ** gamma
         total_weight += weight
         step = weight / total_weight
-        avg_x += step * (x - avg_x)
-        avg_y += step * (y - avg_y)
-        utility_x, utility_y = payoff @ y, payoff_2 @ x
-        last_gaps[t - 1] = space1.best_response_value(utility_x) + space2.best_response_value(utility_y)
-        gaps[t - 1] = space1.best_response_value(payoff @ avg_y) + space2.best_response_value(payoff_2 @ avg_x)
+        for average, current in ((avg_x, x), (avg_y, y), (avg_utility_x, utility_x), (avg_utility_y, utility_y)):
+            average += step * (current - average)
+        gaps[t - 1] = space1.best_response_value(avg_utility_x) + space2.best_response_value(avg_utility_y)
+        if track_last:
+            last_gaps[t - 1] = space1.best_response_value(utility_x) + space2.best_response_value(utility_y)
         if record:
             for store, v in zip(history, (x, y, avg_x, avg_y)):
                 store[t - 1] = v
@@ -444,11 +453,12 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         if t == iterations:
             break
         player1.observe_utility(utility_x)
-        next_x = player1.next_strategy()
-        player2.observe_utility(payoff_2 @ next_x if alternating else utility_y)
-        x, y = next_x, player2.next_strategy()
-    if record:
-        history = [h[:t] for h in history]
-    xs, ys, avg_xs, avg_ys = history if record else (None,) * 4
-    return RegretResult(method, float(avg_x @ (payoff @ avg_y)), float(gaps[t - 1]), avg_x, avg_y, x, y,
-                        gaps[:t], last_gaps[:t], space1.labels, space2.labels, converged, xs, ys, avg_xs, avg_ys)
+        x = player1.next_strategy()
+        next_utility_y = payoff_2 @ x
+        player2.observe_utility(next_utility_y if alternating else utility_y)
+        y = player2.next_strategy()
+        utility_x, utility_y = payoff @ y, next_utility_y
+    xs, ys, avg_xs, avg_ys = [h[:t] for h in history] if record else (None,) * 4
+    return RegretResult(method, float(avg_x @ avg_utility_x), float(gaps[t - 1]), avg_x, avg_y, x, y, gaps[:t],
+                        None if last_gaps is None else last_gaps[:t], space1.labels, space2.labels, converged,
+                        xs, ys, avg_xs, avg_ys)

@@ -163,7 +163,8 @@ def test_target_gap_stops_early():
 
 
 @pytest.mark.parametrize("bad", [dict(method="nope"), dict(iterations=0), dict(method="mwu", eta=-1.0),
-                                 dict(averaging="cubic"), dict(averaging=-1.0)])
+                                 dict(averaging="cubic"), dict(averaging=-1.0),
+                                 dict(target_gap=-0.1), dict(target_gap="small")])
 def test_bad_options_raise_regret_error(bad):
     options = dict(method="cfr+", iterations=10) | bad
     with pytest.raises(RegretError):

@@ -1,0 +1,165 @@
+"""Benchmark: time and iterations of CFR+ to a saddle-point gap of 1e-3, gamelp against OpenSpiel.
+
+Runs gamelp's vectorised CFR+ (:func:`gamelp.regret.solve_regret`) and, in
+the same process, OpenSpiel's Python ``open_spiel.python.algorithms.cfr.
+CFRPlusSolver`` and its C++ ``pyspiel.CFRPlusSolver`` (all three: RM+,
+alternating updates, linear averaging) until the gap of the average
+strategies is at most the target.  OpenSpiel's ``nash_conv`` (the sum of
+both players' best-response gains) is our saddle-point gap.  The package
+``open-spiel`` is a benchmark peer only: it is installed here with pip when
+missing, never required by gamelp.
+
+Timing: gamelp's wall time includes computing the gap after every
+iteration; OpenSpiel's counts only ``evaluate_and_update_policy`` (its
+``nash_conv`` checks, every ``--check-every`` iterations, are timed apart).
+
+Game: OpenSpiel's ``leduc_poker`` has the same rules as ours (ante 1, raises
+of 2 then 4, at most two raises a round, pair beats high card); with
+``suit_isomorphism=True`` it has exactly our 288 information sets, without
+it the six cards are told apart (936 information sets, the same game value).
+``--game kuhn`` compares on Kuhn poker (``kuhn_poker``) instead.
+
+    python scripts/bench_cfr.py                       # Leduc, target 1e-3
+    python scripts/bench_cfr.py --skip-python         # only gamelp and OpenSpiel C++
+    python scripts/bench_cfr.py --game kuhn --target 1e-4
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from gamelp.game import load_game
+from gamelp.models.nash import solve_nash
+from gamelp.regret import solve_regret
+
+OPENSPIEL_GAMES = {"leduc": "leduc_poker", "kuhn": "kuhn_poker"}
+
+
+def run_gamelp(name: str, target: float, max_iterations: int, repeats: int) -> dict:
+    game = load_game(name)
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = solve_regret(game, "cfr+", max_iterations, target_gap=target, track_last=False)
+        times.append(time.perf_counter() - start)
+    return {"solver": "gamelp CFR+ (numpy)", "information_sets": game.pl1.num_decision_points
+            + game.pl2.num_decision_points, "iterations": result.iterations, "gap": result.gap,
+            "value": result.value, "seconds": statistics.median(times), "eval_seconds": None,
+            "reached": result.converged}
+
+
+def ensure_openspiel() -> bool:
+    try:
+        importlib.import_module("pyspiel")
+        return True
+    except ImportError:
+        print("open-spiel is missing: installing it with pip (benchmark peer only) ...", flush=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "open-spiel"], check=False)
+        if done.returncode != 0:
+            return False
+        importlib.invalidate_caches()
+        try:
+            importlib.import_module("pyspiel")
+            return True
+        except ImportError:
+            return False
+
+
+def run_openspiel(kind: str, game_name: str, params: dict, target: float, max_iterations: int,
+                  check_every: int) -> dict:
+    """Iterate OpenSpiel's CFR+ (``kind`` = "python" or "c++") until nash_conv <= target."""
+    import pyspiel
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    game = pyspiel.load_game(game_name, params)
+    if kind == "python":
+        solver = cfr.CFRPlusSolver(game)
+        nash_conv = lambda: exploitability.nash_conv(game, solver.average_policy())  # noqa: E731
+    else:
+        solver = pyspiel.CFRPlusSolver(game)
+        nash_conv = lambda: pyspiel.nash_conv(game, solver.average_policy())  # noqa: E731
+    solve_seconds = eval_seconds = 0.0
+    gap, iteration = float("inf"), 0
+    for iteration in range(1, max_iterations + 1):
+        start = time.perf_counter()
+        solver.evaluate_and_update_policy()
+        solve_seconds += time.perf_counter() - start
+        if iteration % check_every == 0 or iteration == max_iterations:
+            start = time.perf_counter()
+            gap = nash_conv()
+            eval_seconds += time.perf_counter() - start
+            if gap <= target:
+                break
+    policy = solver.average_policy()
+    if kind == "python":
+        from open_spiel.python import policy as policy_lib
+        policy = policy_lib.python_policy_to_pyspiel_policy(policy)
+    value = pyspiel.expected_returns(game.new_initial_state(), policy, -1, True)[0]
+    label = "suit-isomorphic" if params.get("suit_isomorphism") else "six cards"
+    return {"solver": f"OpenSpiel {kind} CFR+ ({label})" if game_name == "leduc_poker" else
+            f"OpenSpiel {kind} CFR+", "information_sets": None, "iterations": iteration, "gap": float(gap),
+            "value": float(value), "seconds": solve_seconds, "eval_seconds": eval_seconds,
+            "reached": bool(gap <= target),
+            "check_every": check_every}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=sorted(OPENSPIEL_GAMES), default="leduc", help="default: leduc")
+    parser.add_argument("--target", type=float, default=1e-3, help="saddle-point gap to reach (default: 1e-3)")
+    parser.add_argument("--max-iterations", type=int, default=5000, help="give up after (default: 5000)")
+    parser.add_argument("--repeats", type=int, default=5, help="gamelp runs; the median time is kept (default: 5)")
+    parser.add_argument("--check-every", type=int, default=1,
+                        help="OpenSpiel C++: iterations between nash_conv checks (default: 1)")
+    parser.add_argument("--python-check-every", type=int, default=5,
+                        help="OpenSpiel Python: iterations between nash_conv checks (default: 5)")
+    parser.add_argument("--skip-python", action="store_true", help="skip OpenSpiel's (slow) Python CFR+")
+    parser.add_argument("--python-six-cards", action="store_true",
+                        help="also run the Python CFR+ on the six-card Leduc (several minutes)")
+    parser.add_argument("--out", default="out", help="directory for bench_cfr.json (default: out/)")
+    args = parser.parse_args(argv)
+
+    ours = run_gamelp(args.game, args.target, args.max_iterations, args.repeats)
+    lp_value = solve_nash(load_game(args.game), 1).value
+    rows = [ours]
+    if ensure_openspiel():
+        name = OPENSPIEL_GAMES[args.game]
+        variants = [{"suit_isomorphism": True}, {"suit_isomorphism": False}] if args.game == "leduc" else [{}]
+        for params in variants:
+            rows.append(run_openspiel("c++", name, params, args.target, args.max_iterations, args.check_every))
+        if not args.skip_python:
+            for params in variants[:2 if args.python_six_cards else 1]:
+                rows.append(run_openspiel("python", name, params, args.target, args.max_iterations,
+                                          args.python_check_every))
+    else:
+        print("open-spiel could not be installed: only gamelp's figures are shown")
+
+    print(f"CFR+ on {args.game} to a saddle-point gap of {args.target:g} (LP value of player 1: {lp_value:.6f})")
+    print(f"{'solver':<44} {'iters':>6} {'gap':>9} {'value':>10} {'solve s':>9} {'ms/iter':>8} "
+          f"{'check s':>8} {'time / gamelp':>13}")
+    for row in rows:
+        row["ratio_to_gamelp"] = row["seconds"] / ours["seconds"]
+        check = "" if row["eval_seconds"] is None else f"{row['eval_seconds']:.2f}"
+        note = "" if row["reached"] else "  (target not reached)"
+        print(f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
+              f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
+              f"{row['ratio_to_gamelp']:>13.1f}{note}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "lp_value": lp_value, "runs": rows},
+                                                   indent=2))
+    sys.stdout.flush()
+    # pyspiel can crash while the interpreter tears down its objects; the results are written by now.
+    os._exit(0 if all(row["reached"] for row in rows) else 1)
+
+
+if __name__ == "__main__":
+    main()
