@@ -18,8 +18,8 @@ from dataclasses import asdict
 
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import sweep
-
-EVALUATIONS = ("forest", "layered", "life")
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 
 
 def int_list(text: str) -> list[int]:
@@ -87,8 +87,6 @@ def _batch_options(args: argparse.Namespace) -> dict:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from gamelp.games.mtg.match import play_game
-
     result = play_game(args.deck1, args.deck2, player1=args.player1, player2=args.player2, seed=args.seed,
                        first=args.first, verbose=args.verbose, **_game_options(args))
     sides = [f"{args.deck1} ({args.player1})", f"{args.deck2} ({args.player2})"]
@@ -147,7 +145,8 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     decks = args.decks or sweep.analysed_decks(args.max_creatures)
-    result = sweep.run_tournament(args.players, decks, out=args.out, **_batch_options(args))
+    result = sweep.run_tournament(args.players, decks, imperfect_samples=args.samples, out=args.out,
+                                  **_batch_options(args))
     if args.json:
         print(json.dumps(tournament_json(result), indent=2))
     else:
@@ -170,8 +169,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
                                description="Play one game; --verbose shows it turn by turn.")
     play.add_argument("--deck1", default="8C28L", help="deck of player 1, e.g. 8C28L (default: 8C28L)")
     play.add_argument("--deck2", default="0C40L", help="deck of player 2 (default: 0C40L)")
-    play.add_argument("--player1", default="perfect", help="player kind of player 1 (default: perfect)")
-    play.add_argument("--player2", default="perfect", help="player kind of player 2 (default: perfect)")
+    play.add_argument("--player1", choices=PLAYER_KINDS, default="perfect", help="player 1's kind (default: perfect)")
+    play.add_argument("--player2", choices=PLAYER_KINDS, default="perfect", help="player 2's kind (default: perfect)")
     play.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
     play.add_argument("--first", type=int, choices=(0, 1), default=0, help="who plays first (default: 0)")
     play.add_argument("--verbose", action="store_true", help="show the game turn by turn")
@@ -187,7 +186,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     sw.add_argument("--bolts", type=int_list, default=list(sweep.THESIS_BOLTS),
                     help="Lightning Bolt counts (default: 0:60:4); decks over 60 cards are skipped")
     sw.add_argument("--mirror", action="store_true", help="also play each deck against itself (fills the diagonal)")
-    sw.add_argument("--player", default="perfect", help="player kind on both sides (default: perfect)")
+    sw.add_argument("--player", choices=PLAYER_KINDS, default="perfect",
+                    help="player kind on both sides (default: perfect)")
     sw.add_argument("--out", default="out/sweep", help="output directory (default: out/sweep)")
     _add_batch_options(sw, default_repeats=1)
     sw.set_defaults(func=cmd_sweep)
@@ -202,6 +202,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     tour.add_argument("--max-creatures", type=int, default=8,
                       help="default pool: thesis decks with up to this many creatures (default: 8)")
     tour.add_argument("--out", default=None, help="directory for a resumable store and the matrices (optional)")
+    tour.add_argument("--samples", type=int, default=None,
+                      help="deals the imperfect player samples per decision (default: the engine's)")
     tour.add_argument("--json", action="store_true", help="print JSON instead of the table")
     _add_batch_options(tour, default_repeats=20)
     tour.set_defaults(func=cmd_tournament)

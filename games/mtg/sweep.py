@@ -510,14 +510,18 @@ def _function_name(fn: GameFn) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
-def _check_players(players: Iterable[str], game_fn: GameFn | None) -> None:
+def _check_engine_arguments(players: Iterable[str], evaluation: str, game_fn: GameFn | None) -> None:
+    """Refuse unknown player kinds and evaluations up front (a caller's own game function decides its own)."""
     if game_fn is not None:
-        return  # a caller's own game function decides which players exist
+        return
+    from gamelp.games.mtg.evaluation import EVALUATIONS
     from gamelp.games.mtg.match import PLAYER_KINDS
 
     for kind in players:
         if kind not in PLAYER_KINDS:
             raise SweepError(f"unknown player kind {kind!r}; choose from {', '.join(PLAYER_KINDS)}")
+    if evaluation not in EVALUATIONS:
+        raise SweepError(f"unknown evaluation {evaluation!r}; choose from {', '.join(EVALUATIONS)}")
 
 
 # ----------------------------------------------------------------------------- the two batch kinds
@@ -552,7 +556,7 @@ def run_sweep(
     """
     _check_counts(games, repeats, seed)
     grid = deck_grid(creatures, bolts)
-    _check_players([player], game_fn)
+    _check_engine_arguments([player], evaluation, game_fn)
     labels = [str(d) for d in grid]
     pairs = _pairs(len(grid), mirror)
     if not pairs:
@@ -589,6 +593,7 @@ def run_tournament(
     eval_cap: int = 500_000,
     life_threshold: int = 12,
     verify: bool = False,
+    imperfect_samples: int | None = None,
     out: str | os.PathLike | None = None,
     workers: int = 1,
     scheduler: str | None = None,
@@ -600,17 +605,23 @@ def run_tournament(
 
     For each game both decks are drawn uniformly and independently from
     ``decks`` with the game's own seed.  The matrix rows and columns are the
-    player kinds; entry (a, b) is a's win rate against b.
+    player kinds; entry (a, b) is a's win rate against b.  ``imperfect_samples``
+    (sampled deals per decision of the imperfect-information player) is
+    passed on to the game function when given.
     """
     _check_counts(games, repeats, seed)
     players = list(players)
     if len(set(players)) != len(players) or len(players) < 2:
         raise SweepError(f"a tournament needs at least two distinct player kinds, got {players}")
-    _check_players(players, game_fn)
+    _check_engine_arguments(players, evaluation, game_fn)
     decks = [str(Deck.parse(d)) for d in decks]
     if not decks:
         raise SweepError("a tournament needs at least one deck to draw from")
     options = _game_options(evaluation, eval_cap, life_threshold, verify)
+    if imperfect_samples is not None:
+        if imperfect_samples < 1:
+            raise SweepError(f"the imperfect player needs at least 1 sample, got {imperfect_samples}")
+        options["imperfect_samples"] = int(imperfect_samples)
     game_fn = game_fn or _default_game_fn()
     params = {
         "kind": "tournament", "players": players, "decks": decks, "games": games, "repeats": repeats,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import os
 import signal
 import sqlite3
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gamelp.errors import GamelpError
+from gamelp.matrix import MatrixGame
 from gamelp.games.mtg import cli, sweep
 
 SLEEP = 0.0  # seconds per fake game; the kill test's subprocess raises it
@@ -84,7 +85,7 @@ def test_grid_and_seeds():
 def test_matrix_is_a_symmetric_win_rate_game(reference):
     out, result = reference
     c = result.matrix.payoffs
-    assert result.matrix.row_labels == ["0C20L", "0C32L", "0C60L", "4C20L", "4C32L"]
+    assert list(result.matrix.row_labels) == ["0C20L", "0C32L", "0C60L", "4C20L", "4C32L"]
     assert c.shape == (5, 5)
     np.testing.assert_allclose(c + c.T, 1.0)
     assert np.all((c >= 0) & (c <= 1))
@@ -96,8 +97,10 @@ def test_matrix_is_a_symmetric_win_rate_game(reference):
     assert all(p.games == 24 == p.wins + p.losses + p.draws + p.mismatches for p in result.pairs)
     assert result.games == 240 and result.draws + result.mismatches > 0
     assert len(stored_rows(out)) == 240
-    for name in ("payoffs.csv", "std.csv", "pairs.csv"):
-        assert (out / name).stat().st_size > 0
+    written = MatrixGame.from_csv(out / "payoffs.csv", std_path=out / "std.csv")
+    np.testing.assert_array_equal(written.payoffs, c)
+    np.testing.assert_array_equal(written.std, result.matrix.std)
+    assert (out / "pairs.csv").read_text().count("\n") == 11
 
 
 def test_entry_and_std_match_a_hand_count(reference):
@@ -252,3 +255,42 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
     assert cli.main(["sweep", "--creatures", "40", "--bolts", "40", "--out", str(tmp_path), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("gamelp: error:") and "\n" not in err
+
+
+def test_cli_sweep_with_the_real_engine(tmp_path, capsys):
+    argv = ["sweep", "--creatures", "0,8", "--bolts", "24,32", "--games", "6", "--repeats", "2", "--seed", "5",
+            "--player", "aggressive", "--evaluation", "life", "--eval-cap", "1000", "--out", str(tmp_path),
+            "--workers", "2", "--quiet"]
+    assert cli.main(argv) == 0
+    assert "72 games over 6 pairs" in capsys.readouterr().out
+    game = MatrixGame.from_csv(tmp_path / "payoffs.csv", std_path=tmp_path / "std.csv")
+    assert list(game.row_labels) == ["0C24L", "0C32L", "8C24L", "8C32L"]
+    np.testing.assert_allclose(game.payoffs + game.payoffs.T, 1.0)
+    assert len(stored_rows(tmp_path)) == 72
+    assert cli.main(argv) == 0  # resumes: nothing left to play, same files
+    np.testing.assert_array_equal(MatrixGame.from_csv(tmp_path / "payoffs.csv").payoffs, game.payoffs)
+    argv[argv.index("--games") + 1] = "7"
+    assert cli.main(argv) == 2
+    assert "games: stored 6, asked 7" in capsys.readouterr().err
+
+
+def test_cli_play_and_tournament_with_the_real_engine(capsys):
+    assert cli.main(["play", "--deck1", "8C28L", "--deck2", "0C40L", "--player1", "aggressive",
+                     "--player2", "defensive", "--seed", "3", "--evaluation", "life", "--verbose"]) == 0
+    shown = capsys.readouterr().out
+    assert "turn 1" in shown and "wins after" in shown
+    assert cli.main(["tournament", "--players", "aggressive,defensive,random", "--decks", "8C28L,0C40L",
+                     "--games", "6", "--repeats", "2", "--evaluation", "life", "--workers", "1", "--json",
+                     "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rates = np.array(data["win_rate"])
+    assert data["players"] == ["aggressive", "defensive", "random"] and data["games"] == 36
+    np.testing.assert_allclose(rates + rates.T, 1.0)
+    assert all(p["games"] == 12 for p in data["pairs"])
+
+
+def test_unknown_engine_arguments_are_refused():
+    with pytest.raises(GamelpError, match="unknown player kind 'nobody'"):
+        sweep.run_sweep(**GRID, games=2, player="nobody")
+    with pytest.raises(GamelpError, match="unknown evaluation 'oracle'"):
+        sweep.run_tournament(["aggressive", "random"], ["8C28L"], evaluation="oracle")
