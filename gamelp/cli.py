@@ -46,11 +46,12 @@ def _cmd_solve(args) -> int:
             raise GamelpError("--deterministic and --unique need the LP (--method lp)")
         from gamelp.regret import solve_regret
 
-        result = solve_regret(game, method=args.method, iterations=args.iterations)
+        result = solve_regret(game, method=args.method, iterations=args.iterations, target_gap=args.target_gap)
         x = result.x if args.player == 1 else result.y
         value = result.value if args.player == 1 else -result.value
-        payload = {"value": value, "status": "iteration_limit", "backend": args.method, "player": args.player,
-                   "iterations": args.iterations, "gap": result.gap}
+        status = "converged" if result.converged else "iteration_limit"
+        payload = {"value": value, "status": status, "backend": args.method, "player": args.player,
+                   "iterations": result.iterations, "gap": result.gap}
     else:
         from gamelp.models.determinism import solve_deterministic
         from gamelp.models.nash import solve_nash
@@ -65,7 +66,8 @@ def _cmd_solve(args) -> int:
         if args.unique:
             from gamelp.models.uniqueness import check_uniqueness
 
-            verdict = check_uniqueness(result.model, result.solution, backend=args.backend)
+            # The question is about the strategy x; the value variables v may have other optima.
+            verdict = check_uniqueness(result.model, result.solution, blocks=("x",), backend=args.backend)
             payload.update(verdict.as_dict())
     payload["strategy"] = dict(zip(own.labels, np.round(x, 12).tolist()))
     if args.json:
@@ -186,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--method", default="lp", choices=("lp",) + REGRET_METHODS,
                        help="lp (default) or a regret-minimisation self-play method")
     solve.add_argument("--iterations", type=int, default=1000, help="iterations for regret methods")
+    solve.add_argument("--target-gap", type=float, help="regret methods stop once the saddle-point gap is this small")
     solve.add_argument("--json", action="store_true")
     solve.add_argument("--verbose", action="store_true", help="show the solver log")
     solve.set_defaults(func=_cmd_solve)

@@ -112,6 +112,10 @@ def write(model, path: str) -> None:
     if not str(path).endswith((".lp", ".mps")):
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
     h = _new_highs(None, False)
-    h.passModel(_highs_lp(model))
+    lp = _highs_lp(model)
+    # Names the LP and MPS formats accept: block name and position.
+    lp.col_names_ = [f"{b.name}_{i}" for b in model.variables.values() for i in range(b.size)]
+    lp.row_names_ = [f"{b.name}_{i}" for b in model.constraints.values() for i in range(b.size)]
+    h.passModel(lp)
     if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
         raise BackendError(f"HiGHS could not write {path!r}")
