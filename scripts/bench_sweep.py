@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -29,11 +30,12 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
     parser.add_argument("--player", default="perfect", help="player kind on both sides (default: perfect)")
     parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life", help="default: life")
-    parser.add_argument("--eval-cap", type=int, default=20_000, help="default: 20000")
+    parser.add_argument("--eval-cap", type=int, default=2_000, help="default: 2000")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="out", help="directory for bench_sweep.json (default: out/)")
     args = parser.parse_args(argv)
 
+    load = os.getloadavg()[0]
     rows, first = [], None
     for workers in args.workers:
         with tempfile.TemporaryDirectory() as store:
@@ -48,7 +50,8 @@ def main(argv=None) -> int:
                      "games_per_second": result.games / seconds, "same_matrix": bool(same)})
     base = rows[0]["games_per_second"]
     print(f"sweep of {len(first.matrix.row_labels)} decks, {first.games} games, player {args.player}, "
-          f"evaluation {args.evaluation}, cap {args.eval_cap}")
+          f"evaluation {args.evaluation}, cap {args.eval_cap}; {os.cpu_count()} cores, load average {load:.1f} "
+          "before the runs (other work on the machine skews the ratio)")
     print(f"{'workers':>8} {'seconds':>9} {'games/s':>9} {'speed-up':>9}  same matrix")
     for row in rows:
         row["speedup"] = row["games_per_second"] / base
@@ -56,7 +59,7 @@ def main(argv=None) -> int:
               f"{row['speedup']:>9.2f}  {row['same_matrix']}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_sweep.json").write_text(json.dumps({"args": vars(args), "runs": rows}, indent=2))
+    (out / "bench_sweep.json").write_text(json.dumps({"args": vars(args), "load_average": load, "runs": rows}, indent=2))
     return 0 if all(row["same_matrix"] for row in rows) else 1
 
 

@@ -5,10 +5,12 @@ the defensive heuristic, and the defensive heuristic against the aggressive
 one, 200 games a repeat on random decks (at most 8 creatures), each side
 first half of the time, 20 repeats; it reports the mean win rate and the
 standard deviation over repeats.  This script runs the same tournament at a
-scale that finishes in minutes by default (fewer games and repeats, a
-smaller evaluation cap); raise ``--games 200 --repeats 20`` for the thesis's
-scale.  With few games per repeat the deviation over repeats is larger than
-the thesis's (it shrinks like 1/sqrt(games)).
+scale that finishes in minutes by default (fewer games and repeats, two
+sampled deals per decision, the life-difference evaluation and a small
+cap: the imperfect player still costs seconds a game); raise ``--games 200
+--repeats 20 --samples 8 --evaluation forest`` towards the thesis's scale.
+With few games per repeat the deviation over repeats is larger than the
+thesis's (it shrinks like 1/sqrt(games)).
 
     python scripts/esche_3_4_players.py
     python scripts/esche_3_4_players.py --games 200 --repeats 20 --workers 2 --out out/esche_3_4
@@ -33,12 +35,15 @@ THESIS = {
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=20, help="games per pairing and repeat (thesis: 200; default: 20)")
-    parser.add_argument("--repeats", type=int, default=4, help="repeats (thesis: 20; default: 4)")
+    parser.add_argument("--games", type=int, default=10, help="games per pairing and repeat (thesis: 200; default: 10)")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats (thesis: 20; default: 3)")
+    parser.add_argument("--samples", type=int, default=2,
+                        help="deals the imperfect player samples per decision (default: 2)")
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="forest", help="default: forest")
-    parser.add_argument("--eval-cap", type=int, default=20_000, help="evaluation cap per search (default: 20000)")
+    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life",
+                        help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
+    parser.add_argument("--eval-cap", type=int, default=500, help="evaluation cap per search (default: 500)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2, help="local worker processes (default: 2)")
     parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
@@ -48,10 +53,10 @@ def main(argv=None) -> int:
 
     thesis = THESIS[args.max_creatures]
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
-    out = Path(args.out) / f"c{args.max_creatures}_g{args.games}_r{args.repeats}_s{args.seed}"
+    out = Path(args.out) / f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
     result = sweep.run_tournament(
         players, sweep.analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats,
-        seed=args.seed, evaluation=args.evaluation, eval_cap=args.eval_cap, out=out,
+        seed=args.seed, evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples, out=out,
         workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}

@@ -71,6 +71,9 @@ from tqdm.auto import tqdm
 
 from gamelp.errors import GamelpError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck, thesis_decks
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.mtg.match import PLAYER_KINDS, play_game
+from gamelp.matrix import MatrixGame
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +92,7 @@ class SweepError(GamelpError):
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game to play: its store key, its seed-derivation key and the game function's arguments."""
+    """One game to play: its store key (repeat, pair, game) and the game function's arguments."""
 
     repeat: int
     pair: int
@@ -136,7 +139,7 @@ class PairStats:
 class BatchResult:
     """A finished batch: the win-rate matrix with deviations, per-pair counts and totals."""
 
-    matrix: Any  # gamelp.matrix.MatrixGame
+    matrix: MatrixGame
     pairs: tuple[PairStats, ...]
     undecided: tuple[tuple[str, str], ...]
 
@@ -283,8 +286,13 @@ class GameStore:
             task.first, task.seed, outcome.winner, outcome.turns, outcome.nodes, outcome.evaluations,
             int(outcome.mismatch),
         )
-        with self._db:
-            self._db.execute(f"INSERT INTO games ({', '.join(self._COLUMNS)}) VALUES ({', '.join('?' * len(row))})", row)
+        try:
+            with self._db:
+                self._db.execute(f"INSERT INTO games ({', '.join(self._COLUMNS)}) VALUES ({', '.join('?' * len(row))})",
+                                 row)
+        except sqlite3.IntegrityError as exc:
+            raise SweepError(f"{self.path}: game {task.key} is already stored; is another run writing to this "
+                             "store?") from exc
 
     def outcomes(self) -> np.ndarray:
         """(repeat, pair, winner, mismatch) of every stored game, winner -1 for a draw; int array (n, 4)."""
@@ -296,12 +304,6 @@ class GameStore:
 
 
 # ----------------------------------------------------------------------------- executing games
-
-
-def _default_game_fn() -> GameFn:
-    from gamelp.games.mtg.match import play_game
-
-    return play_game
 
 
 def _play(game_fn: GameFn, task: GameTask, options: dict[str, Any]) -> GameOutcome:
@@ -464,8 +466,6 @@ def _rates(store: GameStore, n_pairs: int, repeats: int) -> tuple[np.ndarray, np
 
 def summarise(store: GameStore, labels: Sequence[str], pairs: Sequence[tuple[int, int]], repeats: int) -> BatchResult:
     """The win-rate matrix (c_ji = 1 - c_ij, diagonal 0.5 unless played) with deviations and per-pair counts."""
-    from gamelp.matrix import MatrixGame
-
     rate, std, counts = _rates(store, len(pairs), repeats)
     n = len(labels)
     payoffs, deviations = np.full((n, n), 0.5), np.zeros((n, n))
@@ -514,9 +514,6 @@ def _check_engine_arguments(players: Iterable[str], evaluation: str, game_fn: Ga
     """Refuse unknown player kinds and evaluations up front (a caller's own game function decides its own)."""
     if game_fn is not None:
         return
-    from gamelp.games.mtg.evaluation import EVALUATIONS
-    from gamelp.games.mtg.match import PLAYER_KINDS
-
     for kind in players:
         if kind not in PLAYER_KINDS:
             raise SweepError(f"unknown player kind {kind!r}; choose from {', '.join(PLAYER_KINDS)}")
@@ -562,7 +559,7 @@ def run_sweep(
     if not pairs:
         raise SweepError(f"the grid has the single deck {labels[0]}: add decks or ask for mirror games")
     options = _game_options(evaluation, eval_cap, life_threshold, verify)
-    game_fn = game_fn or _default_game_fn()
+    game_fn = game_fn or play_game
     params = {
         "kind": "sweep", "decks": labels, "games": games, "repeats": repeats, "seed": seed, "mirror": mirror,
         "player": player, **options, "game_fn": _function_name(game_fn),
@@ -622,7 +619,7 @@ def run_tournament(
         if imperfect_samples < 1:
             raise SweepError(f"the imperfect player needs at least 1 sample, got {imperfect_samples}")
         options["imperfect_samples"] = int(imperfect_samples)
-    game_fn = game_fn or _default_game_fn()
+    game_fn = game_fn or play_game
     params = {
         "kind": "tournament", "players": players, "decks": decks, "games": games, "repeats": repeats,
         "seed": seed, **options, "game_fn": _function_name(game_fn),
