@@ -123,6 +123,7 @@ class KSweep:
     player: int
     points: list[SweepPoint]
     mips_solved: int
+    lps_solved: int
     wall_time: float
 
     @property
@@ -141,12 +142,14 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
 
     ``P(|J|)`` (the deterministic ILP) is solved first: its strategy is a
     feasible start for every ``k``.  Then per value level: ``P(k)`` at the
-    first ``k`` of the level, started from the best known strategy with
-    enough determinism; the most determinism that keeps that value (which
-    ends the level); and the value of that strategy with its choices fixed.
-    With ``time_limit`` a MIP that stops early contributes its incumbent and
-    bound, and the point's ``mip_gap`` says how far it got.  ``progress``
-    (optional) is called with ``(k_done, k_total)`` after each level.
+    first ``k`` of the level, started from the better of the best known
+    strategy with enough determinism and a greedy step from the previous
+    level (:func:`_greedy_step`, LPs only); the most determinism that keeps
+    that value (which ends the level); and the value of that strategy with
+    its choices fixed.  With ``time_limit`` a MIP that stops early
+    contributes its incumbent and bound, and the point's ``mip_gap`` says
+    how far it got.  ``progress`` (optional) is called with ``(k_done,
+    k_total)`` after each level.
     """
     own = game.player(player)
     total = own.num_decision_points
@@ -156,69 +159,104 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     f_opp = value_model.objective["v"]
     keep_value = level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
     level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
+    choice_lp = _choice_lp(game, player)
 
     incumbent = np.full(total + 1, -np.inf)
     bound = np.full(total + 1, np.inf)
     solved = np.zeros(total + 1, dtype=bool)
     known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
-    mips, wall = 0, 0.0
+    counts = {"mip": 0, "lp": 0}
+    wall = 0.0
 
     def run(model: Model, start: dict | None = None):
-        nonlocal mips, wall
+        nonlocal wall
         sol = model.solve(backend, mip_gap=mip_gap, start=start, **options)
-        mips += 1
+        counts["mip" if model.is_mip else "lp"] += 1
         wall += sol.wall_time
         if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name} on {backend}: {sol.status}")
         return sol
 
-    def record(k: int, sol) -> int:
-        """Store a P(k) solution: its value holds up to its determinism, its bound from k on."""
-        value = sol.objective
-        solved[k] = True
-        bound[k] = min(bound[k], value + (sol.mip_gap or 0.0) * max(abs(value), 1e-10))
-        reached = max(k, determinism(own, sol.values["x"]))
+    def remember(value: float, x: np.ndarray, v: np.ndarray) -> int:
+        """A feasible strategy: its value holds for every k up to its determinism."""
+        reached = determinism(own, x)
         incumbent[: reached + 1] = np.maximum(incumbent[: reached + 1], value)
-        known.append((value, reached, sol.values))
+        known.append((value, reached, {"x": x, "v": v, "z": deterministic_choices(own, x)}))
         return reached
 
-    def best_start(k: int) -> dict:
-        return max((item for item in known if item[1] >= k), key=lambda item: item[0])[2]
+    def record(k: int, sol) -> int:
+        """A solution of P(k): an incumbent, and a bound for k and beyond."""
+        solved[k] = True
+        bound[k] = min(bound[k], sol.objective + (sol.mip_gap or 0.0) * max(abs(sol.objective), 1e-10))
+        return max(k, remember(sol.objective, sol.values["x"], sol.values["v"]))
 
-    # The deterministic end first: its solution is a feasible start for every k.
+    def best_known(k: int):
+        return max((item for item in known if item[1] >= k), key=lambda item: item[0])
+
     value_model.constraints["at_least_k"].rhs[:] = total
     record(total, run(value_model))
     k = 0
     while k < total:
+        if k > 0 and best_known(k - 1)[1] < k:
+            step = _greedy_step(choice_lp, own, best_known(k - 1)[2]["x"], run)
+            if step is not None:
+                remember(step.objective, step.values["x"], step.values["v"])
         value_model.constraints["at_least_k"].rhs[:] = k
-        sol = run(value_model, best_start(k))
+        sol = run(value_model, best_known(k)[2])
         reached = record(k, sol)
         if reached < total:
             keep_value.rhs[:] = sol.objective - DETERMINISM_TOL * max(1.0, abs(sol.objective))
             level = run(level_model, sol.values)
             if determinism(own, level.values["x"]) > reached:
                 # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
-                reached = record(k, _solve_with_fixed_choices(value_model, np.round(level.values["z"]), run))
+                polished = _solve_with_choices(choice_lp, level.values["z"], run)
+                reached = max(reached, remember(polished.objective, polished.values["x"], polished.values["v"]))
         if progress:
             progress(min(reached + 1, total), total + 1)
         k = reached + 1
     if progress:
         progress(total + 1, total + 1)
-    # Incumbents are feasible for every smaller k, bounds hold for every larger k.
+    # Incumbents are feasible for every smaller k (see remember), bounds hold for every larger k.
     bound = np.maximum(np.minimum.accumulate(bound), incumbent)
     points = [SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k])) for k in range(total + 1)]
-    return KSweep(player, points, mips, wall)
+    return KSweep(player, points, counts["mip"], counts["lp"], wall)
 
 
-def _solve_with_fixed_choices(model: Model, z: np.ndarray, run):
-    """Solve ``model`` with the determinism choices ``z`` fixed (a MIP with no free binary)."""
-    block = model.variables["z"]
-    lower, upper = block.lb.copy(), block.ub.copy()
-    rhs = model.constraints["at_least_k"].rhs.copy()
-    block.lb[:], block.ub[:] = z, z
-    model.constraints["at_least_k"].rhs[:] = 0.0
-    try:
-        return run(model)
-    finally:
-        block.lb[:], block.ub[:] = lower, upper
-        model.constraints["at_least_k"].rhs[:] = rhs
+def _choice_lp(game: SequenceFormGame, player: int) -> Model:
+    """The Nash LP plus ``x[ja] - x[p_j] >= rhs[ja]``: rhs 0 fixes action a at j, rhs -1 leaves it free."""
+    model = sequence_form_lp(game, player)
+    model.name = model.name.replace("nash", "fixed_choices")
+    own = game.player(player)
+    n = own.num_sequences
+    seq = np.arange(1, n)
+    rows = np.arange(n - 1)
+    link = sp.csr_matrix((np.ones(n - 1), (rows, seq)), shape=(n - 1, n)) - sp.csr_matrix(
+        (np.ones(n - 1), (rows, own.parents[own.decision_point_of[seq]])), shape=(n - 1, n))
+    model.add_constraints("fixed_choice", {"x": link}, ">=", -1.0)
+    return model
+
+
+def _solve_with_choices(choice_lp: Model, z: np.ndarray, run):
+    """Best strategy playing the choices ``z`` (1 = that action whenever its point is reached)."""
+    choice_lp.constraints["fixed_choice"].rhs[:] = np.where(np.round(z) > 0, 0.0, -1.0)
+    return run(choice_lp)
+
+
+def _greedy_step(choice_lp: Model, own, x: np.ndarray, run):
+    """One more deterministic point than ``x``: keep its choices, try every action at every mixed point.
+
+    One LP per candidate (point, action); returns the best solution, or None if no point is mixed.
+    """
+    z = deterministic_choices(own, x)
+    best = None
+    for j in range(own.num_decision_points):
+        candidates = range(own.starts[j] - 1, own.ends[j] - 1)
+        if z[candidates.start: candidates.stop].any():
+            continue
+        for s in candidates:
+            trial = z.copy()
+            trial[s] = 1.0
+            sol = _solve_with_choices(choice_lp, trial, run)
+            if best is None or sol.objective > best.objective:
+                best = sol
+    return best
