@@ -198,7 +198,6 @@ class TreeplexLevels:
     """Depth-level structure of a treeplex for vectorised top-down and bottom-up passes."""
 
     def __init__(self, treeplex: Treeplex):
-        self.treeplex = treeplex
         self.num_sequences = treeplex.num_sequences
         parents, starts, ends = treeplex.parents, treeplex.starts, treeplex.ends
         depth = np.zeros(treeplex.num_decision_points, dtype=np.int64)
