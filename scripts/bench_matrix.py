@@ -1,0 +1,129 @@
+"""Benchmark: Nash equilibria of square random matrix games, gamelp against nashpy and pygambit.
+
+Random zero-sum games (payoffs uniform on [0, 1], numpy Generator with a
+seed) from 33 up to 2000 rows.  gamelp solves the general Nash LP on the
+default backend; nashpy (``Game.linear_program``) and pygambit
+(``gbt.nash.lp_solve``, floating point) solve the same matrix in a
+subprocess each, with a 60 s timeout; a peer that times out is not tried on
+larger sizes.  Peers are installed here with pip when missing (never
+required by gamelp).  Every run's value is checked against gamelp's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gamelp.backends import DEFAULT_BACKEND
+from gamelp.matrix import MatrixGame
+from gamelp.models.nash import solve_matrix_nash
+
+PEERS = {"nashpy": "nashpy", "pygambit": "pygambit"}
+
+PEER_CODE = {
+    "nashpy": """
+import nashpy, numpy as np, time
+A = np.load(PATH)
+start = time.perf_counter()
+p, q = nashpy.Game(A).linear_program()
+value = float(min(A.T @ p))
+print(time.perf_counter() - start, value)
+""",
+    "pygambit": """
+import pygambit as gbt, numpy as np, time
+A = np.load(PATH)
+start = time.perf_counter()
+game = gbt.Game.from_arrays(A, -A)
+result = gbt.nash.lp_solve(game, rational=False)
+p = np.array([float(result.equilibria[0][s]) for s in game.players[0].strategies])
+value = float(min(A.T @ p))
+print(time.perf_counter() - start, value)
+""",
+}
+
+
+def ensure_installed(name: str) -> bool:
+    if importlib.util.find_spec(name) is None:
+        print(f"installing {PEERS[name]} with pip (benchmark peer only) ...", flush=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", PEERS[name]])
+        if done.returncode != 0:
+            print(f"  could not install {name}; skipped")
+            return False
+    return True
+
+
+def run_peer(name: str, path: Path, timeout: float) -> tuple[float | None, float | None, str]:
+    code = PEER_CODE[name].replace("PATH", repr(str(path)))
+    try:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, None, "timeout"
+    if done.returncode != 0:
+        return None, None, "error: " + done.stderr.strip().splitlines()[-1][:80]
+    seconds, value = map(float, done.stdout.split())
+    return seconds, value, "ok"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[33, 100, 250, 500, 1000, 2000])
+    parser.add_argument("--backend", default=DEFAULT_BACKEND)
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per peer run")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=list(PEERS))
+    parser.add_argument("--out", default="out")
+    args = parser.parse_args(argv)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    peers = [name for name in args.peers if ensure_installed(name)]
+    alive = set(peers)
+    rng = np.random.default_rng(args.seed)
+    rows, largest = [], {name: None for name in ["gamelp"] + peers}
+    print(f"{'n':>5} {'gamelp (s)':>11} " + " ".join(f"{name + ' (s)':>14} {'ratio':>7}" for name in peers))
+    for n in args.sizes:
+        A = rng.uniform(size=(n, n))
+        path = out / f"bench_matrix_{n}.npy"
+        np.save(path, A)
+        start = time.perf_counter()
+        ours = solve_matrix_nash(MatrixGame(A), "row", args.backend)
+        seconds = time.perf_counter() - start
+        if seconds <= args.timeout:
+            largest["gamelp"] = n
+        row = {"n": n, "gamelp": seconds, "value": ours.value}
+        cells = []
+        for name in peers:
+            if name not in alive:
+                cells.append(f"{'skipped':>14} {'':>7}")
+                continue
+            peer_seconds, value, status = run_peer(name, path, args.timeout)
+            if peer_seconds is None:
+                alive.discard(name)
+                cells.append(f"{status[:14]:>14} {'':>7}")
+                row[name] = status
+                continue
+            if abs(value - ours.value) > 1e-6:
+                status = f"value {value:.8f} != {ours.value:.8f}"
+            largest[name] = n
+            row[name] = peer_seconds
+            cells.append(f"{peer_seconds:14.3f} {peer_seconds / seconds:7.1f}")
+            if status != "ok":
+                print(f"  {name} at n={n}: {status}")
+        rows.append(row)
+        path.unlink()
+        print(f"{n:5d} {seconds:11.3f} " + " ".join(cells), flush=True)
+    print("\nlargest size solved within the time limit: " +
+          ", ".join(f"{name} {size}" for name, size in largest.items()))
+    (out / "bench_matrix.json").write_text(json.dumps({"rows": rows, "largest": largest}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
