@@ -41,7 +41,7 @@ def main() -> None:
         futures = [pool.submit(sweep, args.game, p, args.backend, args.mip_gap, args.time_limit) for p in (1, 2)]
         results = [f.result() for f in futures]
     wall = time.perf_counter() - began
-    print(f"{args.game} k-sweep on {args.backend}, target MIP gap {args.mip_gap:.0%}: {wall:.1f} s wall for both "
+    print(f"{args.game} k-sweep on {args.backend}, target relative MIP gap {args.mip_gap:g}: {wall:.1f} s wall for both "
           "players in parallel")
     for r in results:
         points = r["points"]
