@@ -91,7 +91,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                        first=args.first, verbose=args.verbose, **_game_options(args))
     sides = [f"{args.deck1} ({args.player1})", f"{args.deck2} ({args.player2})"]
     if result.winner is None:
-        verdict = f"draw: the evaluation cap of {args.eval_cap} was reached"
+        verdict = f"draw (the evaluation cap of {args.eval_cap} was reached)" if result.capped else "draw"
     else:
         verdict = f"{sides[result.winner]} wins"
     print(f"{verdict} after {result.turns} turns ({sides[result.first]} went first; "
