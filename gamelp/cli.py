@@ -17,8 +17,8 @@ import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import GamelpError
+from gamelp.regret import METHODS as REGRET_METHODS
 
-REGRET_METHODS = ("cfr", "cfr+", "rm", "rm+", "mwu", "omwu")
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,8 @@ def _cmd_solve(args) -> int:
             raise GamelpError("--deterministic and --unique need the LP (--method lp)")
         from gamelp.regret import solve_regret
 
-        result = solve_regret(game, method=args.method, iterations=args.iterations, target_gap=args.target_gap)
+        result = solve_regret(game, method=args.method, iterations=args.iterations, eta=args.eta,
+                              target_gap=args.target_gap)
         x = result.x if args.player == 1 else result.y
         value = result.value if args.player == 1 else -result.value
         status = "converged" if result.converged else "iteration_limit"
@@ -185,9 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="highs | gurobi | pyomo:<solver> | cvxpy:<SOLVER> (default highs)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
-    solve.add_argument("--method", default="lp", choices=("lp",) + REGRET_METHODS,
+    solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
                        help="lp (default) or a regret-minimisation self-play method")
     solve.add_argument("--iterations", type=int, default=1000, help="iterations for regret methods")
+    solve.add_argument("--eta", type=float, default=0.1, help="step size of mwu / omwu")
     solve.add_argument("--target-gap", type=float, help="regret methods stop once the saddle-point gap is this small")
     solve.add_argument("--json", action="store_true")
     solve.add_argument("--verbose", action="store_true", help="show the solver log")
