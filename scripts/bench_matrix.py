@@ -3,7 +3,8 @@
 Random zero-sum games (payoffs uniform on [0, 1], numpy Generator with a
 seed) from 33 up to 2000 rows.  gamelp solves the general Nash LP on the
 default backend; nashpy (``Game.linear_program``) and pygambit
-(``gbt.nash.lp_solve``, floating point) solve the same matrix in a
+(17.x: ``gbt.nash.lp_solve``, floating point; the value is player 1's
+equilibrium payoff) solve the same matrix in a
 subprocess each, with a 60 s timeout; a peer that times out is not tried on
 larger sizes.  Peers are installed here with pip when missing (never
 required by gamelp).  Every run's value is checked against gamelp's.
@@ -40,10 +41,8 @@ print(time.perf_counter() - start, value)
 import pygambit as gbt, numpy as np, time
 A = np.load(PATH)
 start = time.perf_counter()
-game = gbt.Game.from_arrays(A, -A)
-result = gbt.nash.lp_solve(game, rational=False)
-p = np.array([float(result.equilibria[0][s]) for s in game.players[0].strategies])
-value = float(min(A.T @ p))
+game = gbt.StrategicGame.from_arrays(A, -A)
+value = float(gbt.nash.lp_solve(game, rational=False).equilibrium.payoffs()["1"])
 print(time.perf_counter() - start, value)
 """,
 }
@@ -52,7 +51,7 @@ print(time.perf_counter() - start, value)
 def ensure_installed(name: str) -> bool:
     if importlib.util.find_spec(name) is None:
         print(f"installing {PEERS[name]} with pip (benchmark peer only) ...", flush=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", PEERS[name]])
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--only-binary", ":all:", PEERS[name]])
         if done.returncode != 0:
             print(f"  could not install {name}; skipped")
             return False
