@@ -145,10 +145,11 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     first ``k`` of the level, started from the better of the best known
     strategy with enough determinism and a greedy step from the previous
     level (:func:`_greedy_step`, LPs only); the most determinism that keeps
-    that value (which ends the level); and the value of that strategy with
-    its choices fixed.  With ``time_limit`` a MIP that stops early
-    contributes its incumbent and bound, and the point's ``mip_gap`` says
-    how far it got.  ``progress`` (optional) is called with ``(k_done,
+    that value (which ends the level; skipped when ``P(k)`` stopped at its
+    time limit, since the level is then unknown); and the value of that
+    strategy with its choices fixed.  With ``time_limit`` a MIP that stops
+    early contributes its incumbent and bound, and the point's ``mip_gap``
+    says how far it got.  ``progress`` (optional) is called with ``(k_done,
     k_total)`` after each level.
     """
     own = game.player(player)
@@ -204,7 +205,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
         value_model.constraints["at_least_k"].rhs[:] = k
         sol = run(value_model, best_known(k)[2])
         reached = record(k, sol)
-        if reached < total:
+        if reached < total and sol.status == OPTIMAL:  # a value level is known only at an optimum
             keep_value.rhs[:] = sol.objective - DETERMINISM_TOL * max(1.0, abs(sol.objective))
             level = run(level_model, sol.values)
             if determinism(own, level.values["x"]) > reached:
