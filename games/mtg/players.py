@@ -261,7 +261,7 @@ def make_player(kind: str, rng: np.random.Generator, evaluation: str = "forest",
     if kind == "perfect":
         return PerfectPlayer(evaluation, life_threshold, eval_cap, **options)
     if kind == "imperfect":
-        return ImperfectPlayer(rng, evaluation, life_threshold, **options)
+        return ImperfectPlayer(rng, evaluation, life_threshold, sample_cap=eval_cap, **options)
     if kind == "aggressive":
         return AggressivePlayer()
     if kind == "defensive":

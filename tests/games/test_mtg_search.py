@@ -1,0 +1,272 @@
+"""Search, evaluations, players and play_game of the mini Magic game."""
+
+import numpy as np
+import pytest
+
+from gamelp.games.mtg import evaluation
+from gamelp.games.mtg.deck import BOLT, DEVIL, MOUNTAIN, Deck
+from gamelp.games.mtg.engine import (
+    ACTIVE, ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, PAY, PLAYER_BASE,
+    RESPOND, TURN, Game, Rules, decider, is_over, winner,
+)
+from gamelp.games.mtg.evaluation import (
+    FEATURE_NAMES, ForestEvaluation, collect_positions, features, layered_evaluation,
+    layered_layers, life_evaluation, train_forest,
+)
+from gamelp.games.mtg.match import PLAYER_KINDS, GameResult, _perfect_verdict, play_game, play_match
+from gamelp.games.mtg.players import (
+    AggressivePlayer, DefensivePlayer, PerfectPlayer, Table, consistent_decks, cutoff_tier,
+    determinize,
+)
+from gamelp.games.mtg.search import CapReached, Searcher, minimax
+
+B0, B1 = PLAYER_BASE
+
+
+def small_games(count, seed=0):
+    """Tiny deals (5-card libraries, 2-card hands, 6 life) that plain minimax can finish."""
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        game = Game([rng.integers(0, 3, size=5) for _ in range(2)], Rules(opening_hand=2, starting_life=6))
+        yield game, game.opening_state(first=i % 2)
+
+
+def test_alphabeta_and_table_agree_with_plain_minimax():
+    checked = 0
+    for game, state in small_games(8, seed=0):
+        if state[B0 + LIFE] and not is_over(state):
+            exact = minimax(game, state)
+            assert Searcher(game, None, threshold=0, cap=None).value(state) == exact
+            assert Searcher(game, None, threshold=0, cap=None, use_tt=False).value(state) == exact
+            cut = minimax(game, state, layered_evaluation, threshold=3)
+            assert Searcher(game, layered_evaluation, threshold=3, cap=None).value(state) == cut
+            checked += 1
+    assert checked >= 6
+
+
+def test_table_saves_work():
+    game, state = Game.deal("8C28L", "4C20L", np.random.default_rng(5), first=0)
+    with_table = Searcher(game, life_evaluation, threshold=12, cap=None)
+    without = Searcher(game, life_evaluation, threshold=12, cap=None, use_tt=False)
+    assert with_table.value(state) == without.value(state)
+    assert with_table.nodes < without.nodes
+
+
+def forced_win_position():
+    """Player 0 (20 life, one card left in its library) has a ready devil, one open land
+    and a bolt; player 1 (7 life) has a ready devil. Only bolting the blocker, then
+    attacking this turn and next, wins before player 0 decks out."""
+    game = Game(([DEVIL], [DEVIL] * 10))
+    state = game.position(active=0, players=({"lands": 1, "mana": 1, "hand_l": 1, "ready": 1},
+                                             {"life": 7, "ready": 1}))
+    return game, state
+
+
+def test_forced_win_in_two_turns_is_found():
+    game, state = forced_win_position()
+    searcher = Searcher(game, None, threshold=0, cap=None)
+    assert searcher.move_values(state) == {"D": 1.0, "L": -1.0, "N": -1.0}
+    assert searcher.best_move(state) == ("D", 1.0)
+    assert minimax(game, state) == 1.0
+    while not is_over(state):
+        state = game.step(state, searcher.best_move(state)[0])
+    assert winner(state) == 0 and state[TURN] == 4
+
+
+def test_cap_stops_the_search():
+    game, state = Game.deal("8C28L", "8C28L", np.random.default_rng(1), first=0)
+    searcher = Searcher(game, None, threshold=0, cap=50)
+    with pytest.raises(CapReached):
+        searcher.value(state)
+    assert searcher.leaves == 51
+    result = play_game("8C28L", "8C28L", seed=1, evaluation="life", eval_cap=50)
+    assert result.winner is None and result.capped and result.evaluations > 50
+
+
+def test_play_game_is_deterministic():
+    kwargs = dict(evaluation="layered", eval_cap=20_000)
+    for seed in (0, 1, 2):
+        first = play_game("8C28L", "4C32L", seed=seed, **kwargs)
+        assert first == play_game(Deck(8, 28), "4C32L", seed=seed, **kwargs)
+        assert isinstance(first, GameResult) and first.nodes > 0
+    mixed = [play_game("8C28L", "4C32L", "random", "defensive", seed=s) for s in range(3)]
+    assert mixed == [play_game("8C28L", "4C32L", "random", "defensive", seed=s) for s in range(3)]
+    assert set(PLAYER_KINDS) == {"perfect", "imperfect", "aggressive", "defensive", "random"}
+
+
+def test_play_game_results_and_log():
+    lines = []
+    result = play_game("8C28L", "0C40L", seed=3, first=1, evaluation="life", verbose=True, log=lines.append)
+    assert result.first == 1 and result.winner in (0, 1, None) and result.turns >= 2
+    assert lines[0].startswith("turn 1 P2") and "cut-off" in lines[-1]
+    with pytest.raises(ValueError, match="unknown player"):
+        play_game("8C28L", "0C40L", player1="chess")
+
+
+def test_play_match_alternates_first():
+    results = play_match("8C28L", "4C20L", 4, seed=9, player1="aggressive", player2="defensive")
+    assert [r.first for r in results] == [0, 1, 0, 1]
+    assert all(r.winner in (0, 1) and r.nodes == 0 for r in results)
+
+
+def test_verification_flags_a_wrong_verdict():
+    """Player 0 leads on life (12 to 3) but player 1 holds four bolts and four open lands
+    on its own turn: the life evaluation says player 0, the full search player 1."""
+    game = Game(([MOUNTAIN] * 10, [MOUNTAIN] * 10))
+    state = game.position(active=1, players=({"life": 12}, {"life": 3, "hand_l": 4, "lands": 4, "mana": 4}))
+    result = _perfect_verdict(game, state, PerfectPlayer("life"), 12, 10_000, "life", True, 0, False, print)
+    assert result.winner == 0 and result.verified and result.mismatch
+    sound = game.position(active=1, players=({"life": 12, "hand_l": 1, "lands": 1}, {"life": 3}))
+    checked = _perfect_verdict(game, sound, PerfectPlayer("life"), 12, 10_000, "life", True, 0, False, print)
+    assert checked.winner == 0 and checked.verified and not checked.mismatch
+
+
+def test_verify_in_play_game():
+    results = [play_game("8C28L", "4C32L", seed=s, evaluation="life", verify=True, eval_cap=50_000)
+               for s in range(4)]
+    assert any(r.verified for r in results)
+    assert all(not r.mismatch or r.verified for r in results)
+
+
+# ---- evaluations --------------------------------------------------------------
+def test_layered_score_is_lexicographic_and_antisymmetric():
+    game = Game(([MOUNTAIN] * 30, [MOUNTAIN] * 30))
+    # one more creature beats any life lead
+    creatures_ahead = game.position(players=({"life": 1, "ready": 1}, {"life": 20}))
+    life_ahead = game.position(players=({"life": 20, "hand_c": 7, "lands": 9}, {"life": 1}))
+    assert layered_layers(game, creatures_ahead)[2] == 1
+    assert layered_evaluation(game, creatures_ahead) > layered_evaluation(game, life_ahead) > 0
+    # lethal burn (Wins) beats a creature lead
+    burn = game.position(players=({"life": 2, "hand_l": 1, "lands": 1}, {"life": 3, "ready": 4}))
+    assert layered_layers(game, burn)[:3] == (0, 1, -4) and layered_evaluation(game, burn) > 0
+    # a decked-out player (Limits) is worst of all
+    decked = game.position(players=({"life": 20, "ready": 5, "lib": 30}, {"life": 1}))
+    assert layered_evaluation(game, decked) < 0
+    mirror = game.position(players=({"life": 20}, {"life": 1, "ready": 1}))
+    assert layered_evaluation(game, mirror) == -layered_evaluation(game, creatures_ahead)
+    assert life_evaluation(game, mirror) == -life_evaluation(game, creatures_ahead) == 19 / 41
+
+
+def test_forest_compiles_saves_and_plays(tmp_path, monkeypatch):
+    X, y = collect_positions(60, threshold=12, seed=4, label_cap=5_000)
+    assert X.shape[1] == len(FEATURE_NAMES) == 60 and 20 <= len(y) <= 60 and 0 < y.mean() < 1
+    model = train_forest(X, y, trees=9, seed=0)
+    forest = ForestEvaluation(model)
+    assert np.array_equal(forest.predict(X), model.predict(X))
+    path = tmp_path / "mtg" / "forest_t12.joblib"
+    forest.save(path)
+    loaded = ForestEvaluation.load(path)
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    game, state = Game.deal("8C28L", "4C20L", np.random.default_rng(0))
+    assert loaded(game, state) in (-1.0, 1.0)
+    assert loaded(game, state) == (1.0 if model.predict([features(game, state)])[0] == 1 else -1.0)
+    # play_game picks the cached forest up without training
+    monkeypatch.setenv("GAMELP_CACHE", str(tmp_path))
+    monkeypatch.setattr(evaluation, "_FORESTS", {})
+    result = play_game("8C28L", "4C32L", seed=2, evaluation="forest", eval_cap=20_000)
+    assert result.evaluations > 0 and result.winner in (0, 1)
+    (tmp_path / "bad.joblib").write_text("not a forest")
+    with pytest.raises(evaluation.ForestFileError, match="bad.joblib"):
+        ForestEvaluation.load(tmp_path / "bad.joblib")
+
+
+# ---- players --------------------------------------------------------------------
+def crafted(phase=MAIN, active=0, me=None, opponent=None, **fields):
+    game = Game(([MOUNTAIN] * 20, [MOUNTAIN] * 20))
+    players = [{}, {}]
+    players[active if phase in (MAIN, ATTACK, DISCARD) else 1 - active] = me or {}
+    players[1 - active if phase in (MAIN, ATTACK, DISCARD) else active] = opponent or {}
+    state = game.position(active=active, phase=phase, players=tuple(players), **fields)
+    return game, state
+
+
+def choose(player, game, state):
+    return player.choose(game, state, game.legal_moves(state), Table((Deck(8, 28), Deck(8, 28))))
+
+
+def test_aggressive_player():
+    aggressive = AggressivePlayer()
+    game, state = crafted(me={"hand_m": 1, "hand_l": 1, "hand_c": 1, "lands": 1, "mana": 1},
+                          opponent={"ready": 1})
+    assert choose(aggressive, game, state) == "M"
+    assert choose(aggressive, game, game.step(state, "M")) == "L"  # bolts the player, not the creature
+    game, state = crafted(phase=PAY, me={"life": 5})
+    assert choose(aggressive, game, state) == "P"
+    game, state = crafted(phase=ATTACK, me={"ready": 2}, opponent={"ready": 3})
+    assert choose(aggressive, game, state) == "A"
+    game, state = crafted(phase=BLOCK, me={"ready": 1}, attackers=1)
+    assert choose(aggressive, game, state) == "N"
+    game, state = crafted(phase=RESPOND, me={"hand_l": 1, "mana": 1}, opponent={"sick": 1}, attackers=1)
+    assert choose(aggressive, game, state) == "L"
+
+
+def test_defensive_player():
+    defensive = DefensivePlayer()
+    game, state = crafted(me={"hand_l": 2, "hand_c": 1, "lands": 2, "mana": 2}, opponent={"ready": 1})
+    assert choose(defensive, game, state) == "D"
+    game, state = crafted(me={"hand_l": 2, "hand_c": 1, "lands": 2, "mana": 2}, opponent={"life": 9})
+    assert choose(defensive, game, state) == "S"  # 6 damage is not lethal: no bolt to the face
+    game, state = crafted(me={"hand_l": 2, "hand_c": 1, "lands": 2, "mana": 2}, opponent={"life": 6})
+    assert choose(defensive, game, state) == "L"  # lethal
+    game, state = crafted(phase=RESPOND, me={"hand_l": 1, "mana": 1}, opponent={"sick": 1}, attackers=1)
+    assert choose(defensive, game, state) == "T"  # the attacker first
+    game, state = crafted(phase=PAY, me={"life": 10})
+    assert choose(defensive, game, state) == "P"
+    game, state = crafted(phase=PAY, me={"life": 10, "hand_l": 1})
+    assert choose(defensive, game, state) == "N"
+    game, state = crafted(phase=ATTACK, me={"ready": 2}, opponent={"ready": 2})
+    assert choose(defensive, game, state) == "N"
+    game, state = crafted(phase=ATTACK, me={"ready": 2}, opponent={"ready": 1})
+    assert choose(defensive, game, state) == "A"
+    game, state = crafted(phase=BLOCK, me={"ready": 1}, attackers=1)
+    assert choose(defensive, game, state) == "B"
+    game, state = crafted(phase=DISCARD, me={"hand_l": 5, "hand_c": 3})
+    assert choose(defensive, game, state) == "XL"
+
+
+def test_cutoff_tiers():
+    game = Game(([MOUNTAIN], [MOUNTAIN]))
+    tiers = [cutoff_tier(game.position(players=({"life": life}, {"life": 20})), 12)
+             for life in (20, 13, 12, 9, 8, 5, 4, 1)]
+    assert tiers == [12, 12, 8, 8, 4, 4, 0, 0]
+
+
+def test_determinisation_respects_what_was_shown():
+    # having shown 5 devils, player 1 holds one of the 8-creature decks
+    assert {d.creatures for d in consistent_decks([3, 9, 5], _candidates())} == {8}
+    beyond = consistent_decks([0, 0, 9], [Deck(8, 0)])  # no candidate fits: any deck that does
+    assert min(d.creatures for d in beyond) == 9 and Deck(9, 51) in beyond and Deck(60, 0) in beyond
+    rng = np.random.default_rng(0)
+    game, state = Game.deal("8C28L", "8C20L", rng, first=0)
+    table = Table((Deck(8, 28), Deck(8, 20)))
+    players = (AggressivePlayer(), DefensivePlayer())
+    while state[TURN] < 8 and not is_over(state):
+        mover = decider(state)
+        move = choose(players[mover], game, state)
+        table.record(mover, move)
+        state = game.step(state, move)
+    assert sum(table.shown[1]) > 3 and not is_over(state)
+    for _ in range(5):
+        sample, s = determinize(game, state, 0, table, rng, _candidates())
+        assert s[B0 + HAND_M:B0 + HAND_C + 1] == state[B0 + HAND_M:B0 + HAND_C + 1]
+        assert sample.library_counts(s, 0) == game.library_counts(state, 0)
+        hand1 = s[B1 + HAND_M:B1 + HAND_C + 1]
+        assert sum(hand1) == sum(state[B1 + HAND_M:B1 + HAND_C + 1])
+        assert sample.library_size(s, 1) == game.library_size(state, 1)
+        total = np.array(hand1) + np.array(sample.library_counts(s, 1)) + np.array(table.shown[1])
+        assert total.sum() == 60 and total[2] in (0, 4, 8)
+
+
+def _candidates():
+    from gamelp.games.mtg.deck import thesis_decks
+
+    return thesis_decks()
+
+
+def test_imperfect_player_plays_a_game():
+    result = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life",
+                       eval_cap=2_000, imperfect_samples=2)
+    assert result.winner in (0, 1) and result.nodes > 0
+    again = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life",
+                      eval_cap=2_000, imperfect_samples=2)
+    assert again == result
