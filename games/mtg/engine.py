@@ -244,12 +244,39 @@ class Game:
         return tuple(s)
 
     def _settle(self, s) -> None:
-        """Play every decision point that offers a single move."""
-        while s[PHASE] != OVER:
-            moves = self.legal_moves(s)
-            if len(moves) != 1:
+        """Play every decision point that offers a single move (the checks mirror legal_moves)."""
+        while True:
+            phase = s[PHASE]
+            a = PLAYER_BASE[s[ACTIVE]]
+            d = 22 - a
+            if phase == MAIN:
+                if (not s[LAND_PLAYED] and s[a + HAND_M]) or (s[a + MANA] and (s[a + HAND_C] or s[a + HAND_L])):
+                    return
+                move = "N"
+            elif phase == ATTACK:
+                if s[a + READY]:
+                    return
+                move = "N"
+            elif phase == RESPOND:
+                if s[d + MANA] and s[d + HAND_L]:
+                    return
+                move = "N"
+            elif phase == BLOCK:
+                if s[ATTACKERS] and s[d + READY]:
+                    return
+                move = "N"
+            elif phase == PAY:
+                if s[d + LIFE] > self.rules.life_payment:
+                    return
+                move = "N"
+            elif phase == DISCARD:
+                moves = self.legal_moves(s)
+                if len(moves) != 1:
+                    return
+                move = moves[0]
+            else:
                 return
-            self._apply(s, moves[0])
+            self._apply(s, move)
 
     def _apply(self, s, move: str) -> None:
         phase = s[PHASE]
