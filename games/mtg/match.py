@@ -59,12 +59,15 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
               seed: int = 0, first: int = 0, eval_cap: int = 500_000, life_threshold: int = 12,
               evaluation: str = "forest", verify: bool = False, verbose: bool = False,
               log: Callable[[str], None] | None = None, rules: Rules | None = None,
-              imperfect_samples: int = 8) -> GameResult:
+              imperfect_samples: int = 8, graded: bool = False) -> GameResult:
     """Deal ``deck1`` to ``player1`` and ``deck2`` to ``player2`` and play one game.
 
     ``first`` (0 or 1) is the player who takes turn 1. See the module docstring
     for how perfect-information games end; ``verbose`` sends a line per turn and
-    per decision to ``log`` (default ``print``).
+    per decision to ``log`` (default ``print``). ``rules`` changes rule
+    parameters; ``imperfect_samples`` is the imperfect player's determinisations
+    per decision; ``graded=True`` makes perfect players search with the full
+    evaluation score rather than its sign (slower; see ``search``).
     """
     for kind in (player1, player2):
         if kind not in PLAYER_KINDS:
@@ -80,10 +83,10 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     table = Table(decks)
     both_perfect = player1 == player2 == "perfect"
     if both_perfect:
-        shared = PerfectPlayer(evaluation, life_threshold, eval_cap)
+        shared = PerfectPlayer(evaluation, life_threshold, eval_cap, graded=graded)
         players = (shared, shared)
     else:
-        options = {"imperfect": {"samples": imperfect_samples}}
+        options = {"imperfect": {"samples": imperfect_samples}, "perfect": {"graded": graded}}
         players = tuple(
             make_player(kind, np.random.default_rng(rng.integers(2**63)), evaluation, life_threshold,
                         eval_cap, **options.get(kind, {}))

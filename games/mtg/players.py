@@ -142,8 +142,9 @@ class PerfectPlayer(Player):
     """Alpha-beta search on the true state (both library orders known)."""
 
     def __init__(self, evaluation: str = "forest", life_threshold: int = 12,
-                 eval_cap: int | None = 500_000, forest_options=None):
+                 eval_cap: int | None = 500_000, forest_options=None, graded: bool = False):
         self.evaluation = evaluation
+        self.graded = graded
         self.life_threshold = life_threshold
         self.eval_cap = eval_cap
         self.forest_options = forest_options or {}
@@ -169,7 +170,7 @@ class PerfectPlayer(Player):
         if tier not in self._searchers:
             evaluate = (get_evaluation(self.evaluation, threshold=tier, **self.forest_options)
                         if tier > 0 else None)
-            self._searchers[tier] = Searcher(game, evaluate, tier, cap=None)
+            self._searchers[tier] = Searcher(game, evaluate, tier, cap=None, graded=self.graded)
         return self._searchers[tier]
 
     def choose(self, game, state, moves, table):

@@ -7,7 +7,11 @@ depth first. Two devices keep it affordable:
 
 * an evaluation cut-off: once a player is at or below ``threshold`` life, the
   position is scored by an evaluation function (values in [-1, 1]) instead of
-  being searched further (``threshold=0`` searches to the end);
+  being searched further (``threshold=0`` searches to the end). As in the
+  thesis (after Shannon 1950) the evaluation names the position's category:
+  by default only its sign counts (predicted win 1, loss -1, draw 0), which
+  keeps alpha-beta windows narrow; ``graded=True`` searches with the full
+  score instead (e.g. to rank moves by the layered score);
 * a cap on leaves scored (evaluation calls plus terminal positions) after which
   the search gives up by raising :class:`CapReached` (the thesis counts the game
   as a draw; 500,000 in the thesis).
@@ -53,11 +57,13 @@ class Searcher:
     """
 
     def __init__(self, game: Game, evaluate: Evaluation | None = None, threshold: int = 12,
-                 cap: int | None = 500_000, use_tt: bool = True, tt_limit: int = DEFAULT_TT_LIMIT):
+                 cap: int | None = 500_000, use_tt: bool = True, tt_limit: int = DEFAULT_TT_LIMIT,
+                 graded: bool = False):
         if threshold > 0 and evaluate is None:
             raise ValueError("an evaluation function is needed when threshold > 0")
         self.game = game
         self.evaluate = evaluate
+        self.graded = graded
         self.threshold = threshold
         self.cap = cap
         self.use_tt = use_tt
@@ -112,7 +118,10 @@ class Searcher:
         if s[LIFE0] <= self.threshold or s[LIFE1] <= self.threshold:
             self._leaf()
             self.evaluations += 1
-            return self.evaluate(self.game, s)
+            v = self.evaluate(self.game, s)
+            if self.graded:
+                return v
+            return 1.0 if v > 0 else -1.0 if v < 0 else 0.0
         tt = self.tt
         lower, upper = -1.0, 1.0
         if self.use_tt:

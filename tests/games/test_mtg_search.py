@@ -38,8 +38,10 @@ def test_alphabeta_and_table_agree_with_plain_minimax():
             exact = minimax(game, state)
             assert Searcher(game, None, threshold=0, cap=None).value(state) == exact
             assert Searcher(game, None, threshold=0, cap=None, use_tt=False).value(state) == exact
-            cut = minimax(game, state, layered_evaluation, threshold=3)
-            assert Searcher(game, layered_evaluation, threshold=3, cap=None).value(state) == cut
+            graded = minimax(game, state, layered_evaluation, threshold=3)
+            assert Searcher(game, layered_evaluation, 3, cap=None, graded=True).value(state) == graded
+            signed = minimax(game, state, lambda g, s: float(np.sign(layered_evaluation(g, s))), 3)
+            assert Searcher(game, layered_evaluation, threshold=3, cap=None).value(state) == signed
             checked += 1
     assert checked >= 6
 
