@@ -28,6 +28,7 @@ from gamelp.solution import (ERROR, INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, OPTIMAL
                              Solution)
 
 SIZE_LIMIT = 2000
+CONE_SIZE_LIMIT = 200  # the same licence allows only this many variables once a model has cones
 UNRESTRICTED_ENV_VAR = "GAMELP_GUROBI_UNRESTRICTED"
 _TOO_LARGE = 10010  # GurobiError code "Model too large for size-limited license"
 
@@ -78,17 +79,24 @@ def model_size(model) -> tuple[int, int]:
 
 def _size_refusal(model, backend: str) -> str:
     n_vars, n_rows = model_size(model)
-    alternative = "cvxpy:CLARABEL" if model.has_cones else "highs"
+    if model.has_cones:
+        allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model may have", "cvxpy:CLARABEL"
+    else:
+        allowed, alternative = f"{SIZE_LIMIT} variables or constraints allowed", "highs"
     return (f"model {model.name!r} has {n_vars} variables and {n_rows} linear constraints "
-            f"(cone auxiliaries included), over the {SIZE_LIMIT} allowed by the size-limited "
+            f"(cone auxiliaries included), over the {allowed} under the size-limited "
             f"pip Gurobi licence, so {backend} refuses it; use {alternative} instead "
             f"(or set {UNRESTRICTED_ENV_VAR}=1 with a full licence)")
 
 
+def _over_limit(model) -> bool:
+    n_vars, n_rows = model_size(model)
+    return max(n_vars, n_rows) > SIZE_LIMIT or (model.has_cones and n_vars > CONE_SIZE_LIMIT)
+
+
 def check_size(model, backend: str = "gurobi") -> None:
     """Refuse ``model`` if it exceeds the size-limited licence (only when that licence is in use)."""
-    n_vars, n_rows = model_size(model)
-    if max(n_vars, n_rows) > SIZE_LIMIT and licence_is_restricted():
+    if _over_limit(model) and licence_is_restricted():
         raise BackendError(_size_refusal(model, backend))
 
 

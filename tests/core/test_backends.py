@@ -323,3 +323,16 @@ def test_verbose_prints_the_solver_log(backend, capfd):
     sol = solve(production_lp(), backend, verbose=True)
     out, _ = capfd.readouterr()
     assert len(out) > 100 and len(sol.log) > 100
+
+
+def test_gurobi_refuses_a_cone_model_over_the_licence_cone_limit():
+    """The pip licence takes at most 200 variables once a model has cones (2000 without)."""
+    if not gurobi_backend.licence_is_restricted():
+        pytest.skip("a full Gurobi licence is installed")
+    m = Model("big_ball")
+    x = m.add_variables("x", 250, lb=-np.inf)
+    m.add_cone("ball", {x: np.vstack([np.zeros(250), np.eye(250)])}, constant=np.r_[1.0, np.zeros(250)])
+    m.set_objective({x: np.ones(250)}, sense="max")
+    with pytest.raises(BackendError, match=r"200 variables a cone model may have.*cvxpy:CLARABEL"):
+        m.solve("gurobi")
+    assert m.solve("cvxpy:CLARABEL").objective == pytest.approx(np.sqrt(250), rel=1e-6)
