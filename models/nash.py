@@ -13,6 +13,10 @@ For player ``p`` with polytope ``F_p x = f_p``, the opponent's polytope
 The optimum is the value player ``p`` can guarantee; the two players' values
 sum to zero.  With ``x`` binary the same model is the deterministic ILP
 (:mod:`gamelp.models.determinism`).
+
+Matrix games (second half of the module): von Neumann's general LP for any
+payoffs and the deck-game thesis's form ``min e^T x s.t. C^T x >= e, x >= 0``
+(seed 000, Section 2.3), for the row and the column player.
 """
 
 from __future__ import annotations
