@@ -21,7 +21,8 @@ from typing import Callable
 import numpy as np
 
 from gamelp.games.mtg.deck import Deck
-from gamelp.games.mtg.engine import Game, MOVE_NAMES, Rules, decider, is_over, winner as winner_of, TURN
+from gamelp.games.mtg.engine import LIFE, MOVE_NAMES, PLAYER_BASE, TURN, Game, Rules, decider, is_over
+from gamelp.games.mtg.engine import winner as winner_of
 from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
 from gamelp.games.mtg.players import PerfectPlayer, Table, make_player
 from gamelp.games.mtg.search import CapReached, Searcher
@@ -129,8 +130,13 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     return GameResult(winner_of(state), state[TURN], nodes, evaluations, False, first)
 
 
+def lives(state) -> tuple[int, int]:
+    return state[PLAYER_BASE[0] + LIFE], state[PLAYER_BASE[1] + LIFE]
+
+
 def game_is_cut_off(state, life_threshold: int) -> bool:
-    return min(state[6], state[16]) <= life_threshold
+    """True once a player is at or below the threshold (a perfect-information game ends there)."""
+    return min(lives(state)) <= life_threshold
 
 
 def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, verify, first, verbose, log):
@@ -152,7 +158,7 @@ def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, 
     if verbose:
         who = "draw" if verdict is None else f"player {verdict + 1} wins"
         check = ("; verification " + ("disagrees" if mismatch else "agrees")) if verified else ""
-        log(f"cut-off at life {state[6]}/{state[16]}: {evaluation} evaluation {value:+.3f}, {who}{check}")
+        log(f"cut-off at life {lives(state)[0]}/{lives(state)[1]}: {evaluation} evaluation {value:+.3f}, {who}{check}")
     return GameResult(verdict, state[TURN], nodes, evaluations, mismatch, first, verified=verified)
 
 
