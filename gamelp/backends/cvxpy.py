@@ -174,7 +174,7 @@ def _values(model, problem: cp.Problem) -> dict[str, np.ndarray]:
             for name, b in model.variables.items()}
 
 
-def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
+def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
           mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
     """Solve with a cvxpy solver; ``start`` (block name -> values) is offered through cvxpy's warm start."""
     name = _resolve(solver)

@@ -135,7 +135,7 @@ def _set_params(gp, g, params: dict) -> None:
             raise BackendError(f"Gurobi rejected parameter {key}={value!r}: {exc}") from None
 
 
-def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
+def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
           mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
     """Solve with Gurobi; ``start`` (block name -> values) becomes the MIP start."""
     gp = _gurobipy()

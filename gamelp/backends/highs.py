@@ -66,7 +66,7 @@ def _new_highs(log_path: str | None, verbose: bool) -> highspy.Highs:
     return h
 
 
-def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
+def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
           mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
     """Solve with HiGHS; ``start`` (block name -> values) is handed to the MIP as a first incumbent."""
     with tempfile.TemporaryDirectory() as tmp:

@@ -207,7 +207,7 @@ def _values(model, pm) -> dict[str, np.ndarray]:
     return values
 
 
-def solve(model, solver: str | None = None, *, verbose: bool = False, time_limit: float | None = None,
+def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
           mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
     """Solve with a Pyomo solver; ``start`` (block name -> values) is loaded as the variables' values,
     which solvers that take warm starts (the Gurobi family, appsi_highs) use as a MIP start."""
