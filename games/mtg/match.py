@@ -8,6 +8,9 @@ and flags a disagreement as ``mismatch``), and a game whose search scores more
 than ``eval_cap`` leaves in total is a draw. Any other pairing plays the game
 out to its end; search-based players then cap each decision at ``eval_cap``.
 
+An unknown player kind or evaluation, or a ``first`` other than 0 or 1, raises
+:class:`MtgError` (a ``GamelpError``) naming the bad value and the valid ones.
+
 Everything is a function of ``seed``: the deck shuffles and every random choice
 come from one ``numpy.random.Generator``.
 """
@@ -24,10 +27,8 @@ from gamelp.games.mtg.deck import Deck
 from gamelp.games.mtg.engine import LIFE, MOVE_NAMES, PLAYER_BASE, TURN, Game, Rules, decider, is_over
 from gamelp.games.mtg.engine import winner as winner_of
 from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
-from gamelp.games.mtg.players import PerfectPlayer, Table, make_player
+from gamelp.games.mtg.players import PLAYER_KINDS, MtgError, PerfectPlayer, Table, make_player
 from gamelp.games.mtg.search import CapReached, Searcher
-
-PLAYER_KINDS = ("perfect", "imperfect", "aggressive", "defensive", "random")
 
 logger = logging.getLogger(__name__)
 
@@ -70,13 +71,13 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     per decision; ``graded=True`` makes perfect players search with the full
     evaluation score rather than its sign (slower; see ``search``).
     """
-    for kind in (player1, player2):
+    for name, kind in (("player1", player1), ("player2", player2)):
         if kind not in PLAYER_KINDS:
-            raise ValueError(f"unknown player {kind!r}; expected one of {PLAYER_KINDS}")
+            raise MtgError(f"unknown player kind {kind!r} for {name}; expected one of {', '.join(PLAYER_KINDS)}")
     if evaluation not in EVALUATIONS:
-        raise ValueError(f"unknown evaluation {evaluation!r}; expected one of {EVALUATIONS}")
+        raise MtgError(f"unknown evaluation {evaluation!r}; expected one of {', '.join(EVALUATIONS)}")
     if first not in (0, 1):
-        raise ValueError(f"first must be 0 or 1, got {first!r}")
+        raise MtgError(f"first must be 0 or 1, got {first!r}")
     log = log or print
     rng = np.random.default_rng(seed)
     decks = (Deck.parse(deck1), Deck.parse(deck2))

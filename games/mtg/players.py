@@ -15,14 +15,18 @@ From Esche (2018), ch. 2.1 and 2.6:
 * ``aggressive``: bolts the opponent at once, always attacks, never blocks,
   pays 4 life against a Vexing Devil whenever it has more than 4 life.
 * ``defensive``: bolts opponent creatures when it can (attackers first), bolts
-  the opponent only for lethal, attacks when it has more creatures than the
-  opponent, always blocks, pays 4 life when it holds no bolt.
+  the opponent only when the bolts in its hand are enough to win (the thesis's
+  test: the bolts held, not only those it has mana for this turn), attacks when
+  it has more creatures than the opponent, always blocks, pays 4 life when it
+  holds no bolt.
 * ``random``: a uniformly random legal move.
 
 Heuristic players play Mountains first and, at the hand limit, discard the card
 type they hold most of (ties: Mountain, Devil, Bolt). A player sees the game
 through :meth:`Player.choose` ``(game, state, moves, table)``, where ``table``
-records the cards each player has shown (:class:`Table`).
+records the cards each player has shown (:class:`Table`). :func:`make_player`
+builds a player from its kind (``PLAYER_KINDS``) and raises :class:`MtgError`
+for an unknown one.
 """
 
 from __future__ import annotations
@@ -31,15 +35,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gamelp.errors import GamelpError
 from gamelp.games.mtg.deck import BOLT, DECK_SIZE, DEVIL, MOUNTAIN, Deck, thesis_decks
 from gamelp.games.mtg.engine import (
-    ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, MANA, PAY, PHASE,
+    ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, PAY, PHASE,
     PLAYER_BASE, RESPOND, Game, creatures, decider,
 )
 from gamelp.games.mtg.evaluation import get_evaluation
 from gamelp.games.mtg.search import CapReached, Searcher
 
 TIER_STEP = 4
+PLAYER_KINDS = ("perfect", "imperfect", "aggressive", "defensive", "random")
+
+
+class MtgError(GamelpError):
+    """A mini-Magic game asked for with a setting the engine does not know (player kind, evaluation, ...)."""
 
 
 @dataclass
@@ -108,13 +118,15 @@ class AggressivePlayer(Player):
 
 
 class DefensivePlayer(Player):
-    """Kills creatures, bolts the player only for lethal, attacks with more creatures, always blocks."""
+    """Kills creatures, bolts the player only with lethal bolts in hand, attacks with more creatures, always blocks."""
 
     def choose(self, game, state, moves, table):
         phase = state[PHASE]
         me = decider(state)
         b, o = PLAYER_BASE[me], PLAYER_BASE[1 - me]
-        lethal = 3 * min(state[b + HAND_L], state[b + MANA]) >= state[o + LIFE]
+        # "enough in its hand to win": counting only the bolts castable this turn would
+        # need 7 open lands at 20 life, so the player would hoard bolts and never fire them
+        lethal = game.rules.bolt_damage * state[b + HAND_L] >= state[o + LIFE]
         if phase == MAIN:
             return _first_of(("M", "D", "T") + (("L",) if lethal else ()) + ("S",), moves)
         if phase == RESPOND:
@@ -258,7 +270,7 @@ class ImperfectPlayer(Player):
 
 def make_player(kind: str, rng: np.random.Generator, evaluation: str = "forest",
                 life_threshold: int = 12, eval_cap: int | None = 500_000, **options) -> Player:
-    """A player of ``kind`` (one of ``match.PLAYER_KINDS``)."""
+    """A player of ``kind`` (one of ``PLAYER_KINDS``)."""
     if kind == "perfect":
         return PerfectPlayer(evaluation, life_threshold, eval_cap, **options)
     if kind == "imperfect":
@@ -269,4 +281,4 @@ def make_player(kind: str, rng: np.random.Generator, evaluation: str = "forest",
         return DefensivePlayer()
     if kind == "random":
         return RandomPlayer(rng)
-    raise ValueError(f"unknown player kind {kind!r}")
+    raise MtgError(f"unknown player kind {kind!r}; expected one of {', '.join(PLAYER_KINDS)}")
