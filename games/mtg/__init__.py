@@ -3,9 +3,10 @@
 from gamelp.games.mtg.deck import Deck, DeckError, thesis_decks
 from gamelp.games.mtg.engine import Game, Rules
 from gamelp.games.mtg.match import PLAYER_KINDS, GameResult, play_game, play_match
+from gamelp.games.mtg.players import MtgError
 from gamelp.games.mtg.search import CapReached, Searcher, minimax
 
 __all__ = [
-    "CapReached", "Deck", "DeckError", "Game", "GameResult", "PLAYER_KINDS", "Rules", "Searcher",
+    "CapReached", "Deck", "DeckError", "Game", "GameResult", "MtgError", "PLAYER_KINDS", "Rules", "Searcher",
     "minimax", "play_game", "play_match", "thesis_decks",
 ]
