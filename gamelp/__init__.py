@@ -1,4 +1,8 @@
-"""gamelp: declarative optimisation models for game solving."""
+"""gamelp: declarative optimisation models for game solving.
+
+The names most scripts need are re-exported here; the models live in
+:mod:`gamelp.models`, the simulators and game files in :mod:`gamelp.games`.
+"""
 
 from gamelp.errors import (
     BackendError,
@@ -8,12 +12,21 @@ from gamelp.errors import (
     ModelError,
     SolveError,
 )
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.matrix import MatrixGame
+from gamelp.model import Model
+from gamelp.solution import Solution
 
 __all__ = [
     "BackendError",
     "GameFileError",
     "GamelpError",
     "MatrixFileError",
+    "MatrixGame",
+    "Model",
     "ModelError",
+    "SequenceFormGame",
+    "Solution",
     "SolveError",
+    "load_game",
 ]
