@@ -11,10 +11,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value against k") -> Path:
-    """Step plot of value against k, one curve per label; rows are ``{"k", "value", ...}`` dicts."""
+    """Step plot of value against k, one curve per label; rows are ``{"k", "value", ...}`` dicts.
+
+    Where rows carry a ``bound`` above the value (a MIP stopped before its gap), the band
+    between the two is shaded: the true value lies in it.
+    """
     fig, ax = plt.subplots(figsize=(7, 4))
     for label, rows in curves.items():
-        ax.step([r["k"] for r in rows], [r["value"] for r in rows], where="post", marker=".", label=label)
+        ks, values = [r["k"] for r in rows], [r["value"] for r in rows]
+        (line,) = ax.step(ks, values, where="post", marker=".", label=label)
+        bounds = [r.get("bound", r["value"]) for r in rows]
+        if any(b > v + 1e-9 for b, v in zip(bounds, values)):
+            ax.fill_between(ks, values, bounds, step="post", color=line.get_color(), alpha=0.2,
+                            label=f"{label}: best bound")
     ax.set_xlabel("k (decision points forced deterministic)")
     ax.set_ylabel("value")
     ax.set_title(title)
