@@ -336,3 +336,18 @@ def test_gurobi_refuses_a_cone_model_over_the_licence_cone_limit():
     with pytest.raises(BackendError, match=r"200 variables a cone model may have.*cvxpy:CLARABEL"):
         m.solve("gurobi")
     assert m.solve("cvxpy:CLARABEL").objective == pytest.approx(np.sqrt(250), rel=1e-6)
+
+
+def test_highs_sends_a_large_dense_lp_to_the_interior_point_method():
+    """Same vertex, strategies and duals as simplex; only the method differs."""
+    from gamelp.matrix import MatrixGame
+    from gamelp.models.nash import solve_matrix_nash
+
+    game = MatrixGame(np.random.default_rng(1).uniform(size=(500, 500)))
+    default = solve_matrix_nash(game)
+    simplex = solve_matrix_nash(game, solver="simplex")
+    assert "Ipx: Crossover optimal" in default.solution.log
+    assert "IPX" not in simplex.solution.log
+    assert default.value == pytest.approx(simplex.value, abs=1e-12)
+    assert np.allclose(default.row_strategy, simplex.row_strategy, atol=1e-9)
+    assert np.allclose(default.col_strategy, simplex.col_strategy, atol=1e-9)
