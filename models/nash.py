@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import ModelError, SolveError

@@ -66,7 +66,7 @@ def main(argv=None) -> int:
             verdict = check_uniqueness(result.model, result.solution) if kind == "interval" else None
             runs.append((kind, radius, result.strategy, result.value, result.guaranteed_value, verdict))
 
-    print(f"\nTable 3.5: optimum strategies for eight creatures (percent), thesis / ours")
+    print("\nTable 3.5: optimum strategies for eight creatures (percent), thesis / ours")
     print(f"{'Deck':>7} " + " ".join(f"{name:>14}" for name in COLUMNS))
     for i, label in enumerate(game.row_labels):
         thesis = TABLE_3_5.get(label, (0,) * 5)

@@ -6,7 +6,7 @@ import pytest
 from gamelp.errors import GamelpError
 from gamelp.games.mtg.deck import BOLT, DEVIL, MOUNTAIN, Deck, DeckError, thesis_decks
 from gamelp.games.mtg.engine import (
-    ACTIVE, ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LANDS, LIB, LIFE, MAIN, MANA,
+    ACTIVE, ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LANDS, LIB, LIFE, MANA,
     PAY, PHASE, PLAYER_BASE, READY, RESPOND, SICK, TAPPED, TURN, Game, Rules, decider,
     hand_size, is_over, winner,
 )

@@ -5,9 +5,9 @@ import pytest
 
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import evaluation
-from gamelp.games.mtg.deck import BOLT, DEVIL, MOUNTAIN, Deck
+from gamelp.games.mtg.deck import DEVIL, MOUNTAIN, Deck
 from gamelp.games.mtg.engine import (
-    ACTIVE, ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, PAY, PLAYER_BASE,
+    ATTACK, BLOCK, DISCARD, HAND_C, HAND_M, LIFE, MAIN, PAY, PLAYER_BASE,
     RESPOND, TURN, Game, Rules, decider, is_over, winner,
 )
 from gamelp.games.mtg.evaluation import (
