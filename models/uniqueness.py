@@ -147,17 +147,10 @@ class _StandardForm:
     e: np.ndarray
 
 
-def _row_names(model: Model) -> list[str]:
+def _block_names(blocks) -> list[str]:
+    """``block[label]`` for every row or variable of the given blocks, in model order."""
     names = []
-    for block in model.constraints.values():
-        labels = block.labels or tuple(str(i) for i in range(block.size))
-        names += [f"{block.name}[{label}]" for label in labels]
-    return names
-
-
-def _variable_names(model: Model) -> list[str]:
-    names = []
-    for block in model.variables.values():
+    for block in blocks:
         labels = block.labels or tuple(str(i) for i in range(block.size))
         names += [f"{block.name}[{label}]" for label in labels]
     return names
@@ -180,7 +173,7 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
     reduced = c - form.A.T @ y
     n = x.size
     rows, rhs, mult, names, eq_rows, eq_rhs = [], [], [], [], [], []
-    row_names = _row_names(model)
+    row_names = _block_names(model.constraints.values())
     A = form.A
     ge = np.flatnonzero(form.row_sense == ">")
     le = np.flatnonzero(form.row_sense == "<")
@@ -191,7 +184,7 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
     names += [row_names[i] for i in ge] + [row_names[i] for i in le]
     eq_rows.append(A[eq])
     eq_rhs.append(form.rhs[eq])
-    var_names = _variable_names(model)
+    var_names = _block_names(model.variables.values())
     fixed = form.col_lb == form.col_ub
     has_lb = np.isfinite(form.col_lb) & ~fixed
     has_ub = np.isfinite(form.col_ub) & ~fixed

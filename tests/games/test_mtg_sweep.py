@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,18 +18,9 @@ import pytest
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
 from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg.match import GameResult
 
 SLEEP = 0.0  # seconds per fake game; the kill test's subprocess raises it
-
-
-@dataclass(frozen=True)
-class FakeResult:
-    winner: int | None
-    turns: int
-    nodes: int
-    evaluations: int
-    mismatch: bool
-    first: int
 
 
 def fake_game(deck1, deck2, player1="perfect", player2="perfect", seed=0, first=0, eval_cap=500_000,
@@ -44,7 +34,7 @@ def fake_game(deck1, deck2, player1="perfect", player2="perfect", seed=0, first=
     edge += 0.1 if first == 0 else -0.1
     u = rng.random()
     winner = None if u < 0.05 else int(rng.random() > 0.5 + edge / 2)
-    return FakeResult(winner, int(rng.integers(5, 20)), int(rng.integers(100)), int(rng.integers(50)),
+    return GameResult(winner, int(rng.integers(5, 20)), int(rng.integers(100)), int(rng.integers(50)),
                       bool(0.05 <= u < 0.08), first)
 
 
