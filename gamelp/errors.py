@@ -27,3 +27,7 @@ class BackendError(GamelpError):
 
 class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
+
+
+class OutputError(GamelpError):
+    """An output file cannot be written (missing directory, unwritable path, refused overwrite)."""
