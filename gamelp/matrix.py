@@ -12,9 +12,10 @@ its row label followed by one number per column.  The deviations file must
 have the same labels in the same order.
 
 :meth:`MatrixGame.reduce_dominated` removes strictly dominated rows and
-columns by pure strategies, iterated until none is left (Fryer's recipe, the
-thesis's Section 2.3): a row whose entries are all smaller than another row's,
-a column whose entries are all larger than another column's.
+columns by pure strategies, iterated until none is left (Fryer's recipe,
+Esche (2018), Section 2.3): a row whose entries are all smaller than another
+row's, a column whose entries are all larger than another column's; for a
+robust solve, only those dominated in every matrix of the uncertainty set.
 """
 
 from __future__ import annotations
@@ -96,23 +97,39 @@ class MatrixGame:
                           [self.col_labels[j] for j in cols], std=std)
 
     # ----------------------------------------------------------------- dominance
-    def reduce_dominated(self) -> tuple["MatrixGame", list[str], list[str]]:
+    def reduce_dominated(self, radius: float = 0.0) -> tuple["MatrixGame", list[str], list[str]]:
         """Remove strictly dominated rows and columns, iterated; return the game and the removed labels.
 
-        Rows are dropped when another row is strictly larger in every column,
-        columns when another column is strictly smaller in every row.  The
-        removed labels are listed in the order they were removed (all rows
-        dominated in a pass before the columns of that pass).
+        With ``radius = 0`` the nominal payoffs decide: rows are dropped when
+        another row is strictly larger in every column, columns when another
+        column is strictly smaller in every row.  With ``radius R > 0`` the
+        dominance must hold for every matrix of the box ``|C - C-hat| <= R Delta``
+        around the estimate (which contains the ellipsoidal set of radius R as
+        well): row ``i`` goes only if some row ``k`` has ``(C-hat - R Delta)[k] >
+        (C-hat + R Delta)[i]`` in every column, column ``j`` only if some column
+        ``l`` has ``(C-hat + R Delta)[:, l] < (C-hat - R Delta)[:, j]``.  Such a
+        row or column is dominated in every matrix of the set, so removing it
+        changes no robust value.  The removed labels are listed in the order
+        they were removed (all rows dominated in a pass before the columns of
+        that pass).
         """
+        if not radius >= 0 or not math.isfinite(radius):
+            raise MatrixGameError(f"the radius must be finite and non-negative, got {radius}")
+        if radius > 0 and self.std is None:
+            raise MatrixGameError("a dominance test over an uncertainty set needs standard deviations")
+        spread = radius * self.std if radius > 0 else np.zeros_like(self.payoffs)
+        lower, upper = self.payoffs - spread, self.payoffs + spread
         rows = np.arange(self.shape[0])
         cols = np.arange(self.shape[1])
         removed_rows: list[str] = []
         removed_cols: list[str] = []
         while True:
-            dominated = _dominated_rows(self.payoffs[np.ix_(rows, cols)])
+            block = np.ix_(rows, cols)
+            dominated = _dominated_rows(lower[block], upper[block])
             removed_rows += [self.row_labels[i] for i in rows[dominated]]
             rows = rows[~dominated]
-            dominated_c = _dominated_rows(-self.payoffs[np.ix_(rows, cols)].T)
+            block = np.ix_(rows, cols)
+            dominated_c = _dominated_rows(-upper[block].T, -lower[block].T)
             removed_cols += [self.col_labels[j] for j in cols[dominated_c]]
             cols = cols[~dominated_c]
             if not dominated.any() and not dominated_c.any():
@@ -154,22 +171,24 @@ class MatrixGame:
             _write_csv(Path(std_path), self.row_labels, self.col_labels, self.std)
 
 
-def _dominated_rows(C: np.ndarray, chunk: int = 16) -> np.ndarray:
-    """Mask of rows of ``C`` strictly dominated by another row (every entry strictly smaller).
+def _dominated_rows(low: np.ndarray, high: np.ndarray, chunk: int = 16) -> np.ndarray:
+    """Mask of rows ``i`` with another row ``k`` such that ``low[k] > high[i]`` in every column.
 
-    A dominator has a strictly larger row sum, so only those rows are
+    ``low <= high`` are the smallest and largest payoffs each entry can take
+    (the same matrix for nominal dominance).  A dominator has a larger sum of
+    ``low`` than row ``i``'s sum of ``high``, so only those rows are
     candidates; candidates are filtered a chunk of columns at a time, which
     empties the list after a few chunks for all but dominated rows.
     """
-    sums = C.sum(axis=1)
-    dominated = np.zeros(C.shape[0], dtype=bool)
-    for i in range(C.shape[0]):
-        candidates = np.flatnonzero(sums > sums[i])
-        for start in range(0, C.shape[1], chunk):
+    low_sums, high_sums = low.sum(axis=1), high.sum(axis=1)
+    dominated = np.zeros(low.shape[0], dtype=bool)
+    for i in range(low.shape[0]):
+        candidates = np.flatnonzero(low_sums > high_sums[i])
+        for start in range(0, low.shape[1], chunk):
             if candidates.size == 0:
                 break
             cols = slice(start, start + chunk)
-            candidates = candidates[(C[candidates, cols] > C[i, cols]).all(axis=1)]
+            candidates = candidates[(low[candidates, cols] > high[i, cols]).all(axis=1)]
         dominated[i] = candidates.size > 0
     return dominated
 
