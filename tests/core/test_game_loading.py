@@ -205,3 +205,20 @@ def test_mutated_files_load_or_raise_gamelp_error(kuhn_dict, data):
         return
     for tp in (game.pl1, game.pl2):
         assert tp.infeasibility(tp.uniform_strategy()) < 1e-9
+
+
+def test_colliding_sequence_labels_are_refused_naming_both_nodes(tmp_path):
+    """Node 'a:b' action 'c' and node 'a' action 'b:c' both print as 'a:b:c'."""
+    tree = [
+        {"id": "a", "type": "decision", "actions": ["b:c", "x"], "parent_edge": None, "parent_sequence": None},
+        {"id": "a:b", "type": "decision", "actions": ["c", "d"], "parent_edge": ["a", "x"],
+         "parent_sequence": ["a", "x"]},
+    ]
+    other = [{"id": "o", "type": "decision", "actions": ["l", "r"], "parent_edge": None, "parent_sequence": None}]
+    data = {"decision_problem_pl1": tree, "decision_problem_pl2": other,
+            "utility_pl1": [{"sequence_pl1": ["a:b", "c"], "sequence_pl2": ["o", "l"], "value": 1}]}
+    with pytest.raises(GameFileError) as err:
+        load(data, tmp_path)
+    message = str(err.value)
+    assert "decision_problem_pl1" in message and "'a:b:c'" in message
+    assert "node 'a:b' action 'c'" in message and "node 'a' action 'b:c'" in message
