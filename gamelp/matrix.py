@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from gamelp.errors import GamelpError, MatrixFileError
-from gamelp.io import atomic_write
+from gamelp.io import atomic_write, open_regular
 
 
 class MatrixGameError(GamelpError):
@@ -193,13 +194,16 @@ def _dominated_rows(low: np.ndarray, high: np.ndarray, chunk: int = 16) -> np.nd
     return dominated
 
 
+# Plain ASCII decimals only: Python's float() also takes "1_000" and full-width digits.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_LAYOUT = "the first row must hold the column labels and the first column the row labels"
+
+
 def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
+        with open_regular(path, MatrixFileError, newline="", encoding="utf-8-sig") as handle:
             lines = [(number, row) for number, row in enumerate(csv.reader(handle), start=1)
                      if any(cell.strip() for cell in row)]
-    except OSError as exc:
-        raise MatrixFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (csv.Error, UnicodeDecodeError) as exc:
         raise MatrixFileError(f"{path}: not a readable CSV file ({exc})") from None
     if not lines:
@@ -208,6 +212,9 @@ def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     col_labels = [cell.strip() for cell in header[1:]]
     if not col_labels:
         raise MatrixFileError(f"{path}: line {header_number}: the header has no column labels")
+    if _NUMBER.fullmatch(header[0].strip()):
+        raise MatrixFileError(f"{path}: line {header_number}: the first cell is the number {header[0].strip()!r}, "
+                              f"so the file seems to have no label row or column; {_LAYOUT}")
     _check_unique(path, col_labels, "column", header_number)
     if len(lines) == 1:
         raise MatrixFileError(f"{path}: no data rows after the header")
@@ -215,24 +222,36 @@ def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     for number, row in lines[1:]:
         label = row[0].strip()
         if len(row) != len(col_labels) + 1:
+            hint = f" (is the label column missing? {_LAYOUT})" if _NUMBER.fullmatch(label) else ""
             raise MatrixFileError(f"{path}: line {number} (row {label!r}) has {len(row) - 1} values, "
-                                  f"the header has {len(col_labels)} columns")
-        numbers = []
-        for col, cell in zip(col_labels, row[1:]):
-            text = cell.strip()
-            try:
-                value = float(text)
-            except ValueError:
-                raise MatrixFileError(f"{path}: line {number}, row {label!r}, column {col!r}: "
-                                      f"{text!r} is not a number") from None
-            if not math.isfinite(value):
-                raise MatrixFileError(f"{path}: line {number}, row {label!r}, column {col!r}: "
-                                      f"{text!r} is not a finite number")
-            numbers.append(value)
+                                  f"the header has {len(col_labels)} columns{hint}")
         row_labels.append(label)
-        values.append(numbers)
+        values.append([_number(path, number, label, col, cell.strip()) for col, cell in zip(col_labels, row[1:])])
     _check_unique(path, row_labels, "row", None)
+    for kind, labels, others in (("column", col_labels, row_labels), ("row", row_labels, col_labels)):
+        if all(_NUMBER.fullmatch(label) for label in labels) and not all(_NUMBER.fullmatch(o) for o in others):
+            raise MatrixFileError(f"{path}: every {kind} label is a number ({', '.join(labels[:3])}, ...) but the "
+                                  f"{'row' if kind == 'column' else 'column'} labels are not: the {kind} labels seem "
+                                  f"to be missing; {_LAYOUT}")
     return row_labels, col_labels, np.array(values, dtype=float)
+
+
+def _number(path: Path, line: int, row: str, col: str, text: str) -> float:
+    """One payoff cell as a finite float, naming the cell otherwise."""
+    where = f"{path}: line {line}, row {row!r}, column {col!r}"
+    if not _NUMBER.fullmatch(text):
+        try:
+            float(text)
+        except ValueError:
+            raise MatrixFileError(f"{where}: {text!r} is not a number") from None
+        if text.strip("+-").lower() in ("nan", "inf", "infinity"):
+            raise MatrixFileError(f"{where}: {text!r} is not a finite number")
+        raise MatrixFileError(f"{where}: {text!r} is not a plain decimal number (digits 0-9, '.', an exponent; "
+                              "no '_' separators or non-ASCII digits)")
+    value = float(text)
+    if not math.isfinite(value):  # an exponent beyond the float range
+        raise MatrixFileError(f"{where}: {text!r} is not a finite number")
+    return value
 
 
 def _check_unique(path: Path, labels: list[str], kind: str, line: int | None) -> None:

@@ -52,6 +52,16 @@ MALFORMED = {
     "duplicate_column": (",a,a\nr1,1,2\n", ["column label 'a' appears twice"]),
     "duplicate_row": (",a,b\nr1,1,2\nr1,3,4\n", ["row label 'r1' appears twice"]),
     "empty_row_label": (",a,b\n,1,2\n", ["row label is empty"]),
+    # Python's float() reads these; a payoff CSV must not.
+    "underscore_separator": (",a,b\nr1,1_000,2\nr2,3,4\n", ["line 2", "column 'a'", "'1_000'", "plain decimal"]),
+    "full_width_digits": (",a,b\nr1,1,2\nr2,3,\uff14\n", ["line 3", "column 'b'", "plain decimal"]),
+    "arabic_indic_digits": (",a,b\nr1,\u0661,2\nr2,3,4\n", ["column 'a'", "plain decimal"]),
+    # Without labels the first numbers silently became labels.
+    "no_labels_at_all": ("0.5,0.25,0.75\n0.75,0.5,0.25\n0.25,0.75,0.5\n", ["line 1", "'0.5'",
+                                                                            "no label row or column"]),
+    "no_label_row": ("r1,0.5,0.25\nr2,0.75,0.5\nr3,0.1,0.2\n", ["column labels seem to be missing"]),
+    "no_label_column": (",a,b\n0.5,0.25\n0.75,0.5\n", ["line 2", "label column missing"]),
+    "no_label_column_square": ("x,a,b\n1,0.5,0.25\n2,0.75,0.5\n", ["row labels seem to be missing"]),
 }
 
 
@@ -177,3 +187,12 @@ def test_robust_value_is_the_same_with_and_without_reduction(tmp_path, capsys, k
     assert full["value"] == pytest.approx(value, abs=5e-7)
     assert reduced["value"] == pytest.approx(full["value"], abs=1e-6)
     assert len(reduced["removed"]["rows"]) == len(reduced["removed"]["columns"]) == removed
+
+
+def test_a_named_pipe_is_refused_instead_of_waiting_forever(tmp_path):
+    import os
+
+    pipe = tmp_path / "payoffs.csv"
+    os.mkfifo(pipe)
+    with pytest.raises(MatrixFileError, match="payoffs.csv: cannot read, it is a named pipe"):
+        MatrixGame.from_csv(pipe)
