@@ -27,3 +27,14 @@ class BackendError(GamelpError):
 
 class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
+
+
+class SolveInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a solve; ``solution`` holds what the solver had (status ``interrupted``).
+
+    A ``KeyboardInterrupt``, so it stops the program unless caught, and the CLI exits 130.
+    """
+
+    def __init__(self, solution):
+        super().__init__(f"solve interrupted ({solution.backend})")
+        self.solution = solution
