@@ -31,3 +31,14 @@ class SolveError(GamelpError):
 
 class OutputError(GamelpError):
     """An output file cannot be written (missing directory, unwritable path, refused overwrite)."""
+
+
+class SolveInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a solve; ``solution`` holds what the solver had (status ``interrupted``).
+
+    A ``KeyboardInterrupt``, so it stops the program unless caught, and the CLI exits 130.
+    """
+
+    def __init__(self, solution):
+        super().__init__(f"solve interrupted ({solution.backend})")
+        self.solution = solution
