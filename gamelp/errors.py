@@ -27,3 +27,7 @@ class BackendError(GamelpError):
 
 class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
+
+
+class LocmError(GamelpError):
+    """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
