@@ -243,13 +243,14 @@ class State:
 
     # ------------------------------------------------------------ legality
 
-    def _guards(self, player: int, lane: int) -> list[int]:
+    def guards(self, player: int, lane: int) -> list[int]:
+        """``player``'s creatures with Guard in ``lane``, in board order."""
         abilities, lanes = self.abilities, self.lane
         return [c for c in self.board[player] if lanes[c] == lane and abilities[c] & GUARD]
 
     def _attack_targets(self, lane: int) -> list[int]:
         enemy = 1 - self.current
-        guards = self._guards(enemy, lane)
+        guards = self.guards(enemy, lane)
         if guards:
             return guards
         return [-1] + [c for c in self.board[enemy] if self.lane[c] == lane]
