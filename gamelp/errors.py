@@ -42,3 +42,7 @@ class SolveInterrupted(KeyboardInterrupt):
     def __init__(self, solution):
         super().__init__(f"solve interrupted ({solution.backend})")
         self.solution = solution
+
+
+class LocmError(GamelpError):
+    """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
