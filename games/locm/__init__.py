@@ -9,9 +9,10 @@ API for the drafters, tournaments and learners built on it:
 - ``draft.RefereeSeeds.from_seed(seed)``: the referee's draft and shuffle
   seeds for a match seed; ``draft.draft_offers(seeds.draft) -> (30, 3)``
   card ids, the same three offered to both players each turn.
-- A drafter: any object with ``pick(offer, chosen, seat) -> 0|1|2``
+- A drafter: any object with ``pick(offer, chosen, seat, rng) -> 0|1|2``
   (``draft.Drafter``); ``offer`` is three card ids, ``chosen`` the ids this
-  drafter already picked, ``seat`` 0 (plays first) or 1.
+  drafter already picked, ``seat`` 0 (plays first) or 1, ``rng`` the match's
+  ``random.Random`` (its only source of randomness).
 - A battler: any object with ``act(state, rng) -> Action`` (``battlers.Battler``),
   called again and again in its turn until it returns ``PASS``; ``state`` is an
   ``engine.State`` seen from the player to move, ``rng`` a ``random.Random``.

@@ -11,17 +11,19 @@ drawn from the front.  A match seed gives the three seeds as the referee's
 ``RefereeParams`` does: the first three ``nextLong()`` of
 ``java.util.Random(seed)``.
 
-A drafter is any object with ``pick(offer, chosen, seat) -> int``
+A drafter is any object with ``pick(offer, chosen, seat, rng) -> int``
 (:class:`Drafter`).
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 import numpy as np
 
+from gamelp.errors import LocmError
 from gamelp.games.locm.javarandom import JavaRandom
 
 DRAFT_TURNS = 30
@@ -51,10 +53,12 @@ class Drafter(Protocol):
     ``offer`` holds the three card ids shown this turn (ids 1..160, see
     :mod:`gamelp.games.locm.cards`), ``chosen`` the ids this drafter picked on
     the earlier turns, ``seat`` 0 for the first player of the battle, 1 for
-    the second.  Returns 0, 1 or 2.
+    the second, ``rng`` the match's ``random.Random`` (the only randomness a
+    drafter may use, so that a match depends on its seed alone).  Returns 0,
+    1 or 2.
     """
 
-    def pick(self, offer: tuple[int, int, int], chosen: Sequence[int], seat: int) -> int: ...
+    def pick(self, offer: tuple[int, int, int], chosen: Sequence[int], seat: int, rng: random.Random) -> int: ...
 
 
 def draft_offers(draft_seed: int) -> np.ndarray:
@@ -79,15 +83,16 @@ def draft_offers(draft_seed: int) -> np.ndarray:
     return offers
 
 
-def run_draft(offers: np.ndarray, drafters: tuple[Drafter, Drafter]) -> tuple[list[int], list[int]]:
+def run_draft(offers: np.ndarray, drafters: tuple[Drafter, Drafter],
+              rng: random.Random) -> tuple[list[int], list[int]]:
     """Both drafters pick from every offer; returns the two decks (card ids in pick order)."""
     decks: tuple[list[int], list[int]] = ([], [])
     for row in offers.tolist():
         offer = tuple(row)
         for seat in (0, 1):
-            choice = drafters[seat].pick(offer, tuple(decks[seat]), seat)
+            choice = drafters[seat].pick(offer, tuple(decks[seat]), seat, rng)
             if choice not in (0, 1, 2):
-                raise ValueError(f"drafter {drafters[seat]!r} picked {choice!r}; expected 0, 1 or 2")
+                raise LocmError(f"drafter {drafters[seat]!r} picked {choice!r}; expected 0, 1 or 2")
             decks[seat].append(offer[choice])
     return decks
 
