@@ -44,7 +44,7 @@ def reference_mana_curve(cards: CardTable | None = None, deck_size: int = DECK_S
     return np.bincount(cards.cost, minlength=MAX_COST + 1) * deck_size / len(cards)
 
 
-def draft_choices(drafter, offers: np.ndarray, seat: int, rng: random.Random | None = None) -> np.ndarray:
+def draft_choices(drafter, offers: np.ndarray, seat: int, rng: random.Random) -> np.ndarray:
     """The positions (0..2) ``drafter`` picks over ``offers``, one (turns, 3) array of card ids per draft.
 
     ``offers`` has shape (drafts, turns, 3); the drafter sees its own earlier

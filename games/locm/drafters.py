@@ -27,11 +27,11 @@ thesis's tournaments:
   ``card_id,score`` rows (an optional header ``card_id,score``, every card
   1..160 exactly once); the first on a tie.
 
-Every drafter has ``name`` and ``pick(offer, chosen, seat, rng=None) -> 0|1|2``:
-``offer`` the three offered card ids, ``chosen`` the ids it picked on earlier
-turns, ``seat`` 0 (plays first) or 1, ``rng`` a ``random.Random`` (only the
-random drafter draws from it; without one it draws from its own generator,
-seeded at construction).
+Every drafter has ``name`` and ``pick(offer, chosen, seat, rng) -> 0|1|2``
+(:class:`gamelp.games.locm.draft.Drafter`): ``offer`` the three offered card
+ids, ``chosen`` the ids it picked on earlier turns, ``seat`` 0 (plays first)
+or 1, ``rng`` the match's ``random.Random`` (only the random drafter draws
+from it).
 """
 
 from __future__ import annotations
@@ -94,11 +94,8 @@ class RandomDrafter:
 
     name = "random"
 
-    def __init__(self, seed: int | None = None):
-        self._rng = random.Random(seed)
-
-    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random | None = None) -> int:
-        return (rng or self._rng).randrange(len(offer))
+    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
+        return rng.randrange(len(offer))
 
 
 class MaxAttackDrafter:
@@ -111,7 +108,7 @@ class MaxAttackDrafter:
         # a non-creature gets 0, which never beats the running best
         self._attack = np.where(cards.type == CREATURE, cards.attack, 0).tolist()
 
-    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random | None = None) -> int:
+    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
         best, best_attack = 0, 0
         for position, card in enumerate(offer):
             if self._attack[card - 1] > best_attack:
@@ -126,7 +123,7 @@ class ScoreDrafter:
         self.name = name
         self.scores = [float(score) for score in scores]
 
-    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random | None = None) -> int:
+    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
         return _first_best(offer, self.scores)
 
 
@@ -150,7 +147,7 @@ class CoacDrafter:
         }
         self._is_creature = (cards.type == CREATURE).tolist()
 
-    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random | None = None) -> int:
+    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
         key = "p1" if seat == 0 else "p2"
         if chosen and sum(self._is_creature[card - 1] for card in chosen) / len(chosen) < COAC_CREATURE_SHARE:
             key += "_creature"
@@ -199,15 +196,12 @@ def load_score_table(path: str | Path, n_cards: int = 160) -> list[float]:
     return scores
 
 
-def make_drafter(name: str, seed: int | None = None):
-    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS` or ``scores:PATH``.
-
-    ``seed`` seeds the random drafter's own generator (used when ``pick`` gets no ``rng``).
-    """
+def make_drafter(name: str):
+    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS` or ``scores:PATH``."""
     if name.startswith(SCORE_FILE_PREFIX):
         return ScoreDrafter(name, load_score_table(name[len(SCORE_FILE_PREFIX):]))
     if name == "random":
-        return RandomDrafter(seed)
+        return RandomDrafter()
     if name == "max-attack":
         return MaxAttackDrafter()
     if name == "icebox":
