@@ -27,3 +27,7 @@ class BackendError(GamelpError):
 
 class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
+
+
+class RunError(GamelpError):
+    """A batch of simulated matches was asked for with bad arguments, or its store is unusable or does not match."""
