@@ -17,6 +17,7 @@ import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import GamelpError
+from gamelp.io import atomic_path
 from gamelp.regret import METHODS as REGRET_METHODS
 
 
@@ -168,7 +169,8 @@ def _cmd_export(args) -> int:
     path = args.output
     if not path.endswith("." + args.format):
         path += "." + args.format
-    model.write(path)
+    with atomic_path(path) as temporary:
+        model.write(str(temporary))
     print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints")
     return 0
 

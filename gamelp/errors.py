@@ -29,5 +29,9 @@ class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
 
 
+class OutputError(GamelpError):
+    """An output file cannot be written (missing directory, unwritable path, refused overwrite)."""
+
+
 class RunError(GamelpError):
     """A batch of simulated matches was asked for with bad arguments, or its store is unusable or does not match."""

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.errors import GameFileError
+from gamelp.io import atomic_write
 from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
@@ -114,7 +115,8 @@ class SequenceFormGame:
                 "utility_pl1": utility}
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        with atomic_write(path) as handle:
+            handle.write(json.dumps(self.to_dict(), indent=1) + "\n")
 
     # ------------------------------------------------------------------ evaluation
     def player(self, p: int) -> Treeplex:

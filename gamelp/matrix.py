@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from gamelp.errors import GamelpError, MatrixFileError
+from gamelp.io import atomic_write
 
 
 class MatrixGameError(GamelpError):
@@ -227,7 +228,7 @@ def _check_unique(path: Path, labels: list[str], kind: str, line: int | None) ->
 
 def _write_csv(path: Path, row_labels, col_labels, values: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_write(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow([""] + list(col_labels))
         for label, row in zip(row_labels, values):
