@@ -173,8 +173,8 @@ class MatchStore:
             verdict = db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 self._fail(f"the match store is corrupt ({verdict}); delete it or write to another directory")
-        db.execute("BEGIN IMMEDIATE")  # fails at once on a read-only file or directory
-        db.execute("ROLLBACK")
+        with db:  # a write: fails at once on a read-only file or directory
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         value_columns = "".join(f", {c.name} INTEGER" for c in self.experiment.columns)
@@ -237,12 +237,9 @@ class MatchStore:
             values = rows[:, k]
             null = self._null_mask(column.name)
             wrong = ((values < column.low) | (values > column.high)) & ~null
-            if not column.nullable:
-                wrong |= null
             if wrong.any():
                 i = int(np.flatnonzero(wrong)[0])
-                shown = "NULL" if null[i] else str(values[i])
-                self._fail(f"row (pair {pair[i]}, match {match[i]}): {column.name} = {shown} is outside "
+                self._fail(f"row (pair {pair[i]}, match {match[i]}): {column.name} = {values[i]} is outside "
                            f"[{column.low}, {column.high}]{' or NULL' if column.nullable else ''}")
         expected = exp.expected_seeds()[pair, match]
         foreign = seed != expected

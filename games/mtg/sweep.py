@@ -57,7 +57,6 @@ import os
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -68,6 +67,7 @@ from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
                                  round_robin, run_matches)
+from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
 log = logging.getLogger(__name__)
@@ -140,13 +140,14 @@ class BatchResult:
         return text
 
     def pairs_csv(self, path: str | os.PathLike) -> None:
-        """Write the per-pair counts as CSV."""
+        """Write the per-pair counts as CSV (atomically)."""
         lines = ["row,col,games,wins,losses,draws,mismatches,rate,std"]
         lines += [
             f"{p.row},{p.col},{p.games},{p.wins},{p.losses},{p.draws},{p.mismatches},{p.rate:.6g},{p.std:.6g}"
             for p in self.pairs
         ]
-        Path(path).write_text("\n".join(lines) + "\n")
+        with atomic_write(path) as handle:
+            handle.write("\n".join(lines) + "\n")
 
 
 # ----------------------------------------------------------------------------- decks and seeds
