@@ -2,7 +2,8 @@
 
 ``gamelp solve | kdet | validate | export`` work on sequence-form game files
 (or the built-in names ``rps``, ``kuhn``, ``leduc``); ``gamelp matrix`` on
-payoff CSVs; ``gamelp mtg`` runs the mini Magic simulator.  Bad input prints
+payoff CSVs; ``gamelp mtg`` runs the mini Magic simulator, ``gamelp locm``
+Legends of Code and Magic.  Bad input prints
 one line naming the fault and exits with status 2.
 """
 
@@ -224,10 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=_cmd_export)
 
     from gamelp.cli_matrix import add_subparser as add_matrix
+    from gamelp.games.locm.cli import add_subparser as add_locm
     from gamelp.games.mtg.cli import add_subparser as add_mtg
 
     add_matrix(commands)
     add_mtg(commands)
+    add_locm(commands)
     return parser
 
 
