@@ -44,5 +44,9 @@ class SolveInterrupted(KeyboardInterrupt):
         self.solution = solution
 
 
+class RunError(GamelpError):
+    """A batch of simulated matches was asked for with bad arguments, or its store is unusable or does not match."""
+
+
 class LocmError(GamelpError):
     """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
