@@ -110,7 +110,7 @@ def _capabilities(name: str) -> Capabilities:
     solver = _solver_class(name)
     return Capabilities(lp=True, mip=bool(solver.MIP_CAPABLE),
                         soc=SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ()), duals=True,
-                        mip_start=name in _REOPTIMIZE or name == "HIGHS", time_limit=name in _TIME_LIMIT_OPTION,
+                        mip_start=name in _REOPTIMIZE, time_limit=name in _TIME_LIMIT_OPTION,
                         accuracy=1e-4 if name in _FIRST_ORDER else 1e-7)
 
 
