@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 
 import numpy as np
 
@@ -29,6 +30,8 @@ from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.scaling import scale
 from gamelp.errors import BackendError, SolveInterrupted
 from gamelp.solution import Solution, Status
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_BACKEND = "auto"
 # Family -> "module:Class"; the module (and its solver library) is imported only when used.
@@ -130,6 +133,7 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
     opts = Options(time_limit=time_limit, mip_gap=mip_gap, threads=threads, verbose=verbose, extra=options)
     if start is not None and form.is_mip:
         opts.start = factors.scaled_start(model.full_vector(start))
+    logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)
     raw = chosen.solve(scaled, opts)
     status, fields = finish(scaled, raw)
 

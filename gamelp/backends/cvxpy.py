@@ -30,6 +30,7 @@ from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 from pyomo.common.tee import capture_output
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.gurobi import STATUS as GUROBI_STATUS
 from gamelp.errors import BackendError
 from gamelp.model import MatrixForm
 from gamelp.solution import Status
@@ -136,6 +137,22 @@ def _bound(problem: cp.Problem, maximize: bool) -> float | None:
     return None
 
 
+def _status(problem: cp.Problem, options: Options) -> Status:
+    """The status, from the solver's own model where cvxpy exposes it (Gurobi).
+
+    cvxpy folds every Gurobi limit into ``user_limit`` and, without a solution, into
+    ``infeasible_inaccurate``; Gurobi's own status says which limit it was.
+    """
+    native = getattr(problem.solver_stats, "extra_stats", None) if problem.solver_stats else None
+    try:
+        return GUROBI_STATUS.get(int(native.Status), Status.ERROR)
+    except Exception:  # not a gurobipy model: read cvxpy's status
+        pass
+    if problem.status == cps.USER_LIMIT:
+        return Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
+    return _STATUS.get(problem.status, Status.ERROR)
+
+
 def _point(form: MatrixForm, problem: cp.Problem) -> np.ndarray:
     """All columns; a block in no constraint and not in the objective (cvxpy leaves it unset) sits at
     its bound nearest 0."""
@@ -209,10 +226,7 @@ class CvxpyBackend(Backend):
         if failure is not None:
             raw.log += f"\n{failure}"
             return raw
-        if problem.status == cps.USER_LIMIT:
-            raw.status = Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
-        else:
-            raw.status = _STATUS.get(problem.status, Status.ERROR)
+        raw.status = _status(problem, options)
         if problem.value is not None and np.isfinite(problem.value):
             raw.x, raw.objective = _point(form, problem), float(problem.value)
         if form.is_mip:
