@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import sys
 import time
+import warnings
 
 import cvxpy as cp
 import cvxpy.settings as cps
@@ -214,7 +215,9 @@ class CvxpyBackend(Backend):
         # print there) and also shown live when verbose.
         with capture_output([buffer, sys.stdout] if options.verbose else buffer, capture_fd=True):
             try:
-                problem.solve(solver=self.solver, verbose=True, **opts)
+                with warnings.catch_warnings():  # cvxpy warns of inaccurate or undecided results: the status says so
+                    warnings.simplefilter("ignore", UserWarning)
+                    problem.solve(solver=self.solver, verbose=True, **opts)
                 failure = None
             except cp.error.SolverError as exc:
                 failure = exc

@@ -46,11 +46,6 @@ class Scaling:
     objective: float
     cone: np.ndarray
 
-    @property
-    def identity(self) -> bool:
-        return self.objective == 1.0 and not (self.row != 1).any() and not (self.column != 1).any() \
-            and not (self.cone != 1).any()
-
     def scaled_start(self, x: np.ndarray) -> np.ndarray:
         """A point of the original model in the scaled model's variables."""
         return x / self.column
@@ -101,16 +96,21 @@ def _factors(form: MatrixForm) -> Scaling:
     col_unknown[~form.integer] = num_rows + np.arange(int((~form.integer).sum()))
     eq_rows, eq_cols, eq_signs, targets = [], [], [], []
 
-    def add(row_unknowns, col_positions, col_sign, target):
-        count = target.size
+    def add(row_unknowns, col_positions, col_sign: float, target: np.ndarray) -> None:
+        """Equations ``rho[row_unknowns] + col_sign * gamma[col_positions] = target`` (either side optional)."""
         first = sum(t.size for t in targets)
-        ids = np.arange(first, first + count)
+        ids = np.arange(first, first + target.size)
+        terms = []
         if row_unknowns is not None:
-            eq_rows.append(ids), eq_cols.append(row_unknowns), eq_signs.append(np.ones(count))
+            terms.append((ids, row_unknowns, 1.0))
         if col_positions is not None:
             unknowns = col_unknown[col_positions]
-            scaled = unknowns >= 0
-            eq_rows.append(ids[scaled]), eq_cols.append(unknowns[scaled]), eq_signs.append(np.full(scaled.sum(), col_sign))
+            scaled = unknowns >= 0  # integer columns have no unknown: their factor stays 1
+            terms.append((ids[scaled], unknowns[scaled], col_sign))
+        for equation, unknown, sign in terms:
+            eq_rows.append(equation)
+            eq_cols.append(unknown)
+            eq_signs.append(np.full(equation.size, sign))
         targets.append(target)
 
     pieces = [(form.A.tocoo(), None), (sp.coo_matrix(form.c.reshape(1, -1)), m),

@@ -260,8 +260,8 @@ def test_bad_solver_option_refused(backend, option):
 
 
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
-def test_time_limit_and_gap_options_are_accepted(backend):
-    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4)
+def test_time_limit_gap_and_threads_options_are_accepted(backend):
+    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4, threads=1)
     assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0)
 
 
