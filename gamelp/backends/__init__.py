@@ -69,9 +69,15 @@ def registered_backends() -> list[Backend]:
     return [get(name) for name in REGISTERED]
 
 
+@functools.cache
+def _installed(backend: str) -> bool:
+    """Whether ``backend`` is installed (asked once per process: some answers take a solver start-up)."""
+    return get(backend).available()
+
+
 def available_backends() -> list[Backend]:
     """The registered backends installed here (each with ``name`` and ``capabilities``)."""
-    return [b for b in registered_backends() if b.available()]
+    return [b for b in registered_backends() if _installed(b.name)]
 
 
 def _missing(form, capabilities: Capabilities) -> str | None:
@@ -94,7 +100,7 @@ def _resolve(model, backend: str) -> Backend:
     form = model.matrix_form()
     if backend.strip().lower() != "auto":
         chosen = get(backend)
-        if not chosen.available():
+        if not _installed(chosen.name):
             raise BackendError(f"backend {chosen.name} is not installed here; "
                                f"installed: {', '.join(b.name for b in available_backends())}")
         what = _missing(form, chosen.capabilities)
@@ -105,7 +111,7 @@ def _resolve(model, backend: str) -> Backend:
         return chosen
     for name in REGISTERED:  # lazily: only the libraries of the backends tried are imported
         candidate = get(name)
-        if _missing(form, candidate.capabilities) is not None or not candidate.available():
+        if _missing(form, candidate.capabilities) is not None or not _installed(name):
             continue
         try:
             candidate.check(form)

@@ -20,8 +20,8 @@ scaled as a whole).  Integer columns keep ``d_j = 1``.  The scaled model is
 
 and :meth:`Scaling.unscale` maps its answer back: ``x = D x'``,
 ``objective = objective' / s``, row duals ``y = R y' / s`` and reduced costs
-``z = z' / (s D)``.  A model whose non-zeros all lie within
-[``WELL_SCALED_LOW``, ``WELL_SCALED_HIGH``] is passed through unchanged.
+``z = z' / (s D)``.  A model that is already well scaled (see
+:func:`needs_scaling`) is passed through unchanged.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from scipy.sparse.linalg import lsqr
 from gamelp.model import ConeBlock, MatrixForm
 
 WELL_SCALED_LOW, WELL_SCALED_HIGH = 1e-3, 1e3
+BULK_PERCENTILES = (10, 90)
+SOLVER_LIMITS = (1e-9, 1e9)  # HiGHS drops coefficients below 1e-9 in magnitude
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,18 @@ def _nonzero_magnitudes(form: MatrixForm) -> np.ndarray:
 
 
 def needs_scaling(form: MatrixForm) -> bool:
+    """Whether any coefficient is beyond what solvers keep (``SOLVER_LIMITS``), or the bulk of them
+    (the ``BULK_PERCENTILES``) lies outside [``WELL_SCALED_LOW``, ``WELL_SCALED_HIGH``].
+
+    A few small entries in a well-scaled matrix (a random payoff near 0) do not trigger scaling: there
+    it only changes the path the solver takes (a 500 x 500 random game: 3.7 s unscaled, 10.4 s scaled).
+    """
     magnitudes = _nonzero_magnitudes(form)
-    return magnitudes.size > 0 and (magnitudes.min() < WELL_SCALED_LOW or magnitudes.max() > WELL_SCALED_HIGH)
+    if magnitudes.size == 0:
+        return False
+    low, high = np.percentile(magnitudes, BULK_PERCENTILES)
+    return bool(magnitudes.min() < SOLVER_LIMITS[0] or magnitudes.max() > SOLVER_LIMITS[1]
+                or low < WELL_SCALED_LOW or high > WELL_SCALED_HIGH)
 
 
 def _log_magnitudes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
