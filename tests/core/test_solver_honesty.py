@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -234,3 +235,41 @@ def test_set_rhs_and_set_bounds_change_the_cached_form():
     assert m.solve("highs").objective == pytest.approx(4.0)
     with pytest.raises(ValueError):
         m.constraints["budget"].rhs[:] = 5  # blocks are read-only: the cache cannot go stale behind our back
+
+
+# ----------------------------------------------------------------------------- the command line
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gamelp.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_mwu_with_an_overflowing_step_is_refused_not_printed_as_nan():
+    """`--method mwu --eta 1e308` printed `value NaN` with exit 0."""
+    done = run_cli("solve", "kuhn", "--method", "mwu", "--eta", "1e308")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "gamelp: error: mwu: the strategies became non-finite at iteration 5 "
+        "(overflow; a smaller step size eta would avoid it)"]
+
+
+def test_time_limited_lp_in_the_cli_is_an_error_not_a_value():
+    done = run_cli("solve", "leduc", "--time-limit", "0")
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "time_limit" in done.stderr
+
+
+def test_time_limited_kdet_in_the_cli_reports_its_incumbent_and_gap():
+    done = run_cli("kdet", "leduc", "--player", "1", "--k", "140", "--time-limit", "0.5", "--json")
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)
+    assert row["k"] == 140 and row["mip_gap"] > 1e-3 and row["value"] < -0.0856  # below the LP value: a real gap
+
+
+def test_robust_ellipsoidal_needs_no_backend_and_names_the_one_that_ran():
+    """It used to refuse with "HiGHS cannot take cones"."""
+    csv = str(Path(__file__).resolve().parents[2] / "games" / "data" / "esche_8c_payoffs.csv")
+    done = run_cli("matrix", "solve", csv, "--robust", "ellipsoidal", "--radius", "1", "--std", csv, "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["backend"] == "cvxpy:CLARABEL" and out["status"] == "optimal"
+    nominal = json.loads(run_cli("matrix", "solve", csv, "--json").stdout)
+    assert nominal["backend"] == "highs" and out["value"] < nominal["value"]  # robustness costs value
