@@ -61,9 +61,9 @@ def _cmd_solve(args) -> int:
         from gamelp.models.nash import solve_nash
 
         solver = solve_deterministic if args.deterministic else solve_nash
-        result = solver(game, args.player, args.backend, verbose=args.verbose)
+        result = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
         x, value = result.strategy, result.value
-        payload = {"value": value, "status": result.solution.status, "backend": args.backend,
+        payload = {"value": value, "status": result.solution.status, "backend": result.solution.backend,
                    "player": args.player, "deterministic": args.deterministic,
                    "guaranteed_value": result.guaranteed_value, "gap": _lp_gap(game, result),
                    "wall_time": result.solution.wall_time}
@@ -116,10 +116,12 @@ def _cmd_kdet(args) -> int:
         total = game.player(args.player).num_decision_points
         if not 0 <= args.k <= total:
             raise GamelpError(f"--k must be between 0 and {total} (player {args.player}'s decision points)")
-        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose)
+        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                            time_limit=args.time_limit)
         rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
     else:
         sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                        time_limit=args.time_limit,
                         progress=None if args.json or args.quiet else _progress_printer())
         rows = [{"k": p.k, "value": p.value, "mip_gap": p.mip_gap} for p in sweep.points]
     if args.plot:
@@ -195,6 +197,21 @@ def _cmd_export(args) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- backends
+def _cmd_backends(args) -> int:
+    from gamelp.backends import registered_backends
+
+    rows = [{"name": b.name, "installed": b.available(), "capabilities": b.capabilities.names()}
+            for b in registered_backends()]
+    if args.json:
+        _print_json(rows)
+    else:
+        for row in rows:
+            print(f"{row['name']:26s} {'installed' if row['installed'] else 'missing  '}  "
+                  f"{', '.join(row['capabilities'])}")
+    return 0
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gamelp", description=__doc__.splitlines()[0])
@@ -205,7 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     _game_arguments(solve)
     solve.add_argument("--player", type=int, choices=(1, 2), default=1)
     solve.add_argument("--backend", default=DEFAULT_BACKEND,
-                       help="highs | gurobi | pyomo:<solver> | cvxpy:<SOLVER> (default highs)")
+                       help="auto | highs | gurobi | pyomo:<solver> | cvxpy:<SOLVER> (default auto: "
+                            "HiGHS, or Clarabel for cone models; `gamelp backends` lists them)")
+    solve.add_argument("--time-limit", type=float, help="seconds the solver may take (LP and MIP methods)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
     solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
@@ -224,11 +243,17 @@ def build_parser() -> argparse.ArgumentParser:
     kdet.add_argument("--sweep", action="store_true", help="k = 0 .. number of decision points")
     kdet.add_argument("--mip-gap", type=float, default=1e-6, help="relative MIP gap (default 1e-6)")
     kdet.add_argument("--plot", help="write a plot of value against k to this PNG")
-    kdet.add_argument("--backend", default=DEFAULT_BACKEND)
+    kdet.add_argument("--backend", default=DEFAULT_BACKEND, help="solver backend (default auto)")
+    kdet.add_argument("--time-limit", type=float,
+                      help="seconds each MIP may take; a MIP stopped early reports its incumbent and gap")
     kdet.add_argument("--json", action="store_true")
     kdet.add_argument("--quiet", action="store_true", help="no progress bar")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")
     kdet.set_defaults(func=_cmd_kdet)
+
+    backends = commands.add_parser("backends", help="list the solver backends, installed or not, and what each takes")
+    backends.add_argument("--json", action="store_true")
+    backends.set_defaults(func=_cmd_backends)
 
     validate = commands.add_parser("validate", help="check a game file and summarise it")
     _game_arguments(validate)

@@ -31,8 +31,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument("file", help="payoff CSV")
     solve.add_argument("--player", choices=("row", "col"), default="row", help="whose strategy (default row)")
     solve.add_argument("--backend", default=DEFAULT_BACKEND,
-                       help="highs, gurobi, pyomo:<solver>, cvxpy:<SOLVER> (ellipsoidal needs a cone solver, "
-                            "e.g. cvxpy:CLARABEL)")
+                       help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), highs, gurobi, "
+                            "pyomo:<solver>, cvxpy:<SOLVER>")
     solve.add_argument("--form", choices=("general", "thesis"), default="general",
                        help="LP form: general (any payoffs) or the thesis's min e^T x, C^T x >= e (needs value > 0)")
     solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
@@ -74,6 +74,7 @@ def run_solve(args) -> int:
         opponent = result.strategy_dict("col" if args.player == "row" else "row")
     labels = game.row_labels if args.player == "row" else game.col_labels
     found = result.strategy_dict()
+    payload["backend"] = result.solution.backend  # the one that ran ("auto" resolved)
     payload.update(value=result.value, guaranteed_value=result.guaranteed_value,
                    status=result.solution.status, strategy={label: found.get(label, 0.0) for label in labels})
     if opponent is not None:

@@ -217,7 +217,8 @@ class MWU(RegretMinimiser):
         self.prediction = np.zeros(self.segments.size)
 
     def next_strategy(self) -> np.ndarray:
-        return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught by the self-play loop
+            return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
 
     def observe_utility(self, utility: np.ndarray) -> None:
         self.cumulative += utility
@@ -561,6 +562,9 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         next_utility_y = payoff_2 @ x
         player2.observe_utility(next_utility_y if alternating else utility_y)
         y = player2.next_strategy()
+        if not (np.isfinite(x).all() and np.isfinite(y).all()):
+            raise RegretError(f"{method}: the strategies became non-finite at iteration {t + 1} "
+                              "(overflow; a smaller step size eta would avoid it)")
         utility_x, utility_y = payoff @ y, next_utility_y
     if progress is not None:
         progress(t, float(gaps[t - 1]))

@@ -30,6 +30,7 @@ checked for highs, appsi_highs and gurobi_direct.
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 import time
@@ -190,7 +191,9 @@ def _check_highs_options(name: str, options: dict) -> None:
             raise BackendError(f"{name}: HiGHS rejected option {key}={value!r}")
 
 
+@functools.cache
 def _contrib_solver(solver: str):
+    """The ``pyomo.contrib.solver`` instance for ``solver`` (one per process), or None if not registered."""
     try:
         return ContribSolverFactory(solver)
     except Exception:  # not a name the current interface registers
