@@ -12,8 +12,10 @@ with the backends that take them.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
+from collections import Counter
 
 import highspy
 import numpy as np
@@ -123,6 +125,29 @@ def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_li
         return Solution(status, objective, values, duals, gap, wall, log)
 
 
+def _file_names(blocks) -> list[str]:
+    """Names the LP and MPS formats accept: ``block(label)`` from the model's labels, else ``block_i``.
+
+    Characters outside letters, digits, ``_ .`` become ``_`` (``:`` becomes
+    ``.``, the empty sequence ``∅`` becomes ``empty``); a name that this makes
+    ambiguous, or longer than the LP format's 255 characters, falls back to ``block_i``.
+    """
+    names = []
+    for block in blocks:
+        for i in range(block.size):
+            if block.labels is None:
+                names.append(f"{block.name}_{i}")
+                continue
+            label = block.labels[i].replace("∅", "empty").replace(":", ".")
+            names.append(f"{block.name}({_UNSAFE.sub('_', label)})")
+    counts = Counter(names)
+    fallback = [f"{block.name}_{i}" for block in blocks for i in range(block.size)]
+    return [name if counts[name] == 1 and len(name) <= 255 else plain for name, plain in zip(names, fallback)]
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
+
+
 def write(model, path: str) -> None:
     """Write ``model`` to ``path`` (``.lp`` or ``.mps``, chosen by the extension)."""
     check(model)
@@ -130,9 +155,8 @@ def write(model, path: str) -> None:
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
     h = _new_highs(None, False)
     lp = _highs_lp(model)
-    # Names the LP and MPS formats accept: block name and position.
-    lp.col_names_ = [f"{b.name}_{i}" for b in model.variables.values() for i in range(b.size)]
-    lp.row_names_ = [f"{b.name}_{i}" for b in model.constraints.values() for i in range(b.size)]
+    lp.col_names_ = _file_names(model.variables.values())
+    lp.row_names_ = _file_names(model.constraints.values())
     h.passModel(lp)
     if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
         raise BackendError(f"HiGHS could not write {path!r}")

@@ -66,7 +66,21 @@ def test_export(tmp_path, fmt, capsys):
     target = tmp_path / f"kuhn_kdet.{fmt}"
     assert main(["export", "kuhn", "--model", "kdet", "--k", "3", "--format", fmt, "-o", str(target)]) == 0
     text = target.read_text()
-    assert "at_least_k_0" in text and "determinism_link_11" in text and "z_11" in text
+    # The model's labels name rows and columns (made LP-safe); unlabelled blocks are numbered.
+    assert "at_least_k_0" in text and "determinism_link_11" in text
+    assert "z(dK_kb_pl1.c)" in text and "x(empty)" in text and "best_response(dJ_k_pl2.b)" in text
+    # HiGHS reads the file back under the same names and finds the same optimum as the CLI's solve.
+    import highspy
+
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    assert highs.readModel(str(target)) == highspy.HighsStatus.kOk
+    names = highs.getLp().col_names_
+    assert len(set(names)) == len(names) == 13 + 7 + 12 and "x(dJ_pl1.k)" in names
+    highs.run()
+    capsys.readouterr()
+    single = cli_json(capsys, "kdet", "kuhn", "--player", "1", "--k", "3")
+    assert highs.getInfo().objective_function_value == pytest.approx(single[0]["value"], abs=1e-9)
 
 
 def test_validate_summarises_a_good_file():
