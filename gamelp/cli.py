@@ -200,7 +200,9 @@ def _export_path(output: str, fmt: str | None) -> str:
 
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="gamelp", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
+                           "programming: sequence-form game files (solve, kdet, validate, export), payoff "
+                           "matrices (matrix) and the mini Magic simulator (mtg).")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--log-level", type=log_level, default="WARNING",
                         help=f"logging level: {', '.join(LOG_LEVELS)} (default WARNING)")

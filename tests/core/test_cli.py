@@ -191,3 +191,28 @@ def test_export_infers_the_format_from_the_extension(tmp_path, capsys):
     assert (tmp_path / "k.mps").read_text().startswith("NAME")
     assert main(["export", "kuhn", "-o", str(tmp_path / "bare")]) == 0
     assert (tmp_path / "bare.lp").exists()
+
+
+def _all_parsers(parser, path=("gamelp",)):
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _all_parsers(sub, path + (name,))
+
+
+def test_every_option_has_help_and_no_help_has_markup():
+    import argparse
+
+    from gamelp.cli import build_parser
+
+    parsers = list(_all_parsers(build_parser()))
+    assert len(parsers) >= 11  # gamelp, solve, kdet, validate, export, matrix (solve), mtg (play, sweep, tournament)
+    for path, parser in parsers:
+        for action in parser._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                assert action.help, f"{' '.join(path)} {action.option_strings or action.dest} has no help"
+        text = parser.format_help()
+        assert "``" not in text and ":func:" not in text and ":class:" not in text, " ".join(path)
