@@ -32,10 +32,10 @@ def _game_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add up duplicate utility entries instead of refusing the file")
 
 
-def _load(args):
+def _load(args, schema: bool = False):
     from gamelp.game import load_game
 
-    return load_game(args.game, sum_duplicates=args.sum_duplicates)
+    return load_game(args.game, sum_duplicates=args.sum_duplicates, schema=schema)
 
 
 def _print_json(payload) -> None:
@@ -161,7 +161,7 @@ def _progress_printer():
 
 # ---------------------------------------------------------------------- validate / export
 def _cmd_validate(args) -> int:
-    game = _load(args)
+    game = _load(args, schema=True)
     parts = [f"player {p}: {game.player(p).num_decision_points} decision points, "
              f"{game.player(p).num_sequences} sequences" for p in (1, 2)]
     print(f"{args.game}: valid; " + "; ".join(parts) + f"; {game.A.nnz} utility entries")

@@ -188,9 +188,28 @@ def _warn_unknown_keys(data: dict, source: str) -> None:
         log.warning("%s: ignoring unknown key %r in %s%s", source, key, place, more)
 
 
-def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame:
+def game_schema() -> dict:
+    """The JSON Schema of game files shipped with gamelp (``gamelp/game.schema.json``)."""
+    return json.loads(resources.files("gamelp").joinpath("game.schema.json").read_text(encoding="utf-8"))
+
+
+def check_schema(data, source: str) -> None:
+    """Refuse ``data`` if it breaks the shipped JSON Schema, naming the first offending place."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(game_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise GameFileError(f"{source}: {place or 'the top-level object'} breaks the game file schema: {message}")
+
+
+def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
     """Load a game file, or a built-in game by name (``rps``, ``kuhn``, ``leduc``).
 
+    With ``schema`` the file is first checked against the shipped JSON Schema
+    (:func:`check_schema`); the loader's own checks cover the schema and more.
     A name that is neither a file nor a built-in game, but a built-in game up
     to letter case or a typo, is refused with a suggestion.
     """
@@ -209,7 +228,10 @@ def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame
         except UnicodeDecodeError:
             raise GameFileError(f"{name}: not a text file (not valid UTF-8)") from None
         source = name
-    return SequenceFormGame.from_dict(parse_json(text, source), source, sum_duplicates=sum_duplicates)
+    data = parse_json(text, source)
+    if schema:
+        check_schema(data, source)
+    return SequenceFormGame.from_dict(data, source, sum_duplicates=sum_duplicates)
 
 
 def parse_json(text: str, source: str):
