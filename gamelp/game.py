@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.errors import GameFileError
+from gamelp.errors import GameFileError, shown
 from gamelp.io import atomic_write, open_regular
 from gamelp.treeplex import Treeplex
 
@@ -154,14 +154,14 @@ class SequenceFormGame:
 def _finite_value(value, where: str) -> float:
     """A utility value as a float; booleans, strings, NaN, infinities and integers beyond float are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise GameFileError(f"{where}: value must be a finite number, got {value!r}")
+        raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
     try:
         number = float(value)
     except OverflowError:
         raise GameFileError(f"{where}: value is an integer of {len(str(abs(value)))} digits, "
                             "too large for a floating-point payoff") from None
     if not math.isfinite(number):
-        raise GameFileError(f"{where}: value must be a finite number, got {value!r}")
+        raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
     return number
 
 
@@ -172,7 +172,7 @@ def _warn_unknown_keys(data: dict, source: str) -> None:
         nodes = data.get(f"decision_problem_pl{player}")
         for node in nodes if isinstance(nodes, list) else ():
             if isinstance(node, dict):
-                places += [(key, f"node {node.get('id')!r} of decision_problem_pl{player}")
+                places += [(key, f"node {shown(node.get('id'))} of decision_problem_pl{player}")
                            for key in node if key not in _NODE_KEYS]
     entries = data.get("utility_pl1")
     for k, entry in enumerate(entries if isinstance(entries, list) else ()):
@@ -198,7 +198,10 @@ def check_schema(data, source: str) -> None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(game_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    except RecursionError:
+        raise GameFileError(f"{source}: JSON nested too deeply to be a game file") from None
     if error is not None:
         place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
         message = error.message if len(error.message) <= 200 else error.message[:200] + "..."

@@ -347,3 +347,12 @@ def test_whatever_the_schema_refuses_the_loader_refuses_too(kuhn_dict, data):
         return
     with pytest.raises(GamelpError):
         SequenceFormGame.from_dict(doc, "mutated.json")
+
+
+def test_deep_or_huge_values_are_shown_short(kuhn_dict, tmp_path):
+    deep = json.loads("[" * 900 + "]" * 900)
+    for place in (kuhn_dict["utility_pl1"][0], kuhn_dict["decision_problem_pl2"][0]):
+        place["value" if "value" in place else "id"] = deep
+        with pytest.raises(GameFileError) as err:
+            load(kuhn_dict, tmp_path)
+        assert len(str(err.value)) < 200 and "[[[[...]]]]" in str(err.value)
