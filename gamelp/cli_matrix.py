@@ -16,6 +16,7 @@ import argparse
 import json
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.cli_args import finite_float
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
 
@@ -36,7 +37,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument("--form", choices=("general", "thesis"), default="general",
                        help="LP form: general (any payoffs) or the thesis's min e^T x, C^T x >= e (needs value > 0)")
     solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
-    solve.add_argument("--radius", type=float, help="radius R of the uncertainty set (with --robust)")
+    solve.add_argument("--radius", type=finite_float(0.0), help="radius R of the uncertainty set (with --robust)")
     solve.add_argument("--std", help="CSV of standard deviations, same labels (with --robust)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
     solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
