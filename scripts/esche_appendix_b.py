@@ -21,6 +21,14 @@ and draws dropped), every verdict kept, and every game scored by its
 verified minimax winner. ``--plot`` draws a heatmap of ours - thesis.
 
     python scripts/esche_appendix_b.py compare out/appb-exact out/appb-forest --plot docs/esche-appendix-b.png
+
+``paired`` matches the games of two runs made with the same ``--seed`` (the
+same deals, game by game) and prints, per cell, both win rates over the
+common games and how many games changed winner each way; McNemar's exact
+test on the pooled changes says whether the factor that differs between the
+runs moves the win rates:
+
+    python scripts/esche_appendix_b.py paired out/appb-exact out/appb-draw
 """
 
 from __future__ import annotations
@@ -158,6 +166,37 @@ def plot(results, thesis, path) -> None:
     fig.savefig(path, dpi=130, bbox_inches="tight")
 
 
+def store_games(directory: Path) -> dict:
+    """(deck1, deck2, game) -> scored winner (0, 1; None for a draw) of a sweep store; a verified
+    mismatch is scored by minimax's winner, the opposite of the stored verdict."""
+    db = sqlite3.connect(f"file:{directory / 'games.sqlite'}?mode=ro", uri=True)
+    rows = db.execute("SELECT deck1, deck2, game, winner, mismatch FROM games").fetchall()
+    db.close()
+    return {(a, b, g): (None if w is None else (1 - w if m else w)) for a, b, g, w, m in rows}
+
+
+def cmd_paired(args) -> None:
+    from scipy.stats import binomtest
+
+    base, other = store_games(Path(args.base)), store_games(Path(args.other))
+    common = sorted(k for k in base.keys() & other.keys() if base[k] is not None and other[k] is not None)
+    cells: dict = {}
+    for a, b, g in common:
+        cells.setdefault((a, b), []).append((base[(a, b, g)], other[(a, b, g)]))
+    print(f"{args.base} against {args.other}: {len(common)} common decided games")
+    print(f"{'row':>7} {'col':>7} {'games':>5} {'base':>6} {'other':>6} {'to row':>6} {'to col':>6}")
+    gained = lost = 0
+    for (a, b), pairs in sorted(cells.items()):
+        x = np.array(pairs)
+        up, down = int(((x[:, 0] == 1) & (x[:, 1] == 0)).sum()), int(((x[:, 0] == 0) & (x[:, 1] == 1)).sum())
+        gained, lost = gained + up, lost + down
+        print(f"{a:>7} {b:>7} {len(x):5d} {1 - x[:, 0].mean():6.3f} {1 - x[:, 1].mean():6.3f} {up:6d} {down:6d}")
+    changed = gained + lost
+    p = binomtest(gained, changed).pvalue if changed else 1.0
+    print(f"games that changed winner: {changed} of {len(common)} ({gained} to the row deck, {lost} to the column "
+          f"deck); McNemar exact p = {p:.3g}")
+
+
 def main(argv=None) -> int:
     from gamelp.games.mtg.cli import int_list
 
@@ -182,6 +221,10 @@ def main(argv=None) -> int:
     comp.add_argument("dirs", nargs="+", help="sweep output directories")
     comp.add_argument("--plot", help="heatmap PNG of ours - thesis")
     comp.set_defaults(func=cmd_compare)
+    paired = commands.add_parser("paired", help="game-by-game comparison of two runs with the same seed")
+    paired.add_argument("base", help="the reference sweep directory")
+    paired.add_argument("other", help="the sweep directory with one factor changed")
+    paired.set_defaults(func=cmd_paired)
     args = parser.parse_args(argv)
     args.func(args)
     return 0

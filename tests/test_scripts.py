@@ -100,3 +100,9 @@ def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
     assert thesis == 0.492 and ours * 4 % 1 == 0  # Appendix B's cell; 4 games
     assert z == pytest.approx((ours - thesis) / (se**2 + thesis * (1 - thesis) / 200) ** 0.5, abs=0.01)
     assert (tmp_path / "d.png").stat().st_size > 1000
+    run_script("esche_appendix_b.py", "run", "--creatures", 0, "--bolts", "28,40", "--games", 6, "--evaluation",
+               "life", "--quiet", "--out", tmp_path / "base", cwd=tmp_path)
+    out = run_script("esche_appendix_b.py", "paired", tmp_path / "base", tmp_path / "run", cwd=tmp_path)
+    row = next(line.split() for line in out.splitlines() if line.split()[:2] == ["0C28L", "0C40L"])
+    games, base, other, to_row, to_col = int(row[2]), float(row[3]), float(row[4]), int(row[5]), int(row[6])
+    assert games == 4 and other == ours and (other - base) * games == pytest.approx(to_row - to_col)
