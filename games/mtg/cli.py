@@ -123,12 +123,12 @@ def cmd_train_forest(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     forests = forest.train_forests(args.games, args.seed, args.trees, args.thresholds,
-                                   progress=not args.quiet, label_cap=args.label_cap)
+                                   progress=not args.quiet, label_cap=args.label_cap, workers=args.workers)
     print(f"forests for {'/'.join(map(str, args.thresholds))} life from {args.games} games "
           f"(seed {args.seed}, {args.trees} trees) in {forest.default_cache_dir()}, {time.perf_counter() - start:.0f} s")
     if args.test_games:
         test = forest.collect_positions(args.test_games, args.thresholds, [args.seed, 1], label_cap=args.label_cap,
-                                        progress=not args.quiet)
+                                        progress=not args.quiet, workers=args.workers)
         for t in args.thresholds:
             X, y = test.X[t], test.y[t]
             accuracy = float((forests[t].predict(X) == y).mean()) if len(y) else float("nan")
@@ -230,6 +230,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
                        help="positions a game's exact search may score before the game is skipped (default: 300000)")
     train.add_argument("--test-games", type=int, default=200,
                        help="new games measuring out-of-sample accuracy (default: 200; 0 skips)")
+    train.add_argument("--workers", type=int, default=1, help="worker processes playing the games (default: 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(func=cmd_train_forest)
 
