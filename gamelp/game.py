@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.errors import GameFileError
+from gamelp.files import write_text_atomic
 from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
@@ -114,7 +115,7 @@ class SequenceFormGame:
                 "utility_pl1": utility}
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        write_text_atomic(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     # ------------------------------------------------------------------ evaluation
     def player(self, p: int) -> Treeplex:
@@ -146,8 +147,17 @@ class SequenceFormGame:
 
 
 def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame:
-    """Load a game file, or a built-in game by name (``rps``, ``kuhn``, ``leduc``)."""
+    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), an OpenSpiel game
+    ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) or a Gambit ``.efg`` file."""
     name = str(path_or_name)
+    if name.startswith("openspiel:"):
+        from gamelp.games.openspiel import load_openspiel
+
+        return load_openspiel(name[len("openspiel:"):])
+    if name.lower().endswith(".efg"):
+        from gamelp.games.gambit import read_efg
+
+        return read_efg(name)
     if name in BUILTIN_GAMES and not Path(name).exists():
         text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"
