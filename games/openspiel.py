@@ -2,23 +2,15 @@
 
 :func:`load_openspiel` enumerates every history of a two-player zero-sum
 OpenSpiel game (simultaneous-move games through OpenSpiel's turn-based
-wrapper) and builds a :class:`~gamelp.game.SequenceFormGame`:
-
-* each information state of a player is a decision point whose id is
-  OpenSpiel's information-state string and whose actions are OpenSpiel's
-  action names (``state.action_to_string``);
-* a decision point's parent sequence is the player's last (information
-  state, action) on the way down (the game must have perfect recall);
-  when several decision points follow the same sequence (the player is dealt
-  a card, sees the opponent act, ...), they hang from one observation node
-  ``o|<parent>`` whose signals are their ids;
-* ``A[s1, s2]`` is the sum over terminal histories ``z`` whose last
-  sequences are ``s1`` and ``s2`` of ``chance(z) u1(z)``, with ``chance(z)``
-  the product of the probabilities OpenSpiel gives each chance outcome.
+wrapper) into a :class:`~gamelp.game.SequenceFormGame`
+(:mod:`gamelp.games.extensive` builds it): each information state is a
+decision point whose id is OpenSpiel's information-state string and whose
+actions are OpenSpiel's action names (``state.action_to_string``); chance
+probabilities are the ones OpenSpiel lists for each chance outcome.
 
 Games that are not two-player zero-sum, that sample chance without listing
 its outcomes, or that have more than ``max_histories`` histories are refused
-with an :class:`OpenSpielImportError` (a :class:`~gamelp.errors.GamelpError`).
+with an :class:`OpenSpielImportError` (a :class:`~gamelp.errors.GameFileError`).
 :meth:`OpenSpielGame.tabular_policy` turns sequence-form strategies into an
 OpenSpiel ``TabularPolicy`` (behavioural: action probabilities per
 information state), so ``pyspiel`` can check them independently;
@@ -32,18 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.errors import GamelpError
+from gamelp.errors import GameFileError
 from gamelp.game import SequenceFormGame
-from gamelp.treeplex import Treeplex
+from gamelp.games.extensive import SequenceFormBuilder
 
 PREFIX = "openspiel:"
 DEFAULT_MAX_HISTORIES = 2_000_000
 
 
-class OpenSpielImportError(GamelpError):
+class OpenSpielImportError(GameFileError):
     """An OpenSpiel game cannot be imported (not two-player zero-sum, sampled chance, too large, ...)."""
 
 
@@ -103,24 +94,20 @@ def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES)
         game = pyspiel.convert_to_turn_based(game)
     if not game.get_type().provides_information_state_string:
         raise OpenSpielImportError(f"{where}: the game gives no information-state strings")
-    walk = _Walk(game, where, max_histories)
+    walk = _Walk(where, max_histories)
     walk.visit(game.new_initial_state(), 1.0, (None, None))
-    pl1, pl2 = (Treeplex.from_nodes(walk.decision_process(p), p + 1, where) for p in (0, 1))
-    entries = [(pl1.index[s1], pl2.index[s2], value) for (s1, s2), value in walk.utility.items() if value != 0]
-    rows, cols, values = zip(*entries) if entries else ((), (), ())
-    A = sp.csr_matrix((values, (rows, cols)), shape=(pl1.num_sequences, pl2.num_sequences))
+    pl1, pl2, A = walk.builder.build()
     return OpenSpielGame(pl1, pl2, A, game_string, game, walk.action_ids, walk.histories)
 
 
 class _Walk:
-    """Depth-first enumeration of every history: decision points, their parents, and the payoff entries."""
+    """Depth-first enumeration of every history into a :class:`SequenceFormBuilder`, counting histories."""
 
-    def __init__(self, game, where: str, max_histories: int):
-        self.game, self.where, self.max_histories = game, where, max_histories
+    def __init__(self, where: str, max_histories: int):
+        self.where, self.max_histories = where, max_histories
         self.histories = 0
+        self.builder = SequenceFormBuilder(where)
         self.action_ids: dict[tuple[int, str], dict[str, int]] = {}
-        self.parent: dict[tuple[int, str], tuple[str, str] | None] = {}  # decision point -> parent sequence
-        self.utility: dict[tuple, float] = {}
 
     def visit(self, state, chance: float, last: tuple) -> None:
         self.histories += 1
@@ -128,61 +115,18 @@ class _Walk:
             raise OpenSpielImportError(f"{self.where}: too large to enumerate: more than {self.max_histories:,} "
                                        f"histories (visited {self.histories - 1:,} before stopping)")
         if state.is_terminal():
-            key = last
-            self.utility[key] = self.utility.get(key, 0.0) + chance * state.returns()[0]
-            return
-        if state.is_chance_node():
+            self.builder.terminal(last, chance * state.returns()[0])
+        elif state.is_chance_node():
             for action, probability in state.chance_outcomes():
                 if probability > 0:
                     self.visit(state.child(action), chance * probability, last)
-            return
-        player = state.current_player()
-        info_state = state.information_state_string(player)
-        names = self._decision_point(state, player, info_state, last[player])
-        for action, name in names:
-            new_last = list(last)
-            new_last[player] = (info_state, name)
-            self.visit(state.child(action), chance, tuple(new_last))
-
-    def _decision_point(self, state, player: int, info_state: str, parent) -> list[tuple[int, str]]:
-        actions = [(action, state.action_to_string(player, action)) for action in state.legal_actions(player)]
-        key = (player, info_state)
-        if key not in self.parent:
-            names = [name for _, name in actions]
-            if len(set(names)) != len(names):
-                raise OpenSpielImportError(f"{self.where}: information state {info_state!r} has two actions "
-                                           f"with the same name: {names}")
-            self.parent[key] = parent
-            self.action_ids[key] = {name: action for action, name in actions}
-        elif self.parent[key] != parent:
-            raise OpenSpielImportError(f"{self.where}: player {player + 1} forgets its own past at information "
-                                       f"state {info_state!r} (reached after {self.parent[key]} and {parent}); "
-                                       "only games with perfect recall can be imported")
-        return actions
-
-    def decision_process(self, player: int) -> list[dict]:
-        """The player's nodes top-down, in the JSON game format of :mod:`gamelp.game`."""
-        children: dict[tuple[str, str] | None, list[str]] = {}
-        for (owner, info_state), parent in self.parent.items():
-            if owner == player:
-                children.setdefault(parent, []).append(info_state)
-        nodes: list[dict] = []
-
-        def hang(parent, parent_edge) -> None:
-            below = children.get(parent, [])
-            if len(below) > 1:
-                observation = f"o|{'root' if parent is None else ':'.join(parent)}"
-                nodes.append({"id": observation, "type": "observation", "signals": list(below),
-                              "parent_edge": parent_edge})
-                edges = [[observation, info_state] for info_state in below]
-            else:
-                edges = [parent_edge] * len(below)
-            for info_state, edge in zip(below, edges):
-                actions = list(self.action_ids[(player, info_state)])
-                nodes.append({"id": info_state, "type": "decision", "actions": actions, "parent_edge": edge,
-                              "parent_sequence": None if parent is None else list(parent)})
-                for action in actions:
-                    hang((info_state, action), [info_state, action])
-
-        hang(None, None)
-        return nodes
+        else:
+            player = state.current_player()
+            info_set = state.information_state_string(player)
+            ids = {state.action_to_string(player, action): action for action in state.legal_actions(player)}
+            self.builder.decision(player, info_set, ids, last[player])
+            self.action_ids.setdefault((player, info_set), ids)
+            for name, action in ids.items():
+                new_last = list(last)
+                new_last[player] = (info_set, name)
+                self.visit(state.child(action), chance, tuple(new_last))

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python.algorithms import exploitability, sequence_form_lp  # noqa: E402
+from open_spiel.python import policy as policy_lib  # noqa: E402
+from open_spiel.python.algorithms import sequence_form_lp  # noqa: E402
 
 from gamelp.cli import main  # noqa: E402
 from gamelp.game import load_game  # noqa: E402
@@ -31,7 +32,7 @@ def test_value_equals_openspiels_sequence_form_lp_and_policy_is_unexploitable(na
     value, policy = equilibrium_policy(game)
     theirs, theirs_2, _, _ = sequence_form_lp.solve_zero_sum_game(openspiel_game(name))
     assert abs(value - theirs) < 1e-6 and abs(value + theirs_2) < 1e-6
-    assert exploitability.exploitability(game.spiel_game, policy) < 1e-6
+    assert pyspiel.exploitability(game.spiel_game, policy_lib.python_policy_to_pyspiel_policy(policy)) < 1e-6
     assert abs(value - solve_nash(game, 2).value * -1) < 1e-9
 
 
@@ -47,7 +48,8 @@ def test_known_values_and_labels_keep_openspiels_strings():
 def test_a_cfr_policy_measured_by_openspiel_matches_our_gap():
     game = load_openspiel("kuhn_poker")
     result = solve_regret(game, "pcfr+", 2000, target_gap=1e-6)
-    nash_conv = exploitability.nash_conv(game.spiel_game, game.tabular_policy(result.x, result.y))
+    policy = policy_lib.python_policy_to_pyspiel_policy(game.tabular_policy(result.x, result.y))
+    nash_conv = pyspiel.nash_conv(game.spiel_game, policy)
     assert np.isclose(nash_conv, result.gap, atol=1e-12) and nash_conv <= 1e-6
 
 
@@ -72,8 +74,10 @@ def test_cli_solves_and_exports_openspiel_games(tmp_path, capsys):
     payload = json.loads(capsys.readouterr().out)
     assert np.isclose(payload["value"], -1 / 18)
     assert np.isclose(payload["behavioural"]["1pb"]["Bet"], 1 / 3 + payload["behavioural"]["0"]["Bet"])
-    out = tmp_path / "leduc.json"
-    assert main(["export-game", "openspiel:leduc_poker", "-o", str(out)]) == 0
-    assert np.isclose(solve_nash(load_game(out), 1).value, solve_nash(load_game("leduc"), 1).value)
+    out = tmp_path / "kuhn.json"
+    assert main(["export-game", "openspiel:kuhn_poker", "-o", str(out)]) == 0
+    exported = load_game(out)
+    assert exported.pl1.labels == load_openspiel("kuhn_poker").pl1.labels
+    assert np.isclose(solve_nash(exported, 1).value, -1 / 18)
     assert main(["solve", "openspiel:kuhn_poker(players=3)"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
