@@ -29,7 +29,8 @@ EXPORT_FORMATS = ("lp", "mps")
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="game JSON file, or a built-in game: rps, kuhn, leduc")
+    parser.add_argument("game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file "
+                                     "or openspiel:GAME_STRING")
     parser.add_argument("--sum-duplicates", action="store_true",
                         help="add up duplicate utility entries instead of refusing the file")
 
@@ -83,6 +84,8 @@ def _cmd_solve(args) -> int:
             verdict = check_uniqueness(result.model, result.solution, blocks=("x",), backend=args.backend)
             payload.update(verdict.as_dict())
     payload["strategy"] = dict(zip(own.labels, np.round(x, 12).tolist()))
+    if args.behavioural:
+        payload["behavioural"] = own.to_behavioural(x)
     if args.json:
         _print_json(payload)
     else:
@@ -94,10 +97,20 @@ def _cmd_solve(args) -> int:
                   f"equilibrium, saddle-point gap {payload['gap']:.2e}")
         if "unique" in payload:
             print(f"unique: {payload['unique']}")
+        if args.behavioural:
+            _print_behavioural(payload["behavioural"])
+            return 0
         for label, prob in payload["strategy"].items():
             if prob > 1e-9 and label != "∅":
                 print(f"  {label:30s} {prob:.6f}")
     return 0
+
+
+def _print_behavioural(behaviour: dict) -> None:
+    """One line per decision point (information set): its actions' probabilities."""
+    for point, probabilities in behaviour.items():
+        shown = ", ".join(f"{action} {p:.6f}" for action, p in probabilities.items())
+        print(f"  {point.replace(chr(10), ' ')}: {shown}")
 
 
 def _lp_gap(game, result) -> float:
@@ -233,6 +246,20 @@ def _cmd_backends(args) -> int:
     return 0
 
 
+def _cmd_export_game(args) -> int:
+    if args.output.lower().endswith(".efg"):
+        from gamelp.games.gambit import write_efg
+
+        tree = write_efg(args.game, args.output)
+        print(f"wrote {args.output}: {tree}")
+        return 0
+    game = _load(args)
+    game.save(args.output)
+    print(f"wrote {args.output}: player 1 {game.pl1.num_sequences} sequences, player 2 {game.pl2.num_sequences}, "
+          f"{game.A.nnz} utility entries")
+    return 0
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
@@ -259,6 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="step size of mwu / omwu (default 0.1)")
     solve.add_argument("--target-gap", type=finite_float(0.0),
                        help="regret methods stop once the saddle-point gap is this small")
+    solve.add_argument("--behavioural", action="store_true",
+                       help="print the strategy as action probabilities per decision point (information set)")
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.add_argument("--verbose", action="store_true", help="show the solver log")
     solve.set_defaults(func=_cmd_solve)
@@ -296,6 +325,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="file format (default: from -o's extension, else lp)")
     export.add_argument("-o", "--output", required=True, help="file to write; .lp or .mps chooses the format")
     export.set_defaults(func=_cmd_export)
+
+    export_game = commands.add_parser("export-game", help="write a game as JSON (.json) or Gambit (.efg)")
+    _game_arguments(export_game)
+    export_game.add_argument("-o", "--output", required=True, help="FILE.json, or FILE.efg (OpenSpiel games, "
+                                                                   "poker:kuhn / poker:leduc)")
+    export_game.set_defaults(func=_cmd_export_game)
 
     from gamelp.cli_matrix import add_subparser as add_matrix
     from gamelp.games.locm.cli import add_subparser as add_locm

@@ -449,6 +449,16 @@ class _TreeplexSpace(TreeplexLevels):
         return PredictiveCFR(self) if local == "prm+" else CFR(self, local, eta=eta)
 
 
+class _NegatedTranspose:
+    """``-M^T`` of a dense matrix without a copy: ``(-M^T) @ x`` is computed as ``-(x @ M)``."""
+
+    def __init__(self, M: np.ndarray):
+        self.M = M
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return -(x @ self.M)
+
+
 def _averaging_exponent(averaging) -> float:
     if isinstance(averaging, str):
         if averaging not in AVERAGING:
@@ -512,7 +522,7 @@ def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: flo
     else:
         payoff = _payoff_matrix(game)
         space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
-    payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else np.ascontiguousarray(-payoff.T)
+    payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else _NegatedTranspose(payoff)
     return _self_play(method, space1, space2, payoff, payoff_2, space1.minimiser(scheme.local, eta),
                       space2.minimiser(scheme.local, eta), int(iterations), alternating, gamma, target_gap, record,
                       track_last, progress)
