@@ -235,11 +235,11 @@ def _mana_curves(t: DrafterTournament, match: np.ndarray, seat0: np.ndarray, sea
 def run_tournament(drafters: Sequence[str], battler: str = "max-attack", *, matches: int = 1000, sets: int = 2,
                    seed: int = 0, out: str | os.PathLike | None = None, resume: bool = True, workers: int = 1,
                    scheduler: str | None = None, batch_size: int = DEFAULT_BATCH, progress: bool = True,
-                   on_batch=None) -> TournamentResult:
+                   figures: bool = True, on_batch=None) -> TournamentResult:
     """Play (or resume) the tournament and return its tables; with ``out``, store it there and write the outputs.
 
     With ``resume=False`` an ``out`` that already holds a tournament store is
-    refused instead of continued.
+    refused instead of continued.  ``figures=False`` skips the two PNG files.
     """
     tournament = DrafterTournament(drafters, battler, matches, sets, seed)
     if out is not None and not resume and (Path(out) / STORE_NAME).exists():
@@ -253,11 +253,11 @@ def run_tournament(drafters: Sequence[str], battler: str = "max-attack", *, matc
     finally:
         store.close()
     if out is not None:
-        write_outputs(result, out)
+        write_outputs(result, out, figures)
     return result
 
 
-def write_outputs(result: TournamentResult, out: Path) -> None:
+def write_outputs(result: TournamentResult, out: Path, figures: bool = True) -> None:
     """The CSV files and the two figures listed in the module docstring, each written atomically."""
     names = list(result.drafters)
     result.matrix.to_csv(out / "winrates.csv", std_path=out / "std.csv")
@@ -274,8 +274,9 @@ def write_outputs(result: TournamentResult, out: Path) -> None:
         for name, curve in [*zip(names, result.mana_curves), ("all cards", reference_mana_curve())]:
             handle.write(name + "," + ",".join(repr(float(x)) for x in curve) + "\n")
     MatrixGame(result.similarity, names, names).to_csv(out / "similarity.csv")
-    plot_mana_curves(result, out / "mana_curves.png")
-    plot_similarity(result, out / "similarity.png")
+    if figures:
+        plot_mana_curves(result, out / "mana_curves.png")
+        plot_similarity(result, out / "similarity.png")
 
 
 def _pyplot():

@@ -20,13 +20,13 @@ SMALL = {"drafters": DRAFTERS, "battler": "max-attack", "matches": 8, "sets": 2,
 
 
 def run(out, **options):
-    return tournament.run_tournament(**{**SMALL, **options}, out=out)
+    return tournament.run_tournament(**{**SMALL, "figures": False, **options}, out=out)
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("reference")
-    return out, run(out, workers=1)
+    return out, run(out, workers=1, figures=True)
 
 
 def same_outputs(a, b):
