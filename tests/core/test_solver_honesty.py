@@ -185,8 +185,10 @@ def test_ctrl_c_stops_kdet_in_the_cli_with_exit_130():
     """`gamelp kdet leduc --player 1 --k 140` ran 522 s after SIGINT before the interrupt callback."""
     process = subprocess.Popen([sys.executable, "-m", "gamelp.cli", "--log-level", "INFO", "kdet", "leduc",
                                 "--player", "1", "--k", "140"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    started = process.stderr.readline()  # the solve path logs before it hands the model to the solver
-    assert "solving leduc_kdet140_pl1" in started and "on highs" in started, started
+    started = ""
+    while "solving leduc_kdet140_pl1" not in started and process.poll() is None:
+        started = process.stderr.readline()  # the solve path logs before it hands the model to the solver
+    assert "on highs" in started, started
     time.sleep(1.0)
     assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)
