@@ -254,7 +254,7 @@ def test_mwu_with_an_overflowing_step_is_refused_not_printed_as_nan():
 
 
 def test_time_limited_lp_in_the_cli_is_an_error_not_a_value():
-    done = run_cli("solve", "leduc", "--time-limit", "0")
+    done = run_cli("solve", "leduc", "--time-limit", "1e-9")
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "time_limit" in done.stderr
 
