@@ -87,6 +87,8 @@ def _cmd_solve(args) -> int:
     else:
         print(f"{game.name}: player {args.player} value {payload['value']:.10g} "
               f"(gap {payload['gap']:.2e}, {payload['backend']})")
+        if payload["status"] not in ("optimal", "converged", "iteration_limit"):
+            print(f"status: {payload['status']} (not a proven optimum)")
         if payload["status"] == "iteration_limit":
             target = "" if args.target_gap is None else f" before reaching the target gap {args.target_gap:g}"
             print(f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "

@@ -573,8 +573,8 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         player2.observe_utility(next_utility_y if alternating else utility_y)
         y = player2.next_strategy()
         if not (np.isfinite(x).all() and np.isfinite(y).all()):
-            raise RegretError(f"{method}: the strategies became non-finite at iteration {t + 1} "
-                              "(overflow; a smaller step size eta would avoid it)")
+            raise RegretError(f"{method} diverged: the strategies became non-finite at iteration {t + 1} "
+                              "(overflow); try a smaller step size eta")
         utility_x, utility_y = payoff @ y, next_utility_y
     if progress is not None:
         progress(t, float(gaps[t - 1]))

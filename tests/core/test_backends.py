@@ -371,3 +371,10 @@ def test_reduced_costs_are_derivatives_in_the_bounds(backend):
     assert base.reduced_costs["x"][0] == pytest.approx((moved.objective - base.objective) / h, abs=max(tol * 50, 1e-4))
     assert base.reduced_costs["x"][1] == pytest.approx(0.0, abs=tol * 10)
     assert base.objective_bound == pytest.approx(base.objective)
+
+
+@pytest.mark.parametrize("backend", MIP_BACKENDS)
+def test_a_mip_start_is_taken_or_ignored_but_never_breaks_the_solve(backend):
+    """A feasible start (x = (1, 1, 1), y = 1: weight 9, value 11.5) is offered; the optimum is still 16."""
+    sol = solve(knapsack_milp(), backend, start={"x": [1, 1, 1], "y": [1]})
+    assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0, abs=1e-6)
