@@ -1,5 +1,6 @@
 """LOCM 1.2 building blocks: the card table, Java's generator, the draft, matches and battlers."""
 
+import json
 import random
 
 import numpy as np
@@ -180,3 +181,14 @@ def test_clone_is_independent():
     copy.apply((SUMMON, copy.hand[0][0], 0))
     copy.start_turn()
     assert state.board == [[], []] and len(state.hand[0]) == 5 and state.current == 0 and copy.current == 1
+
+
+def test_cli_play_prints_the_winner_and_both_decks(capsys):
+    assert main(["locm", "play", "--drafters", "icebox,random", "--battlers", "greedy,max-attack", "--seed", "3",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["winner"] in (0, 1) and summary["battle_turns"] > 0
+    assert [s["drafter"] for s in summary["seats"]] == ["icebox", "random"]
+    assert all(len(s["deck"]) == 30 for s in summary["seats"])
+    assert main(["locm", "play", "--drafters", "icebox,random", "--battlers", "greedy,max-attack", "--seed", "3"]) == 0
+    assert capsys.readouterr().out.startswith(f"seat {summary['winner']} (")
