@@ -2,6 +2,7 @@
 
 import json
 import random
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -192,3 +193,18 @@ def test_cli_play_prints_the_winner_and_both_decks(capsys):
     assert all(len(s["deck"]) == 30 for s in summary["seats"])
     assert main(["locm", "play", "--drafters", "icebox,random", "--battlers", "greedy,max-attack", "--seed", "3"]) == 0
     assert capsys.readouterr().out.startswith(f"seat {summary['winner']} (")
+
+
+def test_cli_refuses_a_malformed_card_list_naming_file_and_line(tmp_path, capsys):
+    path = tmp_path / "cards.txt"
+    good = (resources.files("gamelp.games.locm") / "data" / "cardlist-v1.2.txt").read_text().splitlines()
+    path.write_text("\n".join(good[:6] + [good[6].replace("creature", "monster")] + good[7:]) + "\n")
+    for command in (["locm", "play", "--cards", str(path)], ["locm", "replay", "x.txt", "--cards", str(path)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"{path}, line 7: unknown card type 'monster'" in err and len(err.splitlines()) == 1
+    path.write_text("\n".join(good[:100]) + "\n")
+    assert main(["locm", "play", "--cards", str(path)]) == 2
+    assert "100 cards; the LOCM 1.2 draft needs 160" in capsys.readouterr().err
+    path.write_text("\n".join(good) + "\n")
+    assert main(["locm", "play", "--cards", str(path), "--seed", "4"]) == 0
