@@ -185,8 +185,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="wall time per measurement (default: 20)")
     parser.add_argument("--workers", default="1,2", help="gamelp process counts to measure (default: 1,2)")
     parser.add_argument("--gym-python", help="a Python >= 3.12 with gym-locm installed (omit to skip gym-locm)")
-    parser.add_argument("--agreement-matches", type=int, default=100,
-                        help="matches whose positions check that gym-locm's battlers choose ours (default: 100)")
+    parser.add_argument("--agreement-matches", type=int, default=30,
+                        help="matches whose positions check that gym-locm's battlers choose ours (default: 30)")
     args = parser.parse_args(argv)
     workers = [int(w) for w in args.workers.split(",")]
 
