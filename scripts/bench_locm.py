@@ -13,6 +13,12 @@ its wheel omits its card list, so the benchmark hands it ours (the same
 draws its draft offers from numpy, gamelp from the referee's Java generator;
 both play the same rules and the same battler policies.
 
+First, where gym-locm runs, the benchmark checks that the two compare like
+with like: at every position of ``--agreement-matches`` matches (rendered as
+the referee's text, which gym-locm parses, plus the mana left and the
+creatures still able to attack) gym-locm's max-attack and greedy agents
+must choose the action ours choose.
+
 The last lines estimate the wall time of a 5-drafter round-robin with
 2,000 matches per pair (10 pairs) at the measured rates.
 
@@ -23,17 +29,23 @@ The last lines estimate the wall time of a 5-drafter round-robin with
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
+import random
 import subprocess
 import sys
+import tempfile
 import time
 from importlib import resources
+from pathlib import Path
 
 from gamelp.games.locm.battlers import make_battler
+from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
+from gamelp.games.locm.engine import PASS, State
 from gamelp.games.locm.match import play_match
 
 GYM_DRIVER = r'''
-import random, sys, time
+import json, random, sys, time
 import gym_locm.engine.card as card_module
 from gym_locm.engine import Action, ActionType, Phase, State
 from gym_locm.agents import GreedyBattleAgent, MaxAttackBattleAgent
@@ -47,7 +59,29 @@ for line in open(sys.argv[1]):
     cards.append(cls(int(f[0]), f[1], type_id, int(f[3]), int(f[4]), int(f[5]), f[6], int(f[7]), int(f[8]),
                      int(f[9]), 0, f[10]))
 card_module._cards = cards  # the list gym-locm's loader would have read from its missing resources
-agent = {"max-attack": MaxAttackBattleAgent, "greedy": GreedyBattleAgent}[sys.argv[2]]()
+agents = {"max-attack": MaxAttackBattleAgent(), "greedy": GreedyBattleAgent()}
+
+if sys.argv[2] == "agree":  # positions rendered by gamelp: does gym-locm's agent choose gamelp's action?
+    kind = {ActionType.PASS: 0, ActionType.SUMMON: 1, ActionType.ATTACK: 2, ActionType.USE: 3}
+    agree = dict.fromkeys(agents, 0)
+    for line in open(sys.argv[3]):
+        position = json.loads(line)
+        state = State.from_native_input(position["text"])
+        state.current_player.mana = position["mana"]  # the text shows the turn's maximum
+        for lane in state.current_player.lanes:
+            for creature in lane:
+                creature.can_attack = creature.instance_id in position["ready"]
+                creature.has_attacked_this_turn = not creature.can_attack
+        for name, agent in agents.items():
+            action = agent.act(state)
+            target = action.target
+            target = -1 if target is None else getattr(target, "instance_id", target)
+            chosen = [0, -1, -1] if action.type == ActionType.PASS else [kind[action.type], action.origin, int(target)]
+            agree[name] += chosen == position[name]
+    print(json.dumps(agree))
+    sys.exit()
+
+agent = agents[sys.argv[2]]
 budget = float(sys.argv[3])
 rng = random.Random(0)
 matches, start = 0, time.perf_counter()
@@ -92,14 +126,56 @@ def gamelp_rate(battler_name: str, seconds: float, workers: int) -> float:
     return sum(matches / elapsed for matches, elapsed in results)
 
 
-def gym_rate(python: str, battler_name: str, seconds: float) -> float:
+def _run_gym(python: str, *args: str) -> str:
     with resources.as_file(resources.files("gamelp.games.locm").joinpath("data", "cardlist-v1.2.txt")) as cards:
-        run = subprocess.run([python, "-c", GYM_DRIVER, str(cards), battler_name, str(seconds)],
-                             capture_output=True, text=True, check=False)
+        run = subprocess.run([python, "-c", GYM_DRIVER, str(cards), *args], capture_output=True, text=True,
+                             check=False)
     if run.returncode != 0:
         raise SystemExit(f"gym-locm run failed with {python}: {run.stderr.strip().splitlines()[-1:]}")
-    matches, elapsed = run.stdout.split()
+    return run.stdout
+
+
+def gym_rate(python: str, battler_name: str, seconds: float) -> float:
+    matches, elapsed = _run_gym(python, battler_name, str(seconds)).split()
     return int(matches) / float(elapsed)
+
+
+def battler_positions(matches: int) -> list[dict]:
+    """Every position where a battler acts in ``matches`` seeded matches (random drafts; turns played
+    alternately by greedy and random), with gamelp's max-attack and greedy choices there."""
+    rng = random.Random(0)
+    choosers = {"max-attack": make_battler("max-attack"), "greedy": make_battler("greedy")}
+    players = (make_battler("greedy"), make_battler("random"))
+    positions = []
+    for seed in range(matches):
+        seeds = RefereeSeeds.from_seed(seed)
+        decks = [[offer[rng.randrange(3)] for offer in draft_offers(seeds.draft).tolist()] for _ in (0, 1)]
+        state = State.new(shuffled_deck(decks[0], seeds.shuffle0), shuffled_deck(decks[1], seeds.shuffle1))
+        player = players[seed % 2]
+        while True:
+            state.start_turn()
+            while state.winner < 0:
+                me = state.current
+                position = {"text": state.render(), "mana": state.mana[me],
+                            "ready": [c for c in state.board[me] if state.can_attack[c]]}
+                position.update({name: list(b.act(state, rng)) for name, b in choosers.items()})
+                positions.append(position)
+                action = player.act(state, rng)
+                if action[0] == PASS:
+                    break
+                state.play(action)
+            if state.winner >= 0:
+                break
+    return positions
+
+
+def gym_agreement(python: str, matches: int) -> tuple[int, dict]:
+    """(positions, how many of them gym-locm's agents choose gamelp's action at, per battler)."""
+    positions = battler_positions(matches)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "positions.jsonl"
+        path.write_text("".join(json.dumps(p) + "\n" for p in positions))
+        return len(positions), json.loads(_run_gym(python, "agree", str(path)))
 
 
 def main(argv=None) -> int:
@@ -109,8 +185,15 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="wall time per measurement (default: 20)")
     parser.add_argument("--workers", default="1,2", help="gamelp process counts to measure (default: 1,2)")
     parser.add_argument("--gym-python", help="a Python >= 3.12 with gym-locm installed (omit to skip gym-locm)")
+    parser.add_argument("--agreement-matches", type=int, default=30,
+                        help="matches whose positions check that gym-locm's battlers choose ours (default: 30)")
     args = parser.parse_args(argv)
     workers = [int(w) for w in args.workers.split(",")]
+
+    if args.gym_python and args.agreement_matches:
+        count, agree = gym_agreement(args.gym_python, args.agreement_matches)
+        print(f"same action as gym-locm's agent at {count} positions: "
+              + ", ".join(f"{name} {agree[name]}" for name in agree), flush=True)
 
     print(f"{'battler':<11} {'engine':<18} {'matches/s':>10} {'vs gym-locm':>12}")
     rates = {}

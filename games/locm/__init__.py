@@ -19,7 +19,14 @@ API for the drafters, tournaments and learners built on it:
   Actions are tuples ``(kind, origin, target)`` (``engine.PASS``, ``SUMMON``
   with a lane 0/1, ``ATTACK`` / ``USE`` with an instance id or -1 for the
   opponent).  An illegal action is skipped, as the referee skips it.
+- ``engine.State``: ``legal_actions()``, ``is_legal(a)``, ``play(a)`` (the
+  referee's skip of illegal actions), ``apply(a)`` (no checks), ``clone()``,
+  ``start_turn()``, ``render()`` (the referee's input text), ``winner``.
+- ``battlers.make_battler(name)``: ``pass``, ``random``, ``max-attack``, ``greedy``.
 - ``match.play_match(drafter0, drafter1, battler0, battler1, seed) -> MatchResult``:
   a full match (draft, shuffles, battle); the same seed gives the same draft
   offers, shuffles and, with the same agents, the same match.
+- ``replay.replay_file(path)``: replays a referee consistency file
+  (``gamelp locm replay``); ``data/`` ships the 60 dev matches and 50
+  referee-recorded matches with items.
 """

@@ -11,12 +11,16 @@ for bad input (printed as one line, exit 2).
 - ``gamelp locm tournament --drafters A,B,C --battler NAME --matches M --sets S
   --seed N --out DIR [--workers W | --scheduler ADDRESS] [--resume]``: a
   round-robin drafter tournament (``gamelp.games.locm.tournament``).
+
+Replay and play take ``--cards FILE`` to use another 160-card list.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+
+from gamelp.errors import LocmError
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -28,10 +32,22 @@ def _pair(text: str) -> tuple[str, str]:
     return names[0], names[1]
 
 
+def _cards(args):
+    """``--cards FILE`` (160 cards, as the draft draws from 160) or the shipped LOCM 1.2 list."""
+    from gamelp.games.locm.cards import load_cards, locm12_cards
+
+    if not args.cards:
+        return locm12_cards()
+    cards = load_cards(args.cards)
+    if len(cards) != 160:
+        raise LocmError(f"{args.cards}: {len(cards)} cards; the LOCM 1.2 draft needs 160")
+    return cards
+
+
 def _cmd_replay(args) -> int:
     from gamelp.games.locm.replay import replay_file
 
-    report = replay_file(args.file)
+    report = replay_file(args.file, _cards(args))
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
@@ -44,14 +60,14 @@ def _cmd_replay(args) -> int:
 
 def _cmd_play(args) -> int:
     from gamelp.games.locm.battlers import make_battler
-    from gamelp.games.locm.cards import locm12_cards
-    from gamelp.games.locm.drafters import make_drafter
     from gamelp.games.locm.match import play_match
 
-    drafters = [make_drafter(name) for name in args.drafters]
+    cards = _cards(args)
     battlers = [make_battler(name) for name in args.battlers]
-    result = play_match(*drafters, *battlers, seed=args.seed)
-    cards = locm12_cards()
+    from gamelp.games.locm.drafters import make_drafter  # after the battlers: their names are checked first
+
+    drafters = [make_drafter(name) for name in args.drafters]
+    result = play_match(*drafters, *battlers, seed=args.seed, cards=cards)
     summary = {
         "seed": args.seed, "winner": result.winner, "battle_turns": result.turns,
         "seats": [{"drafter": args.drafters[s], "battler": args.battlers[s], "deck": list(result.decks[s]),
@@ -96,6 +112,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a referee consistency file and compare the input texts")
     replay.add_argument("file", help="consistency file: one referee match per line (.xz accepted)")
     replay.add_argument("--json", action="store_true", help="print matches, consistent, turns_checked, mismatches")
+    replay.add_argument("--cards", help="card list file (default: the shipped LOCM 1.2 list)")
     replay.set_defaults(func=_cmd_replay)
 
     play = sub.add_parser("play", help="play one match (draft and battle) and print the winner")
@@ -105,6 +122,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
                       help="battler of seat 0 and seat 1: pass, random, max-attack, greedy (default: max-attack)")
     play.add_argument("--seed", type=int, default=0, help="match seed: draft offers, shuffles, agents' randomness")
     play.add_argument("--json", action="store_true", help="print the summary as JSON")
+    play.add_argument("--cards", help="card list file (default: the shipped LOCM 1.2 list)")
     play.set_defaults(func=_cmd_play)
 
     tour = sub.add_parser("tournament", help="round-robin drafter tournament with one battler",

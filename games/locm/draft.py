@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -61,8 +62,12 @@ class Drafter(Protocol):
     def pick(self, offer: tuple[int, int, int], chosen: Sequence[int], seat: int, rng: random.Random) -> int: ...
 
 
+@lru_cache(maxsize=4096)
 def draft_offers(draft_seed: int) -> np.ndarray:
-    """The referee's 30 offers for ``draft_seed``: a (30, 3) array of card ids."""
+    """The referee's 30 offers for ``draft_seed``: a read-only (30, 3) array of card ids.
+
+    Cached: a tournament shows the same offers to every pair of drafters.
+    """
     rng = JavaRandom(draft_seed)
     pool: list[int] = []
     while len(pool) < POOL_SIZE:

@@ -166,9 +166,9 @@ def replay_match(match: RecordedMatch, cards: CardTable | None = None) -> tuple[
             winner = 1 - player
             break
         for action in actions:
-            state.play(action)
-            if state.winner >= 0:
+            if state.winner >= 0:  # decided at the turn's start, or by the previous action
                 break
+            state.play(action)
         winner = state.winner
         if winner >= 0:
             break
@@ -178,11 +178,11 @@ def replay_match(match: RecordedMatch, cards: CardTable | None = None) -> tuple[
     return checked, None
 
 
-def replay_file(path: str | Path | None = None) -> ReplayReport:
-    """Replay every match of a consistency file (None: the shipped dev file)."""
+def replay_file(path: str | Path | None = None, cards: CardTable | None = None) -> ReplayReport:
+    """Replay every match of a consistency file (None: the shipped dev file) with ``cards`` (None: LOCM 1.2's)."""
     report = ReplayReport()
     for number, match in enumerate(read_consistency_file(path)):
-        checked, mismatch = replay_match(match)
+        checked, mismatch = replay_match(match, cards)
         report.matches += 1
         report.turns_checked += checked
         if mismatch is None:

@@ -59,3 +59,35 @@ def test_a_file_that_is_not_a_consistency_file_is_refused(tmp_path, capsys, cont
     assert main(["locm", "replay", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert fault in err and str(path) in err and len(err.splitlines()) == 1
+
+
+def test_referee_recorded_matches_with_items_deck_outs_and_illegal_actions_are_consistent(monkeypatch):
+    # Recorded with the referee's own engine classes by scripts/locm_referee_matches.py (random item-using bots).
+    from gamelp.games.locm import engine
+    from gamelp.games.locm.cards import locm12_cards
+
+    types = locm12_cards().type
+    applied, skipped, runes_lost = [], [], []
+    apply, play, lose_rune = engine.State.apply, engine.State.play, engine.State._lose_rune
+
+    def counting_apply(state, action):
+        applied.append(types[state.base[action[1]]] if action[0] == engine.USE else -action[0])
+        apply(state, action)
+
+    def counting_play(state, action):
+        done = play(state, action)
+        if not done and action[0] != engine.PASS:
+            skipped.append(action)
+        return done
+
+    def counting_lose_rune(state, player):
+        runes_lost.append(player)
+        lose_rune(state, player)
+
+    monkeypatch.setattr(engine.State, "apply", counting_apply)
+    monkeypatch.setattr(engine.State, "play", counting_play)
+    monkeypatch.setattr(engine.State, "_lose_rune", counting_lose_rune)
+    report = replay_file(resources.files("gamelp.games.locm") / "data" / "consistency-v1.2-items.txt.xz")
+    assert (report.matches, report.consistent, report.mismatches) == (50, 50, [])
+    assert all(applied.count(colour) >= 50 for colour in (1, 2, 3)), "green, red and blue items used"
+    assert len(skipped) > 1000 and len(runes_lost) > 20

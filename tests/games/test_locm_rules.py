@@ -27,7 +27,7 @@ def position(hand=(), mine=(), theirs=(), mana=12, ready=True):
     hand_ids, mine_ids, theirs_ids = ids0[:len(hand)], ids0[len(hand):len(deck0)], ids1[:len(deck1)]
     state.hand = [list(hand_ids), []]
     state.board = [list(mine_ids), list(theirs_ids)]
-    for instance, (_, lane) in zip(mine_ids + theirs_ids, list(mine) + list(theirs)):
+    for instance, (_, lane) in zip(mine_ids + theirs_ids, list(mine) + list(theirs), strict=True):
         state.lane[instance] = lane
     for instance in mine_ids:
         state.can_attack[instance] = ready
