@@ -62,7 +62,7 @@ def test_a_file_that_is_not_a_consistency_file_is_refused(tmp_path, capsys, cont
 
 
 def test_referee_recorded_matches_with_items_deck_outs_and_illegal_actions_are_consistent(monkeypatch):
-    # Recorded with the referee's own engine classes by scripts/locm_referee_matches.py (random item-using bots).
+    # Recorded from the official referee, with random bots that play items (the dev file never does).
     from gamelp.games.locm import engine
     from gamelp.games.locm.cards import locm12_cards
 
