@@ -2,7 +2,8 @@
 
 ``gamelp solve | kdet | validate | export`` work on sequence-form game files
 (or the built-in names ``rps``, ``kuhn``, ``leduc``); ``gamelp matrix`` on
-payoff CSVs; ``gamelp mtg`` runs the mini Magic simulator.  Bad input prints
+payoff CSVs; ``gamelp mtg`` runs the mini Magic simulator, ``gamelp locm``
+Legends of Code and Magic.  Bad input prints
 one line naming the fault and exits with status 2.
 """
 
@@ -22,12 +23,14 @@ from gamelp.errors import GamelpError, SolveError
 from gamelp.io import atomic_path
 from gamelp.regret import METHODS as REGRET_METHODS
 
-BACKEND_HELP = f"highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default {DEFAULT_BACKEND})"
+BACKEND_HELP = (f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default {DEFAULT_BACKEND}: HiGHS, "
+                "or Clarabel for cone models; gamelp backends lists them)")
 EXPORT_FORMATS = ("lp", "mps")
 
 
 def _game_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="game JSON file, or a built-in game: rps, kuhn, leduc")
+    parser.add_argument("game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file "
+                                     "or openspiel:GAME_STRING")
     parser.add_argument("--sum-duplicates", action="store_true",
                         help="add up duplicate utility entries instead of refusing the file")
 
@@ -53,7 +56,8 @@ def _cmd_solve(args) -> int:
 
         with np.errstate(all="ignore"):  # a diverging run is reported below, not as numpy warnings
             result = solve_regret(game, method=args.method, iterations=args.iterations, eta=args.eta,
-                                  target_gap=args.target_gap)
+                                  target_gap=args.target_gap,
+                                  progress=None if args.json else _regret_progress(args.iterations))
         x = result.x if args.player == 1 else result.y
         value = result.value if args.player == 1 else -result.value
         if not np.isfinite(result.value):
@@ -67,9 +71,9 @@ def _cmd_solve(args) -> int:
         from gamelp.models.nash import solve_nash
 
         solver = solve_deterministic if args.deterministic else solve_nash
-        result = solver(game, args.player, args.backend, verbose=args.verbose)
+        result = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
         x, value = result.strategy, result.value
-        payload = {"value": value, "status": result.solution.status, "backend": args.backend,
+        payload = {"value": value, "status": result.solution.status, "backend": result.solution.backend,
                    "player": args.player, "deterministic": args.deterministic,
                    "guaranteed_value": result.guaranteed_value, "gap": _lp_gap(game, result),
                    "wall_time": result.solution.wall_time}
@@ -80,6 +84,8 @@ def _cmd_solve(args) -> int:
             verdict = check_uniqueness(result.model, result.solution, blocks=("x",), backend=args.backend)
             payload.update(verdict.as_dict())
     payload["strategy"] = dict(zip(own.labels, np.round(x, 12).tolist()))
+    if args.behavioural:
+        payload["behavioural"] = own.to_behavioural(x)
     if args.json:
         _print_json(payload)
     else:
@@ -91,10 +97,20 @@ def _cmd_solve(args) -> int:
                   f"equilibrium, saddle-point gap {payload['gap']:.2e}")
         if "unique" in payload:
             print(f"unique: {payload['unique']}")
+        if args.behavioural:
+            _print_behavioural(payload["behavioural"])
+            return 0
         for label, prob in payload["strategy"].items():
             if prob > 1e-9 and label != "∅":
                 print(f"  {label:30s} {prob:.6f}")
     return 0
+
+
+def _print_behavioural(behaviour: dict) -> None:
+    """One line per decision point (information set): its actions' probabilities."""
+    for point, probabilities in behaviour.items():
+        shown = ", ".join(f"{action} {p:.6f}" for action, p in probabilities.items())
+        print(f"  {point.replace(chr(10), ' ')}: {shown}")
 
 
 def _lp_gap(game, result) -> float:
@@ -126,10 +142,12 @@ def _cmd_kdet(args) -> int:
         if not (args.json or args.quiet):
             print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k} "
                   f"on {args.backend}...", file=sys.stderr, flush=True)
-        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose)
+        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                            time_limit=args.time_limit)
         rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
     else:
         sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                        time_limit=args.time_limit,
                         progress=None if args.json or args.quiet else _progress_printer())
         rows = [{"k": p.k, "value": p.value, "mip_gap": p.mip_gap} for p in sweep.points]
     if args.plot:
@@ -153,6 +171,21 @@ def _progress_printer():
         bar.total = total
         bar.n = done
         bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def _regret_progress(total: int):
+    """A progress bar on stderr for a regret run, showing the gap; called as ``update(t, gap)``."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="it", file=sys.stderr, leave=False, mininterval=0.5, disable=None)
+
+    def update(done, gap):
+        bar.n = done
+        bar.set_postfix(gap=f"{gap:.2e}", refresh=True)
         if done >= total:
             bar.close()
 
@@ -198,6 +231,35 @@ def _export_path(output: str, fmt: str | None) -> str:
     return f"{output}.{fmt or 'lp'}"
 
 
+# ---------------------------------------------------------------------- backends
+def _cmd_backends(args) -> int:
+    from gamelp.backends import registered_backends
+
+    rows = [{"name": b.name, "installed": b.available(), "capabilities": b.capabilities.names()}
+            for b in registered_backends()]
+    if args.json:
+        _print_json(rows)
+    else:
+        for row in rows:
+            print(f"{row['name']:26s} {'installed' if row['installed'] else 'missing  '}  "
+                  f"{', '.join(row['capabilities'])}")
+    return 0
+
+
+def _cmd_export_game(args) -> int:
+    if args.output.lower().endswith(".efg"):
+        from gamelp.games.gambit import write_efg
+
+        tree = write_efg(args.game, args.output)
+        print(f"wrote {args.output}: {tree}")
+        return 0
+    game = _load(args)
+    game.save(args.output)
+    print(f"wrote {args.output}: player 1 {game.pl1.num_sequences} sequences, player 2 {game.pl2.num_sequences}, "
+          f"{game.A.nnz} utility entries")
+    return 0
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
@@ -212,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     _game_arguments(solve)
     solve.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose strategy (default 1)")
     solve.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
+    solve.add_argument("--time-limit", type=finite_float(0.0, strict=True),
+                       help="seconds the solver may take (LP and MIP methods)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
     solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
@@ -222,6 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="step size of mwu / omwu (default 0.1)")
     solve.add_argument("--target-gap", type=finite_float(0.0),
                        help="regret methods stop once the saddle-point gap is this small")
+    solve.add_argument("--behavioural", action="store_true",
+                       help="print the strategy as action probabilities per decision point (information set)")
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.add_argument("--verbose", action="store_true", help="show the solver log")
     solve.set_defaults(func=_cmd_solve)
@@ -234,10 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
     kdet.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap (default 1e-6)")
     kdet.add_argument("--plot", type=plot_path, help="write a plot of value against k to this file (.png, .pdf, ...)")
     kdet.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
+    kdet.add_argument("--time-limit", type=finite_float(0.0, strict=True),
+                      help="seconds each MIP may take; a MIP stopped early reports its incumbent and gap")
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")
     kdet.set_defaults(func=_cmd_kdet)
+
+    backends = commands.add_parser("backends", help="list the solver backends, installed or not, and what each takes")
+    backends.add_argument("--json", action="store_true", help="print JSON")
+    backends.set_defaults(func=_cmd_backends)
 
     validate = commands.add_parser("validate", help="check a game file against the schema and summarise it")
     _game_arguments(validate)
@@ -254,11 +326,19 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", required=True, help="file to write; .lp or .mps chooses the format")
     export.set_defaults(func=_cmd_export)
 
+    export_game = commands.add_parser("export-game", help="write a game as JSON (.json) or Gambit (.efg)")
+    _game_arguments(export_game)
+    export_game.add_argument("-o", "--output", required=True, help="FILE.json, or FILE.efg (OpenSpiel games, "
+                                                                   "poker:kuhn / poker:leduc)")
+    export_game.set_defaults(func=_cmd_export_game)
+
     from gamelp.cli_matrix import add_subparser as add_matrix
+    from gamelp.games.locm.cli import add_subparser as add_locm
     from gamelp.games.mtg.cli import add_subparser as add_mtg
 
     add_matrix(commands)
     add_mtg(commands)
+    add_locm(commands)
     return parser
 
 

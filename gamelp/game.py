@@ -209,7 +209,8 @@ def check_schema(data, source: str) -> None:
 
 
 def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
-    """Load a game file, or a built-in game by name (``rps``, ``kuhn``, ``leduc``).
+    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), an OpenSpiel game
+    ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) or a Gambit ``.efg`` file.
 
     With ``schema`` the file is first checked against the shipped JSON Schema
     (:func:`check_schema`); the loader's own checks cover the schema and more.
@@ -217,6 +218,14 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     to letter case or a typo, is refused with a suggestion.
     """
     name = str(path_or_name)
+    if name.startswith("openspiel:"):
+        from gamelp.games.openspiel import load_openspiel
+
+        return load_openspiel(name[len("openspiel:"):])
+    if name.lower().endswith(".efg"):
+        from gamelp.games.gambit import read_efg
+
+        return read_efg(name)
     if name in BUILTIN_GAMES and not Path(name).exists():
         text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"

@@ -111,8 +111,8 @@ def test_missing_file_and_bad_k_are_one_line_errors(tmp_path):
 def test_refused_backend_is_a_one_line_error():
     done = run_cli("solve", "kuhn", "--backend", "nosuch")
     assert done.returncode != 0
-    assert done.stderr.strip().splitlines() == ["gamelp: error: unknown backend 'nosuch'; use one of highs, gurobi, "
-                                                "pyomo:<solver>, cvxpy:<SOLVER>"]
+    assert done.stderr.strip().splitlines() == ["gamelp: error: unknown backend 'nosuch'; use one of auto, highs, gurobi, "
+                                                "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"]
 
 
 def test_export_into_a_missing_directory_is_refused_before_highs_writes(tmp_path):
