@@ -19,7 +19,7 @@ import numpy as np
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli_args import (LOG_LEVELS, MAX_ITERATIONS, OneLineParser, finite_float, integer, log_level,
                              plot_path)
-from gamelp.errors import GamelpError, SolveError
+from gamelp.errors import GamelpError
 from gamelp.io import atomic_path
 from gamelp.regret import METHODS as REGRET_METHODS
 
@@ -138,8 +138,8 @@ def _cmd_kdet(args) -> int:
         if not 0 <= args.k <= total:
             raise GamelpError(f"--k must be between 0 and {total} (player {args.player}'s decision points)")
         if not (args.json or args.quiet):
-            print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k} "
-                  f"on {args.backend}...", file=sys.stderr, flush=True)
+            print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",
+                  file=sys.stderr, flush=True)
         result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
                             time_limit=args.time_limit)
         rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
     _game_arguments(solve)
     solve.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose strategy (default 1)")
     solve.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
-    solve.add_argument("--time-limit", type=finite_float(0.0, strict=True),
+    solve.add_argument("--time-limit", type=finite_float(0.0),
                        help="seconds the solver may take (LP and MIP methods)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
@@ -298,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     kdet.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap (default 1e-6)")
     kdet.add_argument("--plot", type=plot_path, help="write a plot of value against k to this file (.png, .pdf, ...)")
     kdet.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
-    kdet.add_argument("--time-limit", type=finite_float(0.0, strict=True),
+    kdet.add_argument("--time-limit", type=finite_float(0.0),
                       help="seconds each MIP may take; a MIP stopped early reports its incumbent and gap")
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")

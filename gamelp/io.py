@@ -70,15 +70,14 @@ def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8", newline:
 
 
 @contextlib.contextmanager
-def atomic_path(path, suffix: str | None = None):
+def atomic_path(path):
     """Yield a temporary path next to ``path`` to write by name; on success it replaces ``path``.
 
-    The temporary name keeps ``path``'s extension (or ``suffix``), for writers
-    that choose the format by extension (matplotlib, HiGHS).
+    The temporary name keeps ``path``'s extension, for writers that choose
+    the format by extension (matplotlib, HiGHS).
     """
     path = check_writable(path)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.stem}.tmp-",
-                                             suffix=path.suffix if suffix is None else suffix, dir=path.parent)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.stem}.tmp-", suffix=path.suffix, dir=path.parent)
     os.close(descriptor)
     try:
         yield Path(temporary)

@@ -182,7 +182,7 @@ def test_regret_method_says_when_it_stopped_at_its_iteration_limit(capsys):
 def test_single_kdet_says_what_it_is_solving(capsys):
     assert main(["kdet", "kuhn", "--player", "2", "--k", "2"]) == 0
     captured = capsys.readouterr()
-    assert captured.err == "kuhn: solving player 2's k-determinism MIP at k=2 on auto...\n"
+    assert captured.err == "kuhn: solving player 2's k-determinism MIP at k=2...\n"
     assert captured.out.startswith("k=   2")
 
 

@@ -63,3 +63,24 @@ def test_bad_targets_are_refused_naming_the_path(tmp_path, make_bad):
     with pytest.raises(OutputError, match=str(target)):
         with atomic_write(target) as handle:
             handle.write("x")
+
+
+def test_a_writer_killed_mid_write_leaves_the_old_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "payoffs.csv"
+    target.write_text("old\n")
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\n"
+        "from gamelp.io import atomic_write\n"
+        "with atomic_write(sys.argv[1]) as handle:\n"
+        "    handle.write('half a matrix'); handle.flush()\n"
+        "    print('writing', flush=True); time.sleep(60)\n"), str(target)], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline() == "writing\n"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=10)
+    assert target.read_text() == "old\n"
+    leftovers = [p.name for p in tmp_path.iterdir() if p != target]
+    assert len(leftovers) == 1 and leftovers[0].startswith(".payoffs.tmp-")  # a dot-file, never read as output
