@@ -7,8 +7,9 @@ run in that factor only:
     python scripts/esche_appendix_b.py run --creatures 0,8 --bolts 28,32,40 --games 100 \\
         --life-threshold 0 --rule first_player_draws=1 --out out/appb-draw
 
-``compare`` reads one or more sweep directories (``payoffs.csv``,
-``std.csv`` and, when present, ``games.sqlite``) and prints, for every
+``compare`` reads one or more sweep directories (``payoffs.csv`` and
+``std.csv``, or for an unfinished sweep the games its ``games.sqlite`` holds so
+far) and prints, for every
 played cell, our rate, the thesis's, and the z-score
 
     z = (ours - thesis) / sqrt(se_ours^2 + thesis (1 - thesis) / 200),
@@ -98,18 +99,29 @@ def scorings(store: Path, labels) -> dict:
     return rates
 
 
+def played_cells(directory: Path) -> list:
+    """(row, col, rate, se) of every played cell: from payoffs.csv and std.csv when the sweep
+    finished, else from the games its store holds so far (binomial standard errors)."""
+    if (directory / "payoffs.csv").exists():
+        ours = MatrixGame.from_csv(directory / "payoffs.csv", std_path=directory / "std.csv")
+        labels = ours.row_labels
+        return [(labels[a], labels[b], ours.payoffs[a, b], ours.std[a, b])
+                for a in range(len(labels)) for b in range(a + 1, len(labels))]
+    decided: dict = {}
+    for (a, b, _), winner in store_games(directory, score_mismatches=False).items():
+        if winner is not None:
+            decided.setdefault((a, b), []).append(winner == 0)
+    return [(a, b, np.mean(w), np.sqrt(np.mean(w) * (1 - np.mean(w)) / len(w))) for (a, b), w in decided.items()]
+
+
 def compare(directory: Path, thesis: MatrixGame):
-    ours = MatrixGame.from_csv(directory / "payoffs.csv", std_path=directory / "std.csv")
-    labels = list(ours.row_labels)
     index = {label: i for i, label in enumerate(thesis.row_labels)}
     cells = []
-    for a in range(len(labels)):
-        for b in range(a + 1, len(labels)):
-            i, j = index[labels[a]], index[labels[b]]
-            t = thesis.payoffs[i, j]
-            o, se = ours.payoffs[a, b], ours.std[a, b]
-            z = (o - t) / np.sqrt(se**2 + t * (1 - t) / THESIS_GAMES)
-            cells.append((labels[a], labels[b], o, se, t, z))
+    for a, b, o, se in played_cells(directory):
+        t = thesis.payoffs[index[a], index[b]]
+        z = (o - t) / np.sqrt(se**2 + t * (1 - t) / THESIS_GAMES)
+        cells.append((a, b, o, se, t, z))
+    labels = sorted({c[0] for c in cells} | {c[1] for c in cells}, key=list(thesis.row_labels).index)
     return labels, cells
 
 
@@ -166,13 +178,15 @@ def plot(results, thesis, path) -> None:
     fig.savefig(path, dpi=130, bbox_inches="tight")
 
 
-def store_games(directory: Path) -> dict:
-    """(deck1, deck2, game) -> scored winner (0, 1; None for a draw) of a sweep store; a verified
-    mismatch is scored by minimax's winner, the opposite of the stored verdict."""
+def store_games(directory: Path, score_mismatches: bool = True) -> dict:
+    """(deck1, deck2, game) -> winner (0, 1; None for a draw) of a sweep store. A verified mismatch
+    is scored by minimax's winner (the opposite of the stored verdict), or left out as a draw is
+    (as the thesis did) with ``score_mismatches=False``."""
     db = sqlite3.connect(f"file:{directory / 'games.sqlite'}?mode=ro", uri=True)
     rows = db.execute("SELECT deck1, deck2, game, winner, mismatch FROM games").fetchall()
     db.close()
-    return {(a, b, g): (None if w is None else (1 - w if m else w)) for a, b, g, w, m in rows}
+    return {(a, b, g): (None if w is None or (m and not score_mismatches) else (1 - w if m else w))
+            for a, b, g, w, m in rows}
 
 
 def cmd_paired(args) -> None:
