@@ -119,7 +119,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--battlers", default="max-attack,greedy", help="comma-separated (default: max-attack,greedy)")
     parser.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
-    parser.add_argument("--sets", type=int, default=2, help="sets per pair, an even number: seats alternate (default: 2)")
+    parser.add_argument("--sets", type=int, default=2,
+                        help="sets per pair, an even number: seats alternate (default: 2)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
     parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address instead of local workers")
