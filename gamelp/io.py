@@ -1,4 +1,8 @@
-"""Atomic output files: a reader sees the old file or the complete new one, never a partial write.
+"""Safe file access: inputs must be regular files, outputs are written atomically.
+
+:func:`open_regular` refuses a named pipe, device or directory before
+opening it (reading a pipe would wait forever), raising the caller's error
+class naming the path.
 
 :func:`atomic_write` writes to a temporary file in the target's directory,
 flushes and fsyncs it, then ``os.replace``-s it over the target (atomic on
@@ -12,10 +16,27 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
-from gamelp.errors import OutputError
+from gamelp.errors import GamelpError, OutputError
+
+
+def open_regular(path, error: type[GamelpError], mode: str = "r", **kwargs):
+    """Open ``path`` for reading if it is a regular file; otherwise raise ``error`` naming it."""
+    path = Path(path)
+    try:
+        kind = path.stat().st_mode
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(kind):
+        what = "a directory" if stat.S_ISDIR(kind) else "a named pipe" if stat.S_ISFIFO(kind) else "a special file"
+        raise error(f"{path}: cannot read, it is {what}, not a regular file")
+    try:
+        return path.open(mode, **kwargs)
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def check_writable(path) -> Path:
