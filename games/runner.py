@@ -235,7 +235,7 @@ class MatchStore:
                        f"matches, the first (pair {pair[i]}, match {match[i]})")
         for k, column in enumerate(exp.columns, start=3):
             values = rows[:, k]
-            null = self._null_mask(column.name)
+            null = self._null_mask(column.name) if column.nullable else np.zeros(len(rows), dtype=bool)
             wrong = ((values < column.low) | (values > column.high)) & ~null
             if wrong.any():
                 i = int(np.flatnonzero(wrong)[0])

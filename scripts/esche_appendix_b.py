@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sqlite3
 from importlib import resources
 from pathlib import Path
 
@@ -44,7 +43,7 @@ import numpy as np
 
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
-from gamelp.games.mtg.sweep import run_sweep
+from gamelp.games.mtg.sweep import run_sweep, stored_games
 from gamelp.matrix import MatrixGame
 
 THESIS_GAMES = 200
@@ -75,11 +74,8 @@ def cmd_run(args) -> None:
 
 def scorings(store: Path, labels) -> dict:
     """Win rate of each played (row, col) under three scorings of a verified forest sweep."""
-    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    rows = db.execute("SELECT deck1, deck2, winner, mismatch FROM games").fetchall()
-    db.close()
     out: dict = {}
-    for deck1, deck2, winner, mismatch in rows:
+    for deck1, deck2, _, _, winner, mismatch in stored_games(store.parent):
         tally = out.setdefault((deck1, deck2), np.zeros(5))  # wins, losses, draws, mismatched wins, mismatched losses
         if winner is None:
             tally[2] += 1
@@ -182,11 +178,8 @@ def store_games(directory: Path, score_mismatches: bool = True) -> dict:
     """(deck1, deck2, game) -> winner (0, 1; None for a draw) of a sweep store. A verified mismatch
     is scored by minimax's winner (the opposite of the stored verdict), or left out as a draw is
     (as the thesis did) with ``score_mismatches=False``."""
-    db = sqlite3.connect(f"file:{directory / 'games.sqlite'}?mode=ro", uri=True)
-    rows = db.execute("SELECT deck1, deck2, game, winner, mismatch FROM games").fetchall()
-    db.close()
     return {(a, b, g): (None if w is None or (m and not score_mismatches) else (1 - w if m else w))
-            for a, b, g, w, m in rows}
+            for a, b, _, g, w, m in stored_games(directory)}
 
 
 def cmd_paired(args) -> None:

@@ -6,7 +6,10 @@ seats alternating by set, the i-th match of every pair on the same draft
 offers and deck shuffles (``gamelp.games.locm.tournament``; the thesis
 played 20 sets of 1,000).  Prints each cell of our table beside the
 thesis's, with its standard error (from the binomial errors of the two
-seats) and the difference in standard errors, marking those beyond 3; then
+seats) and the difference in standard errors, marking those beyond 3, and
+lists the pairs whose difference exceeds 3 standard errors of the difference
+(ours and the thesis's, whose 20,000 matches per pair give it a binomial
+error of sqrt(p (1 - p) / 20000)); then
 the Nash mix over the drafters of our matrix and of the thesis's, each with
 Mangasarian's uniqueness verdict.  Outputs of each tournament go to
 ``--out/<battler>/`` (resumable: rerun with the same flags to continue).
@@ -29,6 +32,8 @@ from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
 from gamelp.models.uniqueness import check_uniqueness
+
+THESIS_MATCHES = 20_000  # per pair: 20 sets of 1,000 (Vieira (2020), Figure 5.2's caption)
 
 # Vieira (2020), Figure 5.2: win rate (%) of the row drafter, published drafters only, in the figure's order.
 THESIS = {
@@ -69,9 +74,12 @@ def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
         for j, col in enumerate(names):
             if i < j:
                 rate = 100 * ours.matrix.payoffs[i, j]
+                p = thesis[i, j] / 100
+                thesis_se = 100 * np.sqrt(p * (1 - p) / THESIS_MATCHES)
                 z = (rate - thesis[i, j]) / (100 * se[i, j])
                 cells.append({"battler": battler, "row": row, "col": col, "ours": rate, "se": 100 * se[i, j],
                               "thesis": float(thesis[i, j]), "z": z,
+                              "z_both": (rate - thesis[i, j]) / np.hypot(100 * se[i, j], thesis_se),
                               "first_seat": 100 * ours.seat_rates[i, j, 0],
                               "second_seat": 100 * ours.seat_rates[i, j, 1]})
     return cells
@@ -98,6 +106,9 @@ def print_table(battler: str, ours, thesis: np.ndarray, cells: list[dict], per_p
     far = [c for c in cells if abs(c["z"]) > 3]
     print(f"* more than 3 standard errors from the thesis: {len(far)} of {len(cells)} pairs"
           + "".join(f"; {c['row']} v {c['col']} {c['ours']:.2f} vs {c['thesis']:.2f}" for c in far))
+    both = [c for c in cells if abs(c["z_both"]) > 3]
+    print(f"more than 3 standard errors of the difference (ours and the thesis's): {len(both)} pairs"
+          + "".join(f"; {c['row']} v {c['col']} ({c['z_both']:+.1f})" for c in both))
     print("per seat (row drafter first / second), %: " + "; ".join(
         f"{c['row']} v {c['col']} {c['first_seat']:.1f} / {c['second_seat']:.1f}" for c in cells))
     print(f"Nash over drafters, ours:          {nash_line(ours.matrix)}")
@@ -108,7 +119,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--battlers", default="max-attack,greedy", help="comma-separated (default: max-attack,greedy)")
     parser.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
-    parser.add_argument("--sets", type=int, default=2, help="sets per pair, seats alternating (default: 2)")
+    parser.add_argument("--sets", type=int, default=2,
+                        help="sets per pair, an even number: seats alternate (default: 2)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
     parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address instead of local workers")
@@ -120,7 +132,6 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"Figure 5.2 has the battlers {', '.join(THESIS)}; got {', '.join(unknown)}")
     out = Path(args.out)
-    report = []
     for battler in battlers:
         names, published = THESIS[battler]
         start = time.perf_counter()
@@ -131,10 +142,9 @@ def main(argv=None) -> int:
         cells = compare(battler, ours, np.array(published, dtype=float))
         print_table(battler, ours, np.array(published, dtype=float), cells, args.matches * args.sets)
         print(f"({seconds:.1f} s for the matches this run played, {args.workers} worker(s))")
-        report += cells
-    with atomic_write(out / "figure_5_2.json") as handle:
-        json.dump({"args": vars(args), "cells": report}, handle, indent=2)
-    print(f"\nwrote {out}/figure_5_2.json and each tournament's files in {out}/<battler>/")
+        with atomic_write(out / battler / "figure_5_2.json") as handle:
+            json.dump({"args": vars(args), "seconds": seconds, "cells": cells}, handle, indent=2)
+    print(f"\nwrote each tournament's files and figure_5_2.json in {out}/<battler>/")
     return 0
 
 

@@ -134,9 +134,10 @@ def add_subparser(commands) -> argparse.ArgumentParser:
                       help="comma-separated drafters (default: random,max-attack,coac,closet-ai,icebox)")
     tour.add_argument("--battler", default="max-attack", help="battler of both seats (default: max-attack)")
     tour.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
-    tour.add_argument("--sets", type=int, default=2, help="sets per pair, seats alternating (default: 2)")
+    tour.add_argument("--sets", type=int, default=2,
+                      help="sets per pair, an even number: seats alternate (default: 2)")
     tour.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
-    tour.add_argument("--out", required=True, help="output directory")
+    tour.add_argument("--out", metavar="DIR", required=True, help="output directory")
     tour.add_argument("--resume", action="store_true", help="continue the tournament stored in --out")
     where = tour.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")

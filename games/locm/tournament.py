@@ -4,7 +4,7 @@ Every pair of drafters (i < j) plays S sets of M matches on
 ``gamelp.games.runner``: match m of a pair belongs to set s = m // M;
 drafter i takes the first seat (seat 0, plays first) in the even sets and
 drafter j in the odd ones, so with an even S each is first in half of the
-sets.  Both seats use the same battler.
+sets (S must be even).  Both seats use the same battler.
 
 Common random numbers: match m's seed is derived from (seed, m) alone, not
 from the pair, and fixes the referee's draft offers and both deck shuffles
@@ -102,6 +102,9 @@ class DrafterTournament(Experiment):
         for name, value in (("matches per set", matches), ("sets", sets)):
             if value < 1:
                 raise LocmError(f"{name} must be at least 1, got {value}")
+        if sets % 2:
+            raise LocmError(f"the number of sets must be even, so that each drafter is first in half of them; "
+                            f"got {sets}")
         if seed < 0:
             raise LocmError(f"the seed must be non-negative, got {seed}")
         for name in drafters:

@@ -52,11 +52,14 @@ parameters, or failing validation, is refused with one line.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import sqlite3
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -286,6 +289,28 @@ def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | 
         result.matrix.to_csv(out / "payoffs.csv", std_path=out / "std.csv")
         result.pairs_csv(out / "pairs.csv")
     return result
+
+
+def stored_games(out: str | os.PathLike) -> list[tuple[str, str, int, int, int | None, bool]]:
+    """Every game in ``out/games.sqlite``, read-only: (deck1, deck2, repeat, game, winner or None, mismatch).
+
+    Decks are named as in the run's parameters (the store keeps their
+    indices); a sweep's deck1 is the pair's row deck.
+    """
+    path = Path(out) / STORE_NAME
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise SweepError(f"{path}: cannot open the game store ({exc})") from exc
+    try:
+        params = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
+        decks, games = params["decks"], int(params["games"])
+        rows = db.execute("SELECT deck1, deck2, match, winner, mismatch FROM matches ORDER BY pair, match").fetchall()
+        return [(decks[d1], decks[d2], m // games, m % games, w, bool(mm)) for d1, d2, m, w, mm in rows]
+    except (sqlite3.Error, TypeError, ValueError, KeyError, IndexError) as exc:
+        raise SweepError(f"{path}: not a readable game store ({exc})") from exc
+    finally:
+        db.close()
 
 
 def _game_options(evaluation: str, eval_cap: int, life_threshold: int, verify: bool) -> dict[str, Any]:

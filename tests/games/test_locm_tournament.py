@@ -158,6 +158,7 @@ def test_matrix_solve_takes_the_outputs_as_they_are(reference, capsys):
     (["--battler", "nobody"], "unknown LOCM battler 'nobody'"),
     (["--drafters", "random,random"], "two distinct drafters"),
     (["--matches", "0"], "matches per set must be at least 1"),
+    (["--sets", "3"], "the number of sets must be even"),
     (["--drafters", "random,scores:/nonexistent.csv"], "/nonexistent.csv"),
 ])
 def test_bad_tournament_arguments_exit_2_in_one_line(tmp_path, capsys, argv, message):

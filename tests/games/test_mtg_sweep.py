@@ -296,3 +296,15 @@ def test_unknown_engine_arguments_are_refused():
         sweep.run_sweep(**GRID, games=2, player="nobody")
     with pytest.raises(GamelpError, match="unknown evaluation 'oracle'"):
         sweep.run_tournament(["aggressive", "random"], ["8C28L"], evaluation="oracle")
+
+
+def test_stored_games_name_the_decks(reference, tmp_path):
+    out, result = reference
+    games = sweep.stored_games(out)
+    assert len(games) == 240 and games[0][:4] == ("0C20L", "0C32L", 0, 0)
+    first = result.pairs[0]
+    mine = [g for g in games if g[:2] == (first.row, first.col)]
+    assert sum(1 for g in mine if g[4] == 0 and not g[5]) == first.wins
+    assert {g[2] for g in mine} == {0, 1} and {g[3] for g in mine} == set(range(12))
+    with pytest.raises(GamelpError, match="not a readable game store|cannot open"):
+        sweep.stored_games(tmp_path)
