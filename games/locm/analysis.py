@@ -8,6 +8,10 @@
 - Choice similarity (Section 5.4.3, Figure 5.4): the fraction of draft turns
   on which two drafters, shown the same three cards, pick the same card.
   A random drafter agrees with any other on about a third of the turns.
+- Choice projection (Section 5.4.3, Figure 5.5): each drafter's picks as
+  one vector (pick k of three as the point at angle 2 pi k / 3 on the unit
+  circle, so the three choices are equidistant), projected on their first
+  principal components: drafters that agree often land close together.
 - Card encoding (Section 4.3.3): 16 numbers per card, the network input of
   the learned drafters: the type one-hot (creature, green, red, blue item),
   then cost, attack, defense, player health change, enemy health change and
@@ -20,9 +24,10 @@
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
+from sklearn.decomposition import PCA
 
 from gamelp.games.locm.cards import TYPE_NAMES, CardTable, locm12_cards
 
@@ -67,6 +72,15 @@ def choice_similarity(choices_a: np.ndarray, choices_b: np.ndarray) -> float:
     if choices_a.shape != choices_b.shape or choices_a.size == 0:
         raise ValueError(f"choices of shapes {choices_a.shape} and {choices_b.shape}: need equal, non-empty shapes")
     return float(np.mean(choices_a == choices_b))
+
+
+def choice_projection(choices: Mapping[str, np.ndarray], dimensions: int = 2) -> dict[str, np.ndarray]:
+    """Each drafter's choices (equal-shape arrays of positions 0..2) as a point in ``dimensions`` dimensions."""
+    names = list(choices)
+    angles = 2 * np.pi / 3 * np.array([np.asarray(choices[name]).reshape(-1) for name in names])
+    points = np.hstack([np.cos(angles), np.sin(angles)])
+    projected = PCA(n_components=dimensions).fit_transform(points)
+    return dict(zip(names, projected))
 
 
 def card_encoding(cards: CardTable | None = None) -> np.ndarray:
