@@ -30,10 +30,10 @@ import numpy as np
 from sklearn.decomposition import PCA
 
 from gamelp.games.locm.cards import TYPE_NAMES, CardTable, locm12_cards
+from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 
 MAX_COST = 12
 CARD_FEATURES = 16
-DECK_SIZE = 30
 
 
 def mana_curve(deck: Sequence[int], cards: CardTable | None = None) -> np.ndarray:
@@ -43,7 +43,7 @@ def mana_curve(deck: Sequence[int], cards: CardTable | None = None) -> np.ndarra
     return np.bincount(costs, minlength=MAX_COST + 1)
 
 
-def reference_mana_curve(cards: CardTable | None = None, deck_size: int = DECK_SIZE) -> np.ndarray:
+def reference_mana_curve(cards: CardTable | None = None, deck_size: int = DRAFT_TURNS) -> np.ndarray:
     """The card list's cost distribution scaled to ``deck_size`` cards (Figure 5.3's dashed line)."""
     cards = cards or locm12_cards()
     return np.bincount(cards.cost, minlength=MAX_COST + 1) * deck_size / len(cards)
@@ -81,6 +81,23 @@ def choice_projection(choices: Mapping[str, np.ndarray], dimensions: int = 2) ->
     points = np.hstack([np.cos(angles), np.sin(angles)])
     projected = PCA(n_components=dimensions).fit_transform(points)
     return dict(zip(names, projected))
+
+
+def draft_observation(encoding: np.ndarray, offer: Sequence[int] | None, chosen: Sequence[int],
+                      with_history: bool) -> np.ndarray:
+    """A learned drafter's input (Section 4.3.3), flattened float32.
+
+    With history: 30 slots for the picked cards (in pick order, zero vectors
+    for the slots still empty), then the three offered cards; without, only
+    the offered cards.  ``offer`` None (the draft is over) gives zero vectors.
+    """
+    history_slots = DRAFT_TURNS if with_history else 0
+    rows = np.zeros((history_slots + OFFER_SIZE, encoding.shape[1]), dtype=np.float32)
+    if with_history and len(chosen):
+        rows[:len(chosen)] = encoding[np.asarray(chosen, dtype=np.int64) - 1]
+    if offer is not None:
+        rows[history_slots:] = encoding[np.asarray(offer, dtype=np.int64) - 1]
+    return rows.reshape(-1)
 
 
 def card_encoding(cards: CardTable | None = None) -> np.ndarray:

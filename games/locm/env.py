@@ -32,7 +32,7 @@ import gymnasium
 import numpy as np
 
 from gamelp.errors import LocmError
-from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding
+from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.cards import CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE, RefereeSeeds, draft_offers, shuffled_deck
@@ -67,9 +67,8 @@ class DraftEnv(gymnasium.Env):
         self.battler = make_battler(battler) if isinstance(battler, str) else battler
         self.cards = cards or locm12_cards()
         self._encoding = card_encoding(self.cards)
-        history_slots = DRAFT_TURNS if approach == "history" else 0
-        self._slots = history_slots + OFFER_SIZE
-        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (self._slots * CARD_FEATURES,), np.float32)
+        slots = (DRAFT_TURNS if approach == "history" else 0) + OFFER_SIZE
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (slots * CARD_FEATURES,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(OFFER_SIZE)
         self.offers: np.ndarray | None = None
 
@@ -109,10 +108,5 @@ class DraftEnv(gymnasium.Env):
         return play_battle(state, (self.battler, self.battler), self._rng)
 
     def _observation(self) -> np.ndarray:
-        rows = np.zeros((self._slots, CARD_FEATURES), dtype=np.float32)
-        if self.approach == "history":
-            picked = self._decks[self.seat]
-            rows[:len(picked)] = self._encoding[np.asarray(picked, dtype=np.int64) - 1]
-        if self._turn < DRAFT_TURNS:
-            rows[-OFFER_SIZE:] = self._encoding[self.offers[self._turn] - 1]
-        return rows.reshape(-1)
+        offer = self.offers[self._turn] if self._turn < DRAFT_TURNS else None
+        return draft_observation(self._encoding, offer, self._decks[self.seat], self.approach == "history")
