@@ -27,7 +27,6 @@ import random
 from typing import Mapping, Sequence
 
 import numpy as np
-from sklearn.decomposition import PCA
 
 from gamelp.games.locm.cards import TYPE_NAMES, CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
@@ -76,6 +75,8 @@ def choice_similarity(choices_a: np.ndarray, choices_b: np.ndarray) -> float:
 
 def choice_projection(choices: Mapping[str, np.ndarray], dimensions: int = 2) -> dict[str, np.ndarray]:
     """Each drafter's choices (equal-shape arrays of positions 0..2) as a point in ``dimensions`` dimensions."""
+    from sklearn.decomposition import PCA  # here, so that drafting never waits for scikit-learn's import
+
     names = list(choices)
     angles = 2 * np.pi / 3 * np.array([np.asarray(choices[name]).reshape(-1) for name in names])
     points = np.hstack([np.cos(angles), np.sin(angles)])

@@ -23,6 +23,7 @@ thesis's tournaments:
   and fewer than 40% of the picks are creatures, the seat's ``_creature``
   order instead.  In the published tables the ``_creature`` orders equal the
   plain ones, so only the seat changes coac's picks.
+- ``file:PATH``: a learned drafter's networks (:mod:`gamelp.games.locm.policy`).
 - ``scores:PATH``: the card with the greatest score in a CSV file of
   ``card_id,score`` rows (an optional header ``card_id,score``, every card
   1..160 exactly once); the first on a tie.
@@ -49,9 +50,11 @@ import numpy as np
 
 from gamelp.errors import LocmError
 from gamelp.games.locm.cards import CREATURE, CardTable, locm12_cards
+from gamelp.games.locm.policy import load_policy
 
 PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
+POLICY_FILE_PREFIX = "file:"
 COAC_CREATURE_SHARE = 0.4
 """coac switches to its ``_creature`` order below this share of creatures among its picks."""
 
@@ -197,7 +200,9 @@ def load_score_table(path: str | Path, n_cards: int = 160) -> list[float]:
 
 
 def make_drafter(name: str):
-    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS` or ``scores:PATH``."""
+    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS`, ``scores:PATH`` or ``file:PATH``."""
+    if name.startswith(POLICY_FILE_PREFIX):
+        return load_policy(name[len(POLICY_FILE_PREFIX):], name)
     if name.startswith(SCORE_FILE_PREFIX):
         return ScoreDrafter(name, load_score_table(name[len(SCORE_FILE_PREFIX):]))
     if name == "random":
@@ -210,5 +215,5 @@ def make_drafter(name: str):
         return ScoreDrafter("closet-ai", draft_rankings()["closet_ai"]["scores_by_card_id_minus_1"])
     if name == "coac":
         return CoacDrafter()
-    known = ", ".join(PUBLISHED_DRAFTERS + (SCORE_FILE_PREFIX + "PATH",))
+    known = ", ".join(PUBLISHED_DRAFTERS + (SCORE_FILE_PREFIX + "PATH", POLICY_FILE_PREFIX + "PATH"))
     raise LocmError(f"unknown drafter {name!r}; known drafters: {known}")

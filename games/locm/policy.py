@@ -1,0 +1,142 @@
+"""Learned drafters as plain arrays: one multilayer perceptron per seat, evaluated in numpy.
+
+The Immediate and History drafters of Vieira (2020), Section 4.2 are policy
+networks over the card encoding of Section 4.3.3 (see
+:func:`gamelp.games.locm.analysis.draft_observation`): hidden layers
+``h = act(h @ W + b)``, then three logits, one per offered card; the drafter
+picks the greatest logit (the first on a tie).  Trained with torch
+(:mod:`gamelp.games.locm.train`), the weights are stored as a ``.npz`` file
+so that drafting needs neither torch nor pickles:
+
+- ``format`` = ``gamelp-locm-draft-policy/1``, ``approach`` (``immediate``
+  or ``history``), ``seats`` (the seats the file holds, 0 and/or 1);
+- per seat ``s``: ``seat{s}/activation`` (``tanh``, ``relu`` or ``elu``) and
+  ``seat{s}/weight{i}``, ``seat{s}/bias{i}`` for ``i = 0, 1, ...``, the last
+  layer giving the three logits.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from gamelp.errors import LocmError
+from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
+from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
+
+FORMAT = "gamelp-locm-draft-policy/1"
+POLICY_APPROACHES = ("immediate", "history")
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "elu": lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0.0))),
+}
+
+
+def observation_size(approach: str) -> int:
+    """Length of the flattened observation of ``approach``."""
+    return ((DRAFT_TURNS if approach == "history" else 0) + OFFER_SIZE) * CARD_FEATURES
+
+
+@dataclass(frozen=True)
+class SeatPolicy:
+    """One seat's network: ``weights[i]`` of shape (inputs, outputs), ``biases[i]`` of shape (outputs,)."""
+
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+    activation: str
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        hidden = observation
+        act = ACTIVATIONS[self.activation]
+        for weight, bias in zip(self.weights[:-1], self.biases[:-1]):
+            hidden = act(hidden @ weight + bias)
+        return hidden @ self.weights[-1] + self.biases[-1]
+
+
+class PolicyDrafter:
+    """A learned drafter: picks the offered card of greatest logit under its seat's network."""
+
+    def __init__(self, name: str, approach: str, policies: Mapping[int, SeatPolicy]):
+        self.name, self.approach, self.policies = name, approach, dict(policies)
+        self._encoding = card_encoding()
+
+    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
+        policy = self.policies.get(seat)
+        if policy is None:
+            raise LocmError(f"{self.name}: no policy for seat {seat} (it holds seat(s) "
+                            f"{', '.join(map(str, sorted(self.policies)))})")
+        observation = draft_observation(self._encoding, offer, chosen, self.approach == "history")
+        return int(np.argmax(policy.logits(observation)))
+
+
+def save_policy(path: str | Path, approach: str, policies: Mapping[int, SeatPolicy]) -> None:
+    """Write ``policies`` (seat -> network) to ``path`` atomically (a temporary file, then a rename)."""
+    arrays = {"format": np.array(FORMAT), "approach": np.array(approach), "seats": np.array(sorted(policies))}
+    for seat, policy in policies.items():
+        arrays[f"seat{seat}/activation"] = np.array(policy.activation)
+        for i, (weight, bias) in enumerate(zip(policy.weights, policy.biases)):
+            arrays[f"seat{seat}/weight{i}"] = np.asarray(weight, dtype=np.float32)
+            arrays[f"seat{seat}/bias{i}"] = np.asarray(bias, dtype=np.float32)
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **arrays)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
+    """Read a policy file; refuse a malformed one with one line naming the file."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError) as exc:
+        raise LocmError(f"{path}: not a draft policy file ({exc})") from None
+
+    def text(key: str) -> str:
+        if key not in arrays or arrays[key].dtype.kind != "U" or arrays[key].ndim != 0:
+            raise LocmError(f"{path}: no text entry {key!r}")
+        return str(arrays[key])
+
+    if text("format") != FORMAT:
+        raise LocmError(f"{path}: format {text('format')!r}, expected {FORMAT!r}")
+    approach = text("approach")
+    if approach not in POLICY_APPROACHES:
+        raise LocmError(f"{path}: approach {approach!r}, expected one of {', '.join(POLICY_APPROACHES)}")
+    seats = arrays.get("seats", np.array([]))
+    if seats.ndim != 1 or not 1 <= len(seats) <= 2 or not set(seats.tolist()) <= {0, 1}:
+        raise LocmError(f"{path}: 'seats' must list seat 0 and/or seat 1")
+    policies = {int(seat): _seat_policy(arrays, int(seat), observation_size(approach), path, text)
+                for seat in seats}
+    return PolicyDrafter(name or f"file:{path}", approach, policies)
+
+
+def _seat_policy(arrays: dict, seat: int, inputs: int, path, text) -> SeatPolicy:
+    activation = text(f"seat{seat}/activation")
+    if activation not in ACTIVATIONS:
+        raise LocmError(f"{path}: seat {seat}: activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
+    weights, biases = [], []
+    while f"seat{seat}/weight{len(weights)}" in arrays:
+        i = len(weights)
+        weight, bias = arrays[f"seat{seat}/weight{i}"], arrays.get(f"seat{seat}/bias{i}")
+        expected_rows = inputs if i == 0 else weights[-1].shape[1]
+        if weight.ndim != 2 or weight.shape[0] != expected_rows:
+            raise LocmError(f"{path}: seat {seat}: weight{i} has shape {weight.shape}, "
+                            f"expected ({expected_rows}, n)")
+        if bias is None or bias.shape != (weight.shape[1],):
+            raise LocmError(f"{path}: seat {seat}: bias{i} must have shape ({weight.shape[1]},)")
+        weights.append(weight.astype(np.float64))
+        biases.append(bias.astype(np.float64))
+    if not weights or weights[-1].shape[1] != OFFER_SIZE:
+        raise LocmError(f"{path}: seat {seat}: the last layer must give {OFFER_SIZE} logits")
+    return SeatPolicy(tuple(weights), tuple(biases), activation)

@@ -1,0 +1,120 @@
+"""Learned drafters: numpy inference equal to the trained torch networks, policy files, seeded self-play training."""
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gamelp.errors import LocmError
+from gamelp.games.locm.analysis import card_encoding, draft_observation
+from gamelp.games.locm.drafters import make_drafter
+from gamelp.games.locm.env import DraftEnv
+from gamelp.games.locm.policy import SeatPolicy, load_policy, observation_size, save_policy
+from gamelp.games.locm.train import CHECKPOINTS, PPOSettings, _make_model, export_policy, train
+
+RNG = random.Random(0)
+TINY = PPOSettings(update=2, layers=1, hidden=8, activation="tanh", n_steps=60, minibatches=1, epochs=1,
+                   clip=0.2, vf_coef=0.5, ent_coef=0.0, learning_rate=1e-3)
+
+
+def _random_policy(inputs, hidden, activation, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [inputs, *hidden, 3]
+    return SeatPolicy(tuple(rng.normal(size=(a, b)) * 0.3 for a, b in zip(sizes, sizes[1:])),
+                      tuple(rng.normal(size=b) * 0.1 for b in sizes[1:]), activation)
+
+
+@pytest.mark.parametrize("activation", ["elu", "tanh", "relu"])
+@pytest.mark.parametrize("approach", ["immediate", "history"])
+def test_numpy_logits_equal_the_torch_policy(activation, approach):
+    import torch
+
+    env = DraftEnv(approach)
+    settings = PPOSettings(10, 2, 12, activation, 60, 1, 1, 0.1, 0.5, 0.0, 1e-3)
+    model = _make_model(env, settings, seed=3)
+    policy = export_policy(model, activation)
+    observations = np.array([env.reset(seed=seed)[0] for seed in range(20)])
+    with torch.no_grad():
+        expected = model.policy.get_distribution(torch.as_tensor(observations)).distribution.logits.numpy()
+    # The distribution's logits are normalised (log-softmax): compare up to a constant per row.
+    ours = np.array([policy.logits(observation) for observation in observations])
+    np.testing.assert_allclose(ours - ours.max(axis=1, keepdims=True),
+                               expected - expected.max(axis=1, keepdims=True), atol=1e-5)
+    assert [int(np.argmax(row)) for row in ours] == model.predict(observations, deterministic=True)[0].tolist()
+
+
+def test_policy_file_round_trip_and_pick(tmp_path):
+    policies = {seat: _random_policy(observation_size("history"), [16], "elu", seat) for seat in (0, 1)}
+    path = tmp_path / "history.npz"
+    save_policy(path, "history", policies)
+    drafter = make_drafter(f"file:{path}")
+    assert drafter.name == f"file:{path}" and drafter.approach == "history"
+    offer, chosen = (5, 117, 62), (1, 3, 151)
+    observation = draft_observation(card_encoding(), offer, chosen, True)
+    for seat in (0, 1):
+        np.testing.assert_allclose(drafter.policies[seat].logits(observation), policies[seat].logits(observation),
+                                   rtol=1e-5)  # stored as float32
+        assert drafter.pick(offer, chosen, seat, RNG) == int(np.argmax(policies[seat].logits(observation)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.npz"]  # no temporary file left
+
+
+def test_policy_for_one_seat_refuses_the_other(tmp_path):
+    path = tmp_path / "first.npz"
+    save_policy(path, "immediate", {0: _random_policy(48, [], "tanh", 0)})
+    drafter = load_policy(path)
+    assert drafter.pick((1, 2, 3), (), 0, RNG) in (0, 1, 2)
+    with pytest.raises(LocmError, match=f"file:{path}: no policy for seat 1") as error:
+        drafter.pick((1, 2, 3), (), 1, RNG)
+    assert "\n" not in str(error.value)
+
+
+def test_bad_policy_files_are_refused_naming_the_file(tmp_path):
+    wrong_shape = tmp_path / "wrong_shape.npz"
+    save_policy(wrong_shape, "history", {0: _random_policy(48, [8], "tanh", 0)})  # an immediate-sized input
+    with pytest.raises(LocmError, match=r"wrong_shape.npz: seat 0: weight0 has shape \(48, 8\), expected \(528, n\)"):
+        load_policy(wrong_shape)
+    four_logits = tmp_path / "four.npz"
+    save_policy(four_logits, "immediate", {1: SeatPolicy((np.zeros((48, 4)),), (np.zeros(4),), "tanh")})
+    with pytest.raises(LocmError, match="four.npz: seat 1: the last layer must give 3 logits"):
+        load_policy(four_logits)
+    not_npz = tmp_path / "notes.npz"
+    not_npz.write_text("hello")
+    with pytest.raises(LocmError, match="notes.npz: not a draft policy file"):
+        make_drafter(f"file:{not_npz}")
+    other = tmp_path / "other.npz"
+    np.savez(other, format=np.array("something else"))
+    with pytest.raises(LocmError, match="other.npz: format 'something else'"):
+        load_policy(other)
+
+
+def test_drafting_with_a_policy_file_never_imports_torch(tmp_path):
+    path = tmp_path / "immediate.npz"
+    save_policy(path, "immediate", {seat: _random_policy(48, [8], "elu", seat) for seat in (0, 1)})
+    script = (
+        "import random, sys\n"
+        "from gamelp.games.locm.battlers import make_battler\n"
+        "from gamelp.games.locm.drafters import make_drafter\n"
+        "from gamelp.games.locm.match import play_match\n"
+        "b = make_battler('max-attack')\n"
+        f"play_match(make_drafter('file:{path}'), make_drafter('icebox'), b, b, seed=1)\n"
+        "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+
+
+def test_seeded_self_play_gives_the_same_networks_twice():
+    def run(seed):
+        return train("immediate", "max-attack", episodes=24, seed=seed, eval_episodes=4, settings=(TINY, TINY))
+
+    first, again, other = run(5), run(5), run(6)
+    for seat in (0, 1):
+        for a, b, c in zip(first.drafter.policies[seat].weights, again.drafter.policies[seat].weights,
+                           other.drafter.policies[seat].weights):
+            np.testing.assert_array_equal(a, b)
+            assert not np.array_equal(a, c)
+    assert first.curve == again.curve
+    assert [row[:2] for row in first.curve] == [(episodes, seat) for episodes in (2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                                                                   20, 22, 24) for seat in (0, 1)]
+    assert len(first.curve) == 2 * CHECKPOINTS and all(0 <= row[2] <= 1 for row in first.curve)
