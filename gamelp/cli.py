@@ -18,6 +18,7 @@ import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import GamelpError
+from gamelp.io import atomic_path
 from gamelp.regret import METHODS as REGRET_METHODS
 
 
@@ -48,7 +49,8 @@ def _cmd_solve(args) -> int:
         from gamelp.regret import solve_regret
 
         result = solve_regret(game, method=args.method, iterations=args.iterations, eta=args.eta,
-                              target_gap=args.target_gap)
+                              target_gap=args.target_gap,
+                              progress=None if args.json else _regret_progress(args.iterations))
         x = result.x if args.player == 1 else result.y
         value = result.value if args.player == 1 else -result.value
         status = "converged" if result.converged else "iteration_limit"
@@ -79,6 +81,9 @@ def _cmd_solve(args) -> int:
               f"(gap {payload['gap']:.2e}, {payload['backend']})")
         if "unique" in payload:
             print(f"unique: {payload['unique']}")
+        if payload["status"] == "iteration_limit":
+            target = "" if args.target_gap is None else f" before reaching the target gap {args.target_gap:g}"
+            print(f"stopped at the iteration limit ({payload['iterations']} iterations){target}")
         for label, prob in payload["strategy"].items():
             if prob > 1e-9 and label != "∅":
                 print(f"  {label:30s} {prob:.6f}")
@@ -144,6 +149,21 @@ def _progress_printer():
     return update
 
 
+def _regret_progress(total: int):
+    """A progress bar on stderr for a regret run, showing the gap; called as ``update(t, gap)``."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="it", file=sys.stderr, leave=False, mininterval=0.5, disable=None)
+
+    def update(done, gap):
+        bar.n = done
+        bar.set_postfix(gap=f"{gap:.2e}", refresh=True)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
 # ---------------------------------------------------------------------- validate / export
 def _cmd_validate(args) -> int:
     game = _load(args)
@@ -169,7 +189,8 @@ def _cmd_export(args) -> int:
     path = args.output
     if not path.endswith("." + args.format):
         path += "." + args.format
-    model.write(path)
+    with atomic_path(path) as temporary:
+        model.write(str(temporary))
     print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints")
     return 0
 

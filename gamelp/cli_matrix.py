@@ -3,7 +3,8 @@
 ``gamelp matrix solve FILE.csv [--player row|col] [--backend B] [--form general|thesis]
 [--robust interval|ellipsoidal --radius R --std STD.csv] [--unique] [--no-reduce] [--json]``
 
-Strictly dominated rows and columns are removed first (unless ``--no-reduce``);
+Strictly dominated rows and columns are removed first (unless ``--no-reduce``;
+with ``--robust``, only those dominated in every matrix of the uncertainty set);
 the printed strategy still lists every original label, removed ones at 0.
 :func:`add_subparser` plugs the command into the main ``gamelp`` parser; each
 leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
@@ -54,7 +55,8 @@ def run_solve(args) -> int:
     removed_rows, removed_cols = [], []
     solved = game
     if not args.no_reduce:
-        solved, removed_rows, removed_cols = game.reduce_dominated()
+        # A robust solve may only drop what is dominated in every matrix of the uncertainty set.
+        solved, removed_rows, removed_cols = game.reduce_dominated(radius=args.radius if args.robust else 0.0)
     payload = {"file": str(args.file), "player": args.player, "backend": args.backend, "form": args.form,
                "shape": list(game.shape), "solved_shape": list(solved.shape),
                "removed": {"rows": removed_rows, "columns": removed_cols}}

@@ -29,5 +29,24 @@ class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
 
 
+class OutputError(GamelpError):
+    """An output file cannot be written (missing directory, unwritable path, refused overwrite)."""
+
+
+class SolveInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a solve; ``solution`` holds what the solver had (status ``interrupted``).
+
+    A ``KeyboardInterrupt``, so it stops the program unless caught, and the CLI exits 130.
+    """
+
+    def __init__(self, solution):
+        super().__init__(f"solve interrupted ({solution.backend})")
+        self.solution = solution
+
+
+class RunError(GamelpError):
+    """A batch of simulated matches was asked for with bad arguments, or its store is unusable or does not match."""
+
+
 class LocmError(GamelpError):
     """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""

@@ -107,6 +107,7 @@ class Treeplex:
         if not decision_points:
             raise GameFileError(f"{where}: the decision process has no decision point")
         actions = {j: graph.nodes[j]["outcomes"] for j in decision_points}
+        _check_labels_unambiguous(decision_points, actions, where)
         index = {None: 0}
         starts, ends = [], []
         for j in decision_points:
@@ -241,6 +242,24 @@ class Treeplex:
         if key not in self.index:
             raise GameFileError(f"{where}: unknown sequence {list(key)} of player {self.player}")
         return self.index[key]
+
+
+def _check_labels_unambiguous(decision_points, actions, where: str) -> None:
+    """Refuse two sequences that print alike (node ``a:b`` action ``c`` and node ``a`` action ``b:c``).
+
+    Strategies are reported by label (``decision_point:action``), so an
+    ambiguous label would merge two sequences in the JSON output.
+    """
+    owner: dict[str, tuple[str, str]] = {}
+    for j in decision_points:
+        for a in actions[j]:
+            label = f"{j}:{a}"
+            if label in owner:
+                other_node, other_action = owner[label]
+                raise GameFileError(f"{where}: node {j!r} action {a!r} and node {other_node!r} action "
+                                    f"{other_action!r} both have the sequence label {label!r}; rename one "
+                                    "(a ':' in a node id or action makes labels ambiguous)")
+            owner[label] = (j, a)
 
 
 def _check_node_fields(node, position: int, where: str) -> str:

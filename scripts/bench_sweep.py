@@ -1,11 +1,13 @@
-"""Benchmark: throughput of a mini-Magic deck sweep with 1 and with more worker processes.
+"""Benchmark: throughput of a mini-Magic deck sweep by worker count and batch size.
 
 Runs the same small sweep (same seed, so the very same games) once per
-worker count, each into a fresh store, and reports games per second and the
-speed-up over one worker; the matrices must come out identical.
+(workers, batch size), each into a fresh store, and reports games per second
+and the speed-up over the first configuration; the matrices must come out
+identical.  With fast games (the random player) the batch size shows the
+cost of sending single games to workers and committing them one by one.
 
-    python scripts/bench_sweep.py                      # 1 and 2 workers, fast settings
-    python scripts/bench_sweep.py --workers 1,2,4 --player perfect --evaluation forest --games 20
+    python scripts/bench_sweep.py                      # 1 and 2 workers, batches of 1 and 32, fast settings
+    python scripts/bench_sweep.py --workers 1,2,4 --batch-sizes 1 --player perfect --evaluation forest --games 20
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from gamelp.games.mtg import cli, sweep
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=cli.int_list, default=[1, 2], help="worker counts (default: 1,2)")
+    parser.add_argument("--batch-sizes", type=cli.int_list, default=[1, 32], help="games per task (default: 1,32)")
     parser.add_argument("--creatures", type=cli.int_list, default=[0, 4, 8], help="default: 0,4,8")
     parser.add_argument("--bolts", type=cli.int_list, default=[20, 28, 36], help="default: 20,28,36")
     parser.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
@@ -38,24 +41,25 @@ def main(argv=None) -> int:
     load = os.getloadavg()[0]
     rows, first = [], None
     for workers in args.workers:
-        with tempfile.TemporaryDirectory() as store:
-            start = time.perf_counter()
-            result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed,
-                                     player=args.player, evaluation=args.evaluation, eval_cap=args.eval_cap,
-                                     out=store, workers=workers, progress=False)
-            seconds = time.perf_counter() - start
-        first = first or result
-        same = np.array_equal(result.matrix.payoffs, first.matrix.payoffs)
-        rows.append({"workers": workers, "games": result.games, "seconds": seconds,
-                     "games_per_second": result.games / seconds, "same_matrix": bool(same)})
+        for batch_size in args.batch_sizes:
+            with tempfile.TemporaryDirectory() as store:
+                start = time.perf_counter()
+                result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed,
+                                         player=args.player, evaluation=args.evaluation, eval_cap=args.eval_cap,
+                                         out=store, workers=workers, batch_size=batch_size, progress=False)
+                seconds = time.perf_counter() - start
+            first = first or result
+            same = np.array_equal(result.matrix.payoffs, first.matrix.payoffs)
+            rows.append({"workers": workers, "batch_size": batch_size, "games": result.games, "seconds": seconds,
+                         "games_per_second": result.games / seconds, "same_matrix": bool(same)})
     base = rows[0]["games_per_second"]
     print(f"sweep of {len(first.matrix.row_labels)} decks, {first.games} games, player {args.player}, "
           f"evaluation {args.evaluation}, cap {args.eval_cap}; {os.cpu_count()} cores, load average {load:.1f} "
           "before the runs (other work on the machine skews the ratio)")
-    print(f"{'workers':>8} {'seconds':>9} {'games/s':>9} {'speed-up':>9}  same matrix")
+    print(f"{'workers':>8} {'batch':>6} {'seconds':>9} {'games/s':>9} {'speed-up':>9}  same matrix")
     for row in rows:
         row["speedup"] = row["games_per_second"] / base
-        print(f"{row['workers']:>8} {row['seconds']:>9.2f} {row['games_per_second']:>9.1f} "
+        print(f"{row['workers']:>8} {row['batch_size']:>6} {row['seconds']:>9.2f} {row['games_per_second']:>9.1f} "
               f"{row['speedup']:>9.2f}  {row['same_matrix']}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

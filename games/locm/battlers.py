@@ -6,7 +6,8 @@ its actions, and ends the turn by returning ``PASS``.
 
 - ``pass``: always passes.
 - ``random``: a uniformly random legal action (PASS included), from the
-  match's generator.
+  match's generator (gym-locm's ``RandomBattleAgent`` draws from Python's
+  global generator whatever its seed, so its matches do not repeat; ours do).
 - ``max-attack``: attacks first with the creature of greatest attack (left
   lane before right; an enemy Guard if the lane has one, else the opponent),
   then summons the affordable creature of greatest attack into the first

@@ -35,7 +35,7 @@ def abilities_to_bits(text: str) -> int:
     if len(text) != 6:
         raise ValueError(f"abilities {text!r} are not six characters")
     bits = 0
-    for i, (char, letter) in enumerate(zip(text, ABILITY_LETTERS)):
+    for i, (char, letter) in enumerate(zip(text, ABILITY_LETTERS, strict=True)):
         if char == letter:
             bits |= 1 << i
         elif char != "-":

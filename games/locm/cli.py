@@ -42,11 +42,12 @@ def _cmd_replay(args) -> int:
 def _cmd_play(args) -> int:
     from gamelp.games.locm.battlers import make_battler
     from gamelp.games.locm.cards import locm12_cards
-    from gamelp.games.locm.drafters import make_drafter
     from gamelp.games.locm.match import play_match
 
-    drafters = [make_drafter(name) for name in args.drafters]
     battlers = [make_battler(name) for name in args.battlers]
+    from gamelp.games.locm.drafters import make_drafter  # after the battlers: their names are checked first
+
+    drafters = [make_drafter(name) for name in args.drafters]
     result = play_match(*drafters, *battlers, seed=args.seed)
     cards = locm12_cards()
     summary = {

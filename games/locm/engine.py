@@ -368,7 +368,7 @@ class State:
 
         defender_dies = given >= def_defense
         gain = 0
-        excess = def_defense - given if att_abilities & BREAKTHROUGH and defender_dies else 0
+        breakthrough = given - def_defense if att_abilities & BREAKTHROUGH and defender_dies else 0
         if att_abilities & LETHAL and given > 0:
             defender_dies = True
         if att_abilities & DRAIN and given > 0:
@@ -389,7 +389,7 @@ class State:
             self.can_attack[attacker] = False
             self.has_attacked[attacker] = True
         self._modify_health(me, gain)
-        self._modify_health(enemy, excess)
+        self._modify_health(enemy, -breakthrough)
 
     def _use(self, me: int, item: int, target: int) -> None:
         """``GameState.ResolveUse``: green on a friendly creature, red or blue on an enemy one, blue on the opponent."""

@@ -32,16 +32,20 @@ class JavaRandom:
         return self._seed >> (48 - bits)  # unsigned; callers that need Java's signed int convert
 
     def next_int(self, bound: int) -> int:
-        """``nextInt(bound)``: uniform in ``0 .. bound - 1``."""
+        """``nextInt(bound)``: uniform in ``0 .. bound - 1`` (the LCG step inlined: the draft's hot loop)."""
         if bound <= 0:
             raise ValueError("bound must be positive")
+        seed = (self._seed * _MULTIPLIER + 0xB) & _MASK
         if bound & -bound == bound:  # a power of two
-            return (bound * self._next(31)) >> 31
+            self._seed = seed
+            return (bound * (seed >> 17)) >> 31
         while True:
-            bits = self._next(31)
+            bits = seed >> 17  # next(31)
             value = bits % bound
             if bits - value + (bound - 1) < (1 << 31):  # Java's int overflow test
+                self._seed = seed
                 return value
+            seed = (seed * _MULTIPLIER + 0xB) & _MASK
 
     def next_long(self) -> int:
         """``nextLong()``: a signed 64-bit integer."""

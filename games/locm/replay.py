@@ -166,9 +166,9 @@ def replay_match(match: RecordedMatch, cards: CardTable | None = None) -> tuple[
             winner = 1 - player
             break
         for action in actions:
-            state.play(action)
-            if state.winner >= 0:
+            if state.winner >= 0:  # decided at the turn's start, or by the previous action
                 break
+            state.play(action)
         winner = state.winner
         if winner >= 0:
             break

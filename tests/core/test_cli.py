@@ -99,3 +99,12 @@ def test_refused_backend_is_a_one_line_error():
     assert done.returncode != 0
     assert done.stderr.strip().splitlines() == ["gamelp: error: unknown backend 'nosuch'; use one of highs, gurobi, "
                                                 "pyomo:<solver>, cvxpy:<SOLVER>"]
+
+
+def test_export_into_a_missing_directory_is_refused_before_highs_writes(tmp_path):
+    """HiGHS's writer segfaulted (exit 139) on a missing directory; the path is checked first."""
+    done = run_cli("export", "kuhn", "-o", tmp_path / "missing" / "kuhn.lp")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"gamelp: error: {tmp_path / 'missing' / 'kuhn.lp'}: cannot write, "
+                                                f"the directory {str(tmp_path / 'missing')!r} does not exist"]
+    assert not (tmp_path / "missing").exists()

@@ -205,3 +205,75 @@ def test_mutated_files_load_or_raise_gamelp_error(kuhn_dict, data):
         return
     for tp in (game.pl1, game.pl2):
         assert tp.infeasibility(tp.uniform_strategy()) < 1e-9
+
+
+def test_colliding_sequence_labels_are_refused_naming_both_nodes(tmp_path):
+    """Node 'a:b' action 'c' and node 'a' action 'b:c' both print as 'a:b:c'."""
+    tree = [
+        {"id": "a", "type": "decision", "actions": ["b:c", "x"], "parent_edge": None, "parent_sequence": None},
+        {"id": "a:b", "type": "decision", "actions": ["c", "d"], "parent_edge": ["a", "x"],
+         "parent_sequence": ["a", "x"]},
+    ]
+    other = [{"id": "o", "type": "decision", "actions": ["l", "r"], "parent_edge": None, "parent_sequence": None}]
+    data = {"decision_problem_pl1": tree, "decision_problem_pl2": other,
+            "utility_pl1": [{"sequence_pl1": ["a:b", "c"], "sequence_pl2": ["o", "l"], "value": 1}]}
+    with pytest.raises(GameFileError) as err:
+        load(data, tmp_path)
+    message = str(err.value)
+    assert "decision_problem_pl1" in message and "'a:b:c'" in message
+    assert "node 'a:b' action 'c'" in message and "node 'a' action 'b:c'" in message
+
+
+def test_an_integer_payoff_beyond_float_is_refused(kuhn_dict, tmp_path):
+    kuhn_dict["utility_pl1"][2]["value"] = int("9" * 400)
+    with pytest.raises(GameFileError, match=r"game.json: utility_pl1 entry 2: value is an integer of 400 digits"):
+        load(kuhn_dict, tmp_path)
+
+
+def test_absurdly_nested_json_is_refused(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(GameFileError, match="deep.json: JSON nested too deeply"):
+        load_game(path)
+
+
+def test_duplicate_keys_are_refused_not_resolved_last_wins(tmp_path):
+    text = json.dumps(rps_file([("r", "p", -1)]))
+    path = tmp_path / "dup.json"
+    path.write_text(text.replace('"type": "decision"', '"type": "decision", "type": "observation"', 1))
+    with pytest.raises(GameFileError, match="dup.json: duplicate key 'type' in node 'd1_pl1'"):
+        load_game(path)
+
+
+def test_unknown_keys_are_warned_once_each_naming_where(kuhn_dict, tmp_path, caplog):
+    kuhn_dict["comment"] = "hand-written"
+    for node in kuhn_dict["decision_problem_pl2"][1:4]:
+        node["probability"] = 0.5
+    kuhn_dict["utility_pl1"][0]["weight"] = 1
+    load(kuhn_dict, tmp_path)
+    messages = sorted(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    node = kuhn_dict["decision_problem_pl2"][1]["id"]
+    assert messages == sorted([
+        f"{tmp_path / 'game.json'}: ignoring unknown key 'comment' in the top-level object",
+        f"{tmp_path / 'game.json'}: ignoring unknown key 'probability' in node {node!r} of decision_problem_pl2 "
+        "(and 2 more)",
+        f"{tmp_path / 'game.json'}: ignoring unknown key 'weight' in utility_pl1 entry 0",
+    ])
+
+
+def test_a_named_pipe_is_refused_instead_of_waiting_forever(tmp_path):
+    import os
+
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    with pytest.raises(GameFileError, match="pipe.json: cannot read, it is a named pipe, not a regular file"):
+        load_game(pipe)
+    with pytest.raises(GameFileError, match="it is a directory"):
+        load_game(tmp_path)
+
+
+def test_a_miscapitalised_builtin_name_gets_a_suggestion():
+    with pytest.raises(GameFileError, match="Kuhn: no such file or built-in game; did you mean 'kuhn'"):
+        load_game("Kuhn")
+    with pytest.raises(GameFileError, match="leduk: .* did you mean 'leduc'"):
+        load_game("leduk")

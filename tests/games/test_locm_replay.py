@@ -1,0 +1,93 @@
+"""Fidelity to the official referee: replaying its recorded LOCM 1.2 matches turn by turn."""
+
+import dataclasses
+import json
+import lzma
+from importlib import resources
+
+import pytest
+
+from gamelp.cli import main
+from gamelp.errors import LocmError
+from gamelp.games.locm.replay import read_consistency_file, replay_file, replay_match
+
+
+def test_all_sixty_dev_matches_are_consistent():
+    report = replay_file()
+    assert (report.matches, report.consistent, report.mismatches) == (60, 60, [])
+    assert report.turns_checked == 4450  # every recorded turn of both players, draft and battle
+
+
+def test_a_changed_recorded_input_is_caught_at_its_turn():
+    match = read_consistency_file()[0]
+    index = 40  # a battle turn
+    player, text, reply = match.turns[index]
+    corrupted = text.replace("30 ", "29 ", 1)
+    turns = match.turns[:index] + ((player, corrupted, reply),) + match.turns[index + 1:]
+    checked, mismatch = replay_match(dataclasses.replace(match, turns=turns))
+    assert checked == index + 1 and mismatch["player"] == player
+    assert mismatch["expected"] == corrupted and mismatch["got"].rstrip() == text.rstrip()
+
+
+def test_a_wrong_shuffle_seed_is_caught_in_the_first_battle_turn():
+    match = read_consistency_file()[0]
+    checked, mismatch = replay_match(dataclasses.replace(match, shuffle_seeds=(2, 1)))
+    assert mismatch is not None and mismatch["turn"] == 30
+
+
+def test_cli_replay_json(tmp_path, capsys):
+    raw = resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").read_bytes()
+    path = tmp_path / "two.txt"
+    path.write_text("\n".join(lzma.decompress(raw).decode().splitlines()[:2]) + "\n")
+    assert main(["locm", "replay", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == {"matches": 2, "consistent": 2, "turns_checked": report["turns_checked"], "mismatches": []}
+    assert report["turns_checked"] > 100
+
+
+@pytest.mark.parametrize("content, fault", [
+    ("hello\n", "line 1: not a referee match record"),
+    ('{"errors": {}}\n', "line 1: not a referee match record"),
+    ('{"errors": {"0": [], "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}\n',
+     "line 1: missing draftChoicesSeed"),
+])
+def test_a_file_that_is_not_a_consistency_file_is_refused(tmp_path, capsys, content, fault):
+    path = tmp_path / "bad.txt"
+    path.write_text(content)
+    with pytest.raises(LocmError, match=str(path)):
+        read_consistency_file(path)
+    assert main(["locm", "replay", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert fault in err and str(path) in err and len(err.splitlines()) == 1
+
+
+def test_referee_recorded_matches_with_items_deck_outs_and_illegal_actions_are_consistent(monkeypatch):
+    # Recorded with the referee's own engine classes by scripts/locm_referee_matches.py (random item-using bots).
+    from gamelp.games.locm import engine
+    from gamelp.games.locm.cards import locm12_cards
+
+    types = locm12_cards().type
+    applied, skipped, runes_lost = [], [], []
+    apply, play, lose_rune = engine.State.apply, engine.State.play, engine.State._lose_rune
+
+    def counting_apply(state, action):
+        applied.append(types[state.base[action[1]]] if action[0] == engine.USE else -action[0])
+        apply(state, action)
+
+    def counting_play(state, action):
+        done = play(state, action)
+        if not done and action[0] != engine.PASS:
+            skipped.append(action)
+        return done
+
+    def counting_lose_rune(state, player):
+        runes_lost.append(player)
+        lose_rune(state, player)
+
+    monkeypatch.setattr(engine.State, "apply", counting_apply)
+    monkeypatch.setattr(engine.State, "play", counting_play)
+    monkeypatch.setattr(engine.State, "_lose_rune", counting_lose_rune)
+    report = replay_file(resources.files("gamelp.games.locm") / "data" / "consistency-v1.2-items.txt.xz")
+    assert (report.matches, report.consistent, report.mismatches) == (50, 50, [])
+    assert all(applied.count(colour) >= 50 for colour in (1, 2, 3)), "green, red and blue items used"
+    assert len(skipped) > 1000 and len(runes_lost) > 20
