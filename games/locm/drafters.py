@@ -51,6 +51,7 @@ import numpy as np
 from gamelp.errors import LocmError
 from gamelp.games.locm.cards import CREATURE, CardTable, locm12_cards
 from gamelp.games.locm.policy import load_policy
+from gamelp.io import open_regular
 
 PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
@@ -168,10 +169,11 @@ def _negated_ranks(order: Sequence[int], n_cards: int, source: str) -> list[int]
 
 def load_score_table(path: str | Path, n_cards: int = 160) -> list[float]:
     """Read a ``card_id,score`` CSV into a list indexed by ``card_id - 1``; refuse a malformed one."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LocmError(f"{path}: cannot read the score table ({exc})") from None
+    with open_regular(path, LocmError, encoding="utf-8") as stream:
+        try:
+            text = stream.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LocmError(f"{path}: cannot read the score table ({exc})") from None
     scores: list[float | None] = [None] * n_cards
     for line_number, row in enumerate(csv.reader(text.splitlines()), start=1):
         where = f"{path}, line {line_number}"

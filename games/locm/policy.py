@@ -17,9 +17,7 @@ so that drafting needs neither torch nor pickles:
 
 from __future__ import annotations
 
-import os
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -29,6 +27,7 @@ import numpy as np
 from gamelp.errors import LocmError
 from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
+from gamelp.io import atomic_write, open_regular
 
 FORMAT = "gamelp-locm-draft-policy/1"
 POLICY_APPROACHES = ("immediate", "history")
@@ -84,24 +83,18 @@ def save_policy(path: str | Path, approach: str, policies: Mapping[int, SeatPoli
         for i, (weight, bias) in enumerate(zip(policy.weights, policy.biases)):
             arrays[f"seat{seat}/weight{i}"] = np.asarray(weight, dtype=np.float32)
             arrays[f"seat{seat}/bias{i}"] = np.asarray(bias, dtype=np.float32)
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    with atomic_write(path, "wb") as stream:
+        np.savez(stream, **arrays)
 
 
 def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
     """Read a policy file; refuse a malformed one with one line naming the file."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError) as exc:
-        raise LocmError(f"{path}: not a draft policy file ({exc})") from None
+    with open_regular(path, LocmError, "rb") as stream:
+        try:
+            with np.load(stream, allow_pickle=False) as data:
+                arrays = {key: data[key] for key in data.files}
+        except (OSError, ValueError, EOFError) as exc:
+            raise LocmError(f"{path}: not a draft policy file ({exc})") from None
 
     def text(key: str) -> str:
         if key not in arrays or arrays[key].dtype.kind != "U" or arrays[key].ndim != 0:

@@ -173,5 +173,7 @@ def test_score_file_missing_cards_or_absent_is_refused(tmp_path):
     path = _score_file(tmp_path, [f"{card},{card}" for card in range(1, 160)])
     with pytest.raises(LocmError, match=re.escape(str(path)) + ": no score for 1 card.*card 160"):
         load_score_table(path)
-    with pytest.raises(LocmError, match="nowhere.csv: cannot read the score table"):
+    with pytest.raises(LocmError, match="nowhere.csv: cannot read"):
         make_drafter(f"scores:{tmp_path / 'nowhere.csv'}")
+    with pytest.raises(LocmError, match="it is a directory"):
+        make_drafter(f"scores:{tmp_path}")
