@@ -1,7 +1,7 @@
 """Vieira (2020), Section 5.1 / Figure 5.1: a self-play PPO training session of a learned LOCM drafter.
 
-Trains the first- and second-player networks of the Immediate or History
-approach with the thesis's hyperparameters (Appendix A, Tables A.2 / A.3),
+Trains the first- and second-player networks of the Immediate, History or
+LSTM approach with the thesis's hyperparameters (Appendix A, Tables A.2 / A.3),
 evaluates both twelve times against the max-attack drafter, and writes in
 ``--out``: ``policy.npz`` (both seats; draft with it as ``file:DIR/policy.npz``),
 ``curve.csv`` (episodes, seat, win rate) and ``curve.png`` (the learning
@@ -24,7 +24,7 @@ from gamelp.errors import GamelpError
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--approach", choices=["immediate", "history"], default="immediate")
+    parser.add_argument("--approach", choices=["immediate", "history", "lstm"], default="immediate")
     parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack")
     parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
     parser.add_argument("--eval-episodes", type=int, default=1000,

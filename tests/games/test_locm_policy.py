@@ -13,7 +13,7 @@ from gamelp.errors import LocmError
 from gamelp.games.locm.analysis import card_encoding, draft_observation
 from gamelp.games.locm.drafters import make_drafter
 from gamelp.games.locm.env import DraftEnv
-from gamelp.games.locm.policy import SeatPolicy, load_policy, observation_size, save_policy
+from gamelp.games.locm.policy import LstmLayer, SeatPolicy, load_policy, observation_size, save_policy
 from gamelp.games.locm.train import CHECKPOINTS, PPOSettings, _make_model, export_policy, train
 
 RNG = random.Random(0)
@@ -35,7 +35,7 @@ def test_numpy_logits_equal_the_torch_policy(activation, approach):
 
     env = DraftEnv(approach)
     settings = PPOSettings(10, 2, 12, activation, 60, 1, 1, 0.1, 0.5, 0.0, 1e-3)
-    model = _make_model(env, settings, seed=3)
+    model = _make_model(env, approach, settings, seed=3)
     policy = export_policy(model, activation)
     observations = np.array([env.reset(seed=seed)[0] for seed in range(20)])
     with torch.no_grad():
@@ -45,6 +45,47 @@ def test_numpy_logits_equal_the_torch_policy(activation, approach):
     np.testing.assert_allclose(ours - ours.max(axis=1, keepdims=True),
                                expected - expected.max(axis=1, keepdims=True), atol=1e-5)
     assert [int(np.argmax(row)) for row in ours] == model.predict(observations, deterministic=True)[0].tolist()
+
+
+@pytest.mark.parametrize("layers", [1, 3])  # Table A.2: the LSTM alone (2nd player), or with two dense layers
+def test_numpy_lstm_equals_the_recurrent_torch_policy_through_a_draft(tmp_path, layers):
+    import torch
+
+    env = DraftEnv("lstm")
+    model = _make_model(env, "lstm", PPOSettings(10, layers, 6, "tanh", 30, 1, 1, 0.1, 0.5, 0.0, 1e-3), seed=4)
+    policy = export_policy(model, "tanh")
+    assert policy.lstm is not None and len(policy.weights) == layers
+    path = tmp_path / "lstm.npz"
+    save_policy(path, "lstm", {0: policy})
+    drafter = load_policy(path)
+    size = model.policy.lstm_actor.hidden_size
+    for seed in (1, 2):  # two drafts: the memory starts afresh on the second
+        observation, _ = env.reset(seed=seed)
+        state, torch_state, chosen = None, (torch.zeros(1, 1, size), torch.zeros(1, 1, size)), []
+        for turn in range(30):
+            with torch.no_grad():
+                distribution, torch_state = model.policy.get_distribution(
+                    torch.as_tensor(observation[None]), torch_state, torch.tensor([float(turn == 0)]))
+            expected = distribution.distribution.logits.numpy()[0]
+            ours, state = policy.forward(observation, state)
+            np.testing.assert_allclose(ours - ours.max(), expected - expected.max(), atol=1e-5)
+            offer = tuple(env.offers[turn].tolist())
+            choice = drafter.pick(offer, tuple(chosen), 0, RNG)
+            assert choice == int(np.argmax(expected))
+            chosen.append(offer[choice])
+            observation, *_ = env.step(choice)
+
+
+def test_lstm_policy_file_with_a_bad_memory_is_refused(tmp_path):
+    path = tmp_path / "bad_lstm.npz"
+    lstm = LstmLayer(np.zeros((16, 48)), np.zeros((16, 5)), np.zeros(16))  # 4H = 16 but H = 5
+    save_policy(path, "lstm", {1: SeatPolicy((np.zeros((5, 3)),), (np.zeros(3),), "tanh", lstm)})
+    with pytest.raises(LocmError, match=r"bad_lstm.npz: seat 1: lstm shapes \(16, 48\), \(16, 5\), \(16,\)"):
+        load_policy(path)
+    no_memory = tmp_path / "no_memory.npz"
+    save_policy(no_memory, "lstm", {0: _random_policy(48, [], "tanh", 0)})
+    with pytest.raises(LocmError, match="no_memory.npz: seat 0: an lstm policy needs lstm_input"):
+        load_policy(no_memory)
 
 
 def test_policy_file_round_trip_and_pick(tmp_path):
@@ -106,9 +147,10 @@ def test_drafting_with_a_policy_file_never_imports_torch(tmp_path):
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
-def test_seeded_self_play_gives_the_same_networks_twice():
+@pytest.mark.parametrize("approach", ["immediate", "lstm"])
+def test_seeded_self_play_gives_the_same_networks_twice(approach):
     def run(seed):
-        return train("immediate", "max-attack", episodes=24, seed=seed, eval_episodes=4, settings=(TINY, TINY))
+        return train(approach, "max-attack", episodes=12, seed=seed, eval_episodes=2, settings=(TINY, TINY))
 
     first, again, other = run(5), run(5), run(6)
     for seat in (0, 1):
@@ -117,9 +159,11 @@ def test_seeded_self_play_gives_the_same_networks_twice():
             np.testing.assert_array_equal(a, b)
             assert not np.array_equal(a, c)
     assert first.curve == again.curve
-    assert [row[:2] for row in first.curve] == [(episodes, seat) for episodes in (2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                                                                   20, 22, 24) for seat in (0, 1)]
-    assert len(first.curve) == 2 * CHECKPOINTS and all(0 <= row[2] <= 1 for row in first.curve)
+    # Twelve checkpoints (one per episode) met at the ends of rounds of 2 episodes.
+    assert CHECKPOINTS == 12
+    assert [row[:2] for row in first.curve] == [(episodes, seat) for episodes in (2, 4, 6, 8, 10, 12)
+                                                for seat in (0, 1)]
+    assert all(row[2] in (0.0, 0.5, 1.0) for row in first.curve)
 
 
 def test_training_script_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
