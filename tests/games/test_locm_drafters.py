@@ -120,8 +120,11 @@ def test_coac_switches_to_its_creature_order_below_forty_percent_creatures():
 
 
 def test_coac_refuses_an_order_that_is_not_a_permutation():
+    plain = list(range(1, 161))
     with pytest.raises(LocmError, match="coac order 'p2'"):
-        CoacDrafter({"p1": list(range(1, 161)), "p2": [1] * 160})
+        CoacDrafter({"p1": plain, "p2": [1] * 160, "p1_creature": plain, "p2_creature": plain})
+    with pytest.raises(LocmError, match="coac orders \\['p1', 'p2'\\]; expected p1, p1_creature, p2, p2_creature"):
+        CoacDrafter({"p1": plain, "p2": plain})
 
 
 def test_random_drafter_is_uniform_and_follows_the_rng_it_is_given():
