@@ -1,4 +1,4 @@
-"""Measures of LOCM drafts: mana curves, choice similarity, and the cards' numeric encoding.
+"""Measures of LOCM drafts (mana curves, choice similarity and projection) and the cards' numeric encoding.
 
 - Mana curve (Vieira (2020), Section 5.4.2, Figure 5.3): how many cards of a
   deck cost 0, 1, ..., 12 mana (13 counts; no card costs 10 or 11).  The
@@ -19,6 +19,7 @@
   (so they lie in [-1, 1]), then the six abilities (``BCDGLW``) as 0/1.
   gym-locm divides by fixed constants instead (12, and 2 for card draw, with
   defense clipped at -12); this module follows the thesis's text.
+  :func:`draft_observation` stacks the encodings into a learned drafter's input.
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ def reference_mana_curve(cards: CardTable | None = None, deck_size: int = DRAFT_
 
 
 def draft_choices(drafter, offers: np.ndarray, seat: int, rng: random.Random) -> np.ndarray:
-    """The positions (0..2) ``drafter`` picks over ``offers``, one (turns, 3) array of card ids per draft.
+    """The positions (0..2) that ``drafter`` picks from ``offers``, a (drafts, turns, 3) array of card ids.
 
-    ``offers`` has shape (drafts, turns, 3); the drafter sees its own earlier
-    picks of the same draft.  Returns a (drafts, turns) integer array.
+    The drafter sees its own earlier picks of the same draft.  Returns a
+    (drafts, turns) integer array.
     """
     offers = np.asarray(offers)
     choices = np.empty(offers.shape[:2], dtype=np.int64)
