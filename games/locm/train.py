@@ -29,6 +29,7 @@ from gamelp.errors import LocmError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS
 from gamelp.games.locm.drafters import make_drafter
+from gamelp.games.locm.env import DraftEnv
 from gamelp.games.locm.match import play_match
 from gamelp.games.locm.policy import POLICY_APPROACHES, LstmLayer, PolicyDrafter, SeatPolicy
 
@@ -135,10 +136,10 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
     """Self-play training of both seats' networks for ``episodes`` episodes each.
 
     ``progress(episodes_done)`` is called after every round.  The same seed
-    gives the same networks (PPO and the environments draw from it alone).
+    gives the same networks (PPO seeds the environments from it; each seat's
+    environment starts with a random opponent, replaced by the other seat's
+    frozen network before the first step).
     """
-    from gamelp.games.locm.env import DraftEnv
-
     if approach not in POLICY_APPROACHES:
         raise LocmError(f"unknown trainable approach {approach!r}; expected one of {', '.join(POLICY_APPROACHES)}")
     if settings is None:
@@ -147,8 +148,6 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
         settings = THESIS_SETTINGS[approach, battler]
     _torch().set_num_threads(1)
     envs = [DraftEnv(approach, seat=seat, opponent="random", battler=battler) for seat in (0, 1)]
-    for seat, env in enumerate(envs):
-        env.reset(seed=seed * 2 + seat)
     models = [_make_model(envs[seat], approach, settings[seat], seed * 2 + seat) for seat in (0, 1)]
 
     def snapshot() -> PolicyDrafter:
