@@ -1,8 +1,11 @@
 """The gamelp exception family: every error a user can cause is a GamelpError.
 
 Messages name the file, node, entry or model block at fault, so the CLI can
-print the one line and exit non-zero.
+print the one line and exit non-zero; :func:`shown` keeps user-supplied
+values in those messages short.
 """
+
+import reprlib
 
 
 class GamelpError(Exception):
@@ -50,3 +53,12 @@ class RunError(GamelpError):
 
 class LocmError(GamelpError):
     """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 60, 60, 6, 6
+
+
+def shown(value) -> str:
+    """A short repr of a user-supplied value for a one-line message (deep or huge values elided)."""
+    return _SHORT.repr(value)

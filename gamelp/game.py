@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.errors import GameFileError
+from gamelp.errors import GameFileError, shown
 from gamelp.io import atomic_write, open_regular
 from gamelp.treeplex import Treeplex
 
@@ -154,14 +154,14 @@ class SequenceFormGame:
 def _finite_value(value, where: str) -> float:
     """A utility value as a float; booleans, strings, NaN, infinities and integers beyond float are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise GameFileError(f"{where}: value must be a finite number, got {value!r}")
+        raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
     try:
         number = float(value)
     except OverflowError:
         raise GameFileError(f"{where}: value is an integer of {len(str(abs(value)))} digits, "
                             "too large for a floating-point payoff") from None
     if not math.isfinite(number):
-        raise GameFileError(f"{where}: value must be a finite number, got {value!r}")
+        raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
     return number
 
 
@@ -172,7 +172,7 @@ def _warn_unknown_keys(data: dict, source: str) -> None:
         nodes = data.get(f"decision_problem_pl{player}")
         for node in nodes if isinstance(nodes, list) else ():
             if isinstance(node, dict):
-                places += [(key, f"node {node.get('id')!r} of decision_problem_pl{player}")
+                places += [(key, f"node {shown(node.get('id'))} of decision_problem_pl{player}")
                            for key in node if key not in _NODE_KEYS]
     entries = data.get("utility_pl1")
     for k, entry in enumerate(entries if isinstance(entries, list) else ()):
@@ -188,13 +188,44 @@ def _warn_unknown_keys(data: dict, source: str) -> None:
         log.warning("%s: ignoring unknown key %r in %s%s", source, key, place, more)
 
 
-def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame:
-    """Load a game file, or a built-in game by name (``rps``, ``kuhn``, ``leduc``).
+def game_schema() -> dict:
+    """The JSON Schema of game files shipped with gamelp (``gamelp/game.schema.json``)."""
+    return json.loads(resources.files("gamelp").joinpath("game.schema.json").read_text(encoding="utf-8"))
 
+
+def check_schema(data, source: str) -> None:
+    """Refuse ``data`` if it breaks the shipped JSON Schema, naming the first offending place."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(game_schema())
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    except RecursionError:
+        raise GameFileError(f"{source}: JSON nested too deeply to be a game file") from None
+    if error is not None:
+        place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise GameFileError(f"{source}: {place or 'the top-level object'} breaks the game file schema: {message}")
+
+
+def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
+    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), an OpenSpiel game
+    ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) or a Gambit ``.efg`` file.
+
+    With ``schema`` the file is first checked against the shipped JSON Schema
+    (:func:`check_schema`); the loader's own checks cover the schema and more.
     A name that is neither a file nor a built-in game, but a built-in game up
     to letter case or a typo, is refused with a suggestion.
     """
     name = str(path_or_name)
+    if name.startswith("openspiel:"):
+        from gamelp.games.openspiel import load_openspiel
+
+        return load_openspiel(name[len("openspiel:"):])
+    if name.lower().endswith(".efg"):
+        from gamelp.games.gambit import read_efg
+
+        return read_efg(name)
     if name in BUILTIN_GAMES and not Path(name).exists():
         text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"
@@ -209,7 +240,10 @@ def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame
         except UnicodeDecodeError:
             raise GameFileError(f"{name}: not a text file (not valid UTF-8)") from None
         source = name
-    return SequenceFormGame.from_dict(parse_json(text, source), source, sum_duplicates=sum_duplicates)
+    data = parse_json(text, source)
+    if schema:
+        check_schema(data, source)
+    return SequenceFormGame.from_dict(data, source, sum_duplicates=sum_duplicates)
 
 
 def parse_json(text: str, source: str):

@@ -217,7 +217,8 @@ class MWU(RegretMinimiser):
         self.prediction = np.zeros(self.segments.size)
 
     def next_strategy(self) -> np.ndarray:
-        return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught by the self-play loop
+            return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
 
     def observe_utility(self, utility: np.ndarray) -> None:
         self.cumulative += utility
@@ -448,6 +449,16 @@ class _TreeplexSpace(TreeplexLevels):
         return PredictiveCFR(self) if local == "prm+" else CFR(self, local, eta=eta)
 
 
+class _NegatedTranspose:
+    """``-M^T`` of a dense matrix without a copy: ``(-M^T) @ x`` is computed as ``-(x @ M)``."""
+
+    def __init__(self, M: np.ndarray):
+        self.M = M
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return -(x @ self.M)
+
+
 def _averaging_exponent(averaging) -> float:
     if isinstance(averaging, str):
         if averaging not in AVERAGING:
@@ -511,7 +522,7 @@ def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: flo
     else:
         payoff = _payoff_matrix(game)
         space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
-    payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else np.ascontiguousarray(-payoff.T)
+    payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else _NegatedTranspose(payoff)
     return _self_play(method, space1, space2, payoff, payoff_2, space1.minimiser(scheme.local, eta),
                       space2.minimiser(scheme.local, eta), int(iterations), alternating, gamma, target_gap, record,
                       track_last, progress)
@@ -561,6 +572,9 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         next_utility_y = payoff_2 @ x
         player2.observe_utility(next_utility_y if alternating else utility_y)
         y = player2.next_strategy()
+        if not (np.isfinite(x).all() and np.isfinite(y).all()):
+            raise RegretError(f"{method} diverged: the strategies became non-finite at iteration {t + 1} "
+                              "(overflow); try a smaller step size eta")
         utility_x, utility_y = payoff @ y, next_utility_y
     if progress is not None:
         progress(t, float(gaps[t - 1]))

@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.errors import GameFileError
+from gamelp.errors import GameFileError, shown
 
 EMPTY_SEQUENCE = "∅"
 NODE_TYPES = ("decision", "observation")
@@ -270,10 +270,10 @@ def _check_node_fields(node, position: int, where: str) -> str:
             raise GameFileError(f"{where}: node at position {position} is missing key {key!r}")
     node_id = node["id"]
     if not isinstance(node_id, str):
-        raise GameFileError(f"{where}: node at position {position} has a non-string id {node_id!r}")
+        raise GameFileError(f"{where}: node at position {position} has a non-string id {shown(node_id)}")
     kind = node["type"]
     if kind not in NODE_TYPES:
-        raise GameFileError(f"{where}: node {node_id!r} has unknown type {kind!r} (expected decision or observation)")
+        raise GameFileError(f"{where}: node {node_id!r} has unknown type {shown(kind)} (expected decision or observation)")
     needed = ("actions", "parent_sequence") if kind == "decision" else ("signals",)
     for key in needed:
         if key not in node:
@@ -281,7 +281,7 @@ def _check_node_fields(node, position: int, where: str) -> str:
     outcomes = node["actions" if kind == "decision" else "signals"]
     name = "actions" if kind == "decision" else "signals"
     if not isinstance(outcomes, list) or not outcomes or not all(isinstance(o, str) for o in outcomes):
-        raise GameFileError(f"{where}: node {node_id!r} needs a non-empty list of string {name}, got {outcomes!r}")
+        raise GameFileError(f"{where}: node {node_id!r} needs a non-empty list of string {name}, got {shown(outcomes)}")
     if len(set(outcomes)) != len(outcomes):
         raise GameFileError(f"{where}: node {node_id!r} lists duplicate {name}: {outcomes}")
     return node_id
@@ -289,7 +289,7 @@ def _check_node_fields(node, position: int, where: str) -> str:
 
 def _check_pair(pair, where: str) -> tuple[str, str]:
     if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
-        raise GameFileError(f"{where}: expected a pair [id, action_or_signal], got {pair!r}")
+        raise GameFileError(f"{where}: expected a pair [id, action_or_signal], got {shown(pair)}")
     return pair[0], pair[1]
 
 

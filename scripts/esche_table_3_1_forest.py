@@ -58,7 +58,7 @@ def main(argv=None):
         for n, forest in forests.items():
             t = time.perf_counter()
             predicted = forest.predict(Xt)
-            millis[n].append((time.perf_counter() - t) * 1000 * 200 / len(rows))
+            millis[n].append((time.perf_counter() - t) * 1000 * 200 / len(yt))
             wrong[n].append((predicted != yt).sum() * 200 / len(yt))
     print(f"\n{'':28}{'ours 9':>10}{'ours 27':>10}{'thesis 9':>10}{'thesis 27':>10}")
     rows = (("wrong of 200, mean", lambda n: np.mean(wrong[n]), 0),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 
 import numpy as np
 
@@ -29,6 +30,8 @@ from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.scaling import scale
 from gamelp.errors import BackendError, SolveInterrupted
 from gamelp.solution import Solution, Status
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_BACKEND = "auto"
 # Family -> "module:Class"; the module (and its solver library) is imported only when used.
@@ -66,9 +69,15 @@ def registered_backends() -> list[Backend]:
     return [get(name) for name in REGISTERED]
 
 
+@functools.cache
+def _installed(backend: str) -> bool:
+    """Whether ``backend`` is installed (asked once per process: some answers take a solver start-up)."""
+    return get(backend).available()
+
+
 def available_backends() -> list[Backend]:
     """The registered backends installed here (each with ``name`` and ``capabilities``)."""
-    return [b for b in registered_backends() if b.available()]
+    return [b for b in registered_backends() if _installed(b.name)]
 
 
 def _missing(form, capabilities: Capabilities) -> str | None:
@@ -91,7 +100,7 @@ def _resolve(model, backend: str) -> Backend:
     form = model.matrix_form()
     if backend.strip().lower() != "auto":
         chosen = get(backend)
-        if not chosen.available():
+        if not _installed(chosen.name):
             raise BackendError(f"backend {chosen.name} is not installed here; "
                                f"installed: {', '.join(b.name for b in available_backends())}")
         what = _missing(form, chosen.capabilities)
@@ -102,7 +111,7 @@ def _resolve(model, backend: str) -> Backend:
         return chosen
     for name in REGISTERED:  # lazily: only the libraries of the backends tried are imported
         candidate = get(name)
-        if _missing(form, candidate.capabilities) is not None or not candidate.available():
+        if _missing(form, candidate.capabilities) is not None or not _installed(name):
             continue
         try:
             candidate.check(form)
@@ -130,6 +139,7 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
     opts = Options(time_limit=time_limit, mip_gap=mip_gap, threads=threads, verbose=verbose, extra=options)
     if start is not None and form.is_mip:
         opts.start = factors.scaled_start(model.full_vector(start))
+    logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)
     raw = chosen.solve(scaled, opts)
     status, fields = finish(scaled, raw)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import sys
 import time
+import warnings
 
 import cvxpy as cp
 import cvxpy.settings as cps
@@ -30,6 +31,7 @@ from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 from pyomo.common.tee import capture_output
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.gurobi import STATUS as GUROBI_STATUS
 from gamelp.errors import BackendError
 from gamelp.model import MatrixForm
 from gamelp.solution import Status
@@ -110,7 +112,7 @@ def _capabilities(name: str) -> Capabilities:
     solver = _solver_class(name)
     return Capabilities(lp=True, mip=bool(solver.MIP_CAPABLE),
                         soc=SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ()), duals=True,
-                        mip_start=name in _REOPTIMIZE or name == "HIGHS", time_limit=name in _TIME_LIMIT_OPTION,
+                        mip_start=name in _REOPTIMIZE, time_limit=name in _TIME_LIMIT_OPTION,
                         accuracy=1e-4 if name in _FIRST_ORDER else 1e-7)
 
 
@@ -134,6 +136,22 @@ def _bound(problem: cp.Problem, maximize: bool) -> float | None:
             continue
         return sign * solver_bound + (problem.value - sign * solver_objective)
     return None
+
+
+def _status(problem: cp.Problem, options: Options) -> Status:
+    """The status, from the solver's own model where cvxpy exposes it (Gurobi).
+
+    cvxpy folds every Gurobi limit into ``user_limit`` and, without a solution, into
+    ``infeasible_inaccurate``; Gurobi's own status says which limit it was.
+    """
+    native = getattr(problem.solver_stats, "extra_stats", None) if problem.solver_stats else None
+    try:
+        return GUROBI_STATUS.get(int(native.Status), Status.ERROR)
+    except Exception:  # not a gurobipy model: read cvxpy's status
+        pass
+    if problem.status == cps.USER_LIMIT:
+        return Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
+    return _STATUS.get(problem.status, Status.ERROR)
 
 
 def _point(form: MatrixForm, problem: cp.Problem) -> np.ndarray:
@@ -197,7 +215,9 @@ class CvxpyBackend(Backend):
         # print there) and also shown live when verbose.
         with capture_output([buffer, sys.stdout] if options.verbose else buffer, capture_fd=True):
             try:
-                problem.solve(solver=self.solver, verbose=True, **opts)
+                with warnings.catch_warnings():  # cvxpy warns of inaccurate or undecided results: the status says so
+                    warnings.simplefilter("ignore", UserWarning)
+                    problem.solve(solver=self.solver, verbose=True, **opts)
                 failure = None
             except cp.error.SolverError as exc:
                 failure = exc
@@ -209,10 +229,7 @@ class CvxpyBackend(Backend):
         if failure is not None:
             raw.log += f"\n{failure}"
             return raw
-        if problem.status == cps.USER_LIMIT:
-            raw.status = Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
-        else:
-            raw.status = _STATUS.get(problem.status, Status.ERROR)
+        raw.status = _status(problem, options)
         if problem.value is not None and np.isfinite(problem.value):
             raw.x, raw.objective = _point(form, problem), float(problem.value)
         if form.is_mip:

@@ -34,7 +34,7 @@ UNRESTRICTED_ENV_VAR = "GAMELP_GUROBI_UNRESTRICTED"
 _TOO_LARGE = 10010  # GurobiError code "Model too large for size-limited license"
 
 # Gurobi's status codes (GRB.OPTIMAL = 2, ...); SUBOPTIMAL (13) is an optimum that missed its tolerances.
-_STATUS = {2: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.INFEASIBLE_OR_UNBOUNDED, 5: Status.UNBOUNDED,
+STATUS = {2: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.INFEASIBLE_OR_UNBOUNDED, 5: Status.UNBOUNDED,
            7: Status.ITERATION_LIMIT, 8: Status.ITERATION_LIMIT, 9: Status.TIME_LIMIT, 10: Status.ITERATION_LIMIT,
            11: Status.INTERRUPTED, 13: Status.OPTIMAL_INACCURATE}
 
@@ -185,7 +185,7 @@ class GurobiBackend(Backend):
                     if exc.errno == _TOO_LARGE:
                         raise BackendError(_size_refusal(form, "gurobi")) from None
                     raise BackendError(f"Gurobi failed on model {form.name!r}: {exc}") from None
-                raw = RawResult(_STATUS.get(g.Status, Status.ERROR), wall_time=time.perf_counter() - began)
+                raw = RawResult(STATUS.get(g.Status, Status.ERROR), wall_time=time.perf_counter() - began)
                 if g.SolCount > 0:
                     raw.x, raw.objective = np.asarray(x.X, dtype=float), g.ObjVal
                 if form.is_mip:

@@ -13,8 +13,10 @@ within a callback's time and the result has status ``interrupted``.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
+from collections import Counter
 
 import highspy
 import numpy as np
@@ -146,6 +148,29 @@ class HighsBackend(Backend):
             return raw
 
 
+def _file_names(blocks) -> list[str]:
+    """Names the LP and MPS formats accept: ``block(label)`` from the model's labels, else ``block_i``.
+
+    Characters outside letters, digits, ``_ .`` become ``_`` (``:`` becomes
+    ``.``, the empty sequence ``∅`` becomes ``empty``); a name that this makes
+    ambiguous, or longer than the LP format's 255 characters, falls back to ``block_i``.
+    """
+    names = []
+    for block in blocks:
+        for i in range(block.size):
+            if block.labels is None:
+                names.append(f"{block.name}_{i}")
+                continue
+            label = block.labels[i].replace("∅", "empty").replace(":", ".")
+            names.append(f"{block.name}({_UNSAFE.sub('_', label)})")
+    counts = Counter(names)
+    fallback = [f"{block.name}_{i}" for block in blocks for i in range(block.size)]
+    return [name if counts[name] == 1 and len(name) <= 255 else plain for name, plain in zip(names, fallback)]
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
+
+
 def write(model, path: str) -> None:
     """Write ``model`` to ``path`` (``.lp`` or ``.mps``, chosen by the extension)."""
     if model.has_cones:
@@ -155,9 +180,8 @@ def write(model, path: str) -> None:
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
     h = _new_highs(None, False)
     lp = _highs_lp(model.matrix_form())
-    # Names the LP and MPS formats accept: block name and position.
-    lp.col_names_ = [f"{b.name}_{i}" for b in model.variables.values() for i in range(b.size)]
-    lp.row_names_ = [f"{b.name}_{i}" for b in model.constraints.values() for i in range(b.size)]
+    lp.col_names_ = _file_names(model.variables.values())
+    lp.row_names_ = _file_names(model.constraints.values())
     h.passModel(lp)
     if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
         raise BackendError(f"HiGHS could not write {path!r}")

@@ -30,6 +30,7 @@ checked for highs, appsi_highs and gurobi_direct.
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 import time
@@ -62,6 +63,7 @@ _CONTRIB_STATUS = {ContribTC.convergenceCriteriaSatisfied: Status.OPTIMAL, Contr
                    ContribTC.provenInfeasible: Status.INFEASIBLE, ContribTC.locallyInfeasible: Status.INFEASIBLE,
                    ContribTC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
                   ContribTC.interrupted: Status.INTERRUPTED}
+_WARM_START = "warmstart_discrete_vars"  # the current interface's switch for a MIP start
 # Contrib solvers that take the model only without quadratic constraints (cones then go the legacy way).
 _CONTRIB_LINEAR_ONLY = {"gurobi_direct"}
 
@@ -190,7 +192,9 @@ def _check_highs_options(name: str, options: dict) -> None:
             raise BackendError(f"{name}: HiGHS rejected option {key}={value!r}")
 
 
+@functools.cache
 def _contrib_solver(solver: str):
+    """The ``pyomo.contrib.solver`` instance for ``solver`` (one per process), or None if not registered."""
     try:
         return ContribSolverFactory(solver)
     except Exception:  # not a name the current interface registers
@@ -205,9 +209,11 @@ class PyomoBackend(Backend):
             raise BackendError("backend 'pyomo' needs a solver name, e.g. pyomo:highs or pyomo:gurobi_direct")
         self.solver = solver
         self.name = f"pyomo:{solver}"
-        family = _family(solver)
+        family, contrib = _family(solver), _contrib_solver(solver)
+        # The current interface takes a MIP start where its config has the switch (Gurobi), not for HiGHS.
+        mip_start = _WARM_START in contrib.config if contrib is not None else family.warm_start
         self.capabilities = Capabilities(lp=True, mip=True, soc=family.quadratic, duals=True,
-                                         mip_start=family.warm_start, time_limit=family.time_limit is not None)
+                                         mip_start=mip_start, time_limit=family.time_limit is not None)
 
     def available(self) -> bool:
         try:
@@ -256,7 +262,7 @@ class PyomoBackend(Backend):
             if value is not None:
                 config[key] = value
         if options.start is not None and self.capabilities.mip_start:
-            config["warmstart_discrete_vars"] = True
+            config[_WARM_START] = True
         results = opt.solve(pm, **config)
         if results.termination_condition == ContribTC.infeasibleOrUnbounded and _family(self.solver).disambiguate:
             config["solver_options"].update(_family(self.solver).disambiguate)

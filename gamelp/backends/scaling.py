@@ -20,8 +20,8 @@ scaled as a whole).  Integer columns keep ``d_j = 1``.  The scaled model is
 
 and :meth:`Scaling.unscale` maps its answer back: ``x = D x'``,
 ``objective = objective' / s``, row duals ``y = R y' / s`` and reduced costs
-``z = z' / (s D)``.  A model whose non-zeros all lie within
-[``WELL_SCALED_LOW``, ``WELL_SCALED_HIGH``] is passed through unchanged.
+``z = z' / (s D)``.  A model that is already well scaled (see
+:func:`needs_scaling`) is passed through unchanged.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from scipy.sparse.linalg import lsqr
 from gamelp.model import ConeBlock, MatrixForm
 
 WELL_SCALED_LOW, WELL_SCALED_HIGH = 1e-3, 1e3
+BULK_PERCENTILES = (10, 90)
+SOLVER_LIMITS = (1e-9, 1e9)  # HiGHS drops coefficients below 1e-9 in magnitude
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,6 @@ class Scaling:
     column: np.ndarray
     objective: float
     cone: np.ndarray
-
-    @property
-    def identity(self) -> bool:
-        return self.objective == 1.0 and not (self.row != 1).any() and not (self.column != 1).any() \
-            and not (self.cone != 1).any()
 
     def scaled_start(self, x: np.ndarray) -> np.ndarray:
         """A point of the original model in the scaled model's variables."""
@@ -69,48 +66,87 @@ class Scaling:
 
 
 def _nonzero_magnitudes(form: MatrixForm) -> np.ndarray:
+    """|non-zeros| of the matrix, the objective and the cones (what decides whether to scale)."""
     parts = [form.A.data, form.c, *(k.matrix.data for k in form.cones)]
     values = np.abs(np.concatenate(parts)) if parts else np.zeros(0)
     return values[values > 0]
 
 
 def needs_scaling(form: MatrixForm) -> bool:
+    """Whether any coefficient is beyond what solvers keep (``SOLVER_LIMITS``), or the bulk of them
+    (the ``BULK_PERCENTILES``) lies outside [``WELL_SCALED_LOW``, ``WELL_SCALED_HIGH``].
+
+    A few small entries in a well-scaled matrix (a random payoff near 0) do not trigger scaling: there
+    it only changes the path the solver takes (a 500 x 500 random game: 3.7 s unscaled, 10.4 s scaled).
+    """
     magnitudes = _nonzero_magnitudes(form)
-    return magnitudes.size > 0 and (magnitudes.min() < WELL_SCALED_LOW or magnitudes.max() > WELL_SCALED_HIGH)
+    if magnitudes.size == 0:
+        return False
+    low, high = np.percentile(magnitudes, BULK_PERCENTILES)
+    return bool(magnitudes.min() < SOLVER_LIMITS[0] or magnitudes.max() > SOLVER_LIMITS[1]
+                or low < WELL_SCALED_LOW or high > WELL_SCALED_HIGH)
+
+
+def _log_magnitudes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions and log2 magnitudes of the finite non-zeros of ``values``."""
+    keep = np.flatnonzero(np.isfinite(values) & (values != 0))
+    return keep, np.log2(np.abs(values[keep]))
 
 
 def _factors(form: MatrixForm) -> Scaling:
-    """Curtis-Reid factors: least squares in log2 over every non-zero, rounded to powers of two."""
+    """Curtis-Reid factors: least squares in log2, rounded to powers of two.
+
+    Unknowns: ``rho`` per linear row, the objective and each cone, ``gamma`` per continuous column.
+    One equation per non-zero ``a_ij`` (``rho_i + gamma_j = -log2 |a_ij|``, objective and cone
+    rows alike), and, so that the solution's magnitude is pinned too, one per non-zero right-hand
+    side or cone constant (``rho_i = -log2 |b_i|``) and per finite non-zero bound
+    (``gamma_j = log2 |bound_j|``).
+    """
     m, n = form.A.shape
-    pieces = [form.A.tocoo(), sp.coo_matrix(form.c.reshape(1, -1)),
-              *(k.matrix.tocoo() for k in form.cones)]
-    # Row index of each piece's entries in the stacked system: rows, then the objective, then one per cone.
-    row_ids, col_ids, logs = [], [], []
-    for index, piece in enumerate(pieces):
-        keep = piece.data != 0
-        base = piece.row[keep] if index == 0 else np.full(int(keep.sum()), m + index - 1)
-        row_ids.append(base)
-        col_ids.append(piece.col[keep])
-        logs.append(np.log2(np.abs(piece.data[keep])))
-    rows, cols, logs = np.concatenate(row_ids), np.concatenate(col_ids), np.concatenate(logs)
     num_rows = m + 1 + len(form.cones)
-    free_col = ~form.integer
     col_unknown = np.full(n, -1)
-    col_unknown[free_col] = np.arange(int(free_col.sum()))
-    entries = np.arange(logs.size)
-    # Unknowns: rho (num_rows) then gamma (free columns); equation per non-zero: rho_i + gamma_j = -log2|a_ij|.
-    scaled_col = col_unknown[cols] >= 0
-    system = sp.csr_matrix(
-        (np.ones(logs.size + int(scaled_col.sum())),
-         (np.concatenate([entries, entries[scaled_col]]),
-          np.concatenate([rows, num_rows + col_unknown[cols[scaled_col]]]))),
-        shape=(logs.size, num_rows + int(free_col.sum())))
-    solution = lsqr(system, -logs, atol=1e-6, btol=1e-6, iter_lim=200)[0]
-    exponents = np.round(solution)
-    row_exp, col_exp = exponents[:num_rows], np.zeros(n)
-    col_exp[free_col] = exponents[num_rows:]
-    return Scaling(row=np.exp2(row_exp[:m]), column=np.exp2(col_exp), objective=float(np.exp2(row_exp[m])),
-                   cone=np.exp2(row_exp[m + 1:]))
+    col_unknown[~form.integer] = num_rows + np.arange(int((~form.integer).sum()))
+    eq_rows, eq_cols, eq_signs, targets = [], [], [], []
+
+    def add(row_unknowns, col_positions, col_sign: float, target: np.ndarray) -> None:
+        """Equations ``rho[row_unknowns] + col_sign * gamma[col_positions] = target`` (either side optional)."""
+        first = sum(t.size for t in targets)
+        ids = np.arange(first, first + target.size)
+        terms = []
+        if row_unknowns is not None:
+            terms.append((ids, row_unknowns, 1.0))
+        if col_positions is not None:
+            unknowns = col_unknown[col_positions]
+            scaled = unknowns >= 0  # integer columns have no unknown: their factor stays 1
+            terms.append((ids[scaled], unknowns[scaled], col_sign))
+        for equation, unknown, sign in terms:
+            eq_rows.append(equation)
+            eq_cols.append(unknown)
+            eq_signs.append(np.full(equation.size, sign))
+        targets.append(target)
+
+    pieces = [(form.A.tocoo(), None), (sp.coo_matrix(form.c.reshape(1, -1)), m),
+              *((k.matrix.tocoo(), m + 1 + index) for index, k in enumerate(form.cones))]
+    for piece, fixed_row in pieces:
+        keep, logs = _log_magnitudes(piece.data)
+        rows = piece.row[keep] if fixed_row is None else np.full(keep.size, fixed_row)
+        add(rows, piece.col[keep], 1.0, -logs)
+    keep, logs = _log_magnitudes(form.rhs)
+    add(keep, None, 0.0, -logs)
+    for index, k in enumerate(form.cones):
+        keep, logs = _log_magnitudes(k.constant)
+        add(np.full(keep.size, m + 1 + index), None, 0.0, -logs)
+    for bounds in (form.col_lb, form.col_ub):
+        keep, logs = _log_magnitudes(np.where(form.integer, 0.0, bounds))
+        add(None, keep, -1.0, -logs)
+    target = np.concatenate(targets)
+    system = sp.csr_matrix((np.concatenate(eq_signs), (np.concatenate(eq_rows), np.concatenate(eq_cols))),
+                           shape=(target.size, num_rows + int((~form.integer).sum())))
+    exponents = np.round(lsqr(system, target, atol=1e-6, btol=1e-6, iter_lim=500)[0])
+    col_exp = np.zeros(n)
+    col_exp[~form.integer] = exponents[num_rows:]
+    return Scaling(row=np.exp2(exponents[:m]), column=np.exp2(col_exp), objective=float(np.exp2(exponents[m])),
+                   cone=np.exp2(exponents[m + 1:num_rows]))
 
 
 def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:

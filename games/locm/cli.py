@@ -8,6 +8,9 @@ for bad input (printed as one line, exit 2).
   report, per match, whether our input text equals the referee's at every turn.
 - ``gamelp locm play --drafters A,B --battlers X,Y --seed N [--json]``: one
   match (seat 0 plays first).
+- ``gamelp locm tournament --drafters A,B,C --battler NAME --matches M --sets S
+  --seed N --out DIR [--workers W | --scheduler ADDRESS] [--resume]``: a
+  round-robin drafter tournament (``gamelp.games.locm.tournament``).
 """
 
 from __future__ import annotations
@@ -68,6 +71,24 @@ def _cmd_play(args) -> int:
     return 0
 
 
+def _cmd_tournament(args) -> int:
+    from gamelp.games.locm.tournament import report_table, run_tournament
+
+    result = run_tournament(args.drafters, args.battler, matches=args.matches, sets=args.sets, seed=args.seed,
+                            out=args.out, resume=args.resume, workers=args.workers, scheduler=args.scheduler,
+                            batch_size=args.batch_size, progress=not args.quiet)
+    print(report_table(result))
+    print(f"wrote {args.out}/winrates.csv, std.csv, seats.csv, mana_curves.csv/.png, similarity.csv/.png")
+    return 0
+
+
+def _names(text: str) -> list[str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if len(names) < 2:
+        raise argparse.ArgumentTypeError(f"expected at least two comma-separated drafters, got {text!r}")
+    return names
+
+
 def add_subparser(commands) -> argparse.ArgumentParser:
     """Add ``locm`` and its subcommands to gamelp's subparsers; returns the group's parser."""
     locm = commands.add_parser("locm", help="Legends of Code and Magic 1.2: replay referee matches, play matches")
@@ -86,5 +107,25 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0, help="match seed: draft offers, shuffles, agents' randomness")
     play.add_argument("--json", action="store_true", help="print the summary as JSON")
     play.set_defaults(func=_cmd_play)
+
+    tour = sub.add_parser("tournament", help="round-robin drafter tournament with one battler",
+                          description="Every pair of drafters plays S sets of M matches, each drafter in the first "
+                                      "seat in half of the sets; the i-th match of every pair has the same draft "
+                                      "offers and deck shuffles. Writes DIR/winrates.csv, std.csv, seats.csv, "
+                                      "mana_curves.csv/.png, similarity.csv/.png and the store matches.sqlite.")
+    tour.add_argument("--drafters", type=_names, default=["random", "max-attack", "coac", "closet-ai", "icebox"],
+                      help="comma-separated drafters (default: random,max-attack,coac,closet-ai,icebox)")
+    tour.add_argument("--battler", default="max-attack", help="battler of both seats (default: max-attack)")
+    tour.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
+    tour.add_argument("--sets", type=int, default=2, help="sets per pair, seats alternating (default: 2)")
+    tour.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    tour.add_argument("--out", required=True, help="output directory")
+    tour.add_argument("--resume", action="store_true", help="continue the tournament stored in --out")
+    where = tour.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
+    tour.add_argument("--batch-size", type=int, default=50, help="matches sent to a worker at once (default: 50)")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.set_defaults(func=_cmd_tournament)
     return locm
 

@@ -135,8 +135,33 @@ class TrainingSet:
     capped: int = 0
 
 
-def collect_positions(games: int, thresholds=THRESHOLDS, seed: int = 0, label_cap: int | None = 300_000,
-                      max_creatures: int = 8, rules: Rules | None = None, progress: bool = False) -> TrainingSet:
+def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules) -> dict | None:
+    """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
+    or None when its exact search scores more than ``label_cap`` positions."""
+    from gamelp.games.mtg.search import CapReached, Searcher
+    from gamelp.games.mtg.sweep import analysed_decks
+
+    rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
+    decks = analysed_decks(max_creatures)
+    pair = [decks[i] for i in rng.integers(len(decks), size=2)]
+    game, state = Game.deal(pair[0], pair[1], rng, g % 2, rules or Rules())
+    searcher = Searcher(game, None, threshold=0, cap=label_cap)
+    recorded = {}
+    try:
+        for t in thresholds:
+            while not is_over(state) and min(state[_B0 + LIFE], state[_B1 + LIFE]) > t:
+                state = game.step(state, searcher.best_move(state)[0])
+            if is_over(state):
+                break
+            recorded[t] = (features(game, state), 1 if searcher.value(state) > 0 else 0)
+    except CapReached:
+        return None
+    return recorded
+
+
+def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int | None = 300_000,
+                      max_creatures: int = 8, rules: Rules | None = None, progress: bool = False,
+                      workers: int = 1) -> TrainingSet:
     """Play ``games`` perfect-information games between random decks and record, for each threshold,
     the first position at which a player has that much life or less, labelled with the game's winner.
 
@@ -144,39 +169,29 @@ def collect_positions(games: int, thresholds=THRESHOLDS, seed: int = 0, label_ca
     Esche (2018), Appendix B (at most ``max_creatures`` creatures); the first
     player alternates. A game whose exact search scores more than
     ``label_cap`` positions gives no example (counted in ``capped``); a game
-    that ends before a threshold is reached gives no example for it.
+    that ends before a threshold is reached gives no example for it. Game g
+    draws from ``SeedSequence([seed, g])`` (``seed`` an int or a list of ints),
+    so ``workers`` processes give the same set as one.
     """
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
     from tqdm.auto import tqdm
 
-    from gamelp.games.mtg.search import CapReached, Searcher
-    from gamelp.games.mtg.sweep import analysed_decks
-
     thresholds = tuple(sorted(set(int(t) for t in thresholds), reverse=True))
-    rng = np.random.default_rng(seed)
-    decks = analysed_decks(max_creatures)
-    X = {t: [] for t in thresholds}
-    y = {t: [] for t in thresholds}
-    capped = 0
-    for g in tqdm(range(games), desc="training games", unit="game", disable=not progress):
-        pair = [decks[i] for i in rng.integers(len(decks), size=2)]
-        game, state = Game.deal(pair[0], pair[1], rng, g % 2, rules or Rules())
-        searcher = Searcher(game, None, threshold=0, cap=label_cap)
-        recorded = {}
-        try:
-            for t in thresholds:
-                while not is_over(state) and min(state[_B0 + LIFE], state[_B1 + LIFE]) > t:
-                    state = game.step(state, searcher.best_move(state)[0])
-                if is_over(state):
-                    break
-                recorded[t] = (features(game, state), 1 if searcher.value(state) > 0 else 0)
-        except CapReached:
-            capped += 1
-            continue
-        for t, (row, label) in recorded.items():
-            X[t].append(row)
-            y[t].append(label)
+    play = partial(_training_game, thresholds=thresholds, seed=seed, label_cap=label_cap,
+                   max_creatures=max_creatures, rules=rules)
+    bar = partial(tqdm, total=games, desc="training games", unit="game", disable=not progress)
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(bar(pool.map(play, range(games), chunksize=4)))
+    else:
+        results = list(bar(map(play, range(games))))
+    X = {t: [r[t][0] for r in results if r and t in r] for t in thresholds}
+    y = {t: [r[t][1] for r in results if r and t in r] for t in thresholds}
     as_arrays = {t: np.array(X[t], dtype=np.float64).reshape(-1, len(FEATURE_NAMES)) for t in thresholds}
-    return TrainingSet(as_arrays, {t: np.array(y[t], dtype=np.int64) for t in thresholds}, games, capped)
+    return TrainingSet(as_arrays, {t: np.array(y[t], dtype=np.int64) for t in thresholds}, games,
+                       sum(r is None for r in results))
 
 
 def train_forest(X, y, trees: int = 9, seed: int = 0):
@@ -361,7 +376,8 @@ def cache_name(threshold: int, games: int, seed: int, trees: int) -> str:
 
 
 def train_forests(games: int = 1000, seed: int = 0, trees: int = 9, thresholds=THRESHOLDS,
-                  directory=None, progress: bool = True, label_cap: int | None = 300_000) -> dict:
+                  directory=None, progress: bool = True, label_cap: int | None = 300_000,
+                  workers: int = 1) -> dict:
     """The forests for ``thresholds`` from one training run, from the cache or trained and cached.
 
     Holds the cache's lock file while checking and training, so concurrent
@@ -372,7 +388,9 @@ def train_forests(games: int = 1000, seed: int = 0, trees: int = 9, thresholds=T
         if not all(p.exists() for p in paths.values()):
             logger.warning("training the forests for %s life on %d games (cached in %s)",
                            "/".join(map(str, thresholds)), games, directory)
-            data = collect_positions(games, thresholds, seed, label_cap=label_cap, progress=progress)
+            data = collect_positions(games, thresholds, seed, label_cap=label_cap, progress=progress, workers=workers)
+            logger.warning("%d of %d training games skipped: their exact search passed %s positions",
+                           data.capped, games, label_cap)
             for t, path in paths.items():
                 if len(set(data.y[t].tolist())) < 2:
                     raise ForestError(f"could not train the {t}-life forest: "

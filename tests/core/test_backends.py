@@ -260,8 +260,8 @@ def test_bad_solver_option_refused(backend, option):
 
 
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
-def test_time_limit_and_gap_options_are_accepted(backend):
-    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4)
+def test_time_limit_gap_and_threads_options_are_accepted(backend):
+    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4, threads=1)
     assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0)
 
 
@@ -351,3 +351,30 @@ def test_highs_sends_a_large_dense_lp_to_the_interior_point_method():
     assert default.value == pytest.approx(simplex.value, abs=1e-12)
     assert np.allclose(default.row_strategy, simplex.row_strategy, atol=1e-9)
     assert np.allclose(default.col_strategy, simplex.col_strategy, atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- reduced costs
+def capped_lp(cap: float) -> Model:
+    """max 3 x0 + x1, x0 + x1 <= 4, 0 <= x0 <= cap (cap < 4): x = (cap, 4 - cap), reduced cost of x0 is 2."""
+    m = Model("capped")
+    x = m.add_variables("x", 2, lb=0, ub=[cap, np.inf])
+    m.add_constraints("total", {x: [[1, 1]]}, "<=", 4)
+    m.set_objective({x: [3, 1]}, sense="max")
+    return m
+
+
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+def test_reduced_costs_are_derivatives_in_the_bounds(backend):
+    h, tol = 1e-3, tolerance(backend)
+    base, moved = solve(capped_lp(3.0), backend), solve(capped_lp(3.0 + h), backend)
+    assert base.reduced_costs["x"][0] == pytest.approx(2.0, abs=tol * 10)
+    assert base.reduced_costs["x"][0] == pytest.approx((moved.objective - base.objective) / h, abs=max(tol * 50, 1e-4))
+    assert base.reduced_costs["x"][1] == pytest.approx(0.0, abs=tol * 10)
+    assert base.objective_bound == pytest.approx(base.objective)
+
+
+@pytest.mark.parametrize("backend", MIP_BACKENDS)
+def test_a_mip_start_is_taken_or_ignored_but_never_breaks_the_solve(backend):
+    """A feasible start (x = (1, 1, 1), y = 1: weight 9, value 11.5) is offered; the optimum is still 16."""
+    sol = solve(knapsack_milp(), backend, start={"x": [1, 1, 1], "y": [1]})
+    assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0, abs=1e-6)

@@ -5,6 +5,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from gamelp.games.mtg.forest import (
 
 @pytest.fixture(scope="module")
 def training():
-    return collect_positions(12, thresholds=(12, 8), seed=3, label_cap=50_000)
+    return collect_positions(8, thresholds=(12, 8), seed=3, label_cap=20_000)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def fitted():
 
 def test_training_records_the_first_positions_at_12_and_8_life(training):
     X12, y12, X8 = training.X[12], training.y[12], training.X[8]
-    assert X12.shape[1] == 60 and 0 < len(y12) <= 12 and 0 < y12.mean() < 1
+    assert X12.shape[1] == 60 and 0 < len(y12) <= 8 and 0 < y12.mean() < 1
     life = np.array([FEATURE_NAMES.index("p1_life"), FEATURE_NAMES.index("p2_life")])
     assert np.all(X12[:, life].min(axis=1) <= 12) and np.all(X12[:, life].min(axis=1) > 8)
     assert np.all(X8[:, life].min(axis=1) <= 8)
@@ -116,12 +117,13 @@ def test_cache_writable_by_others_is_refused_in_one_line(tmp_path):
 
 
 def _train_in_process(directory, log):
-    real = forest_module.collect_positions
-
-    def logged(*args, **kwargs):
+    def logged(games, thresholds, seed, **options):  # synthetic positions: the lock is under test
         with open(log, "a") as handle:
             handle.write(f"{os.getpid()}\n")
-        return real(*args, **kwargs)
+        time.sleep(1.0)  # long enough for the other process to reach the lock
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 20, size=(60, len(FEATURE_NAMES))).astype(float)
+        return forest_module.TrainingSet({12: X}, {12: (X[:, 0] > X[:, 9]).astype(int)}, games)
 
     forest_module.collect_positions = logged
     forests = train_forests(games=8, seed=1, trees=3, thresholds=(12,), directory=directory, progress=False)

@@ -317,3 +317,25 @@ def test_imperfect_player_plays_a_game():
     again = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life",
                       eval_cap=2_000, imperfect_samples=2)
     assert again == result
+
+
+def test_imperfect_player_plays_the_move_that_wins_most_samples():
+    """Bolting the opponent at 3 life wins every sample; passing loses them all (bolts only on one's
+    own turn, and an empty library decks the player at its next draw): the rule must pick the move
+    with the most wins."""
+    from gamelp.games.mtg.players import ImperfectPlayer
+
+    sorcery = Rules(instant_bolts=False)
+    game = Game(([], [MOUNTAIN] * 20), sorcery)
+    state = game.position(players=({"hand_l": 1, "lands": 1, "mana": 1}, {"life": 3, "hand_m": 3, "lib": 0}))
+    moves = game.legal_moves(state)
+    assert moves == ("L", "N")
+    table = Table((Deck(0, 28), Deck(0, 40)))
+    for seat_moves in (moves, moves[::-1]):  # the best move first and last
+        player = ImperfectPlayer(np.random.default_rng(0), evaluation="life", life_threshold=0, samples=3)
+        assert player.choose(game, state, seat_moves, table) == "L"
+    # player 1 (the minimiser) is judged by its own wins too
+    mirrored = Game(([MOUNTAIN] * 20, []), sorcery)
+    state = mirrored.position(active=1, players=({"life": 3, "hand_m": 3}, {"hand_l": 1, "lands": 1, "mana": 1}))
+    player = ImperfectPlayer(np.random.default_rng(0), evaluation="life", life_threshold=0, samples=3)
+    assert player.choose(mirrored, state, ("N", "L"), table) == "L"

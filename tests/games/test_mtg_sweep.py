@@ -66,8 +66,10 @@ def reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def dask_scheduler():
     distributed = pytest.importorskip("dask.distributed")
+    # ":0" picks a free port (None still bound the default 8787, clashing with any running dashboard).
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
+        assert not cluster.dashboard_link.endswith(":8787/status")
         yield cluster.scheduler_address
 
 

@@ -255,11 +255,11 @@ def test_corrupt_bytes_are_refused(reference, tmp_path):
     out, _ = reference
     data = bytearray(_store(out).read_bytes())
     assert len(data) > 8192
-    data[4096:8192] = os.urandom(4096)  # the second page onwards: table b-tree pages
+    data[4096:8192] = np.random.default_rng(0).bytes(4096)  # the second page: a table b-tree page
     _store(tmp_path).write_bytes(bytes(data))
     with pytest.raises(RunError, match="corrupt|not a usable match store"):
         run(tmp_path)
-    _store(tmp_path).write_bytes(b"SQLite format 3\x00" + os.urandom(3000))
+    _store(tmp_path).write_bytes(b"SQLite format 3\x00" + np.random.default_rng(1).bytes(3000))
     with pytest.raises(RunError, match="corrupt|not a usable match store"):
         run(tmp_path)
 
