@@ -1,4 +1,4 @@
-"""Measures of LOCM drafts: mana curves, choice similarity, and the cards' numeric encoding.
+"""Measures of LOCM drafts (mana curves, choice similarity and projection) and the cards' numeric encoding.
 
 - Mana curve (Vieira (2020), Section 5.4.2, Figure 5.3): how many cards of a
   deck cost 0, 1, ..., 12 mana (13 counts; no card costs 10 or 11).  The
@@ -8,6 +8,10 @@
 - Choice similarity (Section 5.4.3, Figure 5.4): the fraction of draft turns
   on which two drafters, shown the same three cards, pick the same card.
   A random drafter agrees with any other on about a third of the turns.
+- Choice projection (Section 5.4.3, Figure 5.5): each drafter's picks as
+  one vector (pick k of three as the point at angle 2 pi k / 3 on the unit
+  circle, so the three choices are equidistant), projected on their first
+  principal components: drafters that agree often land close together.
 - Card encoding (Section 4.3.3): 16 numbers per card, the network input of
   the learned drafters: the type one-hot (creature, green, red, blue item),
   then cost, attack, defense, player health change, enemy health change and
@@ -15,20 +19,21 @@
   (so they lie in [-1, 1]), then the six abilities (``BCDGLW``) as 0/1.
   gym-locm divides by fixed constants instead (12, and 2 for card draw, with
   defense clipped at -12); this module follows the thesis's text.
+  :func:`draft_observation` stacks the encodings into a learned drafter's input.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from gamelp.games.locm.cards import TYPE_NAMES, CardTable, locm12_cards
+from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 
 MAX_COST = 12
 CARD_FEATURES = 16
-DECK_SIZE = 30
 
 
 def mana_curve(deck: Sequence[int], cards: CardTable | None = None) -> np.ndarray:
@@ -38,17 +43,17 @@ def mana_curve(deck: Sequence[int], cards: CardTable | None = None) -> np.ndarra
     return np.bincount(costs, minlength=MAX_COST + 1)
 
 
-def reference_mana_curve(cards: CardTable | None = None, deck_size: int = DECK_SIZE) -> np.ndarray:
+def reference_mana_curve(cards: CardTable | None = None, deck_size: int = DRAFT_TURNS) -> np.ndarray:
     """The card list's cost distribution scaled to ``deck_size`` cards (Figure 5.3's dashed line)."""
     cards = cards or locm12_cards()
     return np.bincount(cards.cost, minlength=MAX_COST + 1) * deck_size / len(cards)
 
 
 def draft_choices(drafter, offers: np.ndarray, seat: int, rng: random.Random) -> np.ndarray:
-    """The positions (0..2) ``drafter`` picks over ``offers``, one (turns, 3) array of card ids per draft.
+    """The positions (0..2) that ``drafter`` picks from ``offers``, a (drafts, turns, 3) array of card ids.
 
-    ``offers`` has shape (drafts, turns, 3); the drafter sees its own earlier
-    picks of the same draft.  Returns a (drafts, turns) integer array.
+    The drafter sees its own earlier picks of the same draft.  Returns a
+    (drafts, turns) integer array.
     """
     offers = np.asarray(offers)
     choices = np.empty(offers.shape[:2], dtype=np.int64)
@@ -67,6 +72,34 @@ def choice_similarity(choices_a: np.ndarray, choices_b: np.ndarray) -> float:
     if choices_a.shape != choices_b.shape or choices_a.size == 0:
         raise ValueError(f"choices of shapes {choices_a.shape} and {choices_b.shape}: need equal, non-empty shapes")
     return float(np.mean(choices_a == choices_b))
+
+
+def choice_projection(choices: Mapping[str, np.ndarray], dimensions: int = 2) -> dict[str, np.ndarray]:
+    """Each drafter's choices (equal-shape arrays of positions 0..2) as a point in ``dimensions`` dimensions."""
+    from sklearn.decomposition import PCA  # here, so that drafting never waits for scikit-learn's import
+
+    names = list(choices)
+    angles = 2 * np.pi / 3 * np.array([np.asarray(choices[name]).reshape(-1) for name in names])
+    points = np.hstack([np.cos(angles), np.sin(angles)])
+    projected = PCA(n_components=dimensions).fit_transform(points)
+    return dict(zip(names, projected))
+
+
+def draft_observation(encoding: np.ndarray, offer: Sequence[int] | None, chosen: Sequence[int],
+                      with_history: bool) -> np.ndarray:
+    """A learned drafter's input (Section 4.3.3), flattened float32.
+
+    With history: 30 slots for the picked cards (in pick order, zero vectors
+    for the slots still empty), then the three offered cards; without, only
+    the offered cards.  ``offer`` None (the draft is over) gives zero vectors.
+    """
+    history_slots = DRAFT_TURNS if with_history else 0
+    rows = np.zeros((history_slots + OFFER_SIZE, encoding.shape[1]), dtype=np.float32)
+    if with_history and len(chosen):
+        rows[:len(chosen)] = encoding[np.asarray(chosen, dtype=np.int64) - 1]
+    if offer is not None:
+        rows[history_slots:] = encoding[np.asarray(offer, dtype=np.int64) - 1]
+    return rows.reshape(-1)
 
 
 def card_encoding(cards: CardTable | None = None) -> np.ndarray:

@@ -23,6 +23,7 @@ thesis's tournaments:
   and fewer than 40% of the picks are creatures, the seat's ``_creature``
   order instead.  In the published tables the ``_creature`` orders equal the
   plain ones, so only the seat changes coac's picks.
+- ``file:PATH``: a learned drafter's networks (:mod:`gamelp.games.locm.policy`).
 - ``scores:PATH``: the card with the greatest score in a CSV file of
   ``card_id,score`` rows (an optional header ``card_id,score``, every card
   1..160 exactly once); the first on a tie.
@@ -49,10 +50,14 @@ import numpy as np
 
 from gamelp.errors import LocmError
 from gamelp.games.locm.cards import CREATURE, CardTable, locm12_cards
+from gamelp.games.locm.policy import load_policy
+from gamelp.io import open_regular
 
 PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
+POLICY_FILE_PREFIX = "file:"
 COAC_CREATURE_SHARE = 0.4
+COAC_ORDERS = ("p1", "p1_creature", "p2", "p2_creature")
 """coac switches to its ``_creature`` order below this share of creatures among its picks."""
 
 
@@ -83,6 +88,16 @@ def icebox_scores(cards: CardTable | None = None) -> np.ndarray:
             + cards.ability_flags @ bonuses)
 
 
+def max_attack_scores(cards: CardTable | None = None) -> np.ndarray:
+    """max-attack's rule as scores: a creature's attack if positive, else 0 (as every non-creature).
+
+    Taking the first greatest score then gives the first creature of greatest
+    positive attack, and position 0 when no offered creature has any.
+    """
+    cards = cards or locm12_cards()
+    return np.where(cards.type == CREATURE, np.maximum(cards.attack, 0), 0)
+
+
 def _first_best(offer: Sequence[int], value: Sequence[float]) -> int:
     """Position of the offered card with the greatest ``value[card_id - 1]``, the first on a tie."""
     values = [value[card - 1] for card in offer]
@@ -96,24 +111,6 @@ class RandomDrafter:
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
         return rng.randrange(len(offer))
-
-
-class MaxAttackDrafter:
-    """The first creature with the greatest positive attack; position 0 when none has any (gym-locm's rule)."""
-
-    name = "max-attack"
-
-    def __init__(self, cards: CardTable | None = None):
-        cards = cards or locm12_cards()
-        # a non-creature gets 0, which never beats the running best
-        self._attack = np.where(cards.type == CREATURE, cards.attack, 0).tolist()
-
-    def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
-        best, best_attack = 0, 0
-        for position, card in enumerate(offer):
-            if self._attack[card - 1] > best_attack:
-                best, best_attack = position, self._attack[card - 1]
-        return best
 
 
 class ScoreDrafter:
@@ -139,6 +136,8 @@ class CoacDrafter:
     def __init__(self, orders: dict[str, Sequence[int]] | None = None, cards: CardTable | None = None):
         cards = cards or locm12_cards()
         orders = orders or draft_rankings()["coac"]["orders"]
+        if set(orders) != set(COAC_ORDERS):
+            raise LocmError(f"coac orders {sorted(orders)}; expected {', '.join(COAC_ORDERS)}")
         n_cards = len(cards)
         # minus the rank, so that the best card has the greatest value
         self._values = {
@@ -155,6 +154,7 @@ class CoacDrafter:
 
 
 def _negated_ranks(order: Sequence[int], n_cards: int, source: str) -> list[int]:
+    """Minus each card's position in ``order`` (a permutation of the ids 1..n_cards), by ``card_id - 1``."""
     if sorted(order) != list(range(1, n_cards + 1)):
         raise LocmError(f"{source}: not an order of the card ids 1..{n_cards}")
     values = [0] * n_cards
@@ -165,10 +165,11 @@ def _negated_ranks(order: Sequence[int], n_cards: int, source: str) -> list[int]
 
 def load_score_table(path: str | Path, n_cards: int = 160) -> list[float]:
     """Read a ``card_id,score`` CSV into a list indexed by ``card_id - 1``; refuse a malformed one."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LocmError(f"{path}: cannot read the score table ({exc})") from None
+    with open_regular(path, LocmError, encoding="utf-8") as stream:
+        try:
+            text = stream.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LocmError(f"{path}: cannot read the score table ({exc})") from None
     scores: list[float | None] = [None] * n_cards
     for line_number, row in enumerate(csv.reader(text.splitlines()), start=1):
         where = f"{path}, line {line_number}"
@@ -197,18 +198,20 @@ def load_score_table(path: str | Path, n_cards: int = 160) -> list[float]:
 
 
 def make_drafter(name: str):
-    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS` or ``scores:PATH``."""
+    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS`, ``scores:PATH`` or ``file:PATH``."""
+    if name.startswith(POLICY_FILE_PREFIX):
+        return load_policy(name[len(POLICY_FILE_PREFIX):], name)
     if name.startswith(SCORE_FILE_PREFIX):
         return ScoreDrafter(name, load_score_table(name[len(SCORE_FILE_PREFIX):]))
     if name == "random":
         return RandomDrafter()
     if name == "max-attack":
-        return MaxAttackDrafter()
+        return ScoreDrafter("max-attack", max_attack_scores().tolist())
     if name == "icebox":
         return ScoreDrafter("icebox", icebox_scores().tolist())
     if name == "closet-ai":
         return ScoreDrafter("closet-ai", draft_rankings()["closet_ai"]["scores_by_card_id_minus_1"])
     if name == "coac":
         return CoacDrafter()
-    known = ", ".join(PUBLISHED_DRAFTERS + (SCORE_FILE_PREFIX + "PATH",))
+    known = ", ".join(PUBLISHED_DRAFTERS + (SCORE_FILE_PREFIX + "PATH", POLICY_FILE_PREFIX + "PATH"))
     raise LocmError(f"unknown drafter {name!r}; known drafters: {known}")

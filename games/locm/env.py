@@ -32,9 +32,8 @@ import gymnasium
 import numpy as np
 
 from gamelp.errors import LocmError
-from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding
+from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.battlers import make_battler
-from gamelp.games.locm.cards import CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE, RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.drafters import make_drafter
 from gamelp.games.locm.engine import State
@@ -55,7 +54,7 @@ class DraftEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, approach: str = "immediate", seat: int = 0, opponent="max-attack", battler="max-attack",
-                 battles: int = 1, cards: CardTable | None = None):
+                 battles: int = 1):
         if approach not in APPROACHES:
             raise LocmError(f"unknown draft approach {approach!r}; expected one of {', '.join(APPROACHES)}")
         if seat not in (0, 1):
@@ -65,11 +64,9 @@ class DraftEnv(gymnasium.Env):
         self.approach, self.seat, self.battles = approach, seat, battles
         self.opponent = make_drafter(opponent) if isinstance(opponent, str) else opponent
         self.battler = make_battler(battler) if isinstance(battler, str) else battler
-        self.cards = cards or locm12_cards()
-        self._encoding = card_encoding(self.cards)
-        history_slots = DRAFT_TURNS if approach == "history" else 0
-        self._slots = history_slots + OFFER_SIZE
-        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (self._slots * CARD_FEATURES,), np.float32)
+        self._encoding = card_encoding()
+        slots = (DRAFT_TURNS if approach == "history" else 0) + OFFER_SIZE
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (slots * CARD_FEATURES,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(OFFER_SIZE)
         self.offers: np.ndarray | None = None
 
@@ -105,14 +102,9 @@ class DraftEnv(gymnasium.Env):
         """One battle of the two finished decks, freshly shuffled; returns the winning seat."""
         seeds = RefereeSeeds.from_seed(self._rng.getrandbits(_SEED_BITS))
         state = State.new(shuffled_deck(self._decks[0], seeds.shuffle0),
-                          shuffled_deck(self._decks[1], seeds.shuffle1), self.cards)
+                          shuffled_deck(self._decks[1], seeds.shuffle1))
         return play_battle(state, (self.battler, self.battler), self._rng)
 
     def _observation(self) -> np.ndarray:
-        rows = np.zeros((self._slots, CARD_FEATURES), dtype=np.float32)
-        if self.approach == "history":
-            picked = self._decks[self.seat]
-            rows[:len(picked)] = self._encoding[np.asarray(picked, dtype=np.int64) - 1]
-        if self._turn < DRAFT_TURNS:
-            rows[-OFFER_SIZE:] = self._encoding[self.offers[self._turn] - 1]
-        return rows.reshape(-1)
+        offer = self.offers[self._turn] if self._turn < DRAFT_TURNS else None
+        return draft_observation(self._encoding, offer, self._decks[self.seat], self.approach == "history")

@@ -6,8 +6,8 @@ import random
 import numpy as np
 import pytest
 
-from gamelp.games.locm.analysis import (card_encoding, choice_similarity, draft_choices, mana_curve,
-                                        reference_mana_curve)
+from gamelp.games.locm.analysis import (card_encoding, choice_projection, choice_similarity, draft_choices,
+                                        mana_curve, reference_mana_curve)
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers
 from gamelp.games.locm.drafters import PUBLISHED_DRAFTERS, make_drafter
 
@@ -96,3 +96,21 @@ def test_published_drafters_similarities_match_figure_5_4(choices):
         published = FIGURE_5_4.get((a, b), FIGURE_5_4.get((b, a)))
         ours = 100 * choice_similarity(choices[a], choices[b])
         assert ours == pytest.approx(published, abs=1.0), (a, b)
+
+
+def test_choice_projection_places_agreeing_drafters_close(choices):
+    points = choice_projection(choices)
+    assert set(points) == set(PUBLISHED_DRAFTERS) and all(point.shape == (2,) for point in points.values())
+
+    def distance(a, b):
+        return np.linalg.norm(points[a] - points[b])
+
+    # Section 5.4.3: max-attack lies closest to icebox (55.76% alike); random far from all.
+    others = [name for name in PUBLISHED_DRAFTERS if name != "max-attack"]
+    assert min(others, key=lambda other: distance("max-attack", other)) == "icebox"
+    for name in PUBLISHED_DRAFTERS:
+        if name != "random":
+            assert distance("random", name) > distance("max-attack", "icebox")
+    # Identical choices give one point.
+    twins = choice_projection({"a": choices["coac"], "b": choices["coac"], "c": choices["random"]})
+    np.testing.assert_allclose(twins["a"], twins["b"], atol=1e-9)

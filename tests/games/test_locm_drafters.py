@@ -120,8 +120,11 @@ def test_coac_switches_to_its_creature_order_below_forty_percent_creatures():
 
 
 def test_coac_refuses_an_order_that_is_not_a_permutation():
+    plain = list(range(1, 161))
     with pytest.raises(LocmError, match="coac order 'p2'"):
-        CoacDrafter({"p1": list(range(1, 161)), "p2": [1] * 160})
+        CoacDrafter({"p1": plain, "p2": [1] * 160, "p1_creature": plain, "p2_creature": plain})
+    with pytest.raises(LocmError, match="coac orders \\['p1', 'p2'\\]; expected p1, p1_creature, p2, p2_creature"):
+        CoacDrafter({"p1": plain, "p2": plain})
 
 
 def test_random_drafter_is_uniform_and_follows_the_rng_it_is_given():
@@ -173,5 +176,7 @@ def test_score_file_missing_cards_or_absent_is_refused(tmp_path):
     path = _score_file(tmp_path, [f"{card},{card}" for card in range(1, 160)])
     with pytest.raises(LocmError, match=re.escape(str(path)) + ": no score for 1 card.*card 160"):
         load_score_table(path)
-    with pytest.raises(LocmError, match="nowhere.csv: cannot read the score table"):
+    with pytest.raises(LocmError, match="nowhere.csv: cannot read"):
         make_drafter(f"scores:{tmp_path / 'nowhere.csv'}")
+    with pytest.raises(LocmError, match="it is a directory"):
+        make_drafter(f"scores:{tmp_path}")

@@ -1,0 +1,185 @@
+"""Learned drafters: numpy inference equal to the trained torch networks, policy files, seeded self-play training."""
+
+import importlib.util
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gamelp.errors import LocmError
+from gamelp.games.locm.analysis import card_encoding, draft_observation
+from gamelp.games.locm.drafters import make_drafter
+from gamelp.games.locm.env import DraftEnv
+from gamelp.games.locm.policy import LstmLayer, SeatPolicy, load_policy, observation_size, save_policy
+from gamelp.games.locm.train import CHECKPOINTS, PPOSettings, _make_model, export_policy, train
+
+RNG = random.Random(0)
+TINY = PPOSettings(update=2, layers=1, hidden=8, activation="tanh", n_steps=60, minibatches=1, epochs=1,
+                   clip=0.2, vf_coef=0.5, ent_coef=0.0, learning_rate=1e-3)
+
+
+def _random_policy(inputs, hidden, activation, seed):
+    rng = np.random.default_rng(seed)
+    sizes = [inputs, *hidden, 3]
+    return SeatPolicy(tuple(rng.normal(size=(a, b)) * 0.3 for a, b in zip(sizes, sizes[1:])),
+                      tuple(rng.normal(size=b) * 0.1 for b in sizes[1:]), activation)
+
+
+@pytest.mark.parametrize("activation", ["elu", "tanh", "relu"])
+@pytest.mark.parametrize("approach", ["immediate", "history"])
+def test_numpy_logits_equal_the_torch_policy(activation, approach):
+    import torch
+
+    env = DraftEnv(approach)
+    settings = PPOSettings(10, 2, 12, activation, 60, 1, 1, 0.1, 0.5, 0.0, 1e-3)
+    model = _make_model(env, approach, settings, seed=3)
+    policy = export_policy(model, activation)
+    observations = np.array([env.reset(seed=seed)[0] for seed in range(20)])
+    with torch.no_grad():
+        expected = model.policy.get_distribution(torch.as_tensor(observations)).distribution.logits.numpy()
+    # The distribution's logits are normalised (log-softmax): compare up to a constant per row.
+    ours = np.array([policy.logits(observation) for observation in observations])
+    np.testing.assert_allclose(ours - ours.max(axis=1, keepdims=True),
+                               expected - expected.max(axis=1, keepdims=True), atol=1e-5)
+    assert [int(np.argmax(row)) for row in ours] == model.predict(observations, deterministic=True)[0].tolist()
+
+
+@pytest.mark.parametrize("layers", [1, 3])  # Table A.2: the LSTM alone (2nd player), or with two dense layers
+def test_numpy_lstm_equals_the_recurrent_torch_policy_through_a_draft(tmp_path, layers):
+    import torch
+
+    env = DraftEnv("lstm")
+    model = _make_model(env, "lstm", PPOSettings(10, layers, 6, "tanh", 30, 1, 1, 0.1, 0.5, 0.0, 1e-3), seed=4)
+    policy = export_policy(model, "tanh")
+    assert policy.lstm is not None and len(policy.weights) == layers
+    path = tmp_path / "lstm.npz"
+    save_policy(path, "lstm", {0: policy})
+    drafter = load_policy(path)
+    size = model.policy.lstm_actor.hidden_size
+    for seed in (1, 2):  # two drafts: the memory starts afresh on the second
+        observation, _ = env.reset(seed=seed)
+        state, torch_state, chosen = None, (torch.zeros(1, 1, size), torch.zeros(1, 1, size)), []
+        for turn in range(30):
+            with torch.no_grad():
+                distribution, torch_state = model.policy.get_distribution(
+                    torch.as_tensor(observation[None]), torch_state, torch.tensor([float(turn == 0)]))
+            expected = distribution.distribution.logits.numpy()[0]
+            ours, state = policy.forward(observation, state)
+            np.testing.assert_allclose(ours - ours.max(), expected - expected.max(), atol=1e-5)
+            offer = tuple(env.offers[turn].tolist())
+            choice = drafter.pick(offer, tuple(chosen), 0, RNG)
+            assert choice == int(np.argmax(expected))
+            chosen.append(offer[choice])
+            observation, *_ = env.step(choice)
+
+
+def test_lstm_policy_file_with_a_bad_memory_is_refused(tmp_path):
+    path = tmp_path / "bad_lstm.npz"
+    lstm = LstmLayer(np.zeros((16, 48)), np.zeros((16, 5)), np.zeros(16))  # 4H = 16 but H = 5
+    save_policy(path, "lstm", {1: SeatPolicy((np.zeros((5, 3)),), (np.zeros(3),), "tanh", lstm)})
+    with pytest.raises(LocmError, match=r"bad_lstm.npz: seat 1: lstm shapes \(16, 48\), \(16, 5\), \(16,\)"):
+        load_policy(path)
+    no_memory = tmp_path / "no_memory.npz"
+    save_policy(no_memory, "lstm", {0: _random_policy(48, [], "tanh", 0)})
+    with pytest.raises(LocmError, match="no_memory.npz: seat 0: an lstm policy needs lstm_input"):
+        load_policy(no_memory)
+
+
+def test_policy_file_round_trip_and_pick(tmp_path):
+    policies = {seat: _random_policy(observation_size("history"), [16], "elu", seat) for seat in (0, 1)}
+    path = tmp_path / "history.npz"
+    save_policy(path, "history", policies)
+    drafter = make_drafter(f"file:{path}")
+    assert drafter.name == f"file:{path}" and drafter.approach == "history"
+    offer, chosen = (5, 117, 62), (1, 3, 151)
+    observation = draft_observation(card_encoding(), offer, chosen, True)
+    for seat in (0, 1):
+        np.testing.assert_allclose(drafter.policies[seat].logits(observation), policies[seat].logits(observation),
+                                   rtol=1e-5)  # stored as float32
+        assert drafter.pick(offer, chosen, seat, RNG) == int(np.argmax(policies[seat].logits(observation)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.npz"]  # no temporary file left
+
+
+def test_policy_for_one_seat_refuses_the_other(tmp_path):
+    path = tmp_path / "first.npz"
+    save_policy(path, "immediate", {0: _random_policy(48, [], "tanh", 0)})
+    drafter = load_policy(path)
+    assert drafter.pick((1, 2, 3), (), 0, RNG) in (0, 1, 2)
+    with pytest.raises(LocmError, match=f"file:{path}: no policy for seat 1") as error:
+        drafter.pick((1, 2, 3), (), 1, RNG)
+    assert "\n" not in str(error.value)
+
+
+def test_bad_policy_files_are_refused_naming_the_file(tmp_path):
+    wrong_shape = tmp_path / "wrong_shape.npz"
+    save_policy(wrong_shape, "history", {0: _random_policy(48, [8], "tanh", 0)})  # an immediate-sized input
+    with pytest.raises(LocmError, match=r"wrong_shape.npz: seat 0: weight0 has shape \(48, 8\), expected \(528, n\)"):
+        load_policy(wrong_shape)
+    four_logits = tmp_path / "four.npz"
+    save_policy(four_logits, "immediate", {1: SeatPolicy((np.zeros((48, 4)),), (np.zeros(4),), "tanh")})
+    with pytest.raises(LocmError, match="four.npz: seat 1: the last layer must give 3 logits"):
+        load_policy(four_logits)
+    not_npz = tmp_path / "notes.npz"
+    not_npz.write_text("hello")
+    with pytest.raises(LocmError, match="notes.npz: not a draft policy file"):
+        make_drafter(f"file:{not_npz}")
+    other = tmp_path / "other.npz"
+    np.savez(other, format=np.array("something else"))
+    with pytest.raises(LocmError, match="other.npz: format 'something else'"):
+        load_policy(other)
+
+
+def test_drafting_with_a_policy_file_never_imports_torch(tmp_path):
+    path = tmp_path / "immediate.npz"
+    save_policy(path, "immediate", {seat: _random_policy(48, [8], "elu", seat) for seat in (0, 1)})
+    script = (
+        "import random, sys\n"
+        "from gamelp.games.locm.battlers import make_battler\n"
+        "from gamelp.games.locm.drafters import make_drafter\n"
+        "from gamelp.games.locm.match import play_match\n"
+        "b = make_battler('max-attack')\n"
+        f"play_match(make_drafter('file:{path}'), make_drafter('icebox'), b, b, seed=1)\n"
+        "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+
+
+@pytest.mark.parametrize("approach", ["immediate", "lstm"])
+def test_seeded_self_play_gives_the_same_networks_twice(approach):
+    def run(seed):
+        return train(approach, "max-attack", episodes=12, seed=seed, eval_episodes=2, settings=(TINY, TINY))
+
+    first, again, other = run(5), run(5), run(6)
+    for seat in (0, 1):
+        for a, b, c in zip(first.drafter.policies[seat].weights, again.drafter.policies[seat].weights,
+                           other.drafter.policies[seat].weights):
+            np.testing.assert_array_equal(a, b)
+            assert not np.array_equal(a, c)
+    assert first.curve == again.curve
+    # Twelve checkpoints (one per episode) met at the ends of rounds of 2 episodes.
+    assert CHECKPOINTS == 12
+    assert [row[:2] for row in first.curve] == [(episodes, seat) for episodes in (2, 4, 6, 8, 10, 12)
+                                                for seat in (0, 1)]
+    assert all(row[2] in (0.0, 0.5, 1.0) for row in first.curve)
+
+
+def test_training_script_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
+    script = Path(__file__).resolve().parents[2] / "scripts" / "vieira_5_1_training.py"
+    spec = importlib.util.spec_from_file_location("vieira_5_1_training", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--episodes", "20", "--eval-episodes", "2", "--minibatches", "1", "--seed", "1",
+                        "--out", str(tmp_path)]) == 0
+    drafter = make_drafter(f"file:{tmp_path / 'policy.npz'}")
+    assert sorted(drafter.policies) == [0, 1] and drafter.policies[0].activation == "elu"  # Table A.2
+    rows = (tmp_path / "curve.csv").read_text().splitlines()
+    assert rows[0] == "episodes,seat,win_rate"
+    # Rounds of 10 episodes (the opponent update of Table A.2): checkpoints after 10 and 20.
+    assert [row.split(",")[:2] for row in rows[1:]] == [["10", "0"], ["10", "1"], ["20", "0"], ["20", "1"]]
+    assert all(float(row.split(",")[2]) in (0.0, 0.5, 1.0) for row in rows[1:])  # 2 matches each
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    assert "20 episodes per seat" in capsys.readouterr().out
+
