@@ -118,8 +118,11 @@ class SweepPoint:
         return abs(self.bound - self.value) / max(abs(self.value), 1e-10)
 
     def within(self, rel_gap: float, abs_gap: float = 0.0) -> bool:
-        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` (values near 0)."""
-        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap)
+        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` (values near 0).
+
+        A bound set to exactly the gap (a search's cutoff) counts as within, up to rounding.
+        """
+        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
 
     def as_dict(self) -> dict:
         return {"k": self.k, "value": self.value, "bound": self.bound, "mip_gap": self.mip_gap,
