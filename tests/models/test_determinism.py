@@ -1,8 +1,11 @@
 """Deterministic ILP, k-determinism MIP and the k-sweep, cross-checked against independent solves."""
 
+import json
+
 import numpy as np
 import pytest
 
+from gamelp.cli import main
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games import poker
 from gamelp.models.determinism import deterministic_choices, determinism, k_sweep, kdet_mip, solve_deterministic, solve_kdet
@@ -132,3 +135,17 @@ def test_mixed_points_counts_unreached_points_as_deterministic(kuhn):
 def test_mip_sweep_points_carry_checkable_strategies(kuhn):
     for point in k_sweep(kuhn, 2).points:
         check_point_without_solver(kuhn, 2, point.as_dict())
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_cli_sweep_json_points_check_without_solver(player, capsys, tmp_path):
+    game = small_leduc()
+    path = tmp_path / "leduc_3x1.json"
+    game.save(path)
+    assert main(["kdet", str(path), "--player", str(player), "--sweep", "--mip-gap", "0.01", "--abs-gap", "1e-4",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["k"] for row in rows] == list(range(game.player(player).num_decision_points + 1))
+    for row in rows:
+        check_point_without_solver(game, player, row)
+        assert row["bound"] - row["value"] <= max(0.01 * abs(row["value"]), 1e-4) * (1 + 1e-9)
