@@ -113,6 +113,8 @@ class _Node:
     choice: np.ndarray  # per decision point: action index, UNDECIDED or MIXING
     basis: object  # the parent's optimal basis (None at the root)
     bound: float  # upper bound on the node's value, known before solving it
+    hint: np.ndarray  # per point, an upper bound on the LP with it pure: tests the likely forced points first
+    same_lp: tuple | None = None  # a "mixes" child: the parent's LP result and forcing trials, still exact
 
 
 class KdetSearch:
@@ -173,7 +175,7 @@ class KdetSearch:
         At ``deadline`` (``time.perf_counter()`` seconds) the search stops and
         returns the largest bound among the nodes still open.
         """
-        stack = [_Node(np.full(self.total, UNDECIDED), None, np.inf)]
+        stack = [_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))]
         while stack:
             if time.perf_counter() > deadline:
                 return max(self.cutoff(k), max(node.bound for node in stack))
@@ -181,23 +183,28 @@ class KdetSearch:
             if node.bound <= self.cutoff(k):
                 continue
             self.nodes += 1
+            if node.same_lp:
+                stack.extend(self._branch(k, node, *node.same_lp))
+                continue
             value, x, basis = self._solve(node.choice, node.basis)
             mixed = mixed_points(self.own, x)
             if value <= self.cutoff(k) or self.total - mixed.sum() >= k:
                 continue  # pruned, or x is feasible for P(k) (offered above) and solves the node
-            stack.extend(self._branch(k, node.choice.copy(), value, basis, mixed))
+            stack.extend(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
         return self.cutoff(k)
 
-    def _branch(self, k: int, choice: np.ndarray, value: float, basis, mixed: np.ndarray) -> list[_Node]:
-        """Designate the forced mixing points, then split on the cheapest point to make pure.
+    def _forcing(self, k: int, node: _Node, mixed: np.ndarray, basis) -> dict | None:
+        """Test the mixed undecided points, likely forced ones first; designate the forced ones as mixing.
 
-        Returns the children in reverse order of exploration (a stack), none if
-        the forced points exceed the capacity.
+        Returns point -> [(LP value with the point playing a, a), ...] for the
+        points that may stay pure (a test stops at the first action above the
+        cutoff), or None when the forced points exceed the node's capacity.
         """
-        own = self.own
+        own, choice = self.own, node.choice
         capacity = self.total - k - int((choice == MIXING).sum())
-        forcing = {}  # point -> [(LP value with the point playing a, a)]
-        for j in np.flatnonzero(mixed & (choice == UNDECIDED)):
+        candidates = np.flatnonzero(mixed & (choice == UNDECIDED))
+        forcing = {}
+        for j in candidates[np.argsort(node.hint[candidates], kind="stable")]:
             trials = []
             for a in range(own.ends[j] - own.starts[j]):
                 trial = choice.copy()
@@ -205,25 +212,39 @@ class KdetSearch:
                 trials.append((self._solve(trial, basis)[0], a))
                 if trials[-1][0] > self.cutoff(k):
                     break  # j can stay pure in an improving strategy: not forced
-            if max(trials)[0] <= self.cutoff(k):
+            node.hint[j] = max(trials)[0]
+            if node.hint[j] <= self.cutoff(k):
                 choice[j] = MIXING
                 capacity -= 1
                 if capacity < 0:
-                    return []
+                    return None
             else:
                 forcing[j] = trials
+        return forcing
+
+    def _branch(self, k: int, node: _Node, value: float, basis, forcing: dict | None) -> list[_Node]:
+        """Split on the undecided point whose best pure action costs most: "plays a" for each a, "mixes".
+
+        Returns the children in reverse order of exploration (a stack).  The
+        "mixes" child keeps this LP, so it reuses the forcing trials.
+        """
+        if not forcing:
+            return []
+        own, choice = self.own, node.choice
+        capacity = self.total - k - int((choice == MIXING).sum())
         point = min(forcing, key=lambda j: max(forcing[j])[0])
         tried = dict((a, bound) for bound, a in forcing[point])
         children = []
         if capacity >= 1:
             mixing = choice.copy()
             mixing[point] = MIXING
-            children.append(_Node(mixing, basis, value))
+            rest = {j: trials for j, trials in forcing.items() if j != point}
+            children.append(_Node(mixing, basis, value, node.hint.copy(), (value, basis, rest)))
         actions = sorted(range(own.ends[point] - own.starts[point]), key=lambda a: tried.get(a, value))
         for a in actions:
             pure = choice.copy()
             pure[point] = a
-            children.append(_Node(pure, basis, tried.get(a, value)))
+            children.append(_Node(pure, basis, tried.get(a, value), node.hint.copy()))
         return children
 
 
