@@ -154,19 +154,34 @@ class KdetSearch:
         return result
 
     def solve_root(self) -> float:
-        """The Nash LP (its value bounds ``V(k)`` for every ``k``), then a rounding dive to a pure strategy.
+        """The Nash LP (its value bounds ``V(k)`` for every ``k``), then a greedy dive to a pure strategy.
 
-        The dive fixes every mixed point to its most likely action and re-solves
-        until the strategy is pure, which gives an incumbent for every ``k``.
+        The dive makes one more point pure per step, the point and action
+        whose LP keeps the most value; every step's strategy is an incumbent
+        for every ``k`` up to its determinism.  The LP values of earlier steps
+        bound those of later ones (fixings only lower them), so candidates are
+        re-solved best stale value first and a step stops at the first
+        candidate whose fresh value beats every stale one (lazy greedy).
         """
+        own = self.own
         choice = np.full(self.total, UNDECIDED)
         nash_value, x, basis = self._solve(choice, None)
-        mixed = mixed_points(self.own, x)
+        stale = np.full(own.num_sequences, np.inf)  # per sequence ja: bound on the LP with j playing a
+        mixed = mixed_points(own, x)
         while mixed.any():
-            for j in np.flatnonzero(mixed):
-                choice[j] = int(np.argmax(x[self.own.starts[j]:self.own.ends[j]]))
-            _, x, basis = self._solve(choice, basis)
-            mixed = mixed_points(self.own, x)
+            sequences = np.flatnonzero(np.isin(own.decision_point_of, np.flatnonzero(mixed & (choice == UNDECIDED))))
+            best = (-np.inf, None, None)
+            for s in sequences[np.argsort(-stale[sequences], kind="stable")]:
+                if stale[s] <= best[0]:
+                    break
+                trial = choice.copy()
+                trial[own.decision_point_of[s]] = s - own.starts[own.decision_point_of[s]]
+                result = self._solve(trial, basis)
+                stale[s] = result[0]
+                if result[0] > best[0]:
+                    best = (result[0], trial, result)
+            _, choice, (_, x, basis) = best
+            mixed = mixed_points(own, x)
         return nash_value
 
     def prove(self, k: int, deadline: float = np.inf) -> float:
