@@ -184,15 +184,15 @@ class KdetSearch:
             mixed = mixed_points(own, x)
         return nash_value
 
-    def prove(self, k: int, deadline: float = np.inf) -> float:
+    def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
         """Search ``P(k)`` depth first until every node is below the cutoff; returns the proved bound.
 
-        At ``deadline`` (``time.perf_counter()`` seconds) the search stops and
-        returns the largest bound among the nodes still open.
+        Once ``clock()`` passes ``deadline`` the search stops and returns the
+        largest bound among the nodes still open.
         """
         stack = [_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))]
         while stack:
-            if time.perf_counter() > deadline:
+            if clock() > deadline:
                 return max(self.cutoff(k), max(node.bound for node in stack))
             node = stack.pop()
             if node.bound <= self.cutoff(k):
@@ -264,9 +264,11 @@ class KdetSearch:
 
 
 def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.01, abs_gap: float = 1e-4,
-                 time_limit: float | None = None, progress=None) -> KSweep:
+                 time_limit: float | None = None, clock=time.perf_counter, progress=None) -> KSweep:
     """``V(k)`` for ``k = 0..|J|`` within the gap, by :class:`KdetSearch`; ``time_limit`` is per ``k``.
 
+    ``time_limit`` is measured on ``clock`` (wall time by default; pass
+    ``time.process_time`` for CPU time, which a loaded machine does not stretch).
     ``k`` runs upwards; each ``P(k)`` is searched only if no bound proved at a
     smaller ``k`` already puts it within the gap.  ``progress`` (optional) is
     called with ``(k_done, k_total)``.
@@ -280,8 +282,8 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
     for k in range(total + 1):
         proved = bound[k - 1] if k else nash_value
         if proved > search.cutoff(k):
-            deadline = np.inf if time_limit is None else time.perf_counter() + time_limit
-            proved = min(proved, search.prove(k, deadline))
+            deadline = np.inf if time_limit is None else clock() + time_limit
+            proved = min(proved, search.prove(k, deadline, clock))
             searched[k] = True
         bound[k] = proved
         if progress:

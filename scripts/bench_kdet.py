@@ -8,7 +8,8 @@
 after ``--mip-time-limit`` seconds); ``search`` is
 :func:`gamelp.models.kdet_search.search_sweep` (branch-and-bound over
 decision points on one persistent HiGHS LP, each k stopped after
-``--search-time-limit`` seconds).  Both players of one method run side by
+``--search-time-limit`` CPU seconds, which the load of a shared machine does
+not shrink; HiGHS's MIP limit is wall time).  Both players of one method run side by
 side in two processes, one method after the other, in the same run.  Reports
 per player and method the wall time, the MIPs or searches, LPs and nodes, and
 every k whose bound is not within the gap (relative ``--gap``, absolute
@@ -42,15 +43,15 @@ def build_game(name: str) -> SequenceFormGame:
 
 def sweep(method: str, game_name: str, player: int, args) -> dict:
     game = build_game(game_name)
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     if method == "mip":
         result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
     else:
         result = search_sweep(game, player, rel_gap=args.gap, abs_gap=args.abs_gap,
-                              time_limit=args.search_time_limit)
-    seconds = time.perf_counter() - began
+                              time_limit=args.search_time_limit, clock=time.process_time)
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
     over = [p for p in result.points if not p.within(args.gap, args.abs_gap)]
-    return {"method": method, "game": game_name, "player": player, "seconds": seconds,
+    return {"method": method, "game": game_name, "player": player, "seconds": seconds, "cpu": cpu,
             "solves": result.mips_solved, "lps": result.lps_solved, "nodes": result.nodes,
             "over": [{"k": p.k, "value": p.value, "bound": p.bound, "gap": p.mip_gap} for p in over],
             "points": [{key: value for key, value in p.as_dict().items() if key != "strategy"}
@@ -68,7 +69,7 @@ def run_pair(method: str, game_name: str, args) -> tuple[float, list[dict]]:
     for r in results:
         points = r["points"]
         work = "MIPs" if method == "mip" else "searches"
-        print(f"  player {r['player']}: {r['seconds']:.1f} s, {r['solves']} {work}, {r['lps']} LPs, "
+        print(f"  player {r['player']}: {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, {r['solves']} {work}, {r['lps']} LPs, "
               f"{r['nodes']} nodes; V(0) = {points[0]['value']:.6f}, V({len(points) - 1}) = "
               f"{points[-1]['value']:.6f}; k over the gap: {len(r['over'])}", flush=True)
         for p in r["over"]:
