@@ -129,10 +129,12 @@ def _lp_gap(game, result) -> float:
 # ---------------------------------------------------------------------- kdet
 def _cmd_kdet(args) -> int:
     from gamelp.models.determinism import k_sweep, solve_kdet
+    from gamelp.models.kdet_search import search_sweep
 
     game = _load(args)
     if args.sweep == (args.k is not None):
         raise GamelpError("give exactly one of --k K or --sweep")
+    options = {} if args.time_limit is None else {"time_limit": args.time_limit}
     if args.k is not None:
         total = game.player(args.player).num_decision_points
         if not 0 <= args.k <= total:
@@ -141,13 +143,22 @@ def _cmd_kdet(args) -> int:
             print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",
                   file=sys.stderr, flush=True)
         result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
-                            time_limit=args.time_limit)
+                            **options)
         rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
     else:
-        sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
-                        time_limit=args.time_limit,
-                        progress=None if args.json or args.quiet else _progress_printer())
-        rows = [{"k": p.k, "value": p.value, "mip_gap": p.mip_gap} for p in sweep.points]
+        on_highs = args.backend in ("auto", "highs")
+        method = args.method or ("search" if on_highs else "mip")
+        if method == "search" and not on_highs:
+            raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; "
+                              "use --method mip")
+        progress = None if args.json or args.quiet else _progress_printer()
+        if method == "search":
+            sweep = search_sweep(game, args.player, rel_gap=args.mip_gap, abs_gap=args.abs_gap,
+                                 progress=progress, **options)
+        else:
+            sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                            progress=progress, **options)
+        rows = [p.as_dict() for p in sweep.points]
     if args.plot:
         from gamelp.plots import plot_k_sweep
 
@@ -156,7 +167,8 @@ def _cmd_kdet(args) -> int:
         _print_json(rows)
     else:
         for row in rows:
-            print(f"k={row['k']:4d}  value={row['value']: .8f}  mip_gap={row['mip_gap']:.2e}")
+            extra = f"  bound={row['bound']: .8f}  determinism={row['determinism']:4d}" if "bound" in row else ""
+            print(f"k={row['k']:4d}  value={row['value']: .8f}  mip_gap={row['mip_gap']:.2e}{extra}")
     return 0
 
 
@@ -296,10 +308,14 @@ def build_parser() -> argparse.ArgumentParser:
     kdet.add_argument("--k", type=integer(0), help="number of decision points forced to play one action")
     kdet.add_argument("--sweep", action="store_true", help="k = 0 .. number of decision points")
     kdet.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap (default 1e-6)")
+    kdet.add_argument("--abs-gap", type=finite_float(0.0), default=1e-9,
+                      help="--sweep --method search: absolute gap accepted near value 0 (default 1e-9)")
+    kdet.add_argument("--method", choices=("search", "mip"),
+                      help="--sweep by the branch-and-bound search (default on auto and highs) or by MIPs")
     kdet.add_argument("--plot", type=plot_path, help="write a plot of value against k to this file (.png, .pdf, ...)")
     kdet.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
     kdet.add_argument("--time-limit", type=finite_float(0.0),
-                      help="seconds each MIP may take; a MIP stopped early reports its incumbent and gap")
+                      help="seconds per MIP, or per k of the search; a MIP stopped early reports its incumbent and gap")
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")

@@ -100,20 +100,33 @@ def determinism(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> int:
 
 @dataclass
 class SweepPoint:
-    """One ``k`` of the sweep: the value (best incumbent), its upper bound, and the MIP relative gap."""
+    """One ``k`` of the sweep: the value, its upper bound, and the strategy that guarantees the value.
+
+    ``determinism`` is the number of decision points ``strategy`` (sequence
+    label -> probability) plays deterministically, at least ``k``.
+    """
 
     k: int
     value: float
     bound: float
-    solved: bool  # a MIP was solved at this k (False: implied by a neighbour)
+    solved: bool  # a MIP (or a search) was run at this k (False: implied by a neighbour)
+    determinism: int
+    strategy: dict[str, float]
 
     @property
     def mip_gap(self) -> float:
         return abs(self.bound - self.value) / max(abs(self.value), 1e-10)
 
+    def within(self, rel_gap: float, abs_gap: float = 0.0) -> bool:
+        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` (values near 0).
+
+        A bound set to exactly the gap (a search's cutoff) counts as within, up to rounding.
+        """
+        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
+
     def as_dict(self) -> dict:
         return {"k": self.k, "value": self.value, "bound": self.bound, "mip_gap": self.mip_gap,
-                "solved": self.solved}
+                "solved": self.solved, "determinism": self.determinism, "strategy": self.strategy}
 
 
 @dataclass
@@ -122,9 +135,10 @@ class KSweep:
 
     player: int
     points: list[SweepPoint]
-    mips_solved: int
+    mips_solved: int  # searches, for search_sweep
     lps_solved: int
     wall_time: float
+    nodes: int = 0  # branch-and-bound nodes (search_sweep only)
 
     @property
     def values(self) -> np.ndarray:
@@ -220,7 +234,11 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
         progress(total + 1, total + 1)
     # Incumbents are feasible for every smaller k (see remember), bounds hold for every larger k.
     bound = np.maximum(np.minimum.accumulate(bound), incumbent)
-    points = [SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k])) for k in range(total + 1)]
+    points = []
+    for k in range(total + 1):
+        x = best_known(k)[2]["x"]
+        points.append(SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k]), determinism(own, x),
+                                 dict(zip(own.labels, x.tolist()))))
     return KSweep(player, points, counts["mip"], counts["lp"], wall)
 
 

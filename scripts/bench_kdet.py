@@ -1,63 +1,111 @@
-"""Benchmark: the full Leduc k-sweep (k = 0..144) for both players, every point within a relative MIP gap.
+"""Benchmark: the full Leduc k-sweep (k = 0..144), both players, today's MIP sweep against the search.
 
-    python scripts/bench_kdet.py [--backend highs] [--mip-gap 0.01] [--time-limit 120] [--out out]
+    python scripts/bench_kdet.py [--methods mip,search] [--gap 0.01] [--abs-gap 1e-4]
+                                 [--mip-time-limit 30] [--search-time-limit 20]
+                                 [--variants 4x2,5x3] [--out out]
 
-The two players' sweeps run side by side in two processes.  Reports the wall
-time, the MIPs and LPs actually solved (against the 145 independent MIPs per
-player the homework solves, for which it quotes one to five hours with
-Gurobi), the curve, and every point whose gap is above the target (a MIP
-stopped by ``--time-limit``).  Writes ``OUT/bench_kdet_<game>.png`` / ``.json``.
+``mip`` is :func:`gamelp.models.determinism.k_sweep` (HiGHS MIPs, each stopped
+after ``--mip-time-limit`` seconds); ``search`` is
+:func:`gamelp.models.kdet_search.search_sweep` (branch-and-bound over
+decision points on one persistent HiGHS LP, each k stopped after
+``--search-time-limit`` CPU seconds, which the load of a shared machine does
+not shrink; HiGHS's MIP limit is wall time).  Both players of one method run side by
+side in two processes, one method after the other, in the same run.  Reports
+per player and method the wall time, the MIPs or searches, LPs and nodes, and
+every k whose bound is not within the gap (relative ``--gap``, absolute
+``--abs-gap`` near 0); then the ratio of the two methods' wall times and the
+load average.  ``--variants RxS,...`` also sweeps bigger Leduc variants
+(R ranks, S suits) with the search.  Writes ``OUT/bench_kdet.json`` and the
+plot of the search's curves, ``OUT/bench_kdet_leduc.png``.
 """
 
 import argparse
 import json
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from gamelp.game import load_game
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.games.poker import leduc
 from gamelp.models.determinism import k_sweep
+from gamelp.models.kdet_search import search_sweep
 from gamelp.plots import plot_k_sweep
 
 
-def sweep(game_name: str, player: int, backend: str, mip_gap: float, time_limit: float | None) -> dict:
+def build_game(name: str) -> SequenceFormGame:
+    """``leduc`` or a variant ``RxS`` (R ranks, S suits)."""
+    if name == "leduc":
+        return load_game("leduc")
+    ranks, suits = (int(part) for part in name.split("x"))
+    return SequenceFormGame.from_dict(leduc(ranks=ranks, suits=suits), f"leduc_{name}")
+
+
+def sweep(method: str, game_name: str, player: int, args) -> dict:
+    game = build_game(game_name)
+    began, cpu_began = time.perf_counter(), time.process_time()
+    if method == "mip":
+        result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
+    else:
+        result = search_sweep(game, player, rel_gap=args.gap, abs_gap=args.abs_gap,
+                              time_limit=args.search_time_limit, clock=time.process_time)
+    seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
+    over = [p for p in result.points if not p.within(args.gap, args.abs_gap)]
+    return {"method": method, "game": game_name, "player": player, "seconds": seconds, "cpu": cpu,
+            "solves": result.mips_solved, "lps": result.lps_solved, "nodes": result.nodes,
+            "over": [{"k": p.k, "value": p.value, "bound": p.bound, "gap": p.mip_gap} for p in over],
+            "points": [{key: value for key, value in p.as_dict().items() if key != "strategy"}
+                       for p in result.points]}
+
+
+def run_pair(method: str, game_name: str, args) -> tuple[float, list[dict]]:
     began = time.perf_counter()
-    options = {} if time_limit is None else {"time_limit": time_limit}
-    result = k_sweep(load_game(game_name), player, backend, mip_gap=mip_gap, **options)
-    return {"player": player, "seconds": time.perf_counter() - began, "mips": result.mips_solved,
-            "lps": result.lps_solved, "points": [p.as_dict() for p in result.points]}
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(sweep, method, game_name, p, args) for p in (1, 2)]
+        results = [f.result() for f in futures]
+    wall = time.perf_counter() - began
+    print(f"{game_name}, {method}: {wall:.1f} s wall for both players in parallel "
+          f"(load average {', '.join(f'{v:.1f}' for v in os.getloadavg())})", flush=True)
+    for r in results:
+        points = r["points"]
+        work = "MIPs" if method == "mip" else "searches"
+        print(f"  player {r['player']}: {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, {r['solves']} {work}, {r['lps']} LPs, "
+              f"{r['nodes']} nodes; V(0) = {points[0]['value']:.6f}, V({len(points) - 1}) = "
+              f"{points[-1]['value']:.6f}; k over the gap: {len(r['over'])}", flush=True)
+        for p in r["over"]:
+            print(f"    k={p['k']:3d} value={p['value']: .6f} bound={p['bound']: .6f} gap={p['gap']:.2%}")
+    return wall, results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="leduc")
-    parser.add_argument("--backend", default="highs")
-    parser.add_argument("--mip-gap", type=float, default=0.01)
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds per MIP (default: none)")
+    parser.add_argument("--methods", default="mip,search")
+    parser.add_argument("--gap", type=float, default=0.01, help="relative gap target (default 1%%)")
+    parser.add_argument("--abs-gap", type=float, default=1e-4, help="absolute gap accepted near 0")
+    parser.add_argument("--mip-time-limit", type=float, default=30.0, help="seconds per MIP of k_sweep")
+    parser.add_argument("--search-time-limit", type=float, default=20.0, help="seconds per k of the search")
+    parser.add_argument("--variants", default="", help="bigger Leduc variants RxS for the search, e.g. 4x2,5x3")
     parser.add_argument("--out", default="out")
     args = parser.parse_args()
-    began = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        futures = [pool.submit(sweep, args.game, p, args.backend, args.mip_gap, args.time_limit) for p in (1, 2)]
-        results = [f.result() for f in futures]
-    wall = time.perf_counter() - began
-    print(f"{args.game} k-sweep on {args.backend}, target relative MIP gap {args.mip_gap:g}: {wall:.1f} s wall for both "
-          "players in parallel")
-    for r in results:
-        points = r["points"]
-        over = [p["k"] for p in points if p["mip_gap"] > args.mip_gap]
-        levels = sorted({round(p["value"], 6) for p in points}, reverse=True)
-        print(f"  player {r['player']}: {r['seconds']:.1f} s, {r['mips']} MIPs + {r['lps']} LPs for "
-              f"{len(points)} values of k (homework: {len(points)} MIPs); {len(levels)} distinct values; "
-              f"V(0) = {points[0]['value']:.6f}, V({len(points) - 1}) = {points[-1]['value']:.6f}; "
-              f"points above the gap target: {over or 'none'}")
-        for p in points:
-            if p["solved"] or p["mip_gap"] > args.mip_gap:
-                print(f"    k={p['k']:3d} value={p['value']: .6f} bound={p['bound']: .6f} gap={p['mip_gap']:.2%}")
+    report = {"load_average_start": os.getloadavg(), "runs": []}
+    walls = {}
+    for method in args.methods.split(","):
+        walls[method], results = run_pair(method, "leduc", args)
+        report["runs"].append({"game": "leduc", "method": method, "wall": walls[method], "players": results})
+        if method == "search":
+            curves = {f"player {r['player']}": r["points"] for r in results}
+            plot_k_sweep(curves, Path(args.out) / "bench_kdet_leduc.png", title="leduc: value against k (search)")
+    if len(walls) == 2:
+        print(f"wall time ratio mip / search: {walls['mip'] / walls['search']:.2f}")
+    for variant in filter(None, args.variants.split(",")):
+        wall, results = run_pair("search", variant, args)
+        report["runs"].append({"game": variant, "method": "search", "wall": wall, "players": results})
+    report["load_average_end"] = os.getloadavg()
     out = Path(args.out)
-    curves = {f"player {r['player']}": r["points"] for r in results}
-    plot_k_sweep(curves, out / f"bench_kdet_{args.game}.png", title=f"{args.game}: value against k")
-    (out / f"bench_kdet_{args.game}.json").write_text(json.dumps(curves, indent=1))
+    out.mkdir(parents=True, exist_ok=True)
+    temporary = out / "bench_kdet.json.tmp"
+    temporary.write_text(json.dumps(report, indent=1))
+    temporary.replace(out / "bench_kdet.json")
 
 
 if __name__ == "__main__":

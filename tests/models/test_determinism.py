@@ -1,9 +1,15 @@
 """Deterministic ILP, k-determinism MIP and the k-sweep, cross-checked against independent solves."""
 
+import json
+
 import numpy as np
 import pytest
 
+from gamelp.cli import main
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.games import poker
 from gamelp.models.determinism import deterministic_choices, determinism, k_sweep, kdet_mip, solve_deterministic, solve_kdet
+from gamelp.models.kdet_search import KdetSearch, mixed_points, search_sweep
 from gamelp.models.nash import solve_nash
 
 
@@ -66,3 +72,80 @@ def test_choices_match_determinism_count(leduc):
     pure = leduc.pl1.best_response(np.random.default_rng(1).normal(size=leduc.pl1.num_sequences))[1]
     z = deterministic_choices(leduc.pl1, pure)
     assert z.sum() == leduc.pl1.num_decision_points
+
+
+# ---------------------------------------------------------------------- the search sweep (kdet_search)
+def small_leduc():
+    """Leduc with 3 ranks in one suit, raises of 1 and 2, one raise per round: 42 decision points each."""
+    return SequenceFormGame.from_dict(poker.leduc(ranks=3, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_3x1")
+
+
+def check_point_without_solver(game, player, point, tol=1e-7):
+    """The point's strategy is a sequence-form strategy, guarantees its value, and is deterministic at >= k points."""
+    own = game.player(player)
+    x = np.array([point["strategy"][label] for label in own.labels])
+    assert own.infeasibility(x) <= tol
+    assert game.guaranteed_value(player, x) == pytest.approx(point["value"], abs=tol)
+    assert point["bound"] >= point["value"] - tol
+    assert determinism(own, x) == point["determinism"] >= point["k"]
+
+
+@pytest.mark.parametrize("make_game", [lambda: load_game("kuhn"), lambda: SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4"),
+                                       small_leduc], ids=["kuhn", "kuhn4", "leduc_3x1"])
+@pytest.mark.parametrize("player", [1, 2])
+def test_search_sweep_equals_independent_mips(make_game, player):
+    game = make_game()
+    sweep = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-9)
+    total = game.player(player).num_decision_points
+    assert [p.k for p in sweep.points] == list(range(total + 1))
+    independent = [solve_kdet(game, player, k, mip_gap=1e-9).value for k in range(total + 1)]
+    assert sweep.values == pytest.approx(independent, abs=1e-8)
+    assert sweep.values[0] == pytest.approx(solve_nash(game, player).value, abs=1e-9)
+    assert sweep.values[-1] == pytest.approx(solve_deterministic(game, player, mip_gap=1e-9).value, abs=1e-9)
+    assert all(p.within(0.0, 1e-8) for p in sweep.points)
+    for point in sweep.points:
+        check_point_without_solver(game, player, point.as_dict())
+
+
+def test_search_sweep_stops_within_the_relative_gap():
+    game = small_leduc()
+    exact = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-9).values
+    sweep = search_sweep(game, 2, rel_gap=0.05, abs_gap=1e-4)
+    for point, value in zip(sweep.points, exact):
+        assert point.value - 1e-9 <= value <= point.bound + 1e-9
+        assert point.within(0.05, 1e-4)
+
+
+def test_time_limited_search_reports_an_open_bound(leduc):
+    search = KdetSearch(leduc, 1)
+    search.solve_root()
+    bound = search.prove(140, deadline=0.0)  # stopped before the first node: the root is open
+    assert bound == np.inf
+    assert search.value[140] <= search.value[0]
+
+
+def test_mixed_points_counts_unreached_points_as_deterministic(kuhn):
+    x = kuhn.pl1.uniform_strategy()
+    assert mixed_points(kuhn.pl1, x).all()
+    pure = kuhn.pl1.best_response(np.ones(kuhn.pl1.num_sequences))[1]
+    assert not mixed_points(kuhn.pl1, pure).any()
+    assert determinism(kuhn.pl1, pure) == kuhn.pl1.num_decision_points
+
+
+def test_mip_sweep_points_carry_checkable_strategies(kuhn):
+    for point in k_sweep(kuhn, 2).points:
+        check_point_without_solver(kuhn, 2, point.as_dict())
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_cli_sweep_json_points_check_without_solver(player, capsys, tmp_path):
+    game = small_leduc()
+    path = tmp_path / "leduc_3x1.json"
+    game.save(path)
+    assert main(["kdet", str(path), "--player", str(player), "--sweep", "--mip-gap", "0.01", "--abs-gap", "1e-4",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["k"] for row in rows] == list(range(game.player(player).num_decision_points + 1))
+    for row in rows:
+        check_point_without_solver(game, player, row)
+        assert row["bound"] - row["value"] <= max(0.01 * abs(row["value"]), 1e-4) * (1 + 1e-9)

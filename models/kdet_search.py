@@ -1,0 +1,299 @@
+"""The k-determinism sweep by a branch-and-bound over decision points on one persistent HiGHS LP.
+
+``P_p(k)`` (the homework's k-determinism problem; :mod:`gamelp.models.determinism`)
+asks for the best strategy of player ``p`` that plays one action whenever it
+reaches at least ``k`` of its decision points.  Its big-M MIP relaxes to the
+Nash LP at every ``k`` (the convex hull of the strategies with ``k`` pure
+points is the whole strategy polytope), so a generic MIP solver proves its
+bounds only by branching.  This module branches on the decision points
+themselves and bounds with facts about ``P(k)``:
+
+* **Faces.**  "``j`` plays ``a`` whenever reached" is ``x[jb] = 0`` for every
+  other action ``b`` (the polytope row of ``j`` then gives ``x[ja] = x[p_j]``):
+  column upper bounds only.  One ``highspy.Highs`` holds the Nash LP; a node
+  changes the bounds of the columns that differ from the last node and
+  re-solves by dual simplex from its parent's basis.
+* **Branching.**  A node fixes some points' actions and designates some points
+  as *mixing* (not counted).  At most ``capacity = |J| - k - #mixing`` more
+  points may mix.  Its LP optimum ``x`` that is deterministic at ``k`` points
+  or more (unreached points count) solves the node.  Otherwise a point ``j``
+  mixed in ``x`` splits the node into "``j`` plays ``a``" for each action and
+  "``j`` mixes" (``capacity - 1``; same LP).
+* **Forcing.**  Let ``phi[j]`` be the node LP with ``j`` also pure (best
+  action).  A point with ``phi[j]`` at or below the cutoff cannot be pure in any
+  improving strategy below the node: it is designated mixing without a branch,
+  and a node with more such points than its capacity is pruned.  Children only
+  add fixings, so ``phi`` only falls down the tree and the designation is
+  inherited.
+* **Across k.**  ``V(k)`` is non-increasing: every strategy found is an
+  incumbent for every ``k`` up to its determinism, and a bound proved at ``k``
+  holds for every larger ``k``.  ``P(k)`` is searched only to the cutoff
+  ``incumbent + tolerance`` (relative ``rel_gap``, absolute ``abs_gap``), so a
+  search proves "within the gap", not the exact optimum, unless the gaps are 0.
+
+A search stopped by its time limit reports the largest bound of its open
+nodes.  Every point of the sweep carries the strategy that attains its value,
+so the value and the determinism can be checked without a solver.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+
+from gamelp.backends.highs import _highs_lp
+from gamelp.errors import SolveError
+from gamelp.game import SequenceFormGame
+from gamelp.models.determinism import DETERMINISM_TOL, KSweep, SweepPoint
+from gamelp.models.nash import sequence_form_lp
+
+UNDECIDED = -1
+MIXING = -2
+
+
+def mixed_points(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> np.ndarray:
+    """Boolean mask of the decision points where ``x`` mixes (no action carries the whole reach)."""
+    best = np.maximum.reduceat(np.asarray(x, dtype=float), own.starts)
+    return best < x[own.parents] - tol
+
+
+class FaceLP:
+    """The Nash LP of one player in one persistent HiGHS model; faces are set by column upper bounds.
+
+    ``choice[j]`` >= 0 restricts decision point ``j`` to that action; any
+    other entry leaves ``j`` free.  ``solve`` re-solves from ``basis`` (dual
+    simplex warm start) and returns ``(value, x, basis)``, or ``None`` when
+    the face is infeasible (it never is: every face holds a pure strategy).
+    """
+
+    def __init__(self, game: SequenceFormGame, player: int):
+        self.own = game.player(player)
+        model = sequence_form_lp(game, player)
+        self.highs = highspy.Highs()
+        self.highs.setOptionValue("output_flag", False)
+        if self.highs.passModel(_highs_lp(model)) != highspy.HighsStatus.kOk:
+            raise SolveError(f"{model.name}: HiGHS refused the model")
+        self.first_x = model.variables["x"].slice.start
+        self.upper = np.full(self.own.num_sequences, np.inf)
+        self.solves = 0
+
+    def upper_bounds(self, choice: np.ndarray) -> np.ndarray:
+        own = self.own
+        upper = np.full(own.num_sequences, np.inf)
+        fixed = np.flatnonzero(choice >= 0)
+        if fixed.size:
+            upper[1:][np.isin(own.decision_point_of[1:], fixed)] = 0.0
+            upper[own.starts[fixed] + choice[fixed]] = np.inf
+        return upper
+
+    def solve(self, choice: np.ndarray, basis=None):
+        upper = self.upper_bounds(choice)
+        changed = np.flatnonzero(upper != self.upper)
+        if changed.size:
+            self.highs.changeColsBounds(changed.size, (changed + self.first_x).astype(np.int32),
+                                        np.zeros(changed.size), upper[changed])
+            self.upper = upper
+        if basis is not None:
+            self.highs.setBasis(basis)
+        self.highs.run()
+        self.solves += 1
+        if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        x = np.asarray(self.highs.getSolution().col_value)[self.first_x: self.first_x + self.own.num_sequences]
+        x = np.clip(x, 0.0, None)
+        x[0] = 1.0
+        return self.highs.getInfo().objective_function_value, x, self.highs.getBasis()
+
+
+@dataclass
+class _Node:
+    choice: np.ndarray  # per decision point: action index, UNDECIDED or MIXING
+    basis: object  # the parent's optimal basis (None at the root)
+    bound: float  # upper bound on the node's value, known before solving it
+    hint: np.ndarray  # per point, an upper bound on the LP with it pure: tests the likely forced points first
+    same_lp: tuple | None = None  # a "mixes" child: the parent's LP result and forcing trials, still exact
+
+
+class KdetSearch:
+    """Incumbents for every ``k`` and the search that proves ``P(k)`` within the gap (module docstring)."""
+
+    def __init__(self, game: SequenceFormGame, player: int, *, rel_gap: float = 0.01, abs_gap: float = 1e-4):
+        self.game, self.player = game, player
+        self.own = game.player(player)
+        self.total = self.own.num_decision_points
+        self.lp = FaceLP(game, player)
+        self.rel_gap, self.abs_gap = rel_gap, abs_gap
+        self.value = np.full(self.total + 1, -np.inf)  # best value found with determinism >= k
+        self.strategy: list[np.ndarray | None] = [None] * (self.total + 1)
+        self.nodes = 0
+
+    def tolerance(self, value: float) -> float:
+        return max(self.rel_gap * abs(value), self.abs_gap)
+
+    def cutoff(self, k: int) -> float:
+        """Nodes of ``P(k)`` bounded at or below this cannot improve the incumbent beyond the gap."""
+        return self.value[k] + self.tolerance(self.value[k])
+
+    def offer(self, value: float, x: np.ndarray) -> None:
+        """A strategy: an incumbent for every k up to its determinism."""
+        reached = self.total - int(mixed_points(self.own, x).sum())
+        better = np.flatnonzero(self.value[: reached + 1] < value)
+        for k in better:
+            self.value[k] = value
+            self.strategy[k] = x
+
+    def _solve(self, choice, basis):
+        result = self.lp.solve(choice, basis)
+        if result is None:
+            raise SolveError(f"{self.game.name} player {self.player}: a face LP of the k-determinism search "
+                             f"has no optimum ({self.lp.highs.getModelStatus()})")
+        self.offer(result[0], result[1])
+        return result
+
+    def solve_root(self) -> float:
+        """The Nash LP (its value bounds ``V(k)`` for every ``k``), then a greedy dive to a pure strategy.
+
+        The dive makes one more point pure per step, the point and action
+        whose LP keeps the most value; every step's strategy is an incumbent
+        for every ``k`` up to its determinism.  The LP values of earlier steps
+        bound those of later ones (fixings only lower them), so candidates are
+        re-solved best stale value first and a step stops at the first
+        candidate whose fresh value beats every stale one (lazy greedy).
+        """
+        own = self.own
+        choice = np.full(self.total, UNDECIDED)
+        nash_value, x, basis = self._solve(choice, None)
+        stale = np.full(own.num_sequences, np.inf)  # per sequence ja: bound on the LP with j playing a
+        mixed = mixed_points(own, x)
+        while mixed.any():
+            sequences = np.flatnonzero(np.isin(own.decision_point_of, np.flatnonzero(mixed & (choice == UNDECIDED))))
+            best = (-np.inf, None, None)
+            for s in sequences[np.argsort(-stale[sequences], kind="stable")]:
+                if stale[s] <= best[0]:
+                    break
+                trial = choice.copy()
+                trial[own.decision_point_of[s]] = s - own.starts[own.decision_point_of[s]]
+                result = self._solve(trial, basis)
+                stale[s] = result[0]
+                if result[0] > best[0]:
+                    best = (result[0], trial, result)
+            _, choice, (_, x, basis) = best
+            mixed = mixed_points(own, x)
+        return nash_value
+
+    def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
+        """Search ``P(k)`` depth first until every node is below the cutoff; returns the proved bound.
+
+        Once ``clock()`` passes ``deadline`` the search stops and returns the
+        largest bound among the nodes still open.
+        """
+        stack = [_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))]
+        while stack:
+            if clock() > deadline:
+                return max(self.cutoff(k), max(node.bound for node in stack))
+            node = stack.pop()
+            if node.bound <= self.cutoff(k):
+                continue
+            self.nodes += 1
+            if node.same_lp:
+                stack.extend(self._branch(k, node, *node.same_lp))
+                continue
+            value, x, basis = self._solve(node.choice, node.basis)
+            mixed = mixed_points(self.own, x)
+            if value <= self.cutoff(k) or self.total - mixed.sum() >= k:
+                continue  # pruned, or x is feasible for P(k) (offered above) and solves the node
+            stack.extend(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
+        return self.cutoff(k)
+
+    def _forcing(self, k: int, node: _Node, mixed: np.ndarray, basis) -> dict | None:
+        """Test the mixed undecided points, likely forced ones first; designate the forced ones as mixing.
+
+        Returns point -> [(LP value with the point playing a, a), ...] for the
+        points that may stay pure (a test stops at the first action above the
+        cutoff), or None when the forced points exceed the node's capacity.
+        """
+        own, choice = self.own, node.choice
+        capacity = self.total - k - int((choice == MIXING).sum())
+        candidates = np.flatnonzero(mixed & (choice == UNDECIDED))
+        forcing = {}
+        for j in candidates[np.argsort(node.hint[candidates], kind="stable")]:
+            trials = []
+            for a in range(own.ends[j] - own.starts[j]):
+                trial = choice.copy()
+                trial[j] = a
+                trials.append((self._solve(trial, basis)[0], a))
+                if trials[-1][0] > self.cutoff(k):
+                    break  # j can stay pure in an improving strategy: not forced
+            node.hint[j] = max(trials)[0]
+            if node.hint[j] <= self.cutoff(k):
+                choice[j] = MIXING
+                capacity -= 1
+                if capacity < 0:
+                    return None
+            else:
+                forcing[j] = trials
+        return forcing
+
+    def _branch(self, k: int, node: _Node, value: float, basis, forcing: dict | None) -> list[_Node]:
+        """Split on the undecided point whose best pure action costs most: "plays a" for each a, "mixes".
+
+        Returns the children in reverse order of exploration (a stack).  The
+        "mixes" child keeps this LP, so it reuses the forcing trials.
+        """
+        if not forcing:
+            return []
+        own, choice = self.own, node.choice
+        capacity = self.total - k - int((choice == MIXING).sum())
+        point = min(forcing, key=lambda j: max(forcing[j])[0])
+        tried = dict((a, bound) for bound, a in forcing[point])
+        children = []
+        if capacity >= 1:
+            mixing = choice.copy()
+            mixing[point] = MIXING
+            rest = {j: trials for j, trials in forcing.items() if j != point}
+            children.append(_Node(mixing, basis, value, node.hint.copy(), (value, basis, rest)))
+        actions = sorted(range(own.ends[point] - own.starts[point]), key=lambda a: tried.get(a, value))
+        for a in actions:
+            pure = choice.copy()
+            pure[point] = a
+            children.append(_Node(pure, basis, tried.get(a, value), node.hint.copy()))
+        return children
+
+
+def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.01, abs_gap: float = 1e-4,
+                 time_limit: float | None = None, clock=time.perf_counter, progress=None) -> KSweep:
+    """``V(k)`` for ``k = 0..|J|`` within the gap, by :class:`KdetSearch`; ``time_limit`` is per ``k``.
+
+    ``time_limit`` is measured on ``clock`` (wall time by default; pass
+    ``time.process_time`` for CPU time, which a loaded machine does not stretch).
+    ``k`` runs upwards; each ``P(k)`` is searched only if no bound proved at a
+    smaller ``k`` already puts it within the gap.  ``progress`` (optional) is
+    called with ``(k_done, k_total)``.
+    """
+    began = time.perf_counter()
+    search = KdetSearch(game, player, rel_gap=rel_gap, abs_gap=abs_gap)
+    total = search.total
+    bound = np.full(total + 1, np.inf)
+    searched = np.zeros(total + 1, dtype=bool)
+    nash_value = search.solve_root()  # bounds every k
+    for k in range(total + 1):
+        proved = bound[k - 1] if k else nash_value
+        if proved > search.cutoff(k):
+            deadline = np.inf if time_limit is None else clock() + time_limit
+            proved = min(proved, search.prove(k, deadline, clock))
+            searched[k] = True
+        bound[k] = proved
+        if progress:
+            progress(k + 1, total + 1)
+    points = []
+    for k in range(total + 1):
+        x = search.strategy[k]
+        value = float(search.value[k])
+        points.append(SweepPoint(k, value, float(max(bound[k], value)), bool(searched[k]),
+                                 search.total - int(mixed_points(search.own, x).sum()),
+                                 dict(zip(search.own.labels, x.tolist()))))
+    return KSweep(player, points, int(searched.sum()), search.lp.solves, time.perf_counter() - began,
+                  nodes=search.nodes)
