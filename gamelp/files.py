@@ -1,10 +1,20 @@
-"""Atomic file writes: the text goes to a temporary file in the same directory, then replaces the target."""
+"""Reading game files with one-line errors, and atomic writes (a temporary file, then a rename)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+
+
+def read_text(path, error: type[Exception]) -> str:
+    """The UTF-8 text of ``path``; an unreadable or non-text file raises ``error`` naming it."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a text file (not valid UTF-8)") from None
 
 
 def write_text_atomic(path, text: str) -> Path:

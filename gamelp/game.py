@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.errors import GameFileError
-from gamelp.files import write_text_atomic
+from gamelp.files import read_text, write_text_atomic
 from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
@@ -162,12 +162,7 @@ def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame
         text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"
     else:
-        try:
-            text = Path(name).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise GameFileError(f"{name}: cannot read the file ({exc.strerror or exc})") from None
-        except UnicodeDecodeError:
-            raise GameFileError(f"{name}: not a text file (not valid UTF-8)") from None
+        text = read_text(name, GameFileError)
         source = name
     try:
         data = json.loads(text)

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.errors import GameFileError
-from gamelp.files import write_text_atomic
+from gamelp.files import read_text, write_text_atomic
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
 from gamelp.matrix import MatrixGame, MatrixGameError
@@ -120,13 +120,7 @@ class _Tokens:
 
 
 def _read(path, extension: str) -> _Tokens:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GambitFileError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise GambitFileError(f"{path}: not a text file (not valid UTF-8)") from None
-    tokens = _Tokens(text, str(path))
+    tokens = _Tokens(read_text(path, GambitFileError), str(path))
     header = extension.upper()
     if tokens.peek() != "word" or tokens.items[0][1] != header:
         raise tokens.error(f"not a Gambit .{extension} file (it must start with {header})")
