@@ -23,7 +23,7 @@ gets the negated payoffs).  :func:`read_efg` gives a
 perfect recall (through :mod:`gamelp.games.extensive`): decision points are
 Gambit's information sets, named by their labels when those are unique.
 :func:`write_efg` writes the game tree of an OpenSpiel game (``openspiel:...``)
-as ``.efg``.  Faults raise :class:`GambitFileError` naming the file and the
+or of the built-in poker generators (``kuhn``, ``leduc``) as ``.efg``.  Faults raise :class:`GambitFileError` naming the file and the
 place in it.
 """
 
@@ -40,6 +40,7 @@ from gamelp.errors import GameFileError
 from gamelp.files import read_text, write_text_atomic
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
+from gamelp.games.poker import _PokerRules, _Walk as _PokerWalk
 from gamelp.matrix import MatrixGame, MatrixGameError
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
@@ -348,15 +349,31 @@ def _probability(p: float) -> str:
 
 
 def write_efg(source: str, path) -> str:
-    """Write the game tree of ``source`` (``openspiel:GAME_STRING``) to ``path``; returns a one-line summary."""
-    from gamelp.games.openspiel import PREFIX, load_spiel_game
+    """Write the game tree of ``source`` to ``path``; returns a one-line summary.
 
-    if not source.startswith(PREFIX):
-        raise GambitFileError(f"{source}: writing .efg needs the game tree, which gamelp has for OpenSpiel games "
-                              f"({PREFIX}GAME_STRING); a sequence-form file does not keep it")
-    game = load_spiel_game(source[len(PREFIX):])
+    ``source`` is ``openspiel:GAME_STRING`` or a built-in poker generator,
+    ``kuhn`` or ``leduc`` (default rules of :mod:`gamelp.games.poker`).
+    """
+    from gamelp.games.openspiel import PREFIX
+
     writer = _EfgWriter()
-    stack = [game.new_initial_state()]
+    if source.startswith(PREFIX):
+        _write_openspiel_tree(source[len(PREFIX):], writer)
+    elif source in POKER_GENERATORS:
+        _PokerTree(POKER_GENERATORS[source](), writer).walk()
+    else:
+        raise GambitFileError(f"{source}: writing .efg needs the game tree, which gamelp has for OpenSpiel games "
+                              f"({PREFIX}GAME_STRING) and the poker generators {sorted(POKER_GENERATORS)}; "
+                              "a sequence-form file does not keep it")
+    write_text_atomic(path, writer.text(source))
+    return (f"{len(writer.lines)} nodes, {len(writer.infosets)} information sets, "
+            f"{len(writer.outcomes)} outcomes")
+
+
+def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
+    from gamelp.games.openspiel import load_spiel_game
+
+    stack = [load_spiel_game(game_string).new_initial_state()]
     while stack:  # preorder: children pushed in reverse
         state = stack.pop()
         if state.is_terminal():
@@ -372,6 +389,48 @@ def write_efg(source: str, path) -> str:
             writer.player(player + 1, state.information_state_string(player),
                           [state.action_to_string(player, a) for a in actions])
         stack.extend(state.child(a) for a in reversed(actions))
-    write_text_atomic(path, writer.text(source))
-    return (f"{len(writer.lines)} nodes, {len(writer.infosets)} information sets, "
-            f"{len(writer.outcomes)} outcomes")
+
+
+POKER_GENERATORS = {"kuhn": lambda: _PokerRules(ranks=3, suits=1, raise_sizes=(1,), max_raises=1, ante=1,
+                                                raise_action="b"),
+                    "leduc": lambda: _PokerRules(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1,
+                                                 raise_action="r")}
+
+
+class _PokerTree(_PokerWalk):
+    """The poker generator's own walk, writing every node as it is met (preorder): chance deals, decisions
+    (information sets named as the generator's decision points) and terminals (payoffs without chance)."""
+
+    def __init__(self, rules, writer: _EfgWriter):
+        super().__init__(rules)
+        self.writer = writer
+        self.prob = Fraction(1)
+
+    def walk(self) -> None:
+        rules = self.rules
+        first = rules.deal(())
+        self.writer.chance([(self.labels[rank], p) for rank, p in first])
+        for r1, p1 in first:
+            second = rules.deal((r1,))
+            self.writer.chance([(self.labels[rank], p) for rank, p in second])
+            for r2, p2 in second:
+                self.betting(cards=(r1, r2), public=(), prob=p1 * p2, round_=0, history="", raises=0,
+                             committed=(rules.ante, rules.ante), views=((("card", r1),), (("card", r2),)),
+                             last=(None, None))
+
+    def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
+        actor = len(history) % 2
+        actions = self.rules.legal_actions(history, raises)
+        self.writer.player(actor + 1, self._decision_id(actor, views[actor]), list(actions))
+        # A fold, when allowed, is the first action: its terminal is met before any child changes self.prob.
+        self.prob = prob
+        super().betting(cards, public, prob, round_, history, raises, committed, views, last)
+
+    def _end_round(self, cards, public, prob, round_, committed, views, last):
+        self.prob = prob
+        if round_ + 1 < len(self.rules.raise_sizes):
+            self.writer.chance([(self.labels[rank], p) for rank, p in self.rules.deal(cards + public)])
+        super()._end_round(cards, public, prob, round_, committed, views, last)
+
+    def _add(self, last, value) -> None:
+        self.writer.terminal(float(value / self.prob))

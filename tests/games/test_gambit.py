@@ -103,6 +103,24 @@ def test_efg_written_for_an_openspiel_game_reads_back_to_the_same_sequence_form(
     assert np.isclose(solve_nash(ours, 1).value, -1 / 18)
 
 
+def entries_by_label(game):
+    A = game.A.tocoo()
+    return {(game.pl1.labels[i], game.pl2.labels[j]): v for i, j, v in zip(A.row, A.col, A.data) if v != 0}
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_efg_of_the_poker_generators_reads_back_to_the_built_in_game(tmp_path, name):
+    path = tmp_path / f"{name}.efg"
+    assert main(["export-game", name, "-o", str(path)]) == 0
+    ours, builtin = load_game(path), load_game(name)
+    for p in (1, 2):
+        assert set(ours.player(p).labels) == set(builtin.player(p).labels)
+    theirs = entries_by_label(builtin)
+    read = entries_by_label(ours)
+    assert read.keys() == theirs.keys()
+    assert max(abs(read[key] - theirs[key]) for key in theirs) < 1e-12
+
+
 @pytest.mark.parametrize("text, fragment", [
     ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; only two-player games"),
     ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n', "line 2: profile (1, 1): payoffs 1 and 1 do not sum to zero"),
