@@ -342,8 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     export_game = commands.add_parser("export-game", help="write a game as JSON (.json) or Gambit (.efg)")
     _game_arguments(export_game)
-    export_game.add_argument("-o", "--output", required=True, help="FILE.json, or FILE.efg (OpenSpiel games, "
-                                                                   "poker:kuhn / poker:leduc)")
+    export_game.add_argument("-o", "--output", required=True, help="FILE.json, or FILE.efg (OpenSpiel games and "
+                                                                   "the poker generators kuhn, leduc)")
     export_game.set_defaults(func=_cmd_export_game)
 
     from gamelp.cli_matrix import add_subparser as add_matrix

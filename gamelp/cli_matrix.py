@@ -30,7 +30,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         "solve", help="optimal mixed strategy of a matrix game",
         description="Solve a zero-sum matrix game (row player maximises the CSV's payoffs). The CSV's first "
                     "row and column are labels.")
-    solve.add_argument("file", help="payoff CSV")
+    solve.add_argument("file", help="payoff CSV, or a Gambit .nfg file (two-player zero-sum)")
     solve.add_argument("--player", choices=("row", "col"), default="row", help="whose strategy (default row)")
     solve.add_argument("--backend", default=DEFAULT_BACKEND,
                        help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), highs, gurobi, "
@@ -60,7 +60,14 @@ def run_solve(args) -> int:
         raise GamelpError("--robust needs --radius R and --std STD.csv")
     if not args.robust and (args.radius is not None or args.std is not None):
         raise GamelpError("--radius and --std only make sense with --robust interval|ellipsoidal")
-    game = MatrixGame.from_csv(args.file, std_path=args.std)
+    if args.file.lower().endswith(".nfg"):
+        from gamelp.games.gambit import read_nfg
+
+        if args.std:
+            raise GamelpError("--std needs a payoff CSV (a .nfg file has no deviations)")
+        game = read_nfg(args.file)
+    else:
+        game = MatrixGame.from_csv(args.file, std_path=args.std)
     removed_rows, removed_cols = [], []
     solved = game
     if not args.no_reduce:

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.errors import GameFileError, shown
-from gamelp.io import atomic_write, open_regular
+from gamelp.io import atomic_write, read_text
 from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
@@ -234,11 +234,7 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
             close = difflib.get_close_matches(name.lower(), BUILTIN_GAMES, n=1, cutoff=0.6)
             if close:
                 raise GameFileError(f"{name}: no such file or built-in game; did you mean {close[0]!r}?")
-        try:
-            with open_regular(name, GameFileError, encoding="utf-8") as handle:
-                text = handle.read()
-        except UnicodeDecodeError:
-            raise GameFileError(f"{name}: not a text file (not valid UTF-8)") from None
+        text = read_text(name, GameFileError)
         source = name
     data = parse_json(text, source)
     if schema:

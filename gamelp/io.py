@@ -39,6 +39,22 @@ def open_regular(path, error: type[GamelpError], mode: str = "r", **kwargs):
         raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
+def read_text(path, error: type[GamelpError]) -> str:
+    """The UTF-8 text of the regular file ``path``; anything else raises ``error`` naming it."""
+    try:
+        with open_regular(path, error, encoding="utf-8") as handle:
+            return handle.read()
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a text file (not valid UTF-8)") from None
+
+
+def write_text(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write`)."""
+    with atomic_write(path) as handle:
+        handle.write(text)
+    return Path(path)
+
+
 def check_writable(path) -> Path:
     """Refuse an output path whose directory is missing or unwritable, or that is itself a directory."""
     path = Path(path)

@@ -9,7 +9,8 @@ target saddle-point gap ``max_i (C y)_i - min_j (x^T C)_j``.
 
 With ``exact=True`` the approximate equilibrium seeds a small LP (a double
 oracle, McMahan, Gordon & Blum 2003): the Nash LP is solved on the rows and
-columns in the supports of ``x`` and ``y`` plus their best responses; rows
+columns whose weight in ``x`` and ``y`` is at least ``SUPPORT_FRACTION`` of
+the largest, plus their best responses; rows
 that beat the restricted value against the LP's column strategy, and
 columns that do worse than it against its row strategy, are added and the
 LP solved again, until the restricted equilibrium is an equilibrium of the
@@ -29,7 +30,7 @@ from gamelp.matrix import MatrixGame
 from gamelp.regret import solve_regret
 
 EXACT_TOLERANCE = 1e-9   # saddle-point gap accepted as exact from the support-seeded LP
-SUPPORT_THRESHOLD = 1e-6  # first-order weights above this seed the LP's support
+SUPPORT_FRACTION = 1e-2  # first-order weights above this fraction of the largest seed the LP's support
 
 
 @dataclass
@@ -74,8 +75,8 @@ def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_roun
 
     game, C = start.game, start.game.payoffs
     x, y = start.row_strategy, start.col_strategy
-    rows = np.union1d(np.flatnonzero(x > SUPPORT_THRESHOLD), [int(np.argmax(C @ y))])
-    cols = np.union1d(np.flatnonzero(y > SUPPORT_THRESHOLD), [int(np.argmin(x @ C))])
+    rows = np.union1d(np.flatnonzero(x > SUPPORT_FRACTION * x.max()), [int(np.argmax(C @ y))])
+    cols = np.union1d(np.flatnonzero(y > SUPPORT_FRACTION * y.max()), [int(np.argmin(x @ C))])
     for round_ in range(1, max_rounds + 1):
         restricted = solve_matrix_nash(game.submatrix(rows, cols), "row", backend)
         x, y = np.zeros(C.shape[0]), np.zeros(C.shape[1])

@@ -46,9 +46,9 @@ strategies) and reports the (weighted) average and last iterates with the
 saddle-point gap ``max_x' x'^T A y - min_y' x^T A y'`` per iteration.  CFR+
 is RM+ at every decision point with alternating updates and linear
 averaging (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015); DCFR
-is discounted RM with alternation and quadratic averaging (weights ``t^2``,
-the paper's gamma = 2); PCFR+ is PRM+ with alternation and quadratic
-averaging, the settings of both papers' experiments.
+is discounted RM (alpha = 1.5, beta = 0) with quadratic averaging (weights
+``t^2``: the paper's gamma = 2); PCFR+ is PRM+ with quadratic averaging;
+both alternate their updates like CFR+.
 """
 
 from __future__ import annotations
@@ -249,10 +249,9 @@ def local_minimiser(name: str, space, *, eta: float = 0.1) -> RegretMinimiser:
 # ---------------------------------------------------------------------------------------- treeplexes
 @dataclass(frozen=True)
 class _Level:
-    """The decision points of one depth: their sequences gathered, with reduction offsets and parents."""
+    """The decision points of one depth: their sequences gathered, their simplices and their parents."""
 
     sequences: np.ndarray        # sequence indices of all actions at this depth
-    offsets: np.ndarray          # start of each decision point inside ``sequences`` (for reduceat)
     sequence_parents: np.ndarray  # parent sequence of each entry of ``sequences``
     parents: np.ndarray          # the distinct parent sequences of this depth's decision points
     parent_slot: np.ndarray      # for each decision point, its parent's position in ``parents``
@@ -276,7 +275,7 @@ class TreeplexLevels:
             sequences = np.concatenate([np.arange(starts[j], ends[j]) for j in points])
             distinct, slot = np.unique(parents[points], return_inverse=True)
             offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-            self.levels.append(_Level(sequences, offsets, np.repeat(parents[points], sizes), distinct, slot,
+            self.levels.append(_Level(sequences, np.repeat(parents[points], sizes), distinct, slot,
                                       Segments(offsets, offsets + sizes)))
         # Local simplices over all sequences: the empty sequence is a singleton, then one per decision point.
         self.segments = Segments(np.concatenate(([0], starts)), np.concatenate(([1], ends)))
@@ -299,13 +298,13 @@ class TreeplexLevels:
 
     def counterfactual_values(self, utility: np.ndarray, behaviour: np.ndarray) -> np.ndarray:
         """``q[s] = utility[s] + sum`` of the values ``V[j] = sum_a b[ja] q[ja]`` of the points below ``s``."""
-        return self.bottom_up(utility, lambda level, q: np.add.reduceat(
-            behaviour[level.sequences] * q[level.sequences], level.offsets))
+        return self.bottom_up(utility, lambda level, q: level.segments.sums(
+            behaviour[level.sequences] * q[level.sequences]))
 
     def best_response_value(self, utility: np.ndarray) -> float:
         """``max_x utility . x`` over the treeplex (bottom-up maxima)."""
         return float(self.bottom_up(utility, lambda level, q: np.maximum.reduceat(
-            q[level.sequences], level.offsets))[0])
+            q[level.sequences], level.segments.starts))[0])
 
 
 class CFR(RegretMinimiser):

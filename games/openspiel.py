@@ -70,8 +70,9 @@ def equilibrium_policy(game: OpenSpielGame, backend: str = DEFAULT_BACKEND):
     return first.value, game.tabular_policy(first.strategy, second.strategy)
 
 
-def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES) -> OpenSpielGame:
-    """Import ``game_string`` (e.g. ``"leduc_poker"``, ``"goofspiel(num_cards=3)"``); see the module docstring."""
+def load_spiel_game(game_string: str):
+    """The ``pyspiel`` game of ``game_string``, checked importable (two players, zero-sum, listed chance)
+    and turned turn-based if its moves are simultaneous."""
     try:
         import pyspiel
     except ImportError:
@@ -94,6 +95,13 @@ def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES)
         game = pyspiel.convert_to_turn_based(game)
     if not game.get_type().provides_information_state_string:
         raise OpenSpielImportError(f"{where}: the game gives no information-state strings")
+    return game
+
+
+def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES) -> OpenSpielGame:
+    """Import ``game_string`` (e.g. ``"leduc_poker"``, ``"goofspiel(num_cards=3)"``); see the module docstring."""
+    game = load_spiel_game(game_string)
+    where = f"{PREFIX}{game_string}"
     walk = _Walk(where, max_histories)
     walk.visit(game.new_initial_state(), 1.0, (None, None))
     pl1, pl2, A = walk.builder.build()

@@ -1,5 +1,13 @@
 """Benchmark: Nash equilibria of square random matrix games, gamelp against nashpy and pygambit.
 
+``--first-order`` instead races gamelp's first-order path (PCFR+ self-play,
+two matrix-vector products per iteration, to a saddle-point gap of
+``--target-gap``; :mod:`gamelp.matrix_first_order`) against gamelp's LP path
+on the same matrices (default n = 2000, 5000, 10000), in one run.  The LP is
+skipped where its time, extrapolated as n^3 from the last LP solved, would
+pass ``--lp-budget`` seconds; a first-order run stops at ``--fo-budget``
+seconds and says how far it got.
+
 Random zero-sum games (payoffs uniform on [0, 1], numpy Generator with a
 seed) from 33 up to 2000 rows.  gamelp solves the general Nash LP on the
 default backend; nashpy (``Game.linear_program``) and pygambit (17.x,
@@ -71,6 +79,64 @@ def run_peer(name: str, path: Path, timeout: float) -> tuple[float | None, float
     return seconds, value, "ok"
 
 
+class _OutOfTime(Exception):
+    pass
+
+
+def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float) -> dict:
+    """Time PCFR+ (or ``method``) to ``target_gap``; past ``budget`` seconds, report the last gap seen."""
+    from gamelp.matrix_first_order import solve_matrix_first_order
+
+    start = time.perf_counter()
+    seen = {"iterations": 0, "gap": float("inf")}
+
+    def watch(t, gap):
+        seen.update(iterations=t, gap=gap)
+        if time.perf_counter() - start > budget:
+            raise _OutOfTime
+
+    try:
+        result = solve_matrix_first_order(MatrixGame(A), method, target_gap=target_gap, iterations=10**7,
+                                          progress=watch)
+    except _OutOfTime:
+        return dict(seen, seconds=time.perf_counter() - start, reached=False, value=None)
+    return {"iterations": result.iterations, "gap": result.gap, "seconds": time.perf_counter() - start,
+            "reached": result.converged, "value": result.value}
+
+
+def race_first_order(args) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(args.seed)
+    rows, last_lp = [], None
+    print(f"{'n':>6} {args.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
+          f"{'|value diff|':>12}", flush=True)
+    for n in args.sizes:
+        A = rng.uniform(size=(n, n))
+        fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
+        row = {"n": n, "first_order": fo}
+        predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
+        if predicted is not None and predicted > args.lp_budget:
+            row["lp"] = f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s"
+            lp_text = f"{'skipped':>11} {'':>8} {'':>12}"
+        else:
+            start = time.perf_counter()
+            lp = solve_matrix_nash(MatrixGame(A), "row", args.backend)
+            seconds = time.perf_counter() - start
+            last_lp = (n, seconds)
+            diff = None if fo["value"] is None else abs(fo["value"] - lp.value)
+            row["lp"] = {"seconds": seconds, "value": lp.value, "value_difference": diff}
+            lp_text = f"{seconds:11.1f} {seconds / fo['seconds']:8.2f} " + (f"{diff:12.2e}" if diff is not None
+                                                                              else f"{'':>12}")
+        note = "" if fo["reached"] else f"  (stopped at the {args.fo_budget:g} s budget)"
+        print(f"{n:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}", flush=True)
+        if isinstance(row["lp"], str):
+            print(f"       LP {row['lp']}")
+        rows.append(row)
+    (out / "bench_matrix_first_order.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=2))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[33, 100, 250, 500, 1000, 2000])
@@ -79,7 +145,17 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=list(PEERS))
     parser.add_argument("--out", default="out")
+    parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
+    parser.add_argument("--method", default="pcfr+", help="first-order method (default pcfr+)")
+    parser.add_argument("--target-gap", type=float, default=1e-6, help="first-order target (default 1e-6)")
+    parser.add_argument("--fo-budget", type=float, default=1800.0, help="seconds per first-order run")
+    parser.add_argument("--lp-budget", type=float, default=300.0,
+                        help="skip an LP whose extrapolated time passes this (seconds, default 300)")
     args = parser.parse_args(argv)
+    if args.first_order:
+        if args.sizes == parser.get_default("sizes"):
+            args.sizes = [2000, 5000, 10000]
+        return race_first_order(args)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

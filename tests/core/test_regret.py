@@ -370,3 +370,13 @@ def test_progress_callback_sees_every_hundredth_iteration_and_the_end():
     result = solve_regret(RPSS, "pcfr+", 250, progress=lambda t, gap: seen.append((t, gap)))
     assert [t for t, _ in seen] == [100, 200, 250]
     assert seen[-1][1] == result.gap
+
+
+def test_cli_text_run_says_it_stopped_at_the_iteration_limit(capsys):
+    from gamelp.cli import main
+
+    assert main(["solve", "kuhn", "--method", "dcfr", "--iterations", "30", "--target-gap", "1e-9"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at the iteration limit (30 iterations) before reaching the target gap 1e-09" in out
+    assert main(["solve", "kuhn", "--method", "pcfr+", "--iterations", "5000", "--target-gap", "1e-6"]) == 0
+    assert "stopped at the iteration limit" not in capsys.readouterr().out

@@ -1,0 +1,152 @@
+"""Gambit .nfg / .efg (gamelp.games.gambit): hand-written files, round trips, and the faults named."""
+
+import numpy as np
+import pytest
+
+from gamelp.cli import main
+from gamelp.errors import GameFileError
+from gamelp.game import load_game
+from gamelp.games.gambit import GambitFileError, read_efg, read_nfg, write_nfg
+from gamelp.matrix import MatrixGame
+from gamelp.models.nash import solve_matrix_nash, solve_nash
+
+# A card game by hand: chance deals High (1/3) or Low (2/3); player 1 sees it and bets or folds (folding
+# costs 1, and a first outcome of +1 on the deal node is paid on every path below it); after a bet player 2,
+# who does not see the card, calls (player 1 wins 2 with High, loses 2 with Low) or folds (player 1 wins 1).
+SIGNAL_EFG = '''EFG 2 R "Bluff" { "Player 1" "Player 2" }
+"a chance move, an outcome on an inner node, repeated outcomes and information sets"
+
+c "deal" 1 "" { "High" 1/3 "Low" 2/3 } 1 "ante" { 1, -1 }
+p "" 1 1 "H" { "bet" "fold" } 0
+p "" 2 1 "facing a bet" { "call" "fold" } 0
+t "" 2 "win 2" { 2, -2 }
+t "" 3 "win 1" { 1, -1 }
+t "" 4 "lose 1" { -1, 1 }
+p "" 1 2 "L" { "bet" "fold" } 0
+p "" 2 1 "" 0
+t "" 5 "lose 2" { -2, 2 }
+t "" 3
+t "" 4
+'''
+
+# The same game in normal form: player 1's plans (action with High / action with Low) against call and fold,
+# expected payoffs with the ante included; profile (fold/fold, *) has the null outcome 0.
+SIGNAL_NFG = '''NFG 1 R "Bluff, normal form" { "Player 1" "Player 2" }
+{ { "bet/bet" "bet/fold" "fold/bet" "fold/fold" } { "call" "fold" } }
+""
+{
+{ "" 1/3 -1/3 }
+{ "" 1, -1 }
+{ "" -2/3 2/3 }
+{ "" 2 -2 }
+{ "" 2/3 -2/3 }
+{ "" 4/3 -4/3 }
+}
+1 2 3 0 4 5 6 0
+'''
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def normal_form_by_hand():
+    """Player 1's expected payoff (ante 1 included) for each plan against call and fold."""
+    high = {"bet": {"call": 2, "fold": 1}, "fold": {"call": -1, "fold": -1}}
+    low = {"bet": {"call": -2, "fold": 1}, "fold": {"call": -1, "fold": -1}}
+    plans = [("bet", "bet"), ("bet", "fold"), ("fold", "bet"), ("fold", "fold")]
+    return np.array([[1 + high[h][c] / 3 + 2 * low[l][c] / 3 for c in ("call", "fold")] for h, l in plans])
+
+
+def test_efg_and_its_normal_form_nfg_agree(tmp_path):
+    efg = read_efg(write(tmp_path, "bluff.efg", SIGNAL_EFG))
+    nfg = read_nfg(write(tmp_path, "bluff.nfg", SIGNAL_NFG))
+    assert nfg.row_labels == ("bet/bet", "bet/fold", "fold/bet", "fold/fold")
+    assert np.allclose(nfg.payoffs, normal_form_by_hand())
+    assert efg.pl1.decision_points == ("H", "L") and efg.pl2.decision_points == ("facing a bet",)
+    value = solve_nash(efg, 1).value
+    assert np.isclose(value, solve_matrix_nash(nfg).value) and np.isclose(value, -solve_nash(efg, 2).value)
+    # By hand: bet/bet and bet/fold mixed 1/6 : 5/6 make player 2 indifferent, calling 2/3 makes player 1
+    # indifferent; the value is 1 - (2/3)(1/6) = 8/9: player 1 always bets High and bluffs Low 1/6 of the time.
+    assert np.isclose(value, 8 / 9)
+    behaviour = efg.pl1.to_behavioural(solve_nash(efg, 1).strategy)
+    assert np.isclose(behaviour["H"]["bet"], 1) and np.isclose(behaviour["L"]["bet"], 1 / 6)
+    assert np.isclose(efg.pl2.to_behavioural(solve_nash(efg, 2).strategy)["facing a bet"]["call"], 2 / 3)
+
+
+def test_payoff_version_and_strategy_counts(tmp_path):
+    text = 'NFG 1 R "pennies" { "P1" "P2" } { 2 2 }\n\n1 -1 -1 1 -1 1 1 -1\n'
+    game = read_nfg(write(tmp_path, "pennies.nfg", text))
+    assert game.row_labels == ("1", "2") and np.array_equal(game.payoffs, [[1, -1], [-1, 1]])
+    assert np.isclose(solve_matrix_nash(game).value, 0.0)
+
+
+def test_nfg_round_trip_is_exact(tmp_path):
+    game = MatrixGame(np.random.default_rng(2).normal(size=(4, 6)), [f'row "{k}"' for k in range(4)], None)
+    back = read_nfg(write_nfg(game, tmp_path / "random.nfg"))
+    assert np.array_equal(back.payoffs, game.payoffs)
+    assert back.row_labels == game.row_labels and back.col_labels == game.col_labels
+
+
+def test_efg_written_for_an_openspiel_game_reads_back_to_the_same_sequence_form(tmp_path, capsys):
+    pytest.importorskip("pyspiel")
+    from gamelp.games.openspiel import load_openspiel
+
+    path = tmp_path / "kuhn.efg"
+    assert main(["export-game", "openspiel:kuhn_poker", "-o", str(path)]) == 0
+    assert "58 nodes, 12 information sets" in capsys.readouterr().out
+    ours, theirs = load_game(path), load_openspiel("kuhn_poker")
+    assert ours.pl1.labels == theirs.pl1.labels and ours.pl2.labels == theirs.pl2.labels
+    assert abs(ours.A - theirs.A).max() < 1e-15
+    assert np.isclose(solve_nash(ours, 1).value, -1 / 18)
+
+
+def entries_by_label(game):
+    A = game.A.tocoo()
+    return {(game.pl1.labels[i], game.pl2.labels[j]): v for i, j, v in zip(A.row, A.col, A.data) if v != 0}
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_efg_of_the_poker_generators_reads_back_to_the_built_in_game(tmp_path, name):
+    path = tmp_path / f"{name}.efg"
+    assert main(["export-game", name, "-o", str(path)]) == 0
+    ours, builtin = load_game(path), load_game(name)
+    for p in (1, 2):
+        assert set(ours.player(p).labels) == set(builtin.player(p).labels)
+    theirs = entries_by_label(builtin)
+    read = entries_by_label(ours)
+    assert read.keys() == theirs.keys()
+    assert max(abs(read[key] - theirs[key]) for key in theirs) < 1e-12
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; only two-player games"),
+    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n', "line 2: profile (1, 1): payoffs 1 and 1 do not sum to zero"),
+    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 -1 x\n', "line 2: expected payoffs of profile (1, 2)"),
+    ('NFG 1 R "" { "a" "b" } { 1 1 }\n{ { "" 1 -1 } }\n2\n', "outcome 2 of profile (1, 1) is not defined"),
+    ('EFG 2 R "" { "a" "b" }\n""\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n', "expected a node"),
+    ('EFG 2 R "" { "a" "b" }\np "" 3 1 "" { "x" } 0\nt "" 0\n', "player 3 does not exist"),
+    ('EFG 2 R "" { "a" "b" }\nc "" 1 "" { "x" 1/2 "y" 1/3 } 0\nt "" 0\nt "" 0\n', "are not a distribution"),
+    ('GARBAGE', "not a Gambit"),
+])
+def test_bad_files_name_the_fault(tmp_path, text, fragment):
+    suffix = ".nfg" if text.startswith(("NFG", "GARBAGE")) else ".efg"
+    with pytest.raises(GambitFileError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        (read_nfg if suffix == ".nfg" else read_efg)(write(tmp_path, "bad" + suffix, text))
+
+
+def test_imperfect_recall_is_refused(tmp_path):
+    # Player 1 acts at information set 2 after both of its own actions at information set 1: it forgot.
+    text = ('EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 1 2 "" { "u" "v" } 0\nt "" 0\nt "" 0\n'
+            'p "" 1 2 "" { "u" "v" } 0\nt "" 0\nt "" 0\n')
+    with pytest.raises(GameFileError, match="forgets its own past"):
+        read_efg(write(tmp_path, "forget.efg", text))
+
+
+def test_matrix_solve_reads_nfg(tmp_path, capsys):
+    path = write(tmp_path, "bluff.nfg", SIGNAL_NFG)
+    assert main(["matrix", "solve", str(path), "--json"]) == 0
+    assert '"value"' in capsys.readouterr().out
+    assert main(["matrix", "solve", str(write(tmp_path, "bad.nfg", "NFG 1 R"))]) == 2
