@@ -3,7 +3,8 @@
 ``gamelp matrix solve FILE.csv [--player row|col] [--backend B] [--form general|thesis]
 [--robust interval|ellipsoidal --radius R --std STD.csv] [--unique] [--no-reduce] [--json]``
 
-Strictly dominated rows and columns are removed first (unless ``--no-reduce``);
+Strictly dominated rows and columns are removed first (unless ``--no-reduce``;
+with ``--robust``, only those dominated in every matrix of the uncertainty set);
 the printed strategy still lists every original label, removed ones at 0.
 :func:`add_subparser` plugs the command into the main ``gamelp`` parser; each
 leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
@@ -15,8 +16,10 @@ import argparse
 import json
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.cli_args import finite_float
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
+from gamelp.regret import METHODS as REGRET_METHODS
 
 
 def add_subparser(subparsers) -> argparse.ArgumentParser:
@@ -30,15 +33,22 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument("file", help="payoff CSV")
     solve.add_argument("--player", choices=("row", "col"), default="row", help="whose strategy (default row)")
     solve.add_argument("--backend", default=DEFAULT_BACKEND,
-                       help="highs, gurobi, pyomo:<solver>, cvxpy:<SOLVER> (ellipsoidal needs a cone solver, "
-                            "e.g. cvxpy:CLARABEL)")
+                       help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), highs, gurobi, "
+                            "pyomo:<solver>, cvxpy:<SOLVER>")
     solve.add_argument("--form", choices=("general", "thesis"), default="general",
                        help="LP form: general (any payoffs) or the thesis's min e^T x, C^T x >= e (needs value > 0)")
     solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
-    solve.add_argument("--radius", type=float, help="radius R of the uncertainty set (with --robust)")
+    solve.add_argument("--radius", type=finite_float(0.0), help="radius R of the uncertainty set (with --robust)")
     solve.add_argument("--std", help="CSV of standard deviations, same labels (with --robust)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
     solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
+    solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
+                       help="lp (default) or first-order self-play (pcfr+ suits large games)")
+    solve.add_argument("--target-gap", type=float, default=1e-6,
+                       help="first-order methods stop at this saddle-point gap (default 1e-6)")
+    solve.add_argument("--iterations", type=int, default=100_000, help="first-order iteration limit")
+    solve.add_argument("--exact", action="store_true",
+                       help="first-order methods: polish to an exact vertex by an LP on the supports")
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.set_defaults(func=run_solve)
     return matrix
@@ -54,10 +64,13 @@ def run_solve(args) -> int:
     removed_rows, removed_cols = [], []
     solved = game
     if not args.no_reduce:
-        solved, removed_rows, removed_cols = game.reduce_dominated()
+        # A robust solve may only drop what is dominated in every matrix of the uncertainty set.
+        solved, removed_rows, removed_cols = game.reduce_dominated(radius=args.radius if args.robust else 0.0)
     payload = {"file": str(args.file), "player": args.player, "backend": args.backend, "form": args.form,
                "shape": list(game.shape), "solved_shape": list(solved.shape),
                "removed": {"rows": removed_rows, "columns": removed_cols}}
+    if args.method != "lp":
+        return _run_first_order(args, game, solved, payload)
     if args.robust:
         from gamelp.models.robust import solve_robust
 
@@ -72,6 +85,7 @@ def run_solve(args) -> int:
         opponent = result.strategy_dict("col" if args.player == "row" else "row")
     labels = game.row_labels if args.player == "row" else game.col_labels
     found = result.strategy_dict()
+    payload["backend"] = result.solution.backend  # the one that ran ("auto" resolved)
     payload.update(value=result.value, guaranteed_value=result.guaranteed_value,
                    status=result.solution.status, strategy={label: found.get(label, 0.0) for label in labels})
     if opponent is not None:
@@ -87,6 +101,38 @@ def run_solve(args) -> int:
         print(json.dumps(payload, indent=2, default=float))
     else:
         _print_text(payload)
+    return 0
+
+
+def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) -> int:
+    """``--method`` other than lp: self-play to ``--target-gap``, optionally polished by the support LP."""
+    from gamelp.cli import _regret_progress
+    from gamelp.matrix_first_order import solve_matrix_first_order
+
+    if args.robust or args.unique or args.form != "general":
+        raise GamelpError("--robust, --unique and --form thesis need the LP (--method lp)")
+    result = solve_matrix_first_order(solved, args.method, target_gap=args.target_gap, iterations=args.iterations,
+                                      exact=args.exact, backend=args.backend,
+                                      progress=None if args.json else _regret_progress(args.iterations))
+    own, other = ("row", "col") if args.player == "row" else ("col", "row")
+    found, opponent = result.strategy_dict(own), result.strategy_dict(other)
+    labels = game.row_labels if args.player == "row" else game.col_labels
+    other_labels = game.col_labels if args.player == "row" else game.row_labels
+    payload.update(backend=args.method, value=result.value, gap=result.gap, iterations=result.iterations,
+                   status="converged" if result.converged else "iteration_limit",
+                   guaranteed_value=result.value - result.gap, lp_rounds=result.lp_rounds,
+                   strategy={label: found.get(label, 0.0) for label in labels},
+                   opponent_strategy={label: opponent.get(label, 0.0) for label in other_labels})
+    if args.json:
+        print(json.dumps(payload, indent=2, default=float))
+        return 0
+    _print_text(payload)
+    exact = f"; exact by {result.lp_rounds} support LP(s) of {result.lp_shape[0]}x{result.lp_shape[1]}" \
+        if result.lp_rounds else ""
+    print(f"{args.method}: {result.iterations} iterations, saddle-point gap {result.gap:.2e}{exact}")
+    if not result.converged:
+        print(f"the first-order run stopped at the iteration limit ({result.iterations} iterations) before "
+              f"reaching the target gap {args.target_gap:g}")
     return 0
 
 

@@ -13,7 +13,9 @@ which is zero exactly at a Nash equilibrium.
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
 import math
 from dataclasses import dataclass
 from importlib import resources
@@ -22,11 +24,15 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.errors import GameFileError
+from gamelp.errors import GameFileError, shown
+from gamelp.io import atomic_write, open_regular
 from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
 _TOP_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
+_NODE_KEYS = ("id", "type", "actions", "signals", "parent_edge", "parent_sequence")
+_ENTRY_KEYS = ("sequence_pl1", "sequence_pl2", "value")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +57,7 @@ class SequenceFormGame:
         for key in _TOP_KEYS:
             if key not in data:
                 raise GameFileError(f"{source}: missing key {key!r}")
+        _warn_unknown_keys(data, source)
         pl1 = Treeplex.from_nodes(data["decision_problem_pl1"], 1, source)
         pl2 = Treeplex.from_nodes(data["decision_problem_pl2"], 2, source)
         entries = data["utility_pl1"]
@@ -68,16 +75,14 @@ class SequenceFormGame:
                     raise GameFileError(f"{where}: missing key {key!r}")
             i = pl1.sequence_of(entry["sequence_pl1"], f"{where} sequence_pl1")
             j = pl2.sequence_of(entry["sequence_pl2"], f"{where} sequence_pl2")
-            value = entry["value"]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise GameFileError(f"{where}: value must be a finite number, got {value!r}")
+            value = _finite_value(entry["value"], where)
             if (i, j) in first_seen:
                 duplicates.append((first_seen[(i, j)], k, pl1.labels[i], pl2.labels[j]))
             else:
                 first_seen[(i, j)] = k
             rows.append(i)
             cols.append(j)
-            vals.append(float(value))
+            vals.append(value)
         if duplicates and not sum_duplicates:
             shown = "; ".join(f"({a}, {b}) in entries {e1} and {e2}" for e1, e2, a, b in duplicates)
             raise GameFileError(f"{source}: duplicate utility entries for the sequence pairs {shown} "
@@ -114,7 +119,8 @@ class SequenceFormGame:
                 "utility_pl1": utility}
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        with atomic_write(path) as handle:
+            handle.write(json.dumps(self.to_dict(), indent=1) + "\n")
 
     # ------------------------------------------------------------------ evaluation
     def player(self, p: int) -> Treeplex:
@@ -145,23 +151,119 @@ class SequenceFormGame:
         return -self.best_response_value(3 - p, strategy)
 
 
-def load_game(path_or_name, *, sum_duplicates: bool = False) -> SequenceFormGame:
-    """Load a game file, or a built-in game by name (``rps``, ``kuhn``, ``leduc``)."""
+def _finite_value(value, where: str) -> float:
+    """A utility value as a float; booleans, strings, NaN, infinities and integers beyond float are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise GameFileError(f"{where}: value is an integer of {len(str(abs(value)))} digits, "
+                            "too large for a floating-point payoff") from None
+    if not math.isfinite(number):
+        raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
+    return number
+
+
+def _warn_unknown_keys(data: dict, source: str) -> None:
+    """Log one warning per unknown key (they are ignored), naming where it first occurs."""
+    places = [(key, "the top-level object") for key in data if key not in _TOP_KEYS]
+    for player in (1, 2):
+        nodes = data.get(f"decision_problem_pl{player}")
+        for node in nodes if isinstance(nodes, list) else ():
+            if isinstance(node, dict):
+                places += [(key, f"node {shown(node.get('id'))} of decision_problem_pl{player}")
+                           for key in node if key not in _NODE_KEYS]
+    entries = data.get("utility_pl1")
+    for k, entry in enumerate(entries if isinstance(entries, list) else ()):
+        if isinstance(entry, dict):
+            places += [(key, f"utility_pl1 entry {k}") for key in entry if key not in _ENTRY_KEYS]
+    first: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for key, place in places:
+        first.setdefault(key, place)
+        counts[key] = counts.get(key, 0) + 1
+    for key, place in first.items():
+        more = f" (and {counts[key] - 1} more)" if counts[key] > 1 else ""
+        log.warning("%s: ignoring unknown key %r in %s%s", source, key, place, more)
+
+
+def game_schema() -> dict:
+    """The JSON Schema of game files shipped with gamelp (``gamelp/game.schema.json``)."""
+    return json.loads(resources.files("gamelp").joinpath("game.schema.json").read_text(encoding="utf-8"))
+
+
+def check_schema(data, source: str) -> None:
+    """Refuse ``data`` if it breaks the shipped JSON Schema, naming the first offending place."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(game_schema())
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    except RecursionError:
+        raise GameFileError(f"{source}: JSON nested too deeply to be a game file") from None
+    if error is not None:
+        place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise GameFileError(f"{source}: {place or 'the top-level object'} breaks the game file schema: {message}")
+
+
+def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
+    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), an OpenSpiel game
+    ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) or a Gambit ``.efg`` file.
+
+    With ``schema`` the file is first checked against the shipped JSON Schema
+    (:func:`check_schema`); the loader's own checks cover the schema and more.
+    A name that is neither a file nor a built-in game, but a built-in game up
+    to letter case or a typo, is refused with a suggestion.
+    """
     name = str(path_or_name)
+    if name.startswith("openspiel:"):
+        from gamelp.games.openspiel import load_openspiel
+
+        return load_openspiel(name[len("openspiel:"):])
+    if name.lower().endswith(".efg"):
+        from gamelp.games.gambit import read_efg
+
+        return read_efg(name)
     if name in BUILTIN_GAMES and not Path(name).exists():
         text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"
     else:
+        if not Path(name).exists():
+            close = difflib.get_close_matches(name.lower(), BUILTIN_GAMES, n=1, cutoff=0.6)
+            if close:
+                raise GameFileError(f"{name}: no such file or built-in game; did you mean {close[0]!r}?")
         try:
-            text = Path(name).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise GameFileError(f"{name}: cannot read the file ({exc.strerror or exc})") from None
+            with open_regular(name, GameFileError, encoding="utf-8") as handle:
+                text = handle.read()
         except UnicodeDecodeError:
             raise GameFileError(f"{name}: not a text file (not valid UTF-8)") from None
         source = name
+    data = parse_json(text, source)
+    if schema:
+        check_schema(data, source)
+    return SequenceFormGame.from_dict(data, source, sum_duplicates=sum_duplicates)
+
+
+def parse_json(text: str, source: str):
+    """Parse a JSON document strictly: duplicate keys and absurd nesting are refused naming ``source``."""
+    def refuse_duplicates(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                owner = dict(pairs).get("id")
+                where = f" in node {owner!r}" if isinstance(owner, str) else ""
+                raise GameFileError(f"{source}: duplicate key {key!r}{where} (JSON would keep only the last one)")
+            seen.add(key)
+        return dict(pairs)
+
     try:
-        data = json.loads(text)
+        return json.loads(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as exc:
         raise GameFileError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
             from None
-    return SequenceFormGame.from_dict(data, source, sum_duplicates=sum_duplicates)
+    except RecursionError:
+        raise GameFileError(f"{source}: JSON nested too deeply to be a game file") from None
+    except ValueError as exc:  # an integer literal beyond Python's digit limit
+        raise GameFileError(f"{source}: not valid JSON ({exc})") from None

@@ -12,21 +12,24 @@ its row label followed by one number per column.  The deviations file must
 have the same labels in the same order.
 
 :meth:`MatrixGame.reduce_dominated` removes strictly dominated rows and
-columns by pure strategies, iterated until none is left (Fryer's recipe, the
-thesis's Section 2.3): a row whose entries are all smaller than another row's,
-a column whose entries are all larger than another column's.
+columns by pure strategies, iterated until none is left (Fryer's recipe,
+Esche (2018), Section 2.3): a row whose entries are all smaller than another
+row's, a column whose entries are all larger than another column's; for a
+robust solve, only those dominated in every matrix of the uncertainty set.
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from gamelp.errors import GamelpError, MatrixFileError
+from gamelp.io import atomic_write, open_regular
 
 
 class MatrixGameError(GamelpError):
@@ -95,23 +98,39 @@ class MatrixGame:
                           [self.col_labels[j] for j in cols], std=std)
 
     # ----------------------------------------------------------------- dominance
-    def reduce_dominated(self) -> tuple["MatrixGame", list[str], list[str]]:
+    def reduce_dominated(self, radius: float = 0.0) -> tuple["MatrixGame", list[str], list[str]]:
         """Remove strictly dominated rows and columns, iterated; return the game and the removed labels.
 
-        Rows are dropped when another row is strictly larger in every column,
-        columns when another column is strictly smaller in every row.  The
-        removed labels are listed in the order they were removed (all rows
-        dominated in a pass before the columns of that pass).
+        With ``radius = 0`` the nominal payoffs decide: rows are dropped when
+        another row is strictly larger in every column, columns when another
+        column is strictly smaller in every row.  With ``radius R > 0`` the
+        dominance must hold for every matrix of the box ``|C - C-hat| <= R Delta``
+        around the estimate (which contains the ellipsoidal set of radius R as
+        well): row ``i`` goes only if some row ``k`` has ``(C-hat - R Delta)[k] >
+        (C-hat + R Delta)[i]`` in every column, column ``j`` only if some column
+        ``l`` has ``(C-hat + R Delta)[:, l] < (C-hat - R Delta)[:, j]``.  Such a
+        row or column is dominated in every matrix of the set, so removing it
+        changes no robust value.  The removed labels are listed in the order
+        they were removed (all rows dominated in a pass before the columns of
+        that pass).
         """
+        if not radius >= 0 or not math.isfinite(radius):
+            raise MatrixGameError(f"the radius must be finite and non-negative, got {radius}")
+        if radius > 0 and self.std is None:
+            raise MatrixGameError("a dominance test over an uncertainty set needs standard deviations")
+        spread = radius * self.std if radius > 0 else np.zeros_like(self.payoffs)
+        lower, upper = self.payoffs - spread, self.payoffs + spread
         rows = np.arange(self.shape[0])
         cols = np.arange(self.shape[1])
         removed_rows: list[str] = []
         removed_cols: list[str] = []
         while True:
-            dominated = _dominated_rows(self.payoffs[np.ix_(rows, cols)])
+            block = np.ix_(rows, cols)
+            dominated = _dominated_rows(lower[block], upper[block])
             removed_rows += [self.row_labels[i] for i in rows[dominated]]
             rows = rows[~dominated]
-            dominated_c = _dominated_rows(-self.payoffs[np.ix_(rows, cols)].T)
+            block = np.ix_(rows, cols)
+            dominated_c = _dominated_rows(-upper[block].T, -lower[block].T)
             removed_cols += [self.col_labels[j] for j in cols[dominated_c]]
             cols = cols[~dominated_c]
             if not dominated.any() and not dominated_c.any():
@@ -153,33 +172,38 @@ class MatrixGame:
             _write_csv(Path(std_path), self.row_labels, self.col_labels, self.std)
 
 
-def _dominated_rows(C: np.ndarray, chunk: int = 16) -> np.ndarray:
-    """Mask of rows of ``C`` strictly dominated by another row (every entry strictly smaller).
+def _dominated_rows(low: np.ndarray, high: np.ndarray, chunk: int = 16) -> np.ndarray:
+    """Mask of rows ``i`` with another row ``k`` such that ``low[k] > high[i]`` in every column.
 
-    A dominator has a strictly larger row sum, so only those rows are
+    ``low <= high`` are the smallest and largest payoffs each entry can take
+    (the same matrix for nominal dominance).  A dominator has a larger sum of
+    ``low`` than row ``i``'s sum of ``high``, so only those rows are
     candidates; candidates are filtered a chunk of columns at a time, which
     empties the list after a few chunks for all but dominated rows.
     """
-    sums = C.sum(axis=1)
-    dominated = np.zeros(C.shape[0], dtype=bool)
-    for i in range(C.shape[0]):
-        candidates = np.flatnonzero(sums > sums[i])
-        for start in range(0, C.shape[1], chunk):
+    low_sums, high_sums = low.sum(axis=1), high.sum(axis=1)
+    dominated = np.zeros(low.shape[0], dtype=bool)
+    for i in range(low.shape[0]):
+        candidates = np.flatnonzero(low_sums > high_sums[i])
+        for start in range(0, low.shape[1], chunk):
             if candidates.size == 0:
                 break
             cols = slice(start, start + chunk)
-            candidates = candidates[(C[candidates, cols] > C[i, cols]).all(axis=1)]
+            candidates = candidates[(low[candidates, cols] > high[i, cols]).all(axis=1)]
         dominated[i] = candidates.size > 0
     return dominated
 
 
+# Plain ASCII decimals only: Python's float() also takes "1_000" and full-width digits.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+_LAYOUT = "the first row must hold the column labels and the first column the row labels"
+
+
 def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
+        with open_regular(path, MatrixFileError, newline="", encoding="utf-8-sig") as handle:
             lines = [(number, row) for number, row in enumerate(csv.reader(handle), start=1)
                      if any(cell.strip() for cell in row)]
-    except OSError as exc:
-        raise MatrixFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (csv.Error, UnicodeDecodeError) as exc:
         raise MatrixFileError(f"{path}: not a readable CSV file ({exc})") from None
     if not lines:
@@ -188,6 +212,9 @@ def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     col_labels = [cell.strip() for cell in header[1:]]
     if not col_labels:
         raise MatrixFileError(f"{path}: line {header_number}: the header has no column labels")
+    if _NUMBER.fullmatch(header[0].strip()):
+        raise MatrixFileError(f"{path}: line {header_number}: the first cell is the number {header[0].strip()!r}, "
+                              f"so the file seems to have no label row or column; {_LAYOUT}")
     _check_unique(path, col_labels, "column", header_number)
     if len(lines) == 1:
         raise MatrixFileError(f"{path}: no data rows after the header")
@@ -195,24 +222,36 @@ def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     for number, row in lines[1:]:
         label = row[0].strip()
         if len(row) != len(col_labels) + 1:
+            hint = f" (is the label column missing? {_LAYOUT})" if _NUMBER.fullmatch(label) else ""
             raise MatrixFileError(f"{path}: line {number} (row {label!r}) has {len(row) - 1} values, "
-                                  f"the header has {len(col_labels)} columns")
-        numbers = []
-        for col, cell in zip(col_labels, row[1:]):
-            text = cell.strip()
-            try:
-                value = float(text)
-            except ValueError:
-                raise MatrixFileError(f"{path}: line {number}, row {label!r}, column {col!r}: "
-                                      f"{text!r} is not a number") from None
-            if not math.isfinite(value):
-                raise MatrixFileError(f"{path}: line {number}, row {label!r}, column {col!r}: "
-                                      f"{text!r} is not a finite number")
-            numbers.append(value)
+                                  f"the header has {len(col_labels)} columns{hint}")
         row_labels.append(label)
-        values.append(numbers)
+        values.append([_number(path, number, label, col, cell.strip()) for col, cell in zip(col_labels, row[1:])])
     _check_unique(path, row_labels, "row", None)
+    for kind, labels, others in (("column", col_labels, row_labels), ("row", row_labels, col_labels)):
+        if all(_NUMBER.fullmatch(label) for label in labels) and not all(_NUMBER.fullmatch(o) for o in others):
+            raise MatrixFileError(f"{path}: every {kind} label is a number ({', '.join(labels[:3])}, ...) but the "
+                                  f"{'row' if kind == 'column' else 'column'} labels are not: the {kind} labels seem "
+                                  f"to be missing; {_LAYOUT}")
     return row_labels, col_labels, np.array(values, dtype=float)
+
+
+def _number(path: Path, line: int, row: str, col: str, text: str) -> float:
+    """One payoff cell as a finite float, naming the cell otherwise."""
+    where = f"{path}: line {line}, row {row!r}, column {col!r}"
+    if not _NUMBER.fullmatch(text):
+        try:
+            float(text)
+        except ValueError:
+            raise MatrixFileError(f"{where}: {text!r} is not a number") from None
+        if text.strip("+-").lower() in ("nan", "inf", "infinity"):
+            raise MatrixFileError(f"{where}: {text!r} is not a finite number")
+        raise MatrixFileError(f"{where}: {text!r} is not a plain decimal number (digits 0-9, '.', an exponent; "
+                              "no '_' separators or non-ASCII digits)")
+    value = float(text)
+    if not math.isfinite(value):  # an exponent beyond the float range
+        raise MatrixFileError(f"{where}: {text!r} is not a finite number")
+    return value
 
 
 def _check_unique(path: Path, labels: list[str], kind: str, line: int | None) -> None:
@@ -227,7 +266,7 @@ def _check_unique(path: Path, labels: list[str], kind: str, line: int | None) ->
 
 def _write_csv(path: Path, row_labels, col_labels, values: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_write(path, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow([""] + list(col_labels))
         for label, row in zip(row_labels, values):

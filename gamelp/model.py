@@ -17,11 +17,15 @@ argument changed::
 
 Dual values follow one convention on every backend: the derivative of the
 optimal objective with respect to the constraint's right-hand side.
+
+Blocks are immutable (their arrays are read-only): change right-hand sides
+and bounds with :meth:`Model.set_rhs` and :meth:`Model.set_bounds`, which
+also drop the cached :class:`MatrixForm`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -83,7 +87,8 @@ class ConeBlock:
 class MatrixForm:
     """The flattened model every backend reads.
 
-    ``row_sense`` holds one of ``'<'``, ``'>'``, ``'='`` per row of ``A``.
+    ``row_sense`` holds one of ``'<'``, ``'>'``, ``'='`` per row of ``A``;
+    ``variable_slices`` / ``row_slices`` give each block's columns / rows.
     """
 
     c: np.ndarray
@@ -97,6 +102,28 @@ class MatrixForm:
     integer: np.ndarray
     binary: np.ndarray
     cones: tuple[ConeBlock, ...]
+    name: str = "model"
+    variable_slices: dict[str, slice] = field(default_factory=dict)
+    row_slices: dict[str, slice] = field(default_factory=dict)
+
+    @property
+    def is_mip(self) -> bool:
+        return bool(self.integer.any())
+
+    def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full variable vector into one array per variable block."""
+        return {name: np.array(x[s], dtype=float) for name, s in self.variable_slices.items()}
+
+    def split_rows(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full row vector (duals) into one array per constraint block."""
+        return {name: np.array(y[s], dtype=float) for name, s in self.row_slices.items()}
+
+    def full_vector(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """One vector over all variables from per-block values (missing blocks at 0)."""
+        x = np.zeros(self.c.size)
+        for name, block_values in values.items():
+            x[self.variable_slices[name]] = block_values
+        return x
 
     @property
     def row_bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -107,12 +134,15 @@ class MatrixForm:
 
 
 def _as_vector(value, size: int, what: str) -> np.ndarray:
+    """A read-only copy of ``value`` as ``size`` floats (a scalar is broadcast)."""
     arr = np.asarray(value, dtype=float)
     if arr.ndim == 0:
-        return np.full(size, float(arr))
-    arr = arr.reshape(-1)
+        arr = np.full(size, float(arr))
+    else:
+        arr = arr.reshape(-1).copy()
     if arr.size != size:
         raise ModelError(f"{what}: expected {size} values, got {arr.size}")
+    arr.setflags(write=False)
     return arr
 
 
@@ -127,6 +157,7 @@ class Model:
     objective: dict[str, np.ndarray] = field(default_factory=dict)
     objective_constant: float = 0.0
     sense: str = "min"
+    _form: MatrixForm | None = field(default=None, init=False, repr=False, compare=False)
 
     # ----------------------------------------------------------------- building
     @property
@@ -164,12 +195,14 @@ class Model:
         lower = _as_vector(lb, size, f"variable block {name!r} lower bounds")
         upper = _as_vector(ub, size, f"variable block {name!r} upper bounds")
         if kind == "binary":
-            lower, upper = np.maximum(lower, 0.0), np.minimum(upper, 1.0)
+            lower = _as_vector(np.maximum(lower, 0.0), size, f"variable block {name!r} lower bounds")
+            upper = _as_vector(np.minimum(upper, 1.0), size, f"variable block {name!r} upper bounds")
         if labels is not None and len(labels) != size:
             raise ModelError(f"variable block {name!r}: {len(labels)} labels for {size} variables")
         block = VarBlock(name, self.num_variables, size, kind, lower, upper,
                          tuple(labels) if labels is not None else None)
         self.variables[name] = block
+        self._form = None
         return block
 
     def _block(self, key: VarBlock | str) -> VarBlock:
@@ -220,6 +253,7 @@ class Model:
                                 _as_vector(rhs, rows, f"constraint block {name!r} rhs"),
                                 tuple(labels) if labels is not None else None)
         self.constraints[name] = block
+        self._form = None
         return block
 
     def add_cone(self, name: str, terms: Mapping, constant=0.0) -> ConeBlock:
@@ -231,6 +265,7 @@ class Model:
             raise ModelError(f"cone block {name!r}: needs at least one row")
         block = ConeBlock(name, matrix, _as_vector(constant, matrix.shape[0], f"cone block {name!r} constant"))
         self.cones[name] = block
+        self._form = None
         return block
 
     def set_objective(self, terms: Mapping, sense: str = "min", constant: float = 0.0) -> None:
@@ -242,10 +277,38 @@ class Model:
             block = self._block(key)
             objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
         self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
+        self._form = None
+
+    def set_rhs(self, name: str, rhs) -> None:
+        """Replace the right-hand sides of constraint block ``name`` (a scalar is broadcast)."""
+        try:
+            block = self.constraints[name]
+        except KeyError:
+            raise ModelError(f"model {self.name!r}: unknown constraint block {name!r}") from None
+        self.constraints[name] = replace(block, rhs=_as_vector(rhs, block.size, f"constraint block {name!r} rhs"))
+        self._form = None
+
+    def set_bounds(self, name: str, lb=None, ub=None) -> None:
+        """Replace the lower and / or upper bounds of variable block ``name`` (``None`` keeps them)."""
+        block = self._block(name)
+        lower = block.lb if lb is None else _as_vector(lb, block.size, f"variable block {name!r} lower bounds")
+        upper = block.ub if ub is None else _as_vector(ub, block.size, f"variable block {name!r} upper bounds")
+        if block.kind == "binary":
+            lower, upper = _as_vector(np.maximum(lower, 0.0), block.size, name), \
+                _as_vector(np.minimum(upper, 1.0), block.size, name)
+        self.variables[block.name] = replace(block, lb=lower, ub=upper)
+        self._form = None
 
     # ----------------------------------------------------------------- reading
     def matrix_form(self) -> MatrixForm:
-        """Flatten the blocks into one sparse matrix, the form backends consume."""
+        """Flatten the blocks into one sparse matrix, the form backends consume (cached until a change)."""
+        if self._form is None:
+            self._form = self._flatten()
+        elif self._form.name != self.name:
+            self._form = replace(self._form, name=self.name)
+        return self._form
+
+    def _flatten(self) -> MatrixForm:
         n = self.num_variables
         c = np.zeros(n)
         for name, coeffs in self.objective.items():
@@ -270,27 +333,30 @@ class Model:
             ConeBlock(k.name, sp.csr_matrix((k.matrix.data, k.matrix.indices, k.matrix.indptr),
                                             shape=(k.matrix.shape[0], n)), k.constant)
             for k in self.cones.values())
+        for array in (c, row_sense, rhs, col_lb, col_ub, integer, binary):
+            array.setflags(write=False)  # the form is cached and shared: change the model, not the form
         return MatrixForm(c, self.objective_constant, self.sense == "max", A, row_sense, rhs,
-                          col_lb, col_ub, integer, binary, cones)
+                          col_lb, col_ub, integer, binary, cones, self.name,
+                          {name: b.slice for name, b in self.variables.items()},
+                          {name: b.slice for name, b in self.constraints.items()})
 
     def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Cut a full variable vector into one array per variable block."""
-        return {name: np.asarray(x[b.slice], dtype=float) for name, b in self.variables.items()}
+        return self.matrix_form().split_values(x)
 
     def full_vector(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """One vector over all variables from per-block values (missing blocks at 0)."""
-        x = np.zeros(self.num_variables)
-        for name, block_values in values.items():
-            x[self._block(name).slice] = block_values
-        return x
+        for name in values:
+            self._block(name)  # an unknown name is a ModelError
+        return self.matrix_form().full_vector(values)
 
     def split_duals(self, y: np.ndarray) -> dict[str, np.ndarray]:
         """Cut a full row-dual vector into one array per constraint block."""
-        return {name: np.asarray(y[b.slice], dtype=float) for name, b in self.constraints.items()}
+        return self.matrix_form().split_rows(y)
 
     # ----------------------------------------------------------------- solving and export
-    def solve(self, backend: str = "highs", **options):
-        """Solve on ``backend`` (``"highs"``, ``"gurobi"``, ``"pyomo:<solver>"``, ``"cvxpy:<SOLVER>"``)."""
+    def solve(self, backend: str = "auto", **options):
+        """Solve on ``backend`` (``"auto"``, ``"highs"``, ``"gurobi"``, ``"pyomo:<solver>"``, ``"cvxpy:<SOLVER>"``)."""
         from gamelp.backends import solve
 
         return solve(self, backend, **options)

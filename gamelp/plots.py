@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from gamelp.io import atomic_path  # noqa: E402
+
 
 def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value against k") -> Path:
     """Step plot of value against k, one curve per label; rows are ``{"k", "value", ...}`` dicts.
@@ -32,6 +34,7 @@ def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value agains
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as temporary:
+        fig.savefig(temporary, dpi=120, format=path.suffix.lstrip(".") or None)
     plt.close(fig)
     return path

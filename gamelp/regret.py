@@ -15,14 +15,29 @@ earned, utility ``u . x``):
   - 1/(4 eta) sum_{t>=2} ||x^t - x^{t-1}||_1^2``;
   regret matching ``RM`` (Hart & Mas-Colell 2000: play the positive part of
   the cumulative regrets) and ``RM+`` (Tammelin 2014: clip the cumulative
-  regrets at zero after every update);
+  regrets at zero after every update), discounted regret matching
+  (the local rule of DCFR, Brown & Sandholm 2019, "Solving imperfect-information
+  games via discounted regret minimization": after every
+  update positive cumulative regrets are scaled by ``t^alpha/(t^alpha+1)``,
+  negative ones by ``t^beta/(t^beta+1)``; alpha = 1.5, beta = 0) and
+  predictive RM+ ``PRM+`` (Farina, Kroer & Sandholm 2021, "Faster game solving
+  via predictive Blackwell approachability": RM+
+  played on the regrets plus a predicted regret,
+  ``x^t ∝ [R^{t-1} + m^t - <m^t, x^{t-1}> 1]^+`` with the prediction
+  ``m^t = u^{t-1}``, the last utility);
 * on a treeplex (a player's sequence-form polytope): counterfactual regret
   minimisation ``CFR`` (Zinkevich et al. 2007), i.e. the laminar regret
   decomposition — one local simplex minimiser per decision point fed with
   counterfactual utilities ``q[ja] = g[ja] + sum_{j' below ja} V[j']``,
   ``V[j] = sum_a b[ja] q[ja]``.  The local minimiser is pluggable
   (rm, rm+, mwu, omwu); all decision points are updated together with numpy
-  segment reductions, one depth level at a time.
+  segment reductions, one depth level at a time.  Predictive CFR+
+  (``PCFR+``, Farina, Kroer & Sandholm 2021) uses PRM+ at every
+  decision point with the counterfactual prediction of Farina, Kroer,
+  Brown & Sandholm (2019, "Stable-predictive optimistic counterfactual regret
+  minimization"): the last utility vector ``g^{t-1}`` is pushed
+  bottom-up through the *new* strategies of the points below, so each level's
+  local strategies are computed before the level above.
 
 Self-play (:func:`solve_regret`, :func:`self_play_matrix`) runs one
 minimiser per player on a payoff matrix ``M`` (player 1 gets ``x^T M y``) or
@@ -30,7 +45,10 @@ on a :class:`~gamelp.game.SequenceFormGame` (``x^T A y`` over sequence-form
 strategies) and reports the (weighted) average and last iterates with the
 saddle-point gap ``max_x' x'^T A y - min_y' x^T A y'`` per iteration.  CFR+
 is RM+ at every decision point with alternating updates and linear
-averaging (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015).
+averaging (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015); DCFR
+is discounted RM with alternation and quadratic averaging (weights ``t^2``,
+the paper's gamma = 2); PCFR+ is PRM+ with alternation and quadratic
+averaging, the settings of both papers' experiments.
 """
 
 from __future__ import annotations
@@ -46,6 +64,7 @@ from gamelp.game import SequenceFormGame, load_game
 from gamelp.treeplex import Treeplex
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
+PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
 
 
 class RegretError(GamelpError):
@@ -140,6 +159,48 @@ class RegretMatchingPlus(RegretMatching):
         super().__init__(space, plus=True)
 
 
+class DiscountedRegretMatching(RegretMatching):
+    """DCFR's local rule (Brown & Sandholm 2019): regret matching whose cumulative regrets
+    are scaled after update ``t`` by ``t^alpha/(t^alpha+1)`` where positive, ``t^beta/(t^beta+1)`` where not."""
+
+    def __init__(self, space, *, alpha: float = 1.5, beta: float = 0.0):
+        super().__init__(space)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.updates = 0
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        super().observe_utility(utility)
+        self.updates += 1
+        t = float(self.updates)
+        positive, negative = t ** self.alpha / (t ** self.alpha + 1), t ** self.beta / (t ** self.beta + 1)
+        self.regrets *= np.where(self.regrets > 0, positive, negative)
+
+
+def _prm_plus_strategy(segments: Segments, regrets: np.ndarray, prediction: np.ndarray,
+                       previous: np.ndarray) -> np.ndarray:
+    """PRM+'s next local strategies: ``[R + m - <m, x_prev> 1]^+`` normalised per segment."""
+    expected = segments.expand(segments.sums(previous * prediction))
+    return segments.normalise(np.maximum(regrets + prediction - expected, 0.0))
+
+
+class PredictiveRegretMatchingPlus(RegretMatching):
+    """PRM+ (Farina, Kroer & Sandholm 2021): RM+ on the regrets plus the predicted regret
+    of the last utility, ``x^t ∝ [R^{t-1} + u^{t-1} - <u^{t-1}, x^{t-1}> 1]^+``."""
+
+    def __init__(self, space):
+        super().__init__(space, plus=True)
+        self.prediction = np.zeros(self.segments.size)
+        self._strategy = self.segments.normalise(self.prediction)  # x^0: uniform
+
+    def next_strategy(self) -> np.ndarray:
+        self._strategy = _prm_plus_strategy(self.segments, self.regrets, self.prediction, self._strategy)
+        return self._strategy
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        super().observe_utility(utility)
+        self.prediction = np.array(utility, dtype=float)
+
+
 class MWU(RegretMinimiser):
     """Multiplicative weights = FTRL with negative entropy: ``x^t = softmax(eta (L^{t-1} + m^t))``.
 
@@ -156,7 +217,8 @@ class MWU(RegretMinimiser):
         self.prediction = np.zeros(self.segments.size)
 
     def next_strategy(self) -> np.ndarray:
-        return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught by the self-play loop
+            return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
 
     def observe_utility(self, utility: np.ndarray) -> None:
         self.cumulative += utility
@@ -171,11 +233,13 @@ class OMWU(MWU):
         super().__init__(space, eta=eta, optimistic=True)
 
 
-LOCAL_MINIMISERS = {"rm": RegretMatching, "rm+": RegretMatchingPlus, "mwu": MWU, "omwu": OMWU}
+LOCAL_MINIMISERS = {"rm": RegretMatching, "rm+": RegretMatchingPlus, "drm": DiscountedRegretMatching,
+                    "prm+": PredictiveRegretMatchingPlus, "mwu": MWU, "omwu": OMWU}
 
 
 def local_minimiser(name: str, space, *, eta: float = 0.1) -> RegretMinimiser:
-    """A simplex minimiser by name (``rm``, ``rm+``, ``mwu``, ``omwu``) over ``space`` (size or Segments)."""
+    """A simplex minimiser by name (``rm``, ``rm+``, ``drm``, ``prm+``, ``mwu``, ``omwu``) over ``space``
+    (size or Segments)."""
     if name not in LOCAL_MINIMISERS:
         raise RegretError(f"unknown local regret minimiser {name!r} (choose from {sorted(LOCAL_MINIMISERS)})")
     cls = LOCAL_MINIMISERS[name]
@@ -192,6 +256,7 @@ class _Level:
     sequence_parents: np.ndarray  # parent sequence of each entry of ``sequences``
     parents: np.ndarray          # the distinct parent sequences of this depth's decision points
     parent_slot: np.ndarray      # for each decision point, its parent's position in ``parents``
+    segments: Segments           # the decision points' simplices inside ``sequences``
 
 
 class TreeplexLevels:
@@ -210,8 +275,9 @@ class TreeplexLevels:
             sizes = ends[points] - starts[points]
             sequences = np.concatenate([np.arange(starts[j], ends[j]) for j in points])
             distinct, slot = np.unique(parents[points], return_inverse=True)
-            self.levels.append(_Level(sequences, np.concatenate(([0], np.cumsum(sizes)[:-1])),
-                                      np.repeat(parents[points], sizes), distinct, slot))
+            offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            self.levels.append(_Level(sequences, offsets, np.repeat(parents[points], sizes), distinct, slot,
+                                      Segments(offsets, offsets + sizes)))
         # Local simplices over all sequences: the empty sequence is a singleton, then one per decision point.
         self.segments = Segments(np.concatenate(([0], starts)), np.concatenate(([1], ends)))
 
@@ -223,7 +289,8 @@ class TreeplexLevels:
             x[level.sequences] = behaviour[level.sequences] * x[level.sequence_parents]
         return x
 
-    def _bottom_up(self, utility: np.ndarray, point_value) -> np.ndarray:
+    def bottom_up(self, utility: np.ndarray, point_value) -> np.ndarray:
+        """Push ``utility`` up the levels: ``point_value(level, q)`` gives each point's value from ``q``."""
         q = np.array(utility, dtype=float)
         for level in reversed(self.levels):
             values = point_value(level, q)
@@ -232,12 +299,12 @@ class TreeplexLevels:
 
     def counterfactual_values(self, utility: np.ndarray, behaviour: np.ndarray) -> np.ndarray:
         """``q[s] = utility[s] + sum`` of the values ``V[j] = sum_a b[ja] q[ja]`` of the points below ``s``."""
-        return self._bottom_up(utility, lambda level, q: np.add.reduceat(
+        return self.bottom_up(utility, lambda level, q: np.add.reduceat(
             behaviour[level.sequences] * q[level.sequences], level.offsets))
 
     def best_response_value(self, utility: np.ndarray) -> float:
         """``max_x utility . x`` over the treeplex (bottom-up maxima)."""
-        return float(self._bottom_up(utility, lambda level, q: np.maximum.reduceat(
+        return float(self.bottom_up(utility, lambda level, q: np.maximum.reduceat(
             q[level.sequences], level.offsets))[0])
 
 
@@ -265,6 +332,37 @@ class CFR(RegretMinimiser):
         self.local.observe_utility(self.levels.counterfactual_values(utility, self.behaviour))
 
 
+class PredictiveCFR(CFR):
+    """PCFR+ (Farina, Kroer & Sandholm 2021): PRM+ at every decision point of a treeplex.
+
+    The prediction is the last sequence-form utility ``g^{t-1}``; its
+    counterfactual values are taken through the new local strategies, so
+    ``next_strategy()`` picks them level by level from the bottom up
+    (Farina, Kroer, Brown & Sandholm 2019).
+    """
+
+    def __init__(self, treeplex: Treeplex | TreeplexLevels):
+        super().__init__(treeplex, "prm+")
+        self.prediction = np.zeros(self.levels.num_sequences)
+
+    def next_strategy(self) -> np.ndarray:
+        local = self.local
+        behaviour = np.ones(self.levels.num_sequences)
+
+        def choose(level, q):
+            seqs = level.sequences
+            behaviour[seqs] = _prm_plus_strategy(level.segments, local.regrets[seqs], q[seqs], local._strategy[seqs])
+            return level.segments.sums(behaviour[seqs] * q[seqs])
+
+        self.levels.bottom_up(self.prediction, choose)
+        self.behaviour = local._strategy = behaviour
+        return self.levels.sequence_form(behaviour)
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        super().observe_utility(utility)
+        self.prediction = np.array(utility, dtype=float)
+
+
 # ---------------------------------------------------------------------------------------- self-play
 @dataclass(frozen=True)
 class Method:
@@ -282,6 +380,8 @@ METHODS = {
     "rm+": Method("rm+", False, "uniform"),
     "cfr": Method("rm", False, "uniform"),
     "cfr+": Method("rm+", True, "linear"),
+    "dcfr": Method("drm", True, "quadratic"),
+    "pcfr+": Method("prm+", True, "quadratic"),
 }
 
 
@@ -346,7 +446,17 @@ class _TreeplexSpace(TreeplexLevels):
         self.labels = treeplex.labels
 
     def minimiser(self, local: str, eta: float) -> RegretMinimiser:
-        return CFR(self, local, eta=eta)
+        return PredictiveCFR(self) if local == "prm+" else CFR(self, local, eta=eta)
+
+
+class _NegatedTranspose:
+    """``-M^T`` of a dense matrix without a copy: ``(-M^T) @ x`` is computed as ``-(x @ M)``."""
+
+    def __init__(self, M: np.ndarray):
+        self.M = M
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return -(x @ self.M)
 
 
 def _averaging_exponent(averaging) -> float:
@@ -375,20 +485,24 @@ def _payoff_matrix(matrix) -> np.ndarray:
 
 def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: float = 0.1,
                  target_gap: float | None = None, alternating: bool | None = None, averaging=None,
-                 record: bool = False, track_last: bool = True) -> RegretResult:
+                 record: bool = False, track_last: bool = True, progress=None) -> RegretResult:
     """Self-play of two regret minimisers on a game; returns averages, last iterates and gaps.
 
     ``game`` is a :class:`SequenceFormGame`, a game file / built-in name, or a
     payoff matrix (player 1, rows, gets ``x^T M y``).  ``method`` is one of
-    ``mwu``, ``omwu``, ``rm``, ``rm+``, ``cfr``, ``cfr+`` (on a sequence-form
-    game every method is CFR with that local minimiser; ``cfr`` is ``rm``;
-    ``cfr+`` is RM+ with alternating updates and linear averaging).
+    ``mwu``, ``omwu``, ``rm``, ``rm+``, ``cfr``, ``cfr+``, ``dcfr``, ``pcfr+``
+    (on a sequence-form game every method is CFR with that local minimiser;
+    ``cfr`` is ``rm``; ``cfr+`` is RM+ with alternating updates and linear
+    averaging; ``dcfr`` discounted RM and ``pcfr+`` PRM+, both alternating
+    with quadratic averaging; on a matrix the same local rule runs on the simplex).
     ``alternating`` and ``averaging`` (``uniform``, ``linear``, ``quadratic``
     or an exponent ``gamma`` for weights ``t^gamma``) override the method's
     defaults; ``eta`` is the MWU/OMWU step size.  The run stops early once the
     average's gap is at most ``target_gap``.  ``record=True`` keeps every
     iterate and running average (``xs``, ``ys``, ``avg_xs``, ``avg_ys``);
     ``track_last=False`` skips the last iterate's gaps (``last_gaps`` is None).
+    ``progress(t, gap)``, when given, is called every :data:`PROGRESS_EVERY`
+    iterations and once at the end with the iteration count and the gap.
     """
     if method not in METHODS:
         raise RegretError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
@@ -408,10 +522,10 @@ def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: flo
     else:
         payoff = _payoff_matrix(game)
         space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
-    payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else np.ascontiguousarray(-payoff.T)
+    payoff_2 = (-payoff.T).tocsr() if sp.issparse(payoff) else _NegatedTranspose(payoff)
     return _self_play(method, space1, space2, payoff, payoff_2, space1.minimiser(scheme.local, eta),
                       space2.minimiser(scheme.local, eta), int(iterations), alternating, gamma, target_gap, record,
-                      track_last)
+                      track_last, progress)
 
 
 def self_play_matrix(M, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1,
@@ -422,7 +536,7 @@ def self_play_matrix(M, method: str = "omwu", iterations: int = 1000, *, eta: fl
 
 
 def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, iterations, alternating, gamma,
-               target_gap, record, track_last) -> RegretResult:
+               target_gap, record, track_last, progress) -> RegretResult:
     x, y = player1.next_strategy(), player2.next_strategy()
     utility_x, utility_y = payoff @ y, payoff_2 @ x      # each player's utility vector against the other
     # Running averages of the strategies and of the utility vectors (A avg_y is the average of A y^t).
@@ -446,6 +560,8 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         if record:
             for store, v in zip(history, (x, y, avg_x, avg_y)):
                 store[t - 1] = v
+        if progress is not None and t % PROGRESS_EVERY == 0:
+            progress(t, float(gaps[t - 1]))
         if target_gap is not None and gaps[t - 1] <= target_gap:
             converged = True
             break
@@ -456,7 +572,12 @@ def _self_play(method, space1, space2, payoff, payoff_2, player1, player2, itera
         next_utility_y = payoff_2 @ x
         player2.observe_utility(next_utility_y if alternating else utility_y)
         y = player2.next_strategy()
+        if not (np.isfinite(x).all() and np.isfinite(y).all()):
+            raise RegretError(f"{method} diverged: the strategies became non-finite at iteration {t + 1} "
+                              "(overflow); try a smaller step size eta")
         utility_x, utility_y = payoff @ y, next_utility_y
+    if progress is not None:
+        progress(t, float(gaps[t - 1]))
     xs, ys, avg_xs, avg_ys = [h[:t] for h in history] if record else (None,) * 4
     return RegretResult(method, float(avg_x @ avg_utility_x), float(gaps[t - 1]), avg_x, avg_y, x, y, gaps[:t],
                         None if last_gaps is None else last_gaps[:t], space1.labels, space2.labels, converged,

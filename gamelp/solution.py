@@ -1,30 +1,61 @@
-"""The result of solving a :class:`gamelp.model.Model` on any backend."""
+"""The result of solving a :class:`gamelp.model.Model` on any backend: a status and what it vouches for."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 
-OPTIMAL = "optimal"
-INFEASIBLE = "infeasible"
-UNBOUNDED = "unbounded"
-INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
-TIME_LIMIT = "time_limit"
-ERROR = "error"
+
+class Status(StrEnum):
+    """How a solve ended; compares equal to its string value (``Status.OPTIMAL == "optimal"``)."""
+
+    OPTIMAL = "optimal"
+    OPTIMAL_INACCURATE = "optimal_inaccurate"  # a solver's optimum that misses its own tolerances
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
+    TIME_LIMIT = "time_limit"
+    ITERATION_LIMIT = "iteration_limit"
+    INTERRUPTED = "interrupted"  # stopped by Ctrl-C (SIGINT)
+    ERROR = "error"
+
+    @property
+    def stopped_early(self) -> bool:
+        """A limit or an interrupt ended the solve: any values are an incumbent, not an optimum."""
+        return self in (Status.TIME_LIMIT, Status.ITERATION_LIMIT, Status.INTERRUPTED)
+
+
+OPTIMAL = Status.OPTIMAL
+OPTIMAL_INACCURATE = Status.OPTIMAL_INACCURATE
+INFEASIBLE = Status.INFEASIBLE
+UNBOUNDED = Status.UNBOUNDED
+INFEASIBLE_OR_UNBOUNDED = Status.INFEASIBLE_OR_UNBOUNDED
+TIME_LIMIT = Status.TIME_LIMIT
+ITERATION_LIMIT = Status.ITERATION_LIMIT
+INTERRUPTED = Status.INTERRUPTED
+ERROR = Status.ERROR
 
 
 @dataclass
 class Solution:
     """Status, objective, values by variable block, duals by constraint block, and the solver log.
 
-    ``duals[block]`` is the derivative of the optimal objective with respect to
-    that block's right-hand sides (LPs only; empty for MIPs and cone models
-    where the backend gives none).  ``mip_gap`` is the relative gap the solver
-    reported (0 for an LP).
+    ``values`` is empty unless the solver returned a point that satisfies the
+    constraints: an optimum (``optimal`` or ``optimal_inaccurate``), or the
+    incumbent of a MIP stopped by a limit or an interrupt.  ``duals[block]``
+    is the derivative of the optimal objective with respect to that block's
+    right-hand sides and ``reduced_costs[block]`` the derivative with respect
+    to the variables' bounds, ``c - A^T y`` (LPs at an optimum only; empty
+    otherwise).  ``objective_bound`` is the best bound the solver proved
+    (the objective itself for an LP optimum) and ``mip_gap`` the relative gap
+    between the two (0 for an LP).  ``violation`` is the largest constraint
+    violation of the solver's point relative to ``1 + |rhs|``, measured in
+    the scaled model the solver saw (None when it returned no point).
     """
 
-    status: str
+    status: Status
     objective: float | None
     values: dict[str, np.ndarray] = field(default_factory=dict)
     duals: dict[str, np.ndarray] = field(default_factory=dict)
@@ -32,10 +63,23 @@ class Solution:
     wall_time: float = 0.0
     log: str = ""
     backend: str = ""
+    objective_bound: float | None = None
+    reduced_costs: dict[str, np.ndarray] = field(default_factory=dict)
+    violation: float | None = None
 
     @property
     def optimal(self) -> bool:
-        return self.status == OPTIMAL
+        return self.status == Status.OPTIMAL
 
     def __getitem__(self, block: str) -> np.ndarray:
         return self.values[block]
+
+    def __repr__(self) -> str:
+        parts = [f"status={str(self.status)!r}", f"objective={self.objective!r}"]
+        if self.objective_bound is not None and self.objective_bound != self.objective:
+            parts.append(f"objective_bound={self.objective_bound!r}")
+        if self.mip_gap:
+            parts.append(f"mip_gap={self.mip_gap:.3g}")
+        parts += [f"backend={self.backend!r}", f"wall_time={self.wall_time:.3g}",
+                  f"values={{{', '.join(f'{k!r}: <{v.size}>' for k, v in self.values.items())}}}"]
+        return f"Solution({', '.join(parts)})"

@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.errors import GameFileError
+from gamelp.errors import GameFileError, shown
 
 EMPTY_SEQUENCE = "∅"
 NODE_TYPES = ("decision", "observation")
@@ -107,6 +107,7 @@ class Treeplex:
         if not decision_points:
             raise GameFileError(f"{where}: the decision process has no decision point")
         actions = {j: graph.nodes[j]["outcomes"] for j in decision_points}
+        _check_labels_unambiguous(decision_points, actions, where)
         index = {None: 0}
         starts, ends = [], []
         for j in decision_points:
@@ -243,6 +244,24 @@ class Treeplex:
         return self.index[key]
 
 
+def _check_labels_unambiguous(decision_points, actions, where: str) -> None:
+    """Refuse two sequences that print alike (node ``a:b`` action ``c`` and node ``a`` action ``b:c``).
+
+    Strategies are reported by label (``decision_point:action``), so an
+    ambiguous label would merge two sequences in the JSON output.
+    """
+    owner: dict[str, tuple[str, str]] = {}
+    for j in decision_points:
+        for a in actions[j]:
+            label = f"{j}:{a}"
+            if label in owner:
+                other_node, other_action = owner[label]
+                raise GameFileError(f"{where}: node {j!r} action {a!r} and node {other_node!r} action "
+                                    f"{other_action!r} both have the sequence label {label!r}; rename one "
+                                    "(a ':' in a node id or action makes labels ambiguous)")
+            owner[label] = (j, a)
+
+
 def _check_node_fields(node, position: int, where: str) -> str:
     if not isinstance(node, dict):
         raise GameFileError(f"{where}: node at position {position} is not an object")
@@ -251,10 +270,10 @@ def _check_node_fields(node, position: int, where: str) -> str:
             raise GameFileError(f"{where}: node at position {position} is missing key {key!r}")
     node_id = node["id"]
     if not isinstance(node_id, str):
-        raise GameFileError(f"{where}: node at position {position} has a non-string id {node_id!r}")
+        raise GameFileError(f"{where}: node at position {position} has a non-string id {shown(node_id)}")
     kind = node["type"]
     if kind not in NODE_TYPES:
-        raise GameFileError(f"{where}: node {node_id!r} has unknown type {kind!r} (expected decision or observation)")
+        raise GameFileError(f"{where}: node {node_id!r} has unknown type {shown(kind)} (expected decision or observation)")
     needed = ("actions", "parent_sequence") if kind == "decision" else ("signals",)
     for key in needed:
         if key not in node:
@@ -262,7 +281,7 @@ def _check_node_fields(node, position: int, where: str) -> str:
     outcomes = node["actions" if kind == "decision" else "signals"]
     name = "actions" if kind == "decision" else "signals"
     if not isinstance(outcomes, list) or not outcomes or not all(isinstance(o, str) for o in outcomes):
-        raise GameFileError(f"{where}: node {node_id!r} needs a non-empty list of string {name}, got {outcomes!r}")
+        raise GameFileError(f"{where}: node {node_id!r} needs a non-empty list of string {name}, got {shown(outcomes)}")
     if len(set(outcomes)) != len(outcomes):
         raise GameFileError(f"{where}: node {node_id!r} lists duplicate {name}: {outcomes}")
     return node_id
@@ -270,7 +289,7 @@ def _check_node_fields(node, position: int, where: str) -> str:
 
 def _check_pair(pair, where: str) -> tuple[str, str]:
     if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
-        raise GameFileError(f"{where}: expected a pair [id, action_or_signal], got {pair!r}")
+        raise GameFileError(f"{where}: expected a pair [id, action_or_signal], got {shown(pair)}")
     return pair[0], pair[1]
 
 

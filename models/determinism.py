@@ -59,7 +59,7 @@ def kdet_mip(game: SequenceFormGame, player: int, k: int) -> Model:
     model = sequence_form_lp(game, player)
     model.name = f"{game.name}_kdet{k}_pl{player}"
     _add_determinism(model, game.player(player))
-    model.constraints["at_least_k"].rhs[:] = k
+    model.set_rhs("at_least_k", k)
     return model
 
 
@@ -172,7 +172,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     level_model = kdet_mip(game, player, 0)
     level_model.name = value_model.name.replace("kdet0", "kdet_level")
     f_opp = value_model.objective["v"]
-    keep_value = level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
+    level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
     level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
     choice_lp = _choice_lp(game, player)
 
@@ -202,13 +202,14 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     def record(k: int, sol) -> int:
         """A solution of P(k): an incumbent, and a bound for k and beyond."""
         solved[k] = True
-        bound[k] = min(bound[k], sol.objective + (sol.mip_gap or 0.0) * max(abs(sol.objective), 1e-10))
+        proven = sol.objective if sol.objective_bound is None else max(sol.objective_bound, sol.objective)
+        bound[k] = min(bound[k], proven)
         return max(k, remember(sol.objective, sol.values["x"], sol.values["v"]))
 
     def best_known(k: int):
         return max((item for item in known if item[1] >= k), key=lambda item: item[0])
 
-    value_model.constraints["at_least_k"].rhs[:] = total
+    value_model.set_rhs("at_least_k", total)
     record(total, run(value_model))
     k = 0
     while k < total:
@@ -216,11 +217,11 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
             step = _greedy_step(choice_lp, own, best_known(k - 1)[2]["x"], run)
             if step is not None:
                 remember(step.objective, step.values["x"], step.values["v"])
-        value_model.constraints["at_least_k"].rhs[:] = k
+        value_model.set_rhs("at_least_k", k)
         sol = run(value_model, best_known(k)[2])
         reached = record(k, sol)
         if reached < total and sol.status == OPTIMAL:  # a value level is known only at an optimum
-            keep_value.rhs[:] = sol.objective - DETERMINISM_TOL * max(1.0, abs(sol.objective))
+            level_model.set_rhs("keep_value", sol.objective - DETERMINISM_TOL * max(1.0, abs(sol.objective)))
             level = run(level_model, sol.values)
             if determinism(own, level.values["x"]) > reached:
                 # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
@@ -257,7 +258,7 @@ def _choice_lp(game: SequenceFormGame, player: int) -> Model:
 
 def _solve_with_choices(choice_lp: Model, z: np.ndarray, run):
     """Best strategy playing the choices ``z`` (1 = that action whenever its point is reached)."""
-    choice_lp.constraints["fixed_choice"].rhs[:] = np.where(np.round(z) > 0, 0.0, -1.0)
+    choice_lp.set_rhs("fixed_choice", np.where(np.round(z) > 0, 0.0, -1.0))
     return run(choice_lp)
 
 

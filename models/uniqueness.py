@@ -10,7 +10,7 @@ finite variable bounds as rows (``x_j >= lb_j``, ``-x_j >= -ub_j``),
 equality rows and fixed variables into ``E``, a maximised objective negated.
 The multipliers ``u >= 0`` of the ``G`` rows come from the solution: row duals
 are d(objective)/d(rhs) on every backend, and bound multipliers are the
-reduced costs ``c - A^T y``.  With ``x-bar`` optimal and ``u`` any optimal
+solution's reduced costs ``c - A^T y``.  With ``x-bar`` optimal and ``u`` any optimal
 dual, complementary slackness makes the optimal set
 
     { x :  E x = e,  G_K x = h_K,  G_rest x >= h_rest }
@@ -168,9 +168,9 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
     form = model.matrix_form()
     x = _full_vector(solution.values, list(model.variables), "values")
     y = _full_vector(solution.duals, list(model.constraints), "duals")
+    reduced = _full_vector(solution.reduced_costs, list(model.variables), "reduced costs")
     sign = -1.0 if form.maximize else 1.0
-    c, y = sign * form.c, sign * y
-    reduced = c - form.A.T @ y
+    c, y, reduced = sign * form.c, sign * y, sign * reduced
     n = x.size
     rows, rhs, mult, names, eq_rows, eq_rhs = [], [], [], [], [], []
     row_names = _block_names(model.constraints.values())

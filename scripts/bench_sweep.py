@@ -1,11 +1,16 @@
-"""Benchmark: throughput of a mini-Magic deck sweep with 1 and with more worker processes.
+"""Benchmark: throughput of the shared match runner by worker count and batch size, on either simulator.
 
-Runs the same small sweep (same seed, so the very same games) once per
-worker count, each into a fresh store, and reports games per second and the
-speed-up over one worker; the matrices must come out identical.
+Runs the same small batch (same seed, so the very same matches) once per
+(workers, batch size), each into a fresh store, and reports matches per
+second and the speed-up over the first configuration; the win-rate matrices
+must come out identical.  ``--game mtg`` sweeps mini-Magic deck pairs;
+``--game locm`` plays a LOCM drafter tournament with the max-attack
+battler, whose matches take milliseconds, so the batch size shows the cost
+of sending single matches to workers and committing them one by one.
 
-    python scripts/bench_sweep.py                      # 1 and 2 workers, fast settings
-    python scripts/bench_sweep.py --workers 1,2,4 --player perfect --evaluation forest --games 20
+    python scripts/bench_sweep.py                      # mtg: 1 and 2 workers, batches of 1 and 32
+    python scripts/bench_sweep.py --game locm --matches 2000
+    python scripts/bench_sweep.py --workers 1,2,4 --batch-sizes 1 --player perfect --evaluation forest --games 20
 """
 
 from __future__ import annotations
@@ -19,47 +24,66 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.games.locm.tournament import run_tournament
 from gamelp.games.mtg import cli, sweep
+from gamelp.io import atomic_write
+
+
+def run_once(args, workers: int, batch_size: int, store: str):
+    """One batch of the chosen game: (its win-rate matrix, the number of matches played)."""
+    if args.game == "locm":
+        result = run_tournament(args.drafters.split(","), "max-attack", matches=args.matches // 2, sets=2,
+                                seed=args.seed, out=store, workers=workers, batch_size=batch_size, progress=False,
+                                figures=False)
+        return result.matrix, result.matches
+    result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, player=args.player,
+                             evaluation=args.evaluation, eval_cap=args.eval_cap, out=store, workers=workers,
+                             batch_size=batch_size, progress=False)
+    return result.matrix, result.games
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", choices=("mtg", "locm"), default="mtg", help="simulator (default: mtg)")
     parser.add_argument("--workers", type=cli.int_list, default=[1, 2], help="worker counts (default: 1,2)")
-    parser.add_argument("--creatures", type=cli.int_list, default=[0, 4, 8], help="default: 0,4,8")
-    parser.add_argument("--bolts", type=cli.int_list, default=[20, 28, 36], help="default: 20,28,36")
-    parser.add_argument("--games", type=int, default=20, help="games per pair (default: 20)")
-    parser.add_argument("--player", default="perfect", help="player kind on both sides (default: perfect)")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life", help="default: life")
-    parser.add_argument("--eval-cap", type=int, default=2_000, help="default: 2000")
+    parser.add_argument("--batch-sizes", type=cli.int_list, default=[1, 32], help="matches per task (default: 1,32)")
+    parser.add_argument("--creatures", type=cli.int_list, default=[0, 4, 8], help="mtg: default 0,4,8")
+    parser.add_argument("--bolts", type=cli.int_list, default=[20, 28, 36], help="mtg: default 20,28,36")
+    parser.add_argument("--games", type=int, default=20, help="mtg: games per pair (default: 20)")
+    parser.add_argument("--player", default="perfect", help="mtg: player kind on both sides (default: perfect)")
+    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life", help="mtg: default life")
+    parser.add_argument("--eval-cap", type=int, default=2_000, help="mtg: default 2000")
+    parser.add_argument("--drafters", default="random,icebox", help="locm: drafters (default: random,icebox)")
+    parser.add_argument("--matches", type=int, default=2000, help="locm: matches per pair (default: 2000)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="out", help="directory for bench_sweep.json (default: out/)")
+    parser.add_argument("--out", default="out", help="directory for bench_sweep_GAME.json (default: out/)")
     args = parser.parse_args(argv)
 
     load = os.getloadavg()[0]
     rows, first = [], None
     for workers in args.workers:
-        with tempfile.TemporaryDirectory() as store:
-            start = time.perf_counter()
-            result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed,
-                                     player=args.player, evaluation=args.evaluation, eval_cap=args.eval_cap,
-                                     out=store, workers=workers, progress=False)
-            seconds = time.perf_counter() - start
-        first = first or result
-        same = np.array_equal(result.matrix.payoffs, first.matrix.payoffs)
-        rows.append({"workers": workers, "games": result.games, "seconds": seconds,
-                     "games_per_second": result.games / seconds, "same_matrix": bool(same)})
-    base = rows[0]["games_per_second"]
-    print(f"sweep of {len(first.matrix.row_labels)} decks, {first.games} games, player {args.player}, "
-          f"evaluation {args.evaluation}, cap {args.eval_cap}; {os.cpu_count()} cores, load average {load:.1f} "
-          "before the runs (other work on the machine skews the ratio)")
-    print(f"{'workers':>8} {'seconds':>9} {'games/s':>9} {'speed-up':>9}  same matrix")
+        for batch_size in args.batch_sizes:
+            with tempfile.TemporaryDirectory() as store:
+                start = time.perf_counter()
+                matrix, matches = run_once(args, workers, batch_size, store)
+                seconds = time.perf_counter() - start
+            first = first if first is not None else matrix
+            same = np.array_equal(matrix.payoffs, first.payoffs)
+            rows.append({"workers": workers, "batch_size": batch_size, "matches": matches, "seconds": seconds,
+                         "matches_per_second": matches / seconds, "same_matrix": bool(same)})
+    base = rows[0]["matches_per_second"]
+    print(f"{args.game}: {len(first.row_labels)} entrants, {rows[0]['matches']} matches per run; "
+          f"{os.cpu_count()} cores, load average {load:.1f} before the runs (other work on the machine skews "
+          "the ratio)")
+    print(f"{'workers':>8} {'batch':>6} {'seconds':>9} {'matches/s':>10} {'speed-up':>9}  same matrix")
     for row in rows:
-        row["speedup"] = row["games_per_second"] / base
-        print(f"{row['workers']:>8} {row['seconds']:>9.2f} {row['games_per_second']:>9.1f} "
+        row["speedup"] = row["matches_per_second"] / base
+        print(f"{row['workers']:>8} {row['batch_size']:>6} {row['seconds']:>9.2f} {row['matches_per_second']:>10.1f} "
               f"{row['speedup']:>9.2f}  {row['same_matrix']}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_sweep.json").write_text(json.dumps({"args": vars(args), "load_average": load, "runs": rows}, indent=2))
+    with atomic_write(out / f"bench_sweep_{args.game}.json") as handle:
+        json.dump({"args": vars(args), "load_average": load, "runs": rows}, handle, indent=2)
     return 0 if all(row["same_matrix"] for row in rows) else 1
 
 

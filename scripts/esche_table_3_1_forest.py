@@ -17,14 +17,15 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 from scipy import stats
 
-from gamelp.games.mtg.evaluation import ForestEvaluation, collect_positions, train_forest
+from gamelp.games.mtg.forest import Forest, collect_positions, train_forest
 
 THESIS = {9: (37.8, 17.43, 4.77, 0.037), 27: (34.25, 30.69, 11.55, 1.079)}  # mean/var wrong, mean/var ms
 
 
 def _collect(job):
     games, threshold, seed, cap = job
-    return collect_positions(games, threshold, seed, label_cap=cap)
+    data = collect_positions(games, (threshold,), seed, label_cap=cap)
+    return data.X[threshold], data.y[threshold]
 
 
 def collect(games, threshold, seed, cap, jobs):
@@ -49,16 +50,15 @@ def main(argv=None):
     start = time.perf_counter()
     X, y = collect(args.train_games, args.threshold, args.seed, args.label_cap, args.jobs)
     print(f"training positions: {len(y)} (player 1 wins {y.mean():.0%}), {time.perf_counter() - start:.0f} s")
-    forests = {n: ForestEvaluation(train_forest(X, y, trees=n, seed=args.seed)) for n in (9, 27)}
+    forests = {n: Forest.from_sklearn(train_forest(X, y, trees=n, seed=args.seed)) for n in (9, 27)}
     wrong = {9: [], 27: []}
     millis = {9: [], 27: []}
     for k in range(args.sets):
         Xt, yt = collect(args.set_games, args.threshold, args.seed + 1 + k, args.label_cap, args.jobs)
-        rows = [list(r) for r in Xt]
         for n, forest in forests.items():
             t = time.perf_counter()
-            predicted = np.array([forest._votes(r) > n / 2 for r in rows], dtype=np.int64)
-            millis[n].append((time.perf_counter() - t) * 1000 * 200 / len(rows))
+            predicted = forest.predict(Xt)
+            millis[n].append((time.perf_counter() - t) * 1000 * 200 / len(yt))
             wrong[n].append((predicted != yt).sum() * 200 / len(yt))
     print(f"\n{'':28}{'ours 9':>10}{'ours 27':>10}{'thesis 9':>10}{'thesis 27':>10}")
     rows = (("wrong of 200, mean", lambda n: np.mean(wrong[n]), 0),

@@ -24,3 +24,85 @@ def test_homework_nash_script_prints_the_values():
     assert float(rows[("leduc", "1")][2]) == pytest.approx(-0.0856, abs=1e-4)
     assert float(rows[("kuhn", "2")][2]) == pytest.approx(1 / 18, abs=1e-7)
     assert abs(float(rows[("leduc", "sum")][2])) < 1e-9
+
+
+# ---- the Esche (2018) scripts at a tiny scale, their printed figures checked ----
+def run_script(name, *args, cwd):
+    done = subprocess.run([sys.executable, str(SCRIPTS[0].parent / name), *map(str, args)], capture_output=True,
+                          text=True, timeout=300, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_esche_lp_script_prints_the_thesis_mix_and_uniqueness(tmp_path):
+    out = run_script("esche_3_1_lp.py", "--out", tmp_path, cwd=tmp_path)
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    for deck, share in (("0C40L", "20.0000%"), ("8C28L", "40.0000%"), ("8C32L", "40.0000%")):
+        assert rows[deck][2] == rows[deck][3] == share
+    assert float(rows["value"][2]) == pytest.approx(0.5, abs=1e-9)
+    assert "verdict: the optimum is unique" in out and "-> 16x16" in out
+
+
+def test_esche_robust_script_values_are_certified(tmp_path):
+    out = run_script("esche_3_2_robust.py", "--out", tmp_path, cwd=tmp_path)
+    values = [float(x) for x in next(line for line in out.splitlines() if line.strip().startswith("value")).split()[1:]]
+    worst = [float(x) for x in next(line for line in out.splitlines() if line.strip().startswith("worst")).split()[1:]]
+    assert values == worst  # each robust mix's recomputed worst case equals the value its LP certified
+    nominal, box2, box3, ball2, ball3 = values
+    assert nominal == pytest.approx(0.5, abs=1e-3) and box3 < box2 < nominal and ball3 < ball2 < nominal
+    assert ball2 == pytest.approx(0.477, abs=1e-3)  # binomial deviations, full and reduced games agree here
+    rows = {line.split()[0]: line for line in out.splitlines() if line.strip()[:1].isdigit()}
+    assert "20 /  20.0" in rows["0C40L"] and "40 /  40.0" in rows["8C28L"]
+
+
+def test_esche_cap_script_counts_draws(tmp_path):
+    out = run_script("esche_table_3_2_cap.py", "--games", 4, "--caps", 3, 5000, "--evaluation", "life", cwd=tmp_path)
+    table = {int(line.split()[0].replace(",", "")): line.split() for line in out.splitlines()[2:]}
+    assert set(table) == {3, 5000}
+    assert int(table[5000][1]) == 0 and int(table[3][1]) > 0  # a cap of 3 evaluations draws games
+    assert table[5000][4:6] == ["20", "152"]  # the thesis's 100 games at a cap of 5,000
+
+
+def test_esche_players_script_prints_three_pairings(tmp_path):
+    out = run_script("esche_3_4_players.py", "--games", 2, "--repeats", 2, "--workers", 1, "--quiet",
+                     "--out", tmp_path, cwd=tmp_path)
+    rates = {line[:26].strip(): line[26:].split() for line in out.splitlines() if " v " in line[:26]}
+    assert set(rates) == {"imperfect v aggressive", "imperfect v defensive", "defensive v aggressive"}
+    for ours, _, thesis, _ in rates.values():
+        assert 0 <= float(ours) <= 100 and float(ours) * 4 % 100 == 0  # 4 games a pairing: quarters
+    assert [rates[k][2] for k in sorted(rates)] == ["34", "48", "62"]
+    assert "12 games over 3 pairs" in out
+
+
+def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
+    out = run_script("esche_small_sweep.py", "--creatures", 0, "--bolts", "28,40", "--games", 2, "--repeats", 2,
+                     "--workers", 1, "--quiet", "--out", tmp_path, cwd=tmp_path)
+    values = {line[:28].strip(): float(line.split("value")[1].split()[0]) for line in out.splitlines()
+              if line.startswith(("nominal", "robust"))}
+    assert values["nominal (thesis form)"] == values["nominal (general form)"]
+    assert all(0 <= v <= 1 for v in values.values()) and "4 games over 1 pairs" in out
+
+
+def test_esche_forest_script_reports_both_forests(tmp_path):
+    out = run_script("esche_table_3_1_forest.py", "--train-games", 12, "--sets", 2, "--set-games", 6, "--jobs", 1,
+                     "--label-cap", 20000, cwd=tmp_path)
+    wrong = next(line for line in out.splitlines() if line.startswith("wrong of 200, mean")).split()[4:]
+    assert all(0 <= float(x) <= 200 for x in wrong[:2]) and wrong[2:] == ["37.800", "34.250"]
+    assert "(thesis: 81.1%, 82.9%)" in out
+
+
+def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
+    run_script("esche_appendix_b.py", "run", "--creatures", 0, "--bolts", "28,40", "--games", 4, "--evaluation",
+               "life", "--rule", "first_player_draws=1", "--quiet", "--out", tmp_path / "run", cwd=tmp_path)
+    out = run_script("esche_appendix_b.py", "compare", tmp_path / "run", "--plot", tmp_path / "d.png", cwd=tmp_path)
+    row = next(line.split() for line in out.splitlines() if line.split()[:2] == ["0C28L", "0C40L"])
+    ours, se, thesis, z = map(float, row[2:])
+    assert thesis == 0.492 and ours * 4 % 1 == 0  # Appendix B's cell; 4 games
+    assert z == pytest.approx((ours - thesis) / (se**2 + thesis * (1 - thesis) / 200) ** 0.5, abs=0.01)
+    assert (tmp_path / "d.png").stat().st_size > 1000
+    run_script("esche_appendix_b.py", "run", "--creatures", 0, "--bolts", "28,40", "--games", 6, "--evaluation",
+               "life", "--quiet", "--out", tmp_path / "base", cwd=tmp_path)
+    out = run_script("esche_appendix_b.py", "paired", tmp_path / "base", tmp_path / "run", cwd=tmp_path)
+    row = next(line.split() for line in out.splitlines() if line.split()[:2] == ["0C28L", "0C40L"])
+    games, base, other, to_row, to_col = int(row[2]), float(row[3]), float(row[4]), int(row[5]), int(row[6])
+    assert games == 4 and other == ours and (other - base) * games == pytest.approx(to_row - to_col)

@@ -1,59 +1,158 @@
-"""Solver backends behind one interface: ``solve(model, backend, **options) -> Solution``.
+"""Solver backends behind one protocol, a registry of them, and the one solve path they share.
 
-Backend strings: ``"highs"`` (highspy matrix API, the embedded default),
-``"gurobi"`` (gurobipy matrix API), ``"pyomo:<solver>"`` (any Pyomo solver
-name, e.g. ``appsi_highs``, ``gurobi_direct``, ``glpk``, ``cbc``) and
-``"cvxpy:<SOLVER>"`` (any installed cvxpy solver, e.g. ``CLARABEL``,
-``HIGHS``, ``SCS``, ``GUROBI``).  Each backend module exposes ``check(model,
-solver)``, which refuses up front (a :class:`~gamelp.errors.BackendError`
-naming an alternative) what it cannot take, and ``solve(model, solver, *,
-verbose, time_limit, mip_gap, **options)``.
+Backend strings: ``"auto"`` (the default: HiGHS for LPs and MIPs, Clarabel
+for models with cones), ``"highs"`` (highspy), ``"gurobi"`` (gurobipy),
+``"pyomo:<solver>"`` (a Pyomo solver name, e.g. ``highs``, ``appsi_highs``,
+``gurobi_direct``, ``glpk``) and ``"cvxpy:<SOLVER>"`` (an installed cvxpy
+solver, e.g. ``CLARABEL``, ``SCS``, ``HIGHS``, ``GUROBI``).  Each family is a
+:class:`~gamelp.backends.base.Backend` subclass; :func:`get` makes the
+instance for one string, :func:`available_backends` lists the registered
+ones with their capabilities.
+
+:func:`solve` is the path every solve takes: refuse what the backend cannot
+take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`),
+solve, judge the result (:func:`gamelp.backends.base.finish`), unscale it
+and split it by block.  Options: ``time_limit`` (seconds), ``mip_gap``
+(relative), ``threads``, ``verbose``, ``start`` (block name -> values, a
+MIP start) and any solver-specific keyword.  Ctrl-C during a solve stops the
+solver and raises :class:`~gamelp.errors.SolveInterrupted` carrying what it had.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import logging
 
-from gamelp.errors import BackendError
-from gamelp.solution import Solution
+import numpy as np
 
-DEFAULT_BACKEND = "highs"
-_MODULES = {"highs": "gamelp.backends.highs", "gurobi": "gamelp.backends.gurobi",
-            "pyomo": "gamelp.backends.pyomo", "cvxpy": "gamelp.backends.cvxpy"}
+from gamelp.backends.base import Backend, Capabilities, Options, finish
+from gamelp.backends.scaling import scale
+from gamelp.errors import BackendError, SolveInterrupted
+from gamelp.solution import Solution, Status
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BACKEND = "auto"
+# Family -> "module:Class"; the module (and its solver library) is imported only when used.
+_FAMILIES = {"highs": "gamelp.backends.highs:HighsBackend", "gurobi": "gamelp.backends.gurobi:GurobiBackend",
+             "pyomo": "gamelp.backends.pyomo:PyomoBackend", "cvxpy": "gamelp.backends.cvxpy:CvxpyBackend"}
+# The registered backends, in the order "auto" prefers them.
+REGISTERED = ("highs", "cvxpy:CLARABEL", "gurobi", "cvxpy:HIGHS", "cvxpy:GUROBI", "cvxpy:SCS", "cvxpy:ECOS",
+              "cvxpy:MOSEK", "pyomo:highs", "pyomo:appsi_highs", "pyomo:gurobi_direct", "pyomo:gurobi_persistent",
+              "pyomo:glpk", "pyomo:cbc")
+
+__all__ = ["DEFAULT_BACKEND", "REGISTERED", "Backend", "Capabilities", "available_backends", "check", "get",
+           "registered_backends", "solve"]
 
 
 def parse(backend: str) -> tuple[str, str | None]:
     """Split ``"pyomo:appsi_highs"`` into ``("pyomo", "appsi_highs")``."""
     family, _, solver = backend.partition(":")
     family = family.strip().lower()
-    if family not in _MODULES:
-        raise BackendError(f"unknown backend {backend!r}; use one of highs, gurobi, "
-                           "pyomo:<solver>, cvxpy:<SOLVER>")
+    if family not in _FAMILIES:
+        raise BackendError(f"unknown backend {backend!r}; use one of auto, highs, gurobi, "
+                           "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)")
     return family, (solver.strip() or None)
 
 
-def module(backend: str):
-    family, _ = parse(backend)
-    return importlib.import_module(_MODULES[family])
+@functools.cache
+def get(backend: str) -> Backend:
+    """The backend instance for a string such as ``"highs"`` or ``"cvxpy:CLARABEL"`` (not ``"auto"``)."""
+    family, solver = parse(backend)
+    module_name, class_name = _FAMILIES[family].split(":")
+    return getattr(importlib.import_module(module_name), class_name)(solver)
+
+
+def registered_backends() -> list[Backend]:
+    """Every registered backend, installed or not."""
+    return [get(name) for name in REGISTERED]
+
+
+@functools.cache
+def _installed(backend: str) -> bool:
+    """Whether ``backend`` is installed (asked once per process: some answers take a solver start-up)."""
+    return get(backend).available()
+
+
+def available_backends() -> list[Backend]:
+    """The registered backends installed here (each with ``name`` and ``capabilities``)."""
+    return [b for b in registered_backends() if _installed(b.name)]
+
+
+def _missing(form, capabilities: Capabilities) -> str | None:
+    """What of ``form`` a backend with ``capabilities`` cannot take, or None."""
+    if form.cones and form.is_mip and not (capabilities.soc and capabilities.mip):
+        return "integer variables and second-order cones"
+    if form.cones and not capabilities.soc:
+        return "second-order cones"
+    if form.is_mip and not capabilities.mip:
+        return "integer variables"
+    return None
+
+
+def _takers(form) -> list[Backend]:
+    return [b for b in available_backends() if _missing(form, b.capabilities) is None]
+
+
+def _resolve(model, backend: str) -> Backend:
+    """The backend that will solve ``model``: ``"auto"`` takes the first registered one that can."""
+    form = model.matrix_form()
+    if backend.strip().lower() != "auto":
+        chosen = get(backend)
+        if not _installed(chosen.name):
+            raise BackendError(f"backend {chosen.name} is not installed here; "
+                               f"installed: {', '.join(b.name for b in available_backends())}")
+        what = _missing(form, chosen.capabilities)
+        if what is not None:
+            others = " or ".join(b.name for b in _takers(form)) or "a solver that can"
+            raise BackendError(f"model {model.name!r} has {what}, which {chosen.name} cannot take; use {others}")
+        chosen.check(form)
+        return chosen
+    for name in REGISTERED:  # lazily: only the libraries of the backends tried are imported
+        candidate = get(name)
+        if _missing(form, candidate.capabilities) is not None or not _installed(name):
+            continue
+        try:
+            candidate.check(form)
+        except BackendError:
+            continue
+        return candidate
+    raise BackendError(f"no installed backend can take model {model.name!r}")
 
 
 def check(model, backend: str = DEFAULT_BACKEND) -> None:
     """Raise :class:`BackendError` if ``backend`` cannot take ``model``."""
-    family, solver = parse(backend)
-    module(backend).check(model, solver)
+    _resolve(model, backend)
 
 
 def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
-    """Solve ``model`` on ``backend``; the model is checked first, so refusals come before any work.
+          mip_gap: float | None = None, threads: int | None = None, start: dict | None = None,
+          **options) -> Solution:
+    """Solve ``model`` on ``backend``; refusals come before any work.
 
     ``start`` (block name -> values) is a feasible point offered to a MIP solver as its first incumbent.
     """
-    family, solver = parse(backend)
-    mod = module(backend)
-    mod.check(model, solver)
-    if start is not None and model.is_mip:
-        options["start"] = start
-    solution = mod.solve(model, solver, verbose=verbose, time_limit=time_limit, mip_gap=mip_gap, **options)
-    solution.backend = backend
+    chosen = _resolve(model, backend)
+    form = model.matrix_form()
+    scaled, factors = scale(form)
+    opts = Options(time_limit=time_limit, mip_gap=mip_gap, threads=threads, verbose=verbose, extra=options)
+    if start is not None and form.is_mip:
+        opts.start = factors.scaled_start(model.full_vector(start))
+    logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)
+    raw = chosen.solve(scaled, opts)
+    status, fields = finish(scaled, raw)
+
+    def per_block(vector, unscale, split):
+        return split(unscale(np.asarray(vector, dtype=float))) if vector is not None else {}
+
+    solution = Solution(
+        status=status, objective=factors.objective_value(fields["objective"]),
+        values=per_block(fields["x"], factors.values, form.split_values),
+        duals=per_block(fields["row_duals"], factors.duals, form.split_rows),
+        reduced_costs=per_block(fields["reduced_costs"], factors.reduced_costs, form.split_values),
+        mip_gap=fields["mip_gap"], objective_bound=factors.objective_value(fields["bound"]),
+        wall_time=raw.wall_time, log=raw.log, backend=chosen.name, violation=fields["violation"])
+    if status == Status.INTERRUPTED:
+        raise SolveInterrupted(solution)
     return solution

@@ -12,15 +12,16 @@ cone block.  The problem carries ``var_blocks``, ``constraint_blocks`` and
     cp.Problem(prob.objective, prob.constraints + [x[0] <= 0.5]).solve(solver="CLARABEL")
 
 cvxpy reports a constraint's dual as a Lagrange multiplier (non-negative for
-inequalities); :func:`solve` turns it into d(objective)/d(rhs).
+inequalities); :class:`CvxpyBackend` turns it into d(objective)/d(rhs), and
+gives the reduced costs ``c - A^T y`` of models without cones.
 """
 
 from __future__ import annotations
 
 import io
-import logging
 import sys
 import time
+import warnings
 
 import cvxpy as cp
 import cvxpy.settings as cps
@@ -29,188 +30,218 @@ from cvxpy.constraints import SOC
 from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 from pyomo.common.tee import capture_output
 
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.gurobi import STATUS as GUROBI_STATUS
 from gamelp.errors import BackendError
-from gamelp.solution import (ERROR, INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, OPTIMAL, TIME_LIMIT, UNBOUNDED,
-                             Solution)
-
-logger = logging.getLogger(__name__)
+from gamelp.model import MatrixForm
+from gamelp.solution import Status
 
 _STATUS = {
-    cps.OPTIMAL: OPTIMAL,
-    cps.OPTIMAL_INACCURATE: OPTIMAL,
-    cps.INFEASIBLE: INFEASIBLE,
-    cps.INFEASIBLE_INACCURATE: INFEASIBLE,
-    cps.UNBOUNDED: UNBOUNDED,
-    cps.UNBOUNDED_INACCURATE: UNBOUNDED,
-    cps.INFEASIBLE_OR_UNBOUNDED: INFEASIBLE_OR_UNBOUNDED,
-    cps.USER_LIMIT: TIME_LIMIT,
+    cps.OPTIMAL: Status.OPTIMAL,
+    cps.OPTIMAL_INACCURATE: Status.OPTIMAL_INACCURATE,
+    cps.INFEASIBLE: Status.INFEASIBLE,
+    cps.INFEASIBLE_INACCURATE: Status.INFEASIBLE,
+    cps.UNBOUNDED: Status.UNBOUNDED,
+    cps.UNBOUNDED_INACCURATE: Status.UNBOUNDED,
+    cps.INFEASIBLE_OR_UNBOUNDED: Status.INFEASIBLE_OR_UNBOUNDED,
 }
 # The solver's own keyword for gamelp's generic options, where known.
 _TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "HIGHS": "time_limit",
                       "GUROBI": "TimeLimit", "COPT": "TimeLimit", "CBC": "maximumSeconds"}
 _MIP_GAP_OPTION = {"HIGHS": "mip_rel_gap", "GUROBI": "MIPGap", "COPT": "RelGap", "CBC": "allowableFractionGap"}
+_THREADS_OPTION = {"HIGHS": "threads", "GUROBI": "Threads", "COPT": "Threads"}
 # Solvers whose cvxpy interface can re-solve to tell infeasible from unbounded when presolve could not.
 _REOPTIMIZE = {"GUROBI", "CPLEX"}
+# First-order solvers: optima to about 1e-4, not 1e-7.
+_FIRST_ORDER = {"SCS", "OSQP"}
+# Attributes of the solver's own result object (cvxpy's extra_stats): (objective, best bound) of a MIP.
+_BOUND_ATTRIBUTES = (("objective_function_value", "mip_dual_bound"), ("ObjVal", "ObjBound"))
 
 
 # ----------------------------------------------------------------------------- building
-def _blockwise(matrix, model, var_blocks: dict) -> cp.Expression:
+def _blockwise(matrix, form: MatrixForm, var_blocks: dict) -> cp.Expression:
     """``matrix @ x`` as a sum of per-block sparse products, skipping blocks with no coefficients."""
     matrix = matrix.tocsc()
-    terms = [matrix[:, b.slice] @ var_blocks[name] for name, b in model.variables.items()
-             if matrix[:, b.slice].nnz]
+    terms = [matrix[:, block] @ var_blocks[name] for name, block in form.variable_slices.items()
+             if matrix[:, block].nnz]
     if not terms:  # an all-zero row block still needs an expression of the right length
-        first = next(iter(model.variables.values()))
-        terms = [matrix[:, first.slice] @ var_blocks[first.name]]
+        name, block = next(iter(form.variable_slices.items()))
+        terms = [matrix[:, block] @ var_blocks[name]]
     return cp.sum(terms) if len(terms) > 1 else terms[0]
 
 
-def _variable(block) -> cp.Variable:
-    bounded = np.isfinite(block.lb).any() or np.isfinite(block.ub).any()
-    return cp.Variable(block.size, name=block.name, boolean=block.kind == "binary",
-                       integer=block.kind == "integer", bounds=[block.lb, block.ub] if bounded else None)
+def _variable(form: MatrixForm, name: str, block: slice) -> cp.Variable:
+    lb, ub = form.col_lb[block], form.col_ub[block]
+    bounded = np.isfinite(lb).any() or np.isfinite(ub).any()
+    binary = bool(form.binary[block].any())
+    return cp.Variable(lb.size, name=name, boolean=binary, integer=bool(form.integer[block].any()) and not binary,
+                       bounds=[lb, ub] if bounded else None)
+
+
+_RELATION = {"<": lambda e, r: e <= r, ">": lambda e, r: e >= r, "=": lambda e, r: e == r}
 
 
 def build(model) -> cp.Problem:
-    """``model`` as a ``cvxpy.Problem`` with ``var_blocks``, ``constraint_blocks`` and ``cone_blocks``."""
-    if not model.variables:
-        raise BackendError(f"model {model.name!r} has no variables")
-    form = model.matrix_form()
-    var_blocks = {name: _variable(b) for name, b in model.variables.items()}
-    relation = {"<=": lambda e, r: e <= r, ">=": lambda e, r: e >= r, "==": lambda e, r: e == r}
+    """A model (or its :class:`MatrixForm`) as a ``cvxpy.Problem`` with ``var_blocks``,
+    ``constraint_blocks`` and ``cone_blocks`` (block name -> cvxpy object)."""
+    form = model if isinstance(model, MatrixForm) else model.matrix_form()
+    if not form.variable_slices:
+        raise BackendError(f"model {form.name!r} has no variables")
+    var_blocks = {name: _variable(form, name, block) for name, block in form.variable_slices.items()}
     constraint_blocks = {
-        name: relation[b.sense](_blockwise(form.A[b.slice], model, var_blocks), b.rhs)
-        for name, b in model.constraints.items()}
+        name: _RELATION[form.row_sense[rows.start]](_blockwise(form.A[rows], form, var_blocks), form.rhs[rows])
+        for name, rows in form.row_slices.items() if rows.stop > rows.start}
     cone_blocks = {}
     for cone in form.cones:
-        u = _blockwise(cone.matrix, model, var_blocks) + cone.constant
+        u = _blockwise(cone.matrix, form, var_blocks) + cone.constant
         cone_blocks[cone.name] = SOC(u[0], u[1:]) if cone.matrix.shape[0] > 1 else u[0] >= 0
     objective = cp.Constant(form.objective_constant) + sum(
-        form.c[b.slice] @ var_blocks[name] for name, b in model.variables.items() if form.c[b.slice].any())
+        form.c[block] @ var_blocks[name] for name, block in form.variable_slices.items() if form.c[block].any())
     problem = cp.Problem(cp.Maximize(objective) if form.maximize else cp.Minimize(objective),
                          [*constraint_blocks.values(), *cone_blocks.values()])
     problem.var_blocks, problem.constraint_blocks, problem.cone_blocks = var_blocks, constraint_blocks, cone_blocks
     return problem
 
 
-# ----------------------------------------------------------------------------- checking
+# ----------------------------------------------------------------------------- the backend
 def _solver_class(name: str):
     return SOLVER_MAP_CONIC.get(name) or SOLVER_MAP_QP.get(name)
 
 
-def _takes(name: str, model) -> bool:
+def _capabilities(name: str) -> Capabilities:
     solver = _solver_class(name)
-    if solver is None:
-        return False
-    if model.is_mip:
-        return solver.MIP_CAPABLE and (not model.has_cones or SOC in solver.MI_SUPPORTED_CONSTRAINTS)
-    return not model.has_cones or SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ())
-
-
-def _resolve(solver: str | None) -> str:
-    """The installed cvxpy solver name matching ``solver`` (case-insensitive)."""
-    installed = cp.installed_solvers()
-    if not solver:
-        raise BackendError("backend 'cvxpy' needs a solver name, e.g. cvxpy:CLARABEL; installed: "
-                           + ", ".join(installed))
-    for name in installed:
-        if name.upper() == solver.upper():
-            return name
-    raise BackendError(f"cvxpy solver {solver!r} is not installed; installed: {', '.join(installed)}")
-
-
-def check(model, solver: str | None = None) -> None:
-    name = _resolve(solver)
-    if _takes(name, model):
-        return
-    what = ("integer variables and second-order cones" if model.is_mip and model.has_cones
-            else "integer variables" if model.is_mip else "second-order cones")
-    others = [f"cvxpy:{n}" for n in cp.installed_solvers() if _takes(n, model)]
-    if not model.has_cones:
-        others.append("highs")
-    if not model.is_mip:
-        others.append("gurobi")
-    raise BackendError(f"model {model.name!r} has {what}, which cvxpy:{name} cannot take; "
-                       f"use {' or '.join(others) if others else 'a solver that can'}")
-
-
-# ----------------------------------------------------------------------------- solving
-def _solver_options(name: str, model, time_limit, mip_gap, options: dict) -> dict:
-    opts = dict(options)
-    for value, table, what in ((time_limit, _TIME_LIMIT_OPTION, "time limit"),
-                               (mip_gap if model.is_mip else None, _MIP_GAP_OPTION, "MIP gap")):
-        if value is None:
-            continue
-        if name not in table:
-            raise BackendError(f"gamelp knows no {what} option for cvxpy:{name}; "
-                               "pass the solver's own option as a keyword instead")
-        opts[table[name]] = float(value)
-    if name in _REOPTIMIZE:
-        opts.setdefault("reoptimize", True)
-    return opts
+    return Capabilities(lp=True, mip=bool(solver.MIP_CAPABLE),
+                        soc=SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ()), duals=True,
+                        mip_start=name in _REOPTIMIZE, time_limit=name in _TIME_LIMIT_OPTION,
+                        accuracy=1e-4 if name in _FIRST_ORDER else 1e-7)
 
 
 def _dual_sign(maximize: bool, sense: str) -> float:
     """Factor turning cvxpy's multiplier into d(objective)/d(rhs) (checked by the backend tests)."""
-    return (1.0 if maximize else -1.0) * (-1.0 if sense == ">=" else 1.0)
+    return (1.0 if maximize else -1.0) * (-1.0 if sense == ">" else 1.0)
 
 
-def _mip_gap(problem: cp.Problem) -> float | None:
-    """The relative gap from the solver's own result object, when it exposes one (HiGHS, Gurobi)."""
+def _bound(problem: cp.Problem, maximize: bool) -> float | None:
+    """A MIP's best bound from the solver's own result object, when it exposes one (HiGHS, Gurobi).
+
+    cvxpy hands the solver ``min -f`` for ``max f`` and may move constants out, so the bound is mapped
+    back through the same affine relation that links the solver's objective to ``problem.value``.
+    """
     extra = problem.solver_stats.extra_stats if problem.solver_stats else None
-    for attr in ("mip_gap", "MIPGap"):
+    sign = -1.0 if maximize else 1.0
+    for objective_attr, bound_attr in _BOUND_ATTRIBUTES:
         try:
-            return float(getattr(extra, attr))
+            solver_objective, solver_bound = float(getattr(extra, objective_attr)), float(getattr(extra, bound_attr))
         except Exception:  # absent, or not available now (gurobipy raises its own error type)
             continue
+        return sign * solver_bound + (problem.value - sign * solver_objective)
     return None
 
 
-def _values(model, problem: cp.Problem) -> dict[str, np.ndarray]:
-    """Block values; a block in no constraint and not in the objective (cvxpy leaves it unset)
-    sits at its bound nearest 0."""
-    return {name: np.clip(0.0, b.lb, b.ub) if problem.var_blocks[name].value is None
-            else np.asarray(problem.var_blocks[name].value, dtype=float).reshape(-1)
-            for name, b in model.variables.items()}
+def _status(problem: cp.Problem, options: Options) -> Status:
+    """The status, from the solver's own model where cvxpy exposes it (Gurobi).
+
+    cvxpy folds every Gurobi limit into ``user_limit`` and, without a solution, into
+    ``infeasible_inaccurate``; Gurobi's own status says which limit it was.
+    """
+    native = getattr(problem.solver_stats, "extra_stats", None) if problem.solver_stats else None
+    try:
+        return GUROBI_STATUS.get(int(native.Status), Status.ERROR)
+    except Exception:  # not a gurobipy model: read cvxpy's status
+        pass
+    if problem.status == cps.USER_LIMIT:
+        return Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
+    return _STATUS.get(problem.status, Status.ERROR)
 
 
-def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
-    """Solve with a cvxpy solver; ``start`` (block name -> values) is offered through cvxpy's warm start."""
-    name = _resolve(solver)
-    problem = build(model)
-    if start:
-        for block_name, block_values in start.items():
-            problem.var_blocks[block_name].value = np.asarray(block_values, dtype=float)
-        options = {**options, "warm_start": True}
-    opts = _solver_options(name, model, time_limit, mip_gap, options)
-    buffer = io.StringIO()
-    began = time.perf_counter()
-    # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
-    # print there) and also shown live when verbose.
-    with capture_output([buffer, sys.stdout] if verbose else buffer, capture_fd=True):
-        try:
-            problem.solve(solver=name, verbose=True, **opts)
-            failure = None
-        except cp.error.SolverError as exc:
-            failure = exc
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:
-            if not options:
-                raise
-            raise BackendError(f"cvxpy:{name} rejected the options {sorted(options)}: {exc}") from None
-    wall = time.perf_counter() - began
-    log = buffer.getvalue()
-    if failure is not None:
-        return Solution(ERROR, None, mip_gap=None, wall_time=wall, log=f"{log}\n{failure}")
-    if problem.status == cps.OPTIMAL_INACCURATE:
-        logger.warning("cvxpy:%s solved model %r only inaccurately", name, model.name)
-    status = _STATUS.get(problem.status, ERROR)
-    has_primal = status in (OPTIMAL, TIME_LIMIT) and problem.value is not None and np.isfinite(problem.value)
-    values = _values(model, problem) if has_primal else {}
-    duals = {}
-    if status == OPTIMAL and not model.is_mip:
-        duals = {b: _dual_sign(model.sense == "max", model.constraints[b].sense)
-                 * np.asarray(con.dual_value, dtype=float).reshape(-1)
-                 for b, con in problem.constraint_blocks.items() if con.dual_value is not None}
-    gap = (_mip_gap(problem) if has_primal else None) if model.is_mip else 0.0
-    return Solution(status, float(problem.value) if has_primal else None, values, duals, gap, wall, log)
+def _point(form: MatrixForm, problem: cp.Problem) -> np.ndarray:
+    """All columns; a block in no constraint and not in the objective (cvxpy leaves it unset) sits at
+    its bound nearest 0."""
+    return np.concatenate([
+        np.clip(0.0, form.col_lb[block], form.col_ub[block]) if problem.var_blocks[name].value is None
+        else np.asarray(problem.var_blocks[name].value, dtype=float).reshape(-1)
+        for name, block in form.variable_slices.items()])
+
+
+class CvxpyBackend(Backend):
+    """One cvxpy solver; its capabilities are read off cvxpy's own solver class."""
+
+    def __init__(self, solver: str | None = None):
+        known = [*SOLVER_MAP_CONIC, *SOLVER_MAP_QP]
+        if not solver:
+            raise BackendError("backend 'cvxpy' needs a solver name, e.g. cvxpy:CLARABEL; installed: "
+                               + ", ".join(cp.installed_solvers()))
+        matches = [name for name in known if name.upper() == solver.upper()]
+        if not matches:
+            raise BackendError(f"cvxpy knows no solver {solver!r}; installed: {', '.join(cp.installed_solvers())}")
+        self.solver = matches[0]
+        self.name = f"cvxpy:{self.solver}"
+        self.capabilities = _capabilities(self.solver)
+
+    def available(self) -> bool:
+        return self.solver in cp.installed_solvers()
+
+    def check(self, form: MatrixForm) -> None:
+        solver = _solver_class(self.solver)
+        if form.is_mip and form.cones and SOC not in solver.MI_SUPPORTED_CONSTRAINTS:
+            raise BackendError(f"model {form.name!r} has integer variables and second-order cones, "
+                               f"which {self.name} cannot take together; use gurobi")
+
+    def _options(self, form: MatrixForm, options: Options) -> dict:
+        opts = dict(options.extra)
+        for value, table, what in ((options.time_limit, _TIME_LIMIT_OPTION, "time limit"),
+                                   (options.mip_gap if form.is_mip else None, _MIP_GAP_OPTION, "MIP gap"),
+                                   (options.threads, _THREADS_OPTION, "threads")):
+            if value is None:
+                continue
+            if self.solver not in table:
+                raise BackendError(f"gamelp knows no {what} option for {self.name}; "
+                                   "pass the solver's own option as a keyword instead")
+            opts[table[self.solver]] = value
+        if self.solver in _REOPTIMIZE:
+            opts.setdefault("reoptimize", True)
+        return opts
+
+    def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        problem = build(form)
+        opts = self._options(form, options)
+        if options.start is not None:
+            for name, block in form.variable_slices.items():
+                problem.var_blocks[name].value = options.start[block]
+            opts["warm_start"] = True
+        buffer = io.StringIO()
+        began = time.perf_counter()
+        # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
+        # print there) and also shown live when verbose.
+        with capture_output([buffer, sys.stdout] if options.verbose else buffer, capture_fd=True):
+            try:
+                with warnings.catch_warnings():  # cvxpy warns of inaccurate or undecided results: the status says so
+                    warnings.simplefilter("ignore", UserWarning)
+                    problem.solve(solver=self.solver, verbose=True, **opts)
+                failure = None
+            except cp.error.SolverError as exc:
+                failure = exc
+            except (TypeError, ValueError, KeyError, AttributeError) as exc:
+                if not options.extra:
+                    raise
+                raise BackendError(f"{self.name} rejected the options {sorted(options.extra)}: {exc}") from None
+        raw = RawResult(Status.ERROR, wall_time=time.perf_counter() - began, log=buffer.getvalue())
+        if failure is not None:
+            raw.log += f"\n{failure}"
+            return raw
+        raw.status = _status(problem, options)
+        if problem.value is not None and np.isfinite(problem.value):
+            raw.x, raw.objective = _point(form, problem), float(problem.value)
+        if form.is_mip:
+            raw.bound = _bound(problem, form.maximize) if raw.x is not None else None
+        elif raw.x is not None:
+            y = np.zeros(form.A.shape[0])
+            for name, con in problem.constraint_blocks.items():
+                rows = form.row_slices[name]
+                if con.dual_value is not None:
+                    y[rows] = _dual_sign(form.maximize, form.row_sense[rows.start]) \
+                        * np.asarray(con.dual_value, dtype=float).reshape(-1)
+            raw.row_duals = y
+            if not form.cones:  # with cones, the cone multipliers enter the reduced costs too
+                raw.reduced_costs = form.c - form.A.T @ y
+        return raw

@@ -23,16 +23,20 @@ import time
 
 import numpy as np
 
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult
 from gamelp.errors import BackendError
-from gamelp.solution import (ERROR, INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, OPTIMAL, TIME_LIMIT, UNBOUNDED,
-                             Solution)
+from gamelp.model import MatrixForm
+from gamelp.solution import Status
 
 SIZE_LIMIT = 2000
 CONE_SIZE_LIMIT = 200  # the same licence allows only this many variables once a model has cones
 UNRESTRICTED_ENV_VAR = "GAMELP_GUROBI_UNRESTRICTED"
 _TOO_LARGE = 10010  # GurobiError code "Model too large for size-limited license"
 
-_STATUS = {2: OPTIMAL, 3: INFEASIBLE, 4: INFEASIBLE_OR_UNBOUNDED, 5: UNBOUNDED, 9: TIME_LIMIT}
+# Gurobi's status codes (GRB.OPTIMAL = 2, ...); SUBOPTIMAL (13) is an optimum that missed its tolerances.
+STATUS = {2: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.INFEASIBLE_OR_UNBOUNDED, 5: Status.UNBOUNDED,
+           7: Status.ITERATION_LIMIT, 8: Status.ITERATION_LIMIT, 9: Status.TIME_LIMIT, 10: Status.ITERATION_LIMIT,
+           11: Status.INTERRUPTED, 13: Status.OPTIMAL_INACCURATE}
 
 
 def _gurobipy():
@@ -71,47 +75,39 @@ def licence_is_restricted() -> bool:
     return False
 
 
-def model_size(model) -> tuple[int, int]:
-    """(variables, linear constraints) as Gurobi sees ``model``, cone auxiliaries included."""
-    cone_rows = sum(k.matrix.shape[0] for k in model.cones.values())
-    return model.num_variables + cone_rows, model.num_constraints + cone_rows
+def model_size(form: MatrixForm) -> tuple[int, int]:
+    """(variables, linear constraints) as Gurobi sees a model, cone auxiliaries included."""
+    cone_rows = sum(k.matrix.shape[0] for k in form.cones)
+    return form.c.size + cone_rows, form.A.shape[0] + cone_rows
 
 
-def _size_refusal(model, backend: str) -> str:
-    n_vars, n_rows = model_size(model)
-    if model.has_cones:
+def _size_refusal(form: MatrixForm, backend: str) -> str:
+    n_vars, n_rows = model_size(form)
+    if form.cones:
         allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model may have", "cvxpy:CLARABEL"
     else:
         allowed, alternative = f"{SIZE_LIMIT} variables or constraints allowed", "highs"
-    return (f"model {model.name!r} has {n_vars} variables and {n_rows} linear constraints "
+    return (f"model {form.name!r} has {n_vars} variables and {n_rows} linear constraints "
             f"(cone auxiliaries included), over the {allowed} under the size-limited "
             f"pip Gurobi licence, so {backend} refuses it; use {alternative} instead "
             f"(or set {UNRESTRICTED_ENV_VAR}=1 with a full licence)")
 
 
-def _over_limit(model) -> bool:
-    n_vars, n_rows = model_size(model)
-    return max(n_vars, n_rows) > SIZE_LIMIT or (model.has_cones and n_vars > CONE_SIZE_LIMIT)
+def _over_limit(form: MatrixForm) -> bool:
+    n_vars, n_rows = model_size(form)
+    return max(n_vars, n_rows) > SIZE_LIMIT or (bool(form.cones) and n_vars > CONE_SIZE_LIMIT)
 
 
-def check_size(model, backend: str = "gurobi") -> None:
-    """Refuse ``model`` if it exceeds the size-limited licence (only when that licence is in use)."""
-    if _over_limit(model) and licence_is_restricted():
-        raise BackendError(_size_refusal(model, backend))
+def check_size(form: MatrixForm, backend: str = "gurobi") -> None:
+    """Refuse a model over the size-limited licence (only when that licence is in use)."""
+    if _over_limit(form) and licence_is_restricted():
+        raise BackendError(_size_refusal(form, backend))
 
 
-def check(model, solver: str | None = None) -> None:
-    if solver:
-        raise BackendError(f"backend 'gurobi' takes no solver name (got {solver!r}); use 'gurobi'")
-    _gurobipy()
-    check_size(model, "gurobi")
-
-
-def _build(gp, env, model):
-    """The gurobipy model of ``model``, its column ``MVar`` and its linear-row ``MConstr``."""
-    form = model.matrix_form()
+def _build(gp, env, form: MatrixForm):
+    """The gurobipy model of ``form``, its column ``MVar`` and its linear-row ``MConstr``."""
     GRB = gp.GRB
-    g = gp.Model(model.name, env=env)
+    g = gp.Model(form.name, env=env)
     vtype = np.where(form.binary, GRB.BINARY, np.where(form.integer, GRB.INTEGER, GRB.CONTINUOUS))
     x = g.addMVar(form.c.size, lb=form.col_lb, ub=form.col_ub, vtype=vtype, name="x")
     g.setMObjective(None, form.c, form.objective_constant, sense=GRB.MAXIMIZE if form.maximize else GRB.MINIMIZE)
@@ -135,45 +131,70 @@ def _set_params(gp, g, params: dict) -> None:
             raise BackendError(f"Gurobi rejected parameter {key}={value!r}: {exc}") from None
 
 
-def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
-    """Solve with Gurobi; ``start`` (block name -> values) becomes the MIP start."""
-    gp = _gurobipy()
-    with tempfile.TemporaryDirectory() as tmp:
-        log_path = os.path.join(tmp, "gurobi.log")
-        with _quiet_env(gp, log_path, verbose) as env:
-            g, x, rows = _build(gp, env, model)
-            params = {"QCPDual": 1} if model.has_cones and not model.is_mip else {}
-            params.update(options)
-            if time_limit is not None:
-                params["TimeLimit"] = float(time_limit)
-            if mip_gap is not None:
-                params["MIPGap"] = float(mip_gap)
-            _set_params(gp, g, params)
-            if start:
-                x.Start = model.full_vector(start)
-            began = time.perf_counter()
-            try:
-                g.optimize()
-                if g.Status == gp.GRB.INF_OR_UNBD:
-                    # Presolve's dual reductions cannot tell the two apart: re-solve without them.
-                    g.setParam("DualReductions", 0)
+def _attribute(gp, obj, name: str):
+    """An attribute Gurobi may not have at this status (None then)."""
+    try:
+        return getattr(obj, name)
+    except (AttributeError, gp.GurobiError):
+        return None
+
+
+class GurobiBackend(Backend):
+    """Gurobi through gurobipy: LPs, MILPs and second-order cones, duals, MIP starts, time limits."""
+
+    capabilities = Capabilities(lp=True, mip=True, soc=True, duals=True, mip_start=True, time_limit=True)
+
+    def __init__(self, solver: str | None = None):
+        if solver:
+            raise BackendError(f"backend 'gurobi' takes no solver name (got {solver!r}); use 'gurobi'")
+        self.name = "gurobi"
+
+    def available(self) -> bool:
+        try:
+            _gurobipy()
+        except BackendError:
+            return False
+        return True
+
+    def check(self, form: MatrixForm) -> None:
+        check_size(form, "gurobi")
+
+    def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        gp = _gurobipy()
+        with tempfile.TemporaryDirectory() as tmp:
+            log_path = os.path.join(tmp, "gurobi.log")
+            with _quiet_env(gp, log_path, options.verbose) as env:
+                g, x, rows = _build(gp, env, form)
+                params = {"QCPDual": 1} if form.cones and not form.is_mip else {}
+                params.update(options.extra)
+                for key, value in (("TimeLimit", options.time_limit), ("MIPGap", options.mip_gap),
+                                   ("Threads", options.threads)):
+                    if value is not None:
+                        params[key] = value
+                _set_params(gp, g, params)
+                if options.start is not None:
+                    x.Start = options.start
+                began = time.perf_counter()
+                try:
                     g.optimize()
-            except gp.GurobiError as exc:
-                if exc.errno == _TOO_LARGE:
-                    raise BackendError(_size_refusal(model, "gurobi")) from None
-                raise BackendError(f"Gurobi failed on model {model.name!r}: {exc}") from None
-            wall = time.perf_counter() - began
-            status = _STATUS.get(g.Status, ERROR)
-            has_primal = g.SolCount > 0
-            values = model.split_values(x.X) if has_primal else {}
-            objective = g.ObjVal if has_primal else None
-            duals = {}
-            if status == OPTIMAL and not model.is_mip and rows is not None:
-                # Gurobi's Pi is d(objective)/d(rhs) for both senses (checked by the backend tests).
-                duals = model.split_duals(rows.Pi)
-            gap = (g.MIPGap if has_primal else None) if model.is_mip else 0.0
-            g.dispose()
-        with open(log_path, encoding="utf-8", errors="replace") as fh:
-            log = fh.read()
-    return Solution(status, objective, values, duals, gap, wall, log)
+                    if g.Status == gp.GRB.INF_OR_UNBD:
+                        # Presolve's dual reductions cannot tell the two apart: re-solve without them.
+                        g.setParam("DualReductions", 0)
+                        g.optimize()
+                except gp.GurobiError as exc:
+                    if exc.errno == _TOO_LARGE:
+                        raise BackendError(_size_refusal(form, "gurobi")) from None
+                    raise BackendError(f"Gurobi failed on model {form.name!r}: {exc}") from None
+                raw = RawResult(STATUS.get(g.Status, Status.ERROR), wall_time=time.perf_counter() - began)
+                if g.SolCount > 0:
+                    raw.x, raw.objective = np.asarray(x.X, dtype=float), g.ObjVal
+                if form.is_mip:
+                    raw.bound = _attribute(gp, g, "ObjBound")
+                elif raw.status == Status.OPTIMAL:
+                    # Gurobi's Pi and RC are d(objective)/d(rhs) and c - A^T Pi for both senses.
+                    raw.row_duals = np.asarray(rows.Pi, dtype=float) if rows is not None else np.zeros(0)
+                    raw.reduced_costs = np.asarray(x.RC, dtype=float)
+                g.dispose()
+            with open(log_path, encoding="utf-8", errors="replace") as fh:
+                raw.log = fh.read()
+        return raw

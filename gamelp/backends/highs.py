@@ -5,47 +5,46 @@ building costs one sparse conversion, not a Python loop over rows.  A large,
 dense LP (a big payoff matrix) goes to HiGHS's interior-point method with
 crossover, which is several times faster there than simplex (n = 1000 random
 matrix game: 6 s against 28 s) and still ends at a vertex with exact duals;
-pass ``solver=...`` to choose.  HiGHS has no cones: cone models are refused
-with the backends that take them.
+pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs in a
+worker thread with HiGHS's interrupt callbacks on, so Ctrl-C stops it
+within a callback's time and the result has status ``interrupted``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
+from collections import Counter
 
 import highspy
 import numpy as np
 
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult
 from gamelp.errors import BackendError
-from gamelp.solution import (ERROR, INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, OPTIMAL, TIME_LIMIT, UNBOUNDED,
-                             Solution)
+from gamelp.model import MatrixForm
+from gamelp.solution import Status
 
 # An LP with at least this many non-zeros, at least this dense, defaults to the interior-point method.
 DENSE_LP_NONZEROS = 200_000
 DENSE_LP_DENSITY = 0.2
+POLL_SECONDS = 0.1  # how often the waiting main thread wakes to notice Ctrl-C
 
 _STATUS = {
-    highspy.HighsModelStatus.kOptimal: OPTIMAL,
-    highspy.HighsModelStatus.kInfeasible: INFEASIBLE,
-    highspy.HighsModelStatus.kUnbounded: UNBOUNDED,
-    highspy.HighsModelStatus.kUnboundedOrInfeasible: INFEASIBLE_OR_UNBOUNDED,
-    highspy.HighsModelStatus.kTimeLimit: TIME_LIMIT,
+    highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
+    highspy.HighsModelStatus.kInfeasible: Status.INFEASIBLE,
+    highspy.HighsModelStatus.kUnbounded: Status.UNBOUNDED,
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: Status.INFEASIBLE_OR_UNBOUNDED,
+    highspy.HighsModelStatus.kTimeLimit: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kIterationLimit: Status.ITERATION_LIMIT,
+    highspy.HighsModelStatus.kSolutionLimit: Status.ITERATION_LIMIT,
+    highspy.HighsModelStatus.kInterrupt: Status.INTERRUPTED,
 }
+_FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
 
 
-def check(model, solver: str | None = None) -> None:
-    if solver:
-        raise BackendError(f"backend 'highs' takes no solver name (got {solver!r}); "
-                           f"for another solver use pyomo:{solver} or cvxpy:{solver.upper()}")
-    if model.has_cones:
-        raise BackendError(f"model {model.name!r} has second-order cones, which HiGHS cannot take; "
-                           "use cvxpy:CLARABEL, cvxpy:SCS or gurobi")
-
-
-def _highs_lp(model) -> highspy.HighsLp:
-    form = model.matrix_form()
+def _highs_lp(form: MatrixForm) -> highspy.HighsLp:
     A = form.A.tocsc()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
@@ -80,59 +79,109 @@ def _new_highs(log_path: str | None, verbose: bool) -> highspy.Highs:
     return h
 
 
-def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
-    """Solve with HiGHS; ``start`` (block name -> values) is handed to the MIP as a first incumbent."""
-    with tempfile.TemporaryDirectory() as tmp:
-        log_path = os.path.join(tmp, "highs.log")
-        h = _new_highs(log_path, verbose)
-        if time_limit is not None:
-            h.setOptionValue("time_limit", float(time_limit))
-        if mip_gap is not None:
-            h.setOptionValue("mip_rel_gap", float(mip_gap))
-        lp = _highs_lp(model)
-        if not model.is_mip and "solver" not in options and _is_dense(lp):
-            h.setOptionValue("solver", "ipm")
-        for key, value in options.items():
-            if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-                raise BackendError(f"HiGHS rejected option {key}={value!r}")
-        began = time.perf_counter()
-        h.passModel(lp)
-        if start:
-            initial = highspy.HighsSolution()
-            initial.col_value = model.full_vector(start)
-            initial.value_valid = True
-            h.setSolution(initial)
-        h.run()
-        wall = time.perf_counter() - began
-        status = _STATUS.get(h.getModelStatus(), ERROR)
-        info = h.getInfo()
-        solution = h.getSolution()
-        has_primal = (status in (OPTIMAL, TIME_LIMIT) and solution.value_valid
-                      and info.primal_solution_status >= 1)
-        values = model.split_values(np.asarray(solution.col_value)) if has_primal else {}
-        duals = {}
-        if status == OPTIMAL and not model.is_mip and solution.dual_valid:
-            # HiGHS reports row duals as d(objective)/d(rhs) for both senses.
-            duals = model.split_duals(np.asarray(solution.row_dual))
-        h.setOptionValue("output_flag", False)
-        with open(log_path, encoding="utf-8", errors="replace") as fh:
-            log = fh.read()
-        objective = info.objective_function_value if values else None
-        gap = info.mip_gap if model.is_mip else 0.0
-        return Solution(status, objective, values, duals, gap, wall, log)
+def _run_interruptibly(h: highspy.Highs) -> None:
+    """Run HiGHS in its own thread; Ctrl-C in this one asks it, through its interrupt callbacks, to stop."""
+    h.HandleUserInterrupt = True
+    thread = h.startSolve()
+    while True:
+        try:
+            if h.wait(POLL_SECONDS)[0]:
+                break
+        except KeyboardInterrupt:
+            h.cancelSolve()  # HiGHS stops at its next callback and reports kInterrupt
+    thread.join()
+
+
+class HighsBackend(Backend):
+    """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible."""
+
+    capabilities = Capabilities(lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True)
+
+    def __init__(self, solver: str | None = None):
+        if solver:
+            raise BackendError(f"backend 'highs' takes no solver name (got {solver!r}); "
+                               f"for another solver use pyomo:{solver} or cvxpy:{solver.upper()}")
+        self.name = "highs"
+
+    def available(self) -> bool:
+        return True
+
+    def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        with tempfile.TemporaryDirectory() as tmp:
+            log_path = os.path.join(tmp, "highs.log")
+            h = _new_highs(log_path, options.verbose)
+            settings = dict(options.extra)
+            for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
+                               ("threads", options.threads)):
+                if value is not None:
+                    settings[key] = value
+            lp = _highs_lp(form)
+            if not form.is_mip and "solver" not in settings and _is_dense(lp):
+                settings["solver"] = "ipm"
+            for key, value in settings.items():
+                if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+                    raise BackendError(f"HiGHS rejected option {key}={value!r}")
+            began = time.perf_counter()
+            h.passModel(lp)
+            if options.start is not None:
+                initial = highspy.HighsSolution()
+                initial.col_value = options.start
+                initial.value_valid = True
+                h.setSolution(initial)
+            _run_interruptibly(h)
+            wall = time.perf_counter() - began
+            info, solution = h.getInfo(), h.getSolution()
+            feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
+            raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall)
+            if feasible:
+                raw.x = np.asarray(solution.col_value, dtype=float)
+                raw.objective = info.objective_function_value
+            if form.is_mip:
+                raw.bound = info.mip_dual_bound
+            elif solution.dual_valid:
+                # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
+                raw.row_duals = np.asarray(solution.row_dual, dtype=float)
+                raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
+            h.setOptionValue("output_flag", False)
+            with open(log_path, encoding="utf-8", errors="replace") as fh:
+                raw.log = fh.read()
+            return raw
+
+
+def _file_names(blocks) -> list[str]:
+    """Names the LP and MPS formats accept: ``block(label)`` from the model's labels, else ``block_i``.
+
+    Characters outside letters, digits, ``_ .`` become ``_`` (``:`` becomes
+    ``.``, the empty sequence ``∅`` becomes ``empty``); a name that this makes
+    ambiguous, or longer than the LP format's 255 characters, falls back to ``block_i``.
+    """
+    names = []
+    for block in blocks:
+        for i in range(block.size):
+            if block.labels is None:
+                names.append(f"{block.name}_{i}")
+                continue
+            label = block.labels[i].replace("∅", "empty").replace(":", ".")
+            names.append(f"{block.name}({_UNSAFE.sub('_', label)})")
+    counts = Counter(names)
+    fallback = [f"{block.name}_{i}" for block in blocks for i in range(block.size)]
+    return [name if counts[name] == 1 and len(name) <= 255 else plain for name, plain in zip(names, fallback)]
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
 
 
 def write(model, path: str) -> None:
     """Write ``model`` to ``path`` (``.lp`` or ``.mps``, chosen by the extension)."""
-    check(model)
+    if model.has_cones:
+        raise BackendError(f"model {model.name!r} has second-order cones, which the LP and MPS formats "
+                           "written here cannot hold")
     if not str(path).endswith((".lp", ".mps")):
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
     h = _new_highs(None, False)
-    lp = _highs_lp(model)
-    # Names the LP and MPS formats accept: block name and position.
-    lp.col_names_ = [f"{b.name}_{i}" for b in model.variables.values() for i in range(b.size)]
-    lp.row_names_ = [f"{b.name}_{i}" for b in model.constraints.values() for i in range(b.size)]
+    lp = _highs_lp(model.matrix_form())
+    lp.col_names_ = _file_names(model.variables.values())
+    lp.row_names_ = _file_names(model.constraints.values())
     h.passModel(lp)
     if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
         raise BackendError(f"HiGHS could not write {path!r}")

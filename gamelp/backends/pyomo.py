@@ -15,16 +15,22 @@ and the dictionaries ``gamelp_variables``, ``gamelp_constraints`` (block name
     pm.extra = pyo.Constraint(expr=pm.gamelp_variables["x"][0] <= 0.5)
     pyo.SolverFactory("appsi_highs").solve(pm)
 
-:func:`solve` needs a solver name (``pyomo:appsi_highs``,
-``pyomo:gurobi_direct``, ``pyomo:glpk``, ...).  Cones are only given to
-solvers that take quadratic constraints (the Gurobi, CPLEX, Xpress and SCIP
-families; tested with Gurobi).  The Gurobi family is held to the pip
-licence's size limit exactly like the ``gurobi`` backend.  Duals are read as
-d(objective)/d(rhs), checked for appsi_highs and gurobi_direct.
+:class:`PyomoBackend` needs a solver name (``pyomo:highs``, ``pyomo:appsi_highs``,
+``pyomo:gurobi_direct``, ``pyomo:glpk``, ...).  Names that Pyomo's current
+solver interface (``pyomo.contrib.solver``) registers go through it, with
+its shared options (``time_limit``, ``rel_gap``, ``threads``), statuses,
+bounds, duals and reduced costs; other names, and cone models on a solver
+that interface only takes linearly (``gurobi_direct``), go through the legacy
+``pyomo.environ.SolverFactory``.  Cones are only given to solvers that take
+quadratic constraints (the Gurobi, CPLEX, Xpress and SCIP families; tested
+with Gurobi).  The Gurobi family is held to the pip licence's size limit
+exactly like the ``gurobi`` backend.  Duals are read as d(objective)/d(rhs),
+checked for highs, appsi_highs and gurobi_direct.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 import time
@@ -35,18 +41,31 @@ import numpy as np
 import pyomo.environ as pe
 from pyomo.common.log import LoggingIntercept
 from pyomo.common.tee import capture_output
+from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
+from pyomo.contrib.solver.common.results import SolutionStatus
+from pyomo.contrib.solver.common.results import TerminationCondition as ContribTC
 from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult
 from gamelp.backends.gurobi import check_size
 from gamelp.errors import BackendError
-from gamelp.solution import (ERROR, INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, OPTIMAL, TIME_LIMIT, UNBOUNDED,
-                             Solution)
+from gamelp.model import MatrixForm
+from gamelp.solution import Status
 
-_STATUS = {TC.optimal: OPTIMAL, TC.globallyOptimal: OPTIMAL, TC.infeasible: INFEASIBLE,
-           TC.unbounded: UNBOUNDED, TC.infeasibleOrUnbounded: INFEASIBLE_OR_UNBOUNDED,
-           TC.maxTimeLimit: TIME_LIMIT}
+_LEGACY_STATUS = {TC.optimal: Status.OPTIMAL, TC.globallyOptimal: Status.OPTIMAL, TC.infeasible: Status.INFEASIBLE,
+                  TC.unbounded: Status.UNBOUNDED, TC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
+                  TC.maxTimeLimit: Status.TIME_LIMIT, TC.maxIterations: Status.ITERATION_LIMIT,
+                  TC.maxEvaluations: Status.ITERATION_LIMIT, TC.userInterrupt: Status.INTERRUPTED}
+_CONTRIB_STATUS = {ContribTC.convergenceCriteriaSatisfied: Status.OPTIMAL, ContribTC.maxTimeLimit: Status.TIME_LIMIT,
+                   ContribTC.iterationLimit: Status.ITERATION_LIMIT, ContribTC.unbounded: Status.UNBOUNDED,
+                   ContribTC.provenInfeasible: Status.INFEASIBLE, ContribTC.locallyInfeasible: Status.INFEASIBLE,
+                   ContribTC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
+                  ContribTC.interrupted: Status.INTERRUPTED}
+_WARM_START = "warmstart_discrete_vars"  # the current interface's switch for a MIP start
+# Contrib solvers that take the model only without quadratic constraints (cones then go the legacy way).
+_CONTRIB_LINEAR_ONLY = {"gurobi_direct"}
 
 
 @dataclass(frozen=True)
@@ -55,18 +74,20 @@ class _Family:
 
     time_limit: str | None = None
     mip_gap: str | None = None
+    threads: str | None = None
     quadratic: bool = False
+    warm_start: bool = False
     disambiguate: dict = field(default_factory=dict)  # options that split infeasible-or-unbounded
 
 
 _FAMILIES = {
-    "gurobi": _Family("TimeLimit", "MIPGap", True, {"DualReductions": 0}),
-    "highs": _Family("time_limit", "mip_rel_gap"),
-    "cplex": _Family("timelimit", "mip_tolerances_mipgap", True),
-    "xpress": _Family("maxtime", "miprelstop", True),
-    "scip": _Family("limits/time", "limits/gap", True),
+    "gurobi": _Family("TimeLimit", "MIPGap", "Threads", True, True, {"DualReductions": 0}),
+    "highs": _Family("time_limit", "mip_rel_gap", "threads", warm_start=True),
+    "cplex": _Family("timelimit", "mip_tolerances_mipgap", "threads", True, True),
+    "xpress": _Family("maxtime", "miprelstop", "threads", True),
+    "scip": _Family("limits/time", "limits/gap", None, True),
     "glpk": _Family("tmlim", "mipgap"),
-    "cbc": _Family("sec", "ratioGap"),
+    "cbc": _Family("sec", "ratioGap", "threads"),
 }
 
 
@@ -100,25 +121,30 @@ def _rows(matrix, columns: list) -> list[LinearExpression]:
             for i in range(matrix.shape[0])]
 
 
-def build(model) -> pe.ConcreteModel:
-    """``model`` as a Pyomo ``ConcreteModel`` (block maps in ``gamelp_variables`` etc.)."""
-    form = model.matrix_form()
-    pm = pe.ConcreteModel(name=model.name)
-    if not model.is_mip and not model.has_cones:
+def _domain(form: MatrixForm, block: slice):
+    if form.binary[block].any():
+        return pe.Binary
+    return pe.Integers if form.integer[block].any() else pe.Reals
+
+
+def build(model, *, dual_suffix: bool = True) -> pe.ConcreteModel:
+    """A model (or its :class:`MatrixForm`) as a Pyomo ``ConcreteModel`` (block maps in ``gamelp_variables`` etc.)."""
+    form = model if isinstance(model, MatrixForm) else model.matrix_form()
+    pm = pe.ConcreteModel(name=form.name)
+    if dual_suffix and not form.is_mip and not form.cones:
         pm.dual = pe.Suffix(direction=pe.Suffix.IMPORT)
-    domain = {"continuous": pe.Reals, "binary": pe.Binary, "integer": pe.Integers}
     pm.gamelp_variables, pm.gamelp_constraints, pm.gamelp_cones = {}, {}, {}
-    for name, b in model.variables.items():
-        bounds = {i: (_bound(lo), _bound(hi)) for i, (lo, hi) in enumerate(zip(b.lb, b.ub))}
-        var = pe.Var(range(b.size), domain=domain[b.kind], bounds=lambda _, i, bounds=bounds: bounds[i])
+    for name, block in form.variable_slices.items():
+        bounds = dict(enumerate(zip(map(_bound, form.col_lb[block]), map(_bound, form.col_ub[block]))))
+        var = pe.Var(range(len(bounds)), domain=_domain(form, block), bounds=lambda _, i, bounds=bounds: bounds[i])
         pm.add_component(_component_name(pm, name, "var"), var)
         pm.gamelp_variables[name] = var
     columns = [var[i] for var in pm.gamelp_variables.values() for i in range(len(var))]
     lower, upper = form.row_bounds
-    for name, b in model.constraints.items():
-        body = _rows(form.A[b.slice], columns)
-        lo, hi = lower[b.slice], upper[b.slice]
-        con = pe.Constraint(range(b.size), rule=lambda _, i, body=body, lo=lo, hi=hi:
+    for name, rows in form.row_slices.items():
+        body = _rows(form.A[rows], columns)
+        lo, hi = lower[rows], upper[rows]
+        con = pe.Constraint(range(len(body)), rule=lambda _, i, body=body, lo=lo, hi=hi:
                             (_bound(lo[i]), body[i], _bound(hi[i])))
         pm.add_component(_component_name(pm, name, "con"), con)
         pm.gamelp_constraints[name] = con
@@ -138,110 +164,157 @@ def build(model) -> pe.ConcreteModel:
                                  linear_vars=[columns[j] for j in nonzero])
     pm.add_component(_component_name(pm, "objective", "obj"),
                      pe.Objective(expr=objective, sense=pe.maximize if form.maximize else pe.minimize))
+    pm.gamelp_columns = columns
     return pm
 
 
-# ----------------------------------------------------------------------------- checking
-def check(model, solver: str | None = None) -> None:
-    if not solver:
-        raise BackendError("backend 'pyomo' needs a solver name, e.g. pyomo:appsi_highs or pyomo:gurobi_direct")
-    try:
-        with LoggingIntercept(io.StringIO(), "pyomo"):  # an unknown name makes Pyomo log a traceback
-            available = pe.SolverFactory(solver).available(exception_flag=False)
-    except Exception:  # some plugins raise instead of answering False
-        available = False
-    if not available:
-        raise BackendError(f"Pyomo solver {solver!r} is unknown or not available here; "
-                           "try pyomo:appsi_highs or pyomo:gurobi_direct")
-    family = _family_name(solver)
-    if model.has_cones and not _family(solver).quadratic:
-        raise BackendError(f"model {model.name!r} has second-order cones, which pyomo:{solver} cannot take "
-                           "(it has no quadratic constraints); use pyomo:gurobi_direct, gurobi or cvxpy:CLARABEL")
-    if family == "gurobi":
-        check_size(model, f"pyomo:{solver}")
+# ----------------------------------------------------------------------------- reading results
+def _column_values(form: MatrixForm, columns: list, lookup) -> np.ndarray:
+    """One value per column from ``lookup(var)``; a column the solver never saw (in no row) sits at its
+    bound nearest 0 (its reduced cost there is its cost)."""
+    raw = np.array([np.nan if lookup(var) is None else lookup(var) for var in columns], dtype=float)
+    return np.where(np.isnan(raw), np.clip(0.0, form.col_lb, form.col_ub), raw)
 
 
-# ----------------------------------------------------------------------------- solving
-def _solver_options(solver: str, model, time_limit, mip_gap, options: dict) -> dict:
-    family, opts = _family(solver), dict(options)
-    for value, key, what in ((time_limit, family.time_limit, "time limit"),
-                             (mip_gap if model.is_mip else None, family.mip_gap, "MIP gap")):
-        if value is None:
-            continue
-        if key is None:
-            raise BackendError(f"gamelp knows no {what} option for pyomo:{solver}; "
-                               "pass the solver's own option as a keyword instead")
-        opts[key] = float(value)
-    return opts
+def _row_values(form: MatrixForm, pm, duals) -> np.ndarray:
+    y = np.zeros(form.A.shape[0])
+    for name, con in pm.gamelp_constraints.items():
+        y[form.row_slices[name]] = [duals.get(con[i], 0.0) for i in range(len(con))]
+    return y
 
 
-def _check_highs_options(solver: str, options: dict) -> None:
+def _check_highs_options(name: str, options: dict) -> None:
     """HiGHS ignores unknown options with a log line; refuse them instead, as the highs backend does."""
     probe = highspy.Highs()
     probe.setOptionValue("output_flag", False)
     for key, value in options.items():
         if probe.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-            raise BackendError(f"pyomo:{solver}: HiGHS rejected option {key}={value!r}")
+            raise BackendError(f"{name}: HiGHS rejected option {key}={value!r}")
 
 
-def _run(opt, pm, opts: dict):
-    if isinstance(opt, PersistentSolver):
-        opt.set_instance(pm)
-    return opt.solve(pm, tee=True, load_solutions=False, options=opts)
-
-
-def _relative_gap(results, objective: float) -> float | None:
-    lower, upper = results.problem.lower_bound, results.problem.upper_bound
-    if lower is None or upper is None or not (np.isfinite(lower) and np.isfinite(upper)):
+@functools.cache
+def _contrib_solver(solver: str):
+    """The ``pyomo.contrib.solver`` instance for ``solver`` (one per process), or None if not registered."""
+    try:
+        return ContribSolverFactory(solver)
+    except Exception:  # not a name the current interface registers
         return None
-    return abs(upper - lower) / max(abs(objective), 1e-10)
 
 
-def _values(model, pm) -> dict[str, np.ndarray]:
-    """Block values; a variable the solver never saw (in no row) sits at its bound nearest 0."""
-    values = {}
-    for name, b in model.variables.items():
-        var = pm.gamelp_variables[name]
-        raw = np.array([np.nan if var[i].value is None else var[i].value for i in range(b.size)], dtype=float)
-        values[name] = np.where(np.isnan(raw), np.clip(0.0, b.lb, b.ub), raw)
-    return values
+class PyomoBackend(Backend):
+    """One Pyomo solver, through ``pyomo.contrib.solver`` where it is registered there, else the legacy factory."""
 
+    def __init__(self, solver: str | None = None):
+        if not solver:
+            raise BackendError("backend 'pyomo' needs a solver name, e.g. pyomo:highs or pyomo:gurobi_direct")
+        self.solver = solver
+        self.name = f"pyomo:{solver}"
+        family, contrib = _family(solver), _contrib_solver(solver)
+        # The current interface takes a MIP start where its config has the switch (Gurobi), not for HiGHS.
+        mip_start = _WARM_START in contrib.config if contrib is not None else family.warm_start
+        self.capabilities = Capabilities(lp=True, mip=True, soc=family.quadratic, duals=True,
+                                         mip_start=mip_start, time_limit=family.time_limit is not None)
 
-def solve(model, solver: str | None = None, /, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, start: dict | None = None, **options) -> Solution:
-    """Solve with a Pyomo solver; ``start`` (block name -> values) is loaded as the variables' values,
-    which solvers that take warm starts (the Gurobi family, appsi_highs) use as a MIP start."""
-    pm = build(model)
-    if start:
-        for name, block_values in start.items():
-            pm.gamelp_variables[name].set_values(dict(enumerate(np.asarray(block_values, dtype=float))))
-    opt = pe.SolverFactory(solver)
-    opts = _solver_options(solver, model, time_limit, mip_gap, options)
-    if _family_name(solver) == "highs":
-        _check_highs_options(solver, opts)
-    buffer = io.StringIO()
-    began = time.perf_counter()
-    # Solve with tee on and capture at the file-descriptor level, so Solution.log always holds
-    # the solver's own output; it is also shown live when verbose.
-    with capture_output([buffer, sys.stdout] if verbose else buffer, capture_fd=True):
+    def available(self) -> bool:
         try:
-            results = _run(opt, pm, opts)
-            if results.solver.termination_condition == TC.infeasibleOrUnbounded and _family(solver).disambiguate:
-                results = _run(opt, pm, opts | _family(solver).disambiguate)
-        except Exception as exc:  # Pyomo and its plugins raise many types; all mean "this solve failed"
-            raise BackendError(f"pyomo:{solver} failed on model {model.name!r}: {exc}") from None
-    wall = time.perf_counter() - began
-    status = _STATUS.get(results.solver.termination_condition, ERROR)
-    has_primal = status in (OPTIMAL, TIME_LIMIT) and len(results.solution) > 0
-    values, duals, objective, gap = {}, {}, None, None
-    if has_primal:
-        pm.solutions.load_from(results)
-        values = _values(model, pm)
-        objective = float(pe.value(next(pm.component_data_objects(pe.Objective, active=True))))
-        if hasattr(pm, "dual") and status == OPTIMAL:
-            duals = {name: np.array([pm.dual.get(con[i], 0.0) for i in range(len(con))], dtype=float)
-                     for name, con in pm.gamelp_constraints.items()}
-        gap = _relative_gap(results, objective) if model.is_mip else 0.0
-    elif not model.is_mip:
-        gap = 0.0
-    return Solution(status, objective, values, duals, gap, wall, buffer.getvalue())
+            with LoggingIntercept(io.StringIO(), "pyomo"):  # an unknown name makes Pyomo log a traceback
+                contrib = _contrib_solver(self.solver)
+                if contrib is not None:
+                    return bool(contrib.available())
+                return bool(pe.SolverFactory(self.solver).available(exception_flag=False))
+        except Exception:  # some plugins raise instead of answering False
+            return False
+
+    def check(self, form: MatrixForm) -> None:
+        if _family_name(self.solver) == "gurobi":
+            check_size(form, self.name)
+
+    def _uses_contrib(self, form: MatrixForm) -> bool:
+        return _contrib_solver(self.solver) is not None and not (form.cones and self.solver in _CONTRIB_LINEAR_ONLY)
+
+    def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        pm = build(form, dual_suffix=not self._uses_contrib(form))
+        if options.start is not None:
+            for var, value in zip(pm.gamelp_columns, options.start):
+                var.set_value(float(value), skip_validation=True)
+        if _family_name(self.solver) == "highs":
+            _check_highs_options(self.name, options.extra)
+        buffer = io.StringIO()
+        began = time.perf_counter()
+        # Solve with tee on and capture at the file-descriptor level, so the log always holds
+        # the solver's own output; it is also shown live when verbose.
+        with capture_output([buffer, sys.stdout] if options.verbose else buffer, capture_fd=True):
+            try:
+                raw = self._contrib(form, pm, options) if self._uses_contrib(form) else self._legacy(form, pm, options)
+            except BackendError:
+                raise
+            except Exception as exc:  # Pyomo and its plugins raise many types; all mean "this solve failed"
+                raise BackendError(f"{self.name} failed on model {form.name!r}: {exc}") from None
+        raw.wall_time, raw.log = time.perf_counter() - began, buffer.getvalue()
+        return raw
+
+    def _contrib(self, form: MatrixForm, pm, options: Options) -> RawResult:
+        opt = _contrib_solver(self.solver)
+        config = {"tee": True, "load_solutions": False, "raise_exception_on_nonoptimal_result": False,
+                  "solver_options": dict(options.extra)}
+        for key, value in (("time_limit", options.time_limit), ("rel_gap", options.mip_gap if form.is_mip else None),
+                           ("threads", options.threads)):
+            if value is not None:
+                config[key] = value
+        if options.start is not None and self.capabilities.mip_start:
+            config[_WARM_START] = True
+        results = opt.solve(pm, **config)
+        if results.termination_condition == ContribTC.infeasibleOrUnbounded and _family(self.solver).disambiguate:
+            config["solver_options"].update(_family(self.solver).disambiguate)
+            results = opt.solve(pm, **config)
+        raw = RawResult(_CONTRIB_STATUS.get(results.termination_condition, Status.ERROR))
+        if results.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible):
+            loader = results.solution_loader
+            raw.x = _column_values(form, pm.gamelp_columns, loader.get_vars().get)
+            raw.objective = results.incumbent_objective
+            if not form.is_mip and not form.cones and results.solution_status == SolutionStatus.optimal:
+                raw.row_duals = _row_values(form, pm, loader.get_duals())
+                raw.reduced_costs = _column_values(form, pm.gamelp_columns, loader.get_reduced_costs().get)
+        if form.is_mip and results.objective_bound is not None:
+            raw.bound = float(results.objective_bound)
+        return raw
+
+    def _legacy_options(self, form: MatrixForm, options: Options) -> dict:
+        family, opts = _family(self.solver), dict(options.extra)
+        for value, key, what in ((options.time_limit, family.time_limit, "time limit"),
+                                 (options.mip_gap if form.is_mip else None, family.mip_gap, "MIP gap"),
+                                 (options.threads, family.threads, "threads")):
+            if value is None:
+                continue
+            if key is None:
+                raise BackendError(f"gamelp knows no {what} option for {self.name}; "
+                                   "pass the solver's own option as a keyword instead")
+            opts[key] = value
+        return opts
+
+    def _legacy(self, form: MatrixForm, pm, options: Options) -> RawResult:
+        opt = pe.SolverFactory(self.solver)
+        if not opt.available(exception_flag=False):
+            raise BackendError(f"Pyomo solver {self.solver!r} is unknown or not available here")
+        opts = self._legacy_options(form, options)
+
+        def run(settings):
+            if isinstance(opt, PersistentSolver):
+                opt.set_instance(pm)
+            return opt.solve(pm, tee=True, load_solutions=False, options=settings)
+
+        results = run(opts)
+        if results.solver.termination_condition == TC.infeasibleOrUnbounded and _family(self.solver).disambiguate:
+            results = run(opts | _family(self.solver).disambiguate)
+        raw = RawResult(_LEGACY_STATUS.get(results.solver.termination_condition, Status.ERROR))
+        if len(results.solution) > 0:
+            pm.solutions.load_from(results)
+            raw.x = _column_values(form, pm.gamelp_columns, lambda var: var.value)
+            raw.objective = float(pe.value(next(pm.component_data_objects(pe.Objective, active=True))))
+            if hasattr(pm, "dual") and raw.status == Status.OPTIMAL:
+                raw.row_duals = _row_values(form, pm, pm.dual)
+                raw.reduced_costs = form.c - form.A.T @ raw.row_duals
+        bound = results.problem.upper_bound if form.maximize else results.problem.lower_bound
+        if form.is_mip and bound is not None and np.isfinite(bound):
+            raw.bound = float(bound)
+        return raw

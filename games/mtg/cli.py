@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from gamelp.cli_args import integer, output_directory
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.evaluation import EVALUATIONS
@@ -64,7 +65,7 @@ def _add_batch_options(parser: argparse.ArgumentParser, default_repeats: int) ->
     parser.add_argument("--games", type=int, default=200, help="games per pair and repeat (default: 200)")
     parser.add_argument("--repeats", type=int, default=default_repeats,
                         help=f"independent repeats giving standard deviations (default: {default_repeats})")
-    parser.add_argument("--seed", type=int, default=0, help="batch seed (default: 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="batch seed (default: 0)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                        help="local worker processes (default: all cores; 1 plays in this process)")
@@ -114,6 +115,29 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------- train-forest
+
+
+def cmd_train_forest(args: argparse.Namespace) -> int:
+    from gamelp.games.mtg import forest
+
+    start = time.perf_counter()
+    forests = forest.train_forests(args.games, args.seed, args.trees, args.thresholds,
+                                   progress=not args.quiet, label_cap=args.label_cap, workers=args.workers)
+    print(f"forests for {'/'.join(map(str, args.thresholds))} life from {args.games} games "
+          f"(seed {args.seed}, {args.trees} trees) in {forest.default_cache_dir()}, {time.perf_counter() - start:.0f} s")
+    if args.test_games:
+        test = forest.collect_positions(args.test_games, args.thresholds, [args.seed, 1], label_cap=args.label_cap,
+                                        progress=not args.quiet, workers=args.workers)
+        for t in args.thresholds:
+            X, y = test.X[t], test.y[t]
+            accuracy = float((forests[t].predict(X) == y).mean()) if len(y) else float("nan")
+            print(f"{t:>2} life: out-of-sample accuracy {accuracy:.1%} on {len(y)} positions of "
+                  f"{args.test_games} new games (player 1 wins {y.mean():.0%})")
+        print(f"Esche (2018), Table 3.1, 9 trees at 12 life: {1 - 37.8 / 200:.1%} (37.8 of 200 wrong)")
+    return 0
+
+
 # ----------------------------------------------------------------------------- tournament
 
 
@@ -159,11 +183,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def add_subparser(subparsers) -> argparse.ArgumentParser:
-    """Add ``mtg`` (with ``play``, ``sweep``, ``tournament``) to an argparse subparsers object."""
+    """Add ``mtg`` (with ``play``, ``sweep``, ``train-forest``, ``tournament``) to an argparse subparsers object."""
     mtg = subparsers.add_parser("mtg", help="the mini Magic: The Gathering simulator",
                                 description="Mini Magic (Mountain, Lightning Bolt, Vexing Devil): play a game, "
                                             "sweep deck pairs into a payoff matrix, or pit players against each other.")
-    commands = mtg.add_subparsers(dest="mtg_command", required=True, metavar="{play,sweep,tournament}")
+    commands = mtg.add_subparsers(dest="mtg_command", required=True, metavar="{play,sweep,train-forest,tournament}")
 
     play = commands.add_parser("play", help="play one game and print the winner",
                                description="Play one game; --verbose shows it turn by turn.")
@@ -171,7 +195,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     play.add_argument("--deck2", default="0C40L", help="deck of player 2 (default: 0C40L)")
     play.add_argument("--player1", choices=PLAYER_KINDS, default="perfect", help="player 1's kind (default: perfect)")
     play.add_argument("--player2", choices=PLAYER_KINDS, default="perfect", help="player 2's kind (default: perfect)")
-    play.add_argument("--seed", type=int, default=0, help="game seed (default: 0)")
+    play.add_argument("--seed", type=integer(0), default=0, help="game seed (default: 0)")
     play.add_argument("--first", type=int, choices=(0, 1), default=0, help="who plays first (default: 0)")
     play.add_argument("--verbose", action="store_true", help="show the game turn by turn")
     _add_game_options(play)
@@ -188,9 +212,27 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     sw.add_argument("--mirror", action="store_true", help="also play each deck against itself (fills the diagonal)")
     sw.add_argument("--player", choices=PLAYER_KINDS, default="perfect",
                     help="player kind on both sides (default: perfect)")
-    sw.add_argument("--out", default="out/sweep", help="output directory (default: out/sweep)")
+    sw.add_argument("--out", type=output_directory, default="out/sweep", help="output directory (default: out/sweep)")
     _add_batch_options(sw, default_repeats=1)
     sw.set_defaults(func=cmd_sweep)
+
+    train = commands.add_parser("train-forest", help="train and cache the random-forest evaluations",
+                                description="Train the forests of Esche (2018), Sections 2.2 and 2.6: perfect-"
+                                            "information games between random decks, positions recorded when a "
+                                            "player first has 12, 8 and 4 life or less, labelled with the winner. "
+                                            "The forests are cached; --test-games measures their accuracy on new games.")
+    train.add_argument("--games", type=int, default=1000, help="training games (default: 1000, the thesis's)")
+    train.add_argument("--seed", type=int, default=0, help="training seed (default: 0)")
+    train.add_argument("--trees", type=int, default=9, help="trees per forest (default: 9, the thesis's)")
+    train.add_argument("--thresholds", type=int_list, default=[12, 8, 4],
+                       help="life thresholds, one forest each (default: 12,8,4)")
+    train.add_argument("--label-cap", type=int, default=300_000,
+                       help="positions a game's exact search may score before the game is skipped (default: 300000)")
+    train.add_argument("--test-games", type=int, default=200,
+                       help="new games measuring out-of-sample accuracy (default: 200; 0 skips)")
+    train.add_argument("--workers", type=int, default=1, help="worker processes playing the games (default: 1)")
+    train.add_argument("--quiet", action="store_true", help="no progress bar")
+    train.set_defaults(func=cmd_train_forest)
 
     tour = commands.add_parser("tournament", help="player-against-player win rates on random decks",
                                description="Pit player kinds against each other (thesis Section 3.4): every game "
@@ -201,7 +243,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
                       help="comma-separated deck pool (default: the thesis's decks, see --max-creatures)")
     tour.add_argument("--max-creatures", type=int, default=8,
                       help="default pool: thesis decks with up to this many creatures (default: 8)")
-    tour.add_argument("--out", default=None, help="directory for a resumable store and the matrices (optional)")
+    tour.add_argument("--out", type=output_directory, default=None, help="directory for a resumable store and the matrices (optional)")
     tour.add_argument("--samples", type=int, default=None,
                       help="deals the imperfect player samples per decision (default: the engine's)")
     tour.add_argument("--json", action="store_true", help="print JSON instead of the table")

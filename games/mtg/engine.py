@@ -35,6 +35,10 @@ turn begins. Decision points with a single legal move are played automatically.
 Choices where the thesis is silent (all follow the real game unless noted):
 
 * The first player skips the draw of turn 1 (``Rules.first_player_draws``).
+* Bolts are instants: the defender may cast them in the RESPOND window
+  (``Rules.instant_bolts=False`` allows them in the caster's own main phase only,
+  one reading of Table 2.1, where D, J and T can all target creatures on the
+  caster's own turn).
 * Paying 4 life is offered only when it does not kill the payer (life > 4).
 * A turn has one main phase before combat; the defender's instants are cast in
   the RESPOND window (after attacks, before blocks), which is at least as good
@@ -83,6 +87,7 @@ class Rules:
     """Rule parameters; the defaults are the real game's and the thesis's."""
 
     first_player_draws: bool = False
+    instant_bolts: bool = True  # False: bolts only in their caster's own main phase (no RESPOND window)
     starting_life: int = 20
     opening_hand: int = 7
     max_hand: int = 7
@@ -216,7 +221,7 @@ class Game:
         if phase == ATTACK:
             return ("A", "N") if s[a + READY] else ("N",)
         if phase == RESPOND:
-            if not (s[d + MANA] and s[d + HAND_L]):
+            if not (s[d + MANA] and s[d + HAND_L] and self.rules.instant_bolts):
                 return ("N",)
             moves = []
             if s[ATTACKERS]:
@@ -258,7 +263,7 @@ class Game:
                     return
                 move = "N"
             elif phase == RESPOND:
-                if s[d + MANA] and s[d + HAND_L]:
+                if s[d + MANA] and s[d + HAND_L] and self.rules.instant_bolts:
                     return
                 move = "N"
             elif phase == BLOCK:

@@ -1,6 +1,6 @@
 """Batches of mini-Magic games run in parallel into a resumable store, summarised as win-rate matrices.
 
-The thesis (seed 000, Sections 2.1 and 3.1) estimates the payoff matrix of
+Esche (2018), Sections 2.1 and 3.1, estimates the payoff matrix of
 the deck-choice game by Monte Carlo: every unordered pair of decks on a grid
 of creature (Vexing Devil) and bolt (Lightning Bolt) counts, multiples of 4
 with at most 60 cards (45 decks, 1035 pairs counting the mirrors), plays 200
@@ -41,38 +41,33 @@ puts the first entrant on the play when g is even, the second when g is odd
 (with an odd number of games the first entrant starts once more).  The
 matrix is therefore identical whatever the number of workers or executor.
 
-Execution: ``workers=1`` plays in this process; ``workers>1`` uses a local
-``ProcessPoolExecutor``; ``scheduler="tcp://host:port"`` sends the games to a
-Dask distributed cluster through ``dask.distributed.Client``.  At most a few
-games per worker are in flight at once (bounded submission), and each
-finished game is written and committed at once to SQLite
-(``DIR/games.sqlite``: the run parameters plus one row per game keyed by
-(repeat, pair, game)).  Starting the same batch again skips the games
-already stored, so a killed run continues without losing or repeating a
-game; a store made with different parameters is refused.  A tqdm progress
-bar shows games done, rate and time left.
+Execution and storage are ``gamelp.games.runner``'s: game g of repeat r is
+match ``r * games + g`` of its pair; batches of ``batch_size`` games go to
+this process (``workers=1``), a local process pool or a Dask cluster
+(``scheduler``); ``DIR/games.sqlite`` keeps one row per game (deck indices,
+who went first, winner, turns, nodes, evaluations, mismatch), so a killed
+run resumes without losing or repeating a game, and a store made with other
+parameters, or failing validation, is refused with one line.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import sqlite3
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
-from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from gamelp.errors import GamelpError
+from gamelp.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck, thesis_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
+from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
+                                 round_robin, run_matches)
+from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
 log = logging.getLogger(__name__)
@@ -80,44 +75,22 @@ log = logging.getLogger(__name__)
 THESIS_CREATURES = (0, 4, 8)
 THESIS_BOLTS = tuple(range(0, DECK_SIZE + 1, 4))
 STORE_NAME = "games.sqlite"
-_SCHEMA_VERSION = 1
-_IN_FLIGHT_PER_WORKER = 4
 
 GameFn = Callable[..., Any]
-
-
-class SweepError(GamelpError):
-    """A batch of games was asked for with bad arguments, or its store does not match them."""
+SweepError = RunError  # the name this module's callers catch
+BatchHook = Callable[[Batch, list[tuple[int | None, ...]]], None]
 
 
 @dataclass(frozen=True)
 class GameTask:
-    """One game to play: its store key (repeat, pair, game) and the game function's arguments."""
+    """One game to play: the game function's arguments (deck indices into the experiment's deck list)."""
 
-    repeat: int
-    pair: int
-    game: int
-    deck1: str
-    deck2: str
+    deck1: int
+    deck2: int
     player1: str
     player2: str
     first: int
     seed: int
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        return (self.repeat, self.pair, self.game)
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    """What the store keeps of a finished game (a ``GameResult`` without the redundant fields)."""
-
-    winner: int | None
-    turns: int
-    nodes: int
-    evaluations: int
-    mismatch: bool
 
 
 @dataclass(frozen=True)
@@ -167,13 +140,14 @@ class BatchResult:
         return text
 
     def pairs_csv(self, path: str | os.PathLike) -> None:
-        """Write the per-pair counts as CSV."""
+        """Write the per-pair counts as CSV (atomically)."""
         lines = ["row,col,games,wins,losses,draws,mismatches,rate,std"]
         lines += [
             f"{p.row},{p.col},{p.games},{p.wins},{p.losses},{p.draws},{p.mismatches},{p.rate:.6g},{p.std:.6g}"
             for p in self.pairs
         ]
-        Path(path).write_text("\n".join(lines) + "\n")
+        with atomic_write(path) as handle:
+            handle.write("\n".join(lines) + "\n")
 
 
 # ----------------------------------------------------------------------------- decks and seeds
@@ -199,12 +173,7 @@ def analysed_decks(max_creatures: int = 8) -> list[Deck]:
 
 def game_seed(seed: int, *key: int) -> int:
     """The seed of one game, derived from the batch seed and the game's key by SeedSequence (63 bits)."""
-    state = np.random.SeedSequence([seed, *key]).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(1))
-
-
-def _pairs(n: int, mirror: bool) -> list[tuple[int, int]]:
-    return [(i, j) for i in range(n) for j in range(i if mirror else i + 1, n)]
+    return derive_seed(seed, *key)
 
 
 def _check_counts(games: int, repeats: int, seed: int) -> None:
@@ -216,288 +185,107 @@ def _check_counts(games: int, repeats: int, seed: int) -> None:
         raise SweepError(f"seed must be non-negative, got {seed}")
 
 
-# ----------------------------------------------------------------------------- the store
+# ----------------------------------------------------------------------------- the two batch kinds as experiments
 
 
-class GameStore:
-    """SQLite store of one batch: its parameters and one committed row per finished game.
+class _MtgGames(Experiment):
+    """Mini-Magic games for the runner: game g of repeat r is match r * games + g of its pair."""
 
-    Opening an existing store checks that it was made with the same
-    parameters, so a resumed batch can neither mix two experiments nor
-    repeat a game (the key (repeat, pair, game) is the primary key).
-    ``path=None`` keeps the store in memory.
-    """
-
-    _COLUMNS = (
-        "repeat", "pair", "game", "deck1", "deck2", "player1", "player2", "first", "seed",
-        "winner", "turns", "nodes", "evaluations", "mismatch",
-    )
-
-    def __init__(self, path: str | os.PathLike | None, params: dict[str, Any]):
-        self.path = None if path is None else Path(path)
-        self.params = json.loads(json.dumps({"schema": _SCHEMA_VERSION, **params}))
-        where = ":memory:" if self.path is None else str(self.path)
-        try:
-            self._db = sqlite3.connect(where)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(
-                """
-                CREATE TABLE IF NOT EXISTS run (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    params TEXT NOT NULL);
-                CREATE TABLE IF NOT EXISTS games (
-                    repeat INTEGER NOT NULL, pair INTEGER NOT NULL, game INTEGER NOT NULL,
-                    deck1 TEXT NOT NULL, deck2 TEXT NOT NULL,
-                    player1 TEXT NOT NULL, player2 TEXT NOT NULL,
-                    first INTEGER NOT NULL, seed INTEGER NOT NULL,
-                    winner INTEGER, turns INTEGER NOT NULL, nodes INTEGER NOT NULL,
-                    evaluations INTEGER NOT NULL, mismatch INTEGER NOT NULL,
-                    PRIMARY KEY (repeat, pair, game));
-                """
-            )
-            stored = self._db.execute("SELECT params FROM run").fetchone()
-            if stored is None:
-                with self._db:
-                    self._db.execute("INSERT INTO run (id, params) VALUES (1, ?)", (json.dumps(self.params, sort_keys=True),))
-        except sqlite3.DatabaseError as exc:
-            raise SweepError(f"{where}: not a usable game store ({exc})") from exc
-        if stored is not None:
-            self._check_params(json.loads(stored[0]))
-
-    def _check_params(self, stored: dict[str, Any]) -> None:
-        if stored == self.params:
-            return
-        keys = sorted(set(stored) | set(self.params))
-        diffs = [f"{k}: stored {stored.get(k)!r}, asked {self.params.get(k)!r}" for k in keys if stored.get(k) != self.params.get(k)]
-        self.close()
-        raise SweepError(
-            f"{self.path}: the store was made with other arguments ({'; '.join(diffs)}); "
-            "resume with the same arguments or write to another directory"
+    def __init__(self, params: dict[str, Any], pairs: Sequence[tuple[int, int]], decks: Sequence[str], games: int,
+                 repeats: int, game_fn: GameFn, options: dict[str, Any]):
+        self.params = params
+        self.pairs = list(pairs)
+        self.decks = list(decks)
+        self.games = games
+        self.game_fn = game_fn
+        self.options = options
+        self.n_pairs = len(self.pairs)
+        self.n_matches = games * repeats
+        last_deck = len(self.decks) - 1
+        self.columns = (
+            Column("deck1", 0, last_deck), Column("deck2", 0, last_deck), Column("first", 0, 1),
+            Column("winner", 0, 1, nullable=True), Column("turns"), Column("nodes"), Column("evaluations"),
+            Column("mismatch", 0, 1),
         )
 
-    def done_keys(self) -> set[tuple[int, int, int]]:
-        return set(self._db.execute("SELECT repeat, pair, game FROM games").fetchall())
+    @abstractmethod
+    def task(self, pair: int, match: int) -> GameTask:
+        """The game function's arguments for one match."""
 
-    def add(self, task: GameTask, outcome: GameOutcome) -> None:
-        """Write one finished game and commit at once."""
-        row = (
-            task.repeat, task.pair, task.game, task.deck1, task.deck2, task.player1, task.player2,
-            task.first, task.seed, outcome.winner, outcome.turns, outcome.nodes, outcome.evaluations,
-            int(outcome.mismatch),
-        )
-        try:
-            with self._db:
-                self._db.execute(f"INSERT INTO games ({', '.join(self._COLUMNS)}) VALUES ({', '.join('?' * len(row))})",
-                                 row)
-        except sqlite3.IntegrityError as exc:
-            raise SweepError(f"{self.path}: game {task.key} is already stored; is another run writing to this "
-                             "store?") from exc
+    def match_seed(self, pair: int, match: int) -> int:
+        return self.task(pair, match).seed
 
-    def outcomes(self) -> np.ndarray:
-        """(repeat, pair, winner, mismatch) of every stored game, winner -1 for a draw; int array (n, 4)."""
-        rows = self._db.execute("SELECT repeat, pair, COALESCE(winner, -1), mismatch FROM games").fetchall()
-        return np.asarray(rows, dtype=np.int64).reshape(-1, 4)
-
-    def close(self) -> None:
-        self._db.close()
+    def play(self, pair: int, match: int) -> tuple[int | None, ...]:
+        task = self.task(pair, match)
+        result = self.game_fn(self.decks[task.deck1], self.decks[task.deck2], player1=task.player1,
+                              player2=task.player2, seed=task.seed, first=task.first, **self.options)
+        winner = None if result.winner is None else int(result.winner)
+        return (task.deck1, task.deck2, task.first, winner, int(result.turns), int(result.nodes),
+                int(result.evaluations), int(bool(result.mismatch)))
 
 
-# ----------------------------------------------------------------------------- executing games
+class _DeckSweep(_MtgGames):
+    """Deck i against deck j, one player kind; seeds keyed by the decks' card counts."""
+
+    def __init__(self, *args, grid: Sequence[Deck], player: str, seed: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.grid, self.player, self.seed = list(grid), player, seed
+
+    def task(self, pair: int, match: int) -> GameTask:
+        (i, j), (r, g) = self.pairs[pair], divmod(match, self.games)
+        a, b = self.grid[i], self.grid[j]
+        return GameTask(i, j, self.player, self.player, g % 2,
+                        game_seed(self.seed, r, a.creatures, a.bolts, b.creatures, b.bolts, g))
 
 
-def _play(game_fn: GameFn, task: GameTask, options: dict[str, Any]) -> GameOutcome:
-    """Play one game (in a worker) and keep the fields the store needs."""
-    result = game_fn(
-        task.deck1, task.deck2, player1=task.player1, player2=task.player2,
-        seed=task.seed, first=task.first, **options,
-    )
-    winner = None if result.winner is None else int(result.winner)
-    return GameOutcome(winner, int(result.turns), int(result.nodes), int(result.evaluations), bool(result.mismatch))
+class _PlayerTournament(_MtgGames):
+    """Player kind i against player kind j, both decks drawn from the pool with the game's own generator."""
+
+    def __init__(self, *args, players: Sequence[str], seed: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.players, self.seed = list(players), seed
+
+    def task(self, pair: int, match: int) -> GameTask:
+        (i, j), (r, g) = self.pairs[pair], divmod(match, self.games)
+        rng = np.random.default_rng(np.random.SeedSequence([self.seed, r, i, j, g]))
+        d1, d2 = rng.integers(len(self.decks), size=2)
+        return GameTask(int(d1), int(d2), self.players[i], self.players[j], g % 2, int(rng.integers(2**63 - 1)))
 
 
-class _Serial:
-    """Plays each game in this process when it is submitted (``workers=1``)."""
-
-    window = 1
-
-    class _Done:
-        def __init__(self, fn, args):
-            self._value = fn(*args)
-
-        def result(self):
-            return self._value
-
-    def submit(self, fn, *args):
-        return self._Done(fn, args)
-
-    @staticmethod
-    def wait_any(pending):
-        return set(pending)
-
-    def close(self, interrupted: bool) -> None:
-        pass
+# ----------------------------------------------------------------------------- running and summarising
 
 
-class _Local:
-    """A local process pool."""
-
-    def __init__(self, workers: int):
-        self.window = workers * _IN_FLIGHT_PER_WORKER
-        self._pool = ProcessPoolExecutor(max_workers=workers)
-
-    def submit(self, fn, *args):
-        return self._pool.submit(fn, *args)
-
-    @staticmethod
-    def wait_any(pending):
-        return wait_futures(pending, return_when=FIRST_COMPLETED).done
-
-    def close(self, interrupted: bool) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=interrupted)
-
-
-class _Dask:
-    """A Dask distributed cluster reached through its scheduler address."""
-
-    def __init__(self, address: str):
-        try:
-            from dask.distributed import Client
-        except ImportError as exc:  # the [dist] extra
-            raise SweepError("--scheduler needs dask[distributed] (pip install 'gamelp[dist]')") from exc
-        try:
-            self._client = Client(address, timeout="20s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise SweepError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
-        self.window = max(1, sum(self._client.nthreads().values())) * _IN_FLIGHT_PER_WORKER
-
-    def submit(self, fn, *args):
-        return self._client.submit(fn, *args, pure=False)
-
-    @staticmethod
-    def wait_any(pending):
-        from dask.distributed import wait
-
-        return wait(list(pending), return_when="FIRST_COMPLETED").done
-
-    def close(self, interrupted: bool) -> None:
-        self._client.close()
-
-
-def _executor(workers: int, scheduler: str | None):
-    if scheduler:
-        return _Dask(scheduler)
-    if workers < 1:
-        raise SweepError(f"workers must be at least 1, got {workers}")
-    return _Serial() if workers == 1 else _Local(workers)
-
-
-def run_games(
-    tasks: Sequence[GameTask],
-    store: GameStore,
-    *,
-    game_fn: GameFn,
-    options: dict[str, Any],
-    workers: int = 1,
-    scheduler: str | None = None,
-    progress: bool = True,
-    on_game: Callable[[GameTask, GameOutcome], None] | None = None,
-) -> int:
-    """Play the tasks not yet in the store, writing each as it finishes; returns how many were played.
-
-    ``on_game`` is called after each game is committed (a hook for callers
-    and tests; an exception raised there stops the batch, keeping what was
-    stored).
-    """
-    done = store.done_keys()
-    todo = [t for t in tasks if t.key not in done]
-    if not todo:
-        return 0
-    executor = _executor(workers, scheduler)
-    queue = iter(todo)
-    pending: dict[Any, GameTask] = {}
-    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="game", disable=not progress, smoothing=0.05)
-    interrupted = True
-    try:
-        while True:
-            for task in queue:
-                pending[executor.submit(_play, game_fn, task, options)] = task
-                if len(pending) >= executor.window:
-                    break
-            if not pending:
-                break
-            for future in executor.wait_any(pending):
-                task = pending.pop(future)
-                outcome = future.result()
-                store.add(task, outcome)
-                bar.update()
-                if on_game is not None:
-                    on_game(task, outcome)
-        interrupted = False
-    finally:
-        bar.close()
-        executor.close(interrupted)
-    return len(todo)
-
-
-# ----------------------------------------------------------------------------- summarising
-
-
-def _rates(store: GameStore, n_pairs: int, repeats: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pair (rate, std) and counts (n_pairs, 4: wins, losses, draws, mismatches) from the stored games."""
-    data = store.outcomes()
-    rep, pair, winner, mismatch = data.T
-    kind = np.where(mismatch == 1, 3, np.where(winner == -1, 2, winner))  # 0 win, 1 loss, 2 draw, 3 mismatch
-    counts = np.zeros((repeats, n_pairs, 4), dtype=np.int64)
-    np.add.at(counts, (rep, pair, kind), 1)
-    wins, decided = counts[..., 0], counts[..., 0] + counts[..., 1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per_run = np.where(decided > 0, wins / decided, np.nan)
-    ran = np.isfinite(per_run)
-    n_runs = ran.sum(axis=0)
-    rate = np.where(n_runs > 0, np.nansum(per_run, axis=0) / np.maximum(n_runs, 1), 0.5)
-    dev = np.where(ran, per_run - rate, 0.0)
-    sample_std = np.sqrt((dev**2).sum(axis=0) / np.maximum(n_runs - 1, 1))
-    total_decided = decided.sum(axis=0)
-    binomial_se = np.sqrt(rate * (1 - rate) / np.maximum(total_decided, 1)) * (total_decided > 0)
-    std = np.where(n_runs >= 2, sample_std, binomial_se)
-    return rate, std, counts.sum(axis=0)
-
-
-def summarise(store: GameStore, labels: Sequence[str], pairs: Sequence[tuple[int, int]], repeats: int) -> BatchResult:
+def summarise(rows: np.ndarray, experiment: _MtgGames, labels: Sequence[str], repeats: int) -> BatchResult:
     """The win-rate matrix (c_ji = 1 - c_ij, diagonal 0.5 unless played) with deviations and per-pair counts."""
-    rate, std, counts = _rates(store, len(pairs), repeats)
-    n = len(labels)
-    payoffs, deviations = np.full((n, n), 0.5), np.zeros((n, n))
-    rows, cols = np.array([p[0] for p in pairs], dtype=int), np.array([p[1] for p in pairs], dtype=int)
-    payoffs[cols, rows] = 1.0 - rate
-    payoffs[rows, cols] = rate
-    deviations[cols, rows] = std
-    deviations[rows, cols] = std
+    pair, match = rows[:, 0], rows[:, 1]
+    winner, mismatch = experiment.column(rows, "winner"), experiment.column(rows, "mismatch")
+    kind = np.where(mismatch == 1, 3, np.where(winner == -1, 2, winner))  # 0 win, 1 loss, 2 draw, 3 mismatch
+    rate, std, counts = rates_by_group(pair, match // experiment.games, kind, experiment.n_pairs, repeats, n_kinds=4)
     stats = tuple(
         PairStats(labels[i], labels[j], int(c.sum()), *(int(x) for x in c), float(r), float(s))
-        for (i, j), c, r, s in zip(pairs, counts, rate, std)
+        for (i, j), c, r, s in zip(experiment.pairs, counts, rate, std)
     )
     undecided = tuple((p.row, p.col) for p in stats if p.wins + p.losses == 0)
     for a, b in undecided:
         log.warning("%s v %s: no decided game, entry set to 0.5", a, b)
-    matrix = MatrixGame(payoffs, list(labels), list(labels), std=deviations)
-    return BatchResult(matrix, stats, undecided)
+    return BatchResult(rate_matrix(labels, experiment.pairs, rate, std), stats, undecided)
 
 
-def _finish(result: BatchResult, out: Path | None) -> BatchResult:
+def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | os.PathLike | None, *,
+         workers: int, scheduler: str | None, batch_size: int, progress: bool,
+         on_batch: BatchHook | None) -> BatchResult:
+    """Play what the store lacks, then summarise and (with ``out``) write the matrices and per-pair counts."""
+    out, store = open_store(out, STORE_NAME, experiment)
+    try:
+        run_matches(store, workers=workers, scheduler=scheduler, batch_size=batch_size, progress=progress,
+                    unit="game", on_batch=on_batch)
+        result = summarise(store.table(), experiment, labels, repeats)
+    finally:
+        store.close()
     if out is not None:
         result.matrix.to_csv(out / "payoffs.csv", std_path=out / "std.csv")
         result.pairs_csv(out / "pairs.csv")
     return result
-
-
-def _open_store(out: str | os.PathLike | None, params: dict[str, Any]) -> tuple[Path | None, GameStore]:
-    if out is None:
-        return None, GameStore(None, params)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    return out, GameStore(out / STORE_NAME, params)
 
 
 def _game_options(evaluation: str, eval_cap: int, life_threshold: int, verify: bool) -> dict[str, Any]:
@@ -521,9 +309,6 @@ def _check_engine_arguments(players: Iterable[str], evaluation: str, game_fn: Ga
         raise SweepError(f"unknown evaluation {evaluation!r}; choose from {', '.join(EVALUATIONS)}")
 
 
-# ----------------------------------------------------------------------------- the two batch kinds
-
-
 def run_sweep(
     creatures: Iterable[int] = THESIS_CREATURES,
     bolts: Iterable[int] = THESIS_BOLTS,
@@ -540,22 +325,23 @@ def run_sweep(
     out: str | os.PathLike | None = None,
     workers: int = 1,
     scheduler: str | None = None,
+    batch_size: int = 1,
     progress: bool = True,
     game_fn: GameFn | None = None,
-    on_game: Callable[[GameTask, GameOutcome], None] | None = None,
+    on_batch: BatchHook | None = None,
 ) -> BatchResult:
     """Play every deck pair of the grid ``games`` times per repeat and return the win-rate matrix.
 
-    Writes ``out/games.sqlite`` as games finish and, at the end,
-    ``out/payoffs.csv``, ``out/std.csv`` and ``out/pairs.csv``; with
-    ``out=None`` nothing is written and nothing can be resumed.
-    ``game_fn`` defaults to ``gamelp.games.mtg.match.play_game``.
+    Writes ``out/games.sqlite`` as batches of ``batch_size`` games finish
+    and, at the end, ``out/payoffs.csv``, ``out/std.csv`` and
+    ``out/pairs.csv``; with ``out=None`` nothing is written and nothing can
+    be resumed.  ``game_fn`` defaults to ``gamelp.games.mtg.match.play_game``.
     """
     _check_counts(games, repeats, seed)
     grid = deck_grid(creatures, bolts)
     _check_engine_arguments([player], evaluation, game_fn)
     labels = [str(d) for d in grid]
-    pairs = _pairs(len(grid), mirror)
+    pairs = round_robin(len(grid), mirror)
     if not pairs:
         raise SweepError(f"the grid has the single deck {labels[0]}: add decks or ask for mirror games")
     options = _game_options(evaluation, eval_cap, life_threshold, verify)
@@ -564,19 +350,10 @@ def run_sweep(
         "kind": "sweep", "decks": labels, "games": games, "repeats": repeats, "seed": seed, "mirror": mirror,
         "player": player, **options, "game_fn": _function_name(game_fn),
     }
-    tasks = [
-        GameTask(r, p, g, labels[i], labels[j], player, player, g % 2, game_seed(seed, r, grid[i].creatures, grid[i].bolts, grid[j].creatures, grid[j].bolts, g))
-        for r in range(repeats)
-        for p, (i, j) in enumerate(pairs)
-        for g in range(games)
-    ]
-    out, store = _open_store(out, params)
-    try:
-        run_games(tasks, store, game_fn=game_fn, options=options, workers=workers, scheduler=scheduler,
-                  progress=progress, on_game=on_game)
-        return _finish(summarise(store, labels, pairs, repeats), out)
-    finally:
-        store.close()
+    experiment = _DeckSweep(params, pairs, labels, games, repeats, game_fn, options, grid=grid, player=player,
+                            seed=seed)
+    return _run(experiment, labels, repeats, out, workers=workers, scheduler=scheduler, batch_size=batch_size,
+                progress=progress, on_batch=on_batch)
 
 
 def run_tournament(
@@ -594,11 +371,12 @@ def run_tournament(
     out: str | os.PathLike | None = None,
     workers: int = 1,
     scheduler: str | None = None,
+    batch_size: int = 1,
     progress: bool = True,
     game_fn: GameFn | None = None,
-    on_game: Callable[[GameTask, GameOutcome], None] | None = None,
+    on_batch: BatchHook | None = None,
 ) -> BatchResult:
-    """Play every pair of player kinds ``games`` times per repeat on random decks (thesis Section 3.4).
+    """Play every pair of player kinds ``games`` times per repeat on random decks (Esche (2018), Section 3.4).
 
     For each game both decks are drawn uniformly and independently from
     ``decks`` with the game's own seed.  The matrix rows and columns are the
@@ -624,19 +402,7 @@ def run_tournament(
         "kind": "tournament", "players": players, "decks": decks, "games": games, "repeats": repeats,
         "seed": seed, **options, "game_fn": _function_name(game_fn),
     }
-    pairs = _pairs(len(players), mirror=False)
-    tasks = []
-    for r in range(repeats):
-        for p, (i, j) in enumerate(pairs):
-            for g in range(games):
-                rng = np.random.default_rng(np.random.SeedSequence([seed, r, i, j, g]))
-                d1, d2 = rng.integers(len(decks), size=2)
-                tasks.append(GameTask(r, p, g, decks[d1], decks[d2], players[i], players[j], g % 2,
-                                      int(rng.integers(2**63 - 1))))
-    out, store = _open_store(out, params)
-    try:
-        run_games(tasks, store, game_fn=game_fn, options=options, workers=workers, scheduler=scheduler,
-                  progress=progress, on_game=on_game)
-        return _finish(summarise(store, players, pairs, repeats), out)
-    finally:
-        store.close()
+    pairs = round_robin(len(players))
+    experiment = _PlayerTournament(params, pairs, decks, games, repeats, game_fn, options, players=players, seed=seed)
+    return _run(experiment, players, repeats, out, workers=workers, scheduler=scheduler, batch_size=batch_size,
+                progress=progress, on_batch=on_batch)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamelp.backends import check, solve
+from gamelp.backends import available_backends, check, solve
 from gamelp.backends import gurobi as gurobi_backend
 from gamelp.errors import BackendError
 from gamelp.model import Model
@@ -21,17 +21,17 @@ from gamelp.solution import INFEASIBLE, OPTIMAL, UNBOUNDED
 cp = pytest.importorskip("cvxpy")
 pyo = pytest.importorskip("pyomo.environ")
 
-LP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct",
-               "cvxpy:CLARABEL", "cvxpy:HIGHS", "cvxpy:SCS", "cvxpy:GUROBI"]
-MIP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:GUROBI"]
-CONE_BACKENDS = ["gurobi", "pyomo:gurobi_direct", "cvxpy:CLARABEL", "cvxpy:SCS", "cvxpy:GUROBI"]
-# Backends that report duals for the linear rows of a cone model.
-CONE_DUAL_BACKENDS = ["gurobi", "cvxpy:CLARABEL", "cvxpy:SCS", "cvxpy:GUROBI"]
+AVAILABLE = {b.name: b for b in available_backends()}
+LP_BACKENDS = [name for name, b in AVAILABLE.items() if b.capabilities.lp]
+MIP_BACKENDS = [name for name, b in AVAILABLE.items() if b.capabilities.mip]
+CONE_BACKENDS = [name for name, b in AVAILABLE.items() if b.capabilities.soc]
+# Backends that report duals for the linear rows of a cone model (Pyomo imports no duals there).
+CONE_DUAL_BACKENDS = [name for name in CONE_BACKENDS if not name.startswith("pyomo:")]
 
 
 def tolerance(backend: str) -> float:
-    """SCS is a first-order method: it gets a looser tolerance than the interior-point / simplex solvers."""
-    return 2e-3 if backend == "cvxpy:SCS" else 1e-5
+    """First-order methods (SCS) get a looser tolerance than the interior-point / simplex solvers."""
+    return 2e-3 if AVAILABLE[backend].capabilities.accuracy > 1e-6 else 1e-5
 
 
 def production_lp(sense: str = "max", delta: dict | None = None) -> Model:
@@ -222,7 +222,7 @@ def test_gurobi_size_limit_refused_up_front(backend, restricted_licence):
 def test_gurobi_size_count_includes_cone_auxiliaries(restricted_licence):
     m = ball_model()
     m.add_variables("pad", 1995)  # 1998 columns + 4 cone auxiliaries = 2002 > 2000
-    assert gurobi_backend.model_size(m) == (2002, 4)
+    assert gurobi_backend.model_size(m.matrix_form()) == (2002, 4)
     with pytest.raises(BackendError, match="2002 variables.*cvxpy:CLARABEL"):
         check(m, "gurobi")
     check(m, "cvxpy:CLARABEL")
@@ -260,8 +260,8 @@ def test_bad_solver_option_refused(backend, option):
 
 
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
-def test_time_limit_and_gap_options_are_accepted(backend):
-    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4)
+def test_time_limit_gap_and_threads_options_are_accepted(backend):
+    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4, threads=1)
     assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0)
 
 
@@ -351,3 +351,30 @@ def test_highs_sends_a_large_dense_lp_to_the_interior_point_method():
     assert default.value == pytest.approx(simplex.value, abs=1e-12)
     assert np.allclose(default.row_strategy, simplex.row_strategy, atol=1e-9)
     assert np.allclose(default.col_strategy, simplex.col_strategy, atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- reduced costs
+def capped_lp(cap: float) -> Model:
+    """max 3 x0 + x1, x0 + x1 <= 4, 0 <= x0 <= cap (cap < 4): x = (cap, 4 - cap), reduced cost of x0 is 2."""
+    m = Model("capped")
+    x = m.add_variables("x", 2, lb=0, ub=[cap, np.inf])
+    m.add_constraints("total", {x: [[1, 1]]}, "<=", 4)
+    m.set_objective({x: [3, 1]}, sense="max")
+    return m
+
+
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+def test_reduced_costs_are_derivatives_in_the_bounds(backend):
+    h, tol = 1e-3, tolerance(backend)
+    base, moved = solve(capped_lp(3.0), backend), solve(capped_lp(3.0 + h), backend)
+    assert base.reduced_costs["x"][0] == pytest.approx(2.0, abs=tol * 10)
+    assert base.reduced_costs["x"][0] == pytest.approx((moved.objective - base.objective) / h, abs=max(tol * 50, 1e-4))
+    assert base.reduced_costs["x"][1] == pytest.approx(0.0, abs=tol * 10)
+    assert base.objective_bound == pytest.approx(base.objective)
+
+
+@pytest.mark.parametrize("backend", MIP_BACKENDS)
+def test_a_mip_start_is_taken_or_ignored_but_never_breaks_the_solve(backend):
+    """A feasible start (x = (1, 1, 1), y = 1: weight 9, value 11.5) is offered; the optimum is still 16."""
+    sol = solve(knapsack_milp(), backend, start={"x": [1, 1, 1], "y": [1]})
+    assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0, abs=1e-6)

@@ -66,7 +66,21 @@ def test_export(tmp_path, fmt, capsys):
     target = tmp_path / f"kuhn_kdet.{fmt}"
     assert main(["export", "kuhn", "--model", "kdet", "--k", "3", "--format", fmt, "-o", str(target)]) == 0
     text = target.read_text()
-    assert "at_least_k_0" in text and "determinism_link_11" in text and "z_11" in text
+    # The model's labels name rows and columns (made LP-safe); unlabelled blocks are numbered.
+    assert "at_least_k_0" in text and "determinism_link_11" in text
+    assert "z(dK_kb_pl1.c)" in text and "x(empty)" in text and "best_response(dJ_k_pl2.b)" in text
+    # HiGHS reads the file back under the same names and finds the same optimum as the CLI's solve.
+    import highspy
+
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    assert highs.readModel(str(target)) == highspy.HighsStatus.kOk
+    names = highs.getLp().col_names_
+    assert len(set(names)) == len(names) == 13 + 7 + 12 and "x(dJ_pl1.k)" in names
+    highs.run()
+    capsys.readouterr()
+    single = cli_json(capsys, "kdet", "kuhn", "--player", "1", "--k", "3")
+    assert highs.getInfo().objective_function_value == pytest.approx(single[0]["value"], abs=1e-9)
 
 
 def test_validate_summarises_a_good_file():
@@ -97,5 +111,108 @@ def test_missing_file_and_bad_k_are_one_line_errors(tmp_path):
 def test_refused_backend_is_a_one_line_error():
     done = run_cli("solve", "kuhn", "--backend", "nosuch")
     assert done.returncode != 0
-    assert done.stderr.strip().splitlines() == ["gamelp: error: unknown backend 'nosuch'; use one of highs, gurobi, "
-                                                "pyomo:<solver>, cvxpy:<SOLVER>"]
+    assert done.stderr.strip().splitlines() == ["gamelp: error: unknown backend 'nosuch'; use one of auto, highs, gurobi, "
+                                                "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"]
+
+
+def test_export_into_a_missing_directory_is_refused_before_highs_writes(tmp_path):
+    """HiGHS's writer segfaulted (exit 139) on a missing directory; the path is checked first."""
+    done = run_cli("export", "kuhn", "-o", tmp_path / "missing" / "kuhn.lp")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"gamelp: error: {tmp_path / 'missing' / 'kuhn.lp'}: cannot write, "
+                                                f"the directory {str(tmp_path / 'missing')!r} does not exist"]
+    assert not (tmp_path / "missing").exists()
+
+
+def one_line_error(capsys, argv):
+    """Run in-process; return the single stderr line of a refused command (exit 2)."""
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse refusals
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--log-level", "bogus", "validate", "kuhn"], "argument --log-level: unknown level 'bogus'"),
+    (["solve", "kuhn", "--method", "cfr", "--iterations", "1e30"], "--iterations: must be between 1 and 1000000000"),
+    (["solve", "kuhn", "--method", "cfr", "--iterations", "1" + "0" * 30], "must be between 1 and 1000000000"),
+    (["solve", "kuhn", "--method", "mwu", "--eta", "inf"], "--eta: must be a finite number > 0"),
+    (["solve", "kuhn", "--method", "mwu", "--eta", "1e308", "--iterations", "50"], "mwu: the strategies became non-finite"),
+    (["kdet", "kuhn", "--player", "1", "--sweep", "--plot", "x.xyz"], "--plot: cannot write a plot as 'x.xyz'"),
+    (["kdet", "kuhn", "--player", "1", "--mip-gap", "nan", "--k", "1"], "--mip-gap: must be a finite number >= 0"),
+    (["mtg", "play", "--seed", "-1"], "--seed: must be at least 0, got -1"),
+    (["mtg", "sweep", "--seed", "-3"], "--seed: must be at least 0"),
+    (["matrix", "solve", "p.csv", "--robust", "ellipsoidal", "--radius", "inf", "--std", "s.csv"],
+     "--radius: must be a finite number >= 0, got inf"),
+    (["export", "kuhn", "-o", "model.lp", "--format", "mps"], "has the extension .lp, but --format mps"),
+    (["solve", "kuhn", "--player", "3"], "argument --player: invalid choice"),
+])
+def test_bad_command_lines_are_one_line_errors(capsys, argv, fragment):
+    assert fragment in one_line_error(capsys, argv)
+
+
+def test_out_that_is_a_file_or_under_a_file_is_refused(capsys, tmp_path):
+    existing = tmp_path / "existing"
+    existing.write_text("keep me")
+    assert "exists and is not a directory" in one_line_error(capsys, ["mtg", "sweep", "--out", str(existing)])
+    line = one_line_error(capsys, ["mtg", "tournament", "--out", str(existing / "sub")])
+    assert f"{existing} is not a directory" in line
+    assert existing.read_text() == "keep me"
+
+
+def test_version():
+    done = run_cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"gamelp {__import__('importlib.metadata').metadata.version('gamelp')}"
+
+
+def test_regret_method_says_when_it_stopped_at_its_iteration_limit(capsys):
+    assert main(["solve", "kuhn", "--method", "cfr", "--iterations", "50", "--target-gap", "1e-9"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("stopped at the iteration limit (50 iterations) before reaching the target gap 1e-09")
+    assert main(["solve", "kuhn", "--method", "cfr+", "--iterations", "5000", "--target-gap", "1e-2"]) == 0
+    assert "iteration limit" not in capsys.readouterr().out
+
+
+def test_single_kdet_says_what_it_is_solving(capsys):
+    assert main(["kdet", "kuhn", "--player", "2", "--k", "2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "kuhn: solving player 2's k-determinism MIP at k=2 on auto...\n"
+    assert captured.out.startswith("k=   2")
+
+
+def test_export_infers_the_format_from_the_extension(tmp_path, capsys):
+    assert main(["export", "kuhn", "-o", str(tmp_path / "k.mps")]) == 0
+    assert (tmp_path / "k.mps").read_text().startswith("NAME")
+    assert main(["export", "kuhn", "-o", str(tmp_path / "bare")]) == 0
+    assert (tmp_path / "bare.lp").exists()
+
+
+def _all_parsers(parser, path=("gamelp",)):
+    import argparse
+
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _all_parsers(sub, path + (name,))
+
+
+def test_every_option_has_help_and_no_help_has_markup():
+    import argparse
+
+    from gamelp.cli import build_parser
+
+    parsers = list(_all_parsers(build_parser()))
+    assert len(parsers) >= 11  # gamelp, solve, kdet, validate, export, matrix (solve), mtg (play, sweep, tournament)
+    for path, parser in parsers:
+        for action in parser._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                assert action.help, f"{' '.join(path)} {action.option_strings or action.dest} has no help"
+        text = parser.format_help()
+        assert "``" not in text and ":func:" not in text and ":class:" not in text, " ".join(path)

@@ -1,6 +1,7 @@
 """Loading and validating sequence-form game files: every fault is named, nothing else escapes."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -183,7 +184,18 @@ def _containers(obj, path=()):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_files_load_or_raise_gamelp_error(kuhn_dict, data):
-    doc = json.loads(json.dumps(kuhn_dict))
+    doc = _mutated(kuhn_dict, data)
+    try:
+        game = SequenceFormGame.from_dict(doc, "mutated.json")
+    except GamelpError:
+        return
+    for tp in (game.pl1, game.pl2):
+        assert tp.infeasibility(tp.uniform_strategy()) < 1e-9
+
+
+def _mutated(original, data):
+    """A copy of ``original`` with one to three random sets, deletions or swaps anywhere in it."""
+    doc = json.loads(json.dumps(original))
     for _ in range(data.draw(st.integers(1, 3))):
         places = [(p, o) for p, o in _containers(doc) if isinstance(o, (dict, list)) and o]
         path, target = data.draw(st.sampled_from(places))
@@ -199,9 +211,148 @@ def test_mutated_files_load_or_raise_gamelp_error(kuhn_dict, data):
             target[key], target[other] = target[other], target[key]
         else:
             target[key] = data.draw(_VALUES)
-    try:
-        game = SequenceFormGame.from_dict(doc, "mutated.json")
-    except GamelpError:
+    return doc
+
+
+def test_colliding_sequence_labels_are_refused_naming_both_nodes(tmp_path):
+    """Node 'a:b' action 'c' and node 'a' action 'b:c' both print as 'a:b:c'."""
+    tree = [
+        {"id": "a", "type": "decision", "actions": ["b:c", "x"], "parent_edge": None, "parent_sequence": None},
+        {"id": "a:b", "type": "decision", "actions": ["c", "d"], "parent_edge": ["a", "x"],
+         "parent_sequence": ["a", "x"]},
+    ]
+    other = [{"id": "o", "type": "decision", "actions": ["l", "r"], "parent_edge": None, "parent_sequence": None}]
+    data = {"decision_problem_pl1": tree, "decision_problem_pl2": other,
+            "utility_pl1": [{"sequence_pl1": ["a:b", "c"], "sequence_pl2": ["o", "l"], "value": 1}]}
+    with pytest.raises(GameFileError) as err:
+        load(data, tmp_path)
+    message = str(err.value)
+    assert "decision_problem_pl1" in message and "'a:b:c'" in message
+    assert "node 'a:b' action 'c'" in message and "node 'a' action 'b:c'" in message
+
+
+def test_an_integer_payoff_beyond_float_is_refused(kuhn_dict, tmp_path):
+    kuhn_dict["utility_pl1"][2]["value"] = int("9" * 400)
+    with pytest.raises(GameFileError, match=r"game.json: utility_pl1 entry 2: value is an integer of 400 digits"):
+        load(kuhn_dict, tmp_path)
+
+
+def test_absurdly_nested_json_is_refused(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(GameFileError, match="deep.json: JSON nested too deeply"):
+        load_game(path)
+
+
+def test_duplicate_keys_are_refused_not_resolved_last_wins(tmp_path):
+    text = json.dumps(rps_file([("r", "p", -1)]))
+    path = tmp_path / "dup.json"
+    path.write_text(text.replace('"type": "decision"', '"type": "decision", "type": "observation"', 1))
+    with pytest.raises(GameFileError, match="dup.json: duplicate key 'type' in node 'd1_pl1'"):
+        load_game(path)
+
+
+def test_unknown_keys_are_warned_once_each_naming_where(kuhn_dict, tmp_path, caplog):
+    kuhn_dict["comment"] = "hand-written"
+    for node in kuhn_dict["decision_problem_pl2"][1:4]:
+        node["probability"] = 0.5
+    kuhn_dict["utility_pl1"][0]["weight"] = 1
+    load(kuhn_dict, tmp_path)
+    messages = sorted(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    node = kuhn_dict["decision_problem_pl2"][1]["id"]
+    assert messages == sorted([
+        f"{tmp_path / 'game.json'}: ignoring unknown key 'comment' in the top-level object",
+        f"{tmp_path / 'game.json'}: ignoring unknown key 'probability' in node {node!r} of decision_problem_pl2 "
+        "(and 2 more)",
+        f"{tmp_path / 'game.json'}: ignoring unknown key 'weight' in utility_pl1 entry 0",
+    ])
+
+
+def test_a_named_pipe_is_refused_instead_of_waiting_forever(tmp_path):
+    import os
+
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    with pytest.raises(GameFileError, match="pipe.json: cannot read, it is a named pipe, not a regular file"):
+        load_game(pipe)
+    with pytest.raises(GameFileError, match="it is a directory"):
+        load_game(tmp_path)
+
+
+def test_a_miscapitalised_builtin_name_gets_a_suggestion():
+    with pytest.raises(GameFileError, match="Kuhn: no such file or built-in game; did you mean 'kuhn'"):
+        load_game("Kuhn")
+    with pytest.raises(GameFileError, match="leduk: .* did you mean 'leduc'"):
+        load_game("leduk")
+
+
+# ---------------------------------------------------------------------- the documented format and its schema
+def readme_game():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Game files"):]
+    return json.loads(section[section.index("```json") + len("```json"):section.index("```\n", 10)])
+
+
+def test_the_readme_example_validates_and_solves_as_described(tmp_path, capsys):
+    from gamelp.cli import main
+    from gamelp.models.nash import solve_nash
+
+    path = tmp_path / "pennies.json"
+    path.write_text(json.dumps(readme_game()))
+    assert main(["validate", str(path)]) == 0
+    assert "valid; player 1: 1 decision points, 3 sequences; player 2: 2 decision points, 5 sequences; " \
+           "8 utility entries" in capsys.readouterr().out
+    game = load_game(path, schema=True)
+    result = solve_nash(game, 1)
+    assert result.value == pytest.approx(0.0, abs=1e-12)
+    assert result.strategy == pytest.approx([1.0, 0.5, 0.5], abs=1e-9)
+    # Player 2 sees the stakes; payoffs are chance-weighted: heads against heads at high stakes is 3 x 1/2.
+    assert game.A[game.pl1.index[("p1", "heads")], game.pl2.index[("p2_high", "heads")]] == 1.5
+
+
+def test_built_in_games_satisfy_the_shipped_schema():
+    for name in ("rps", "kuhn", "leduc"):
+        load_game(name, schema=True)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["decision_problem_pl1"][2].update(actions="kb"),
+     "decision_problem_pl1[2].actions breaks the game file schema: 'kb' is not of type 'array'"),
+    (lambda d: d["decision_problem_pl2"][3].pop("parent_sequence"),
+     "decision_problem_pl2[3] breaks the game file schema: 'parent_sequence' is a required property"),
+    (lambda d: d["utility_pl1"][4].update(value="3"), "utility_pl1[4].value breaks the game file schema"),
+    (lambda d: d.pop("utility_pl1"), "the top-level object breaks the game file schema: 'utility_pl1'"),
+])
+def test_the_schema_names_the_offending_place(kuhn_dict, tmp_path, change, message):
+    change(kuhn_dict)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(kuhn_dict))
+    with pytest.raises(GameFileError, match=re.escape(f"{path}: {message}")):
+        load_game(path, schema=True)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_whatever_the_schema_refuses_the_loader_refuses_too(kuhn_dict, data):
+    """The schema documents the format; the loader must be at least as strict, never looser."""
+    import jsonschema
+
+    from gamelp.game import game_schema
+
+    validator = jsonschema.Draft202012Validator(game_schema())
+    doc = _mutated(kuhn_dict, data)
+    if validator.is_valid(doc):
         return
-    for tp in (game.pl1, game.pl2):
-        assert tp.infeasibility(tp.uniform_strategy()) < 1e-9
+    with pytest.raises(GamelpError):
+        SequenceFormGame.from_dict(doc, "mutated.json")
+
+
+def test_deep_or_huge_values_are_shown_short(kuhn_dict, tmp_path):
+    deep = json.loads("[" * 900 + "]" * 900)
+    for place in (kuhn_dict["utility_pl1"][0], kuhn_dict["decision_problem_pl2"][0]):
+        place["value" if "value" in place else "id"] = deep
+        with pytest.raises(GameFileError) as err:
+            load(kuhn_dict, tmp_path)
+        assert len(str(err.value)) < 200 and "[[[[...]]]]" in str(err.value)

@@ -1,5 +1,6 @@
 """MatrixGame: CSV round trip, every malformed-file error, iterated dominance, the Appendix B data."""
 
+import json
 from importlib import resources
 
 import numpy as np
@@ -51,6 +52,16 @@ MALFORMED = {
     "duplicate_column": (",a,a\nr1,1,2\n", ["column label 'a' appears twice"]),
     "duplicate_row": (",a,b\nr1,1,2\nr1,3,4\n", ["row label 'r1' appears twice"]),
     "empty_row_label": (",a,b\n,1,2\n", ["row label is empty"]),
+    # Python's float() reads these; a payoff CSV must not.
+    "underscore_separator": (",a,b\nr1,1_000,2\nr2,3,4\n", ["line 2", "column 'a'", "'1_000'", "plain decimal"]),
+    "full_width_digits": (",a,b\nr1,1,2\nr2,3,\uff14\n", ["line 3", "column 'b'", "plain decimal"]),
+    "arabic_indic_digits": (",a,b\nr1,\u0661,2\nr2,3,4\n", ["column 'a'", "plain decimal"]),
+    # Without labels the first numbers silently became labels.
+    "no_labels_at_all": ("0.5,0.25,0.75\n0.75,0.5,0.25\n0.25,0.75,0.5\n", ["line 1", "'0.5'",
+                                                                            "no label row or column"]),
+    "no_label_row": ("r1,0.5,0.25\nr2,0.75,0.5\nr3,0.1,0.2\n", ["column labels seem to be missing"]),
+    "no_label_column": (",a,b\n0.5,0.25\n0.75,0.5\n", ["line 2", "label column missing"]),
+    "no_label_column_square": ("x,a,b\n1,0.5,0.25\n2,0.75,0.5\n", ["row labels seem to be missing"]),
 }
 
 
@@ -134,3 +145,54 @@ def test_appendix_b_reduction_keeps_the_equilibrium_support():
     assert len(rows) == len(cols) == 17
     assert {"0C40L", "8C28L", "8C32L"} <= set(reduced.row_labels)
     assert "0C56L" in rows and "8C48L" in cols
+
+
+def test_robust_dominance_needs_the_whole_box():
+    # r1 is below r0 by 1 in each column: dominated nominally and for R < 0.5 with unit deviations
+    # (the box is [c - R, c + R]), no longer at R = 0.5, where r1's top meets r0's bottom.
+    game = MatrixGame([[2.0, 3.0], [1.0, 2.0]], ["r0", "r1"], ["c0", "c1"], std=np.ones((2, 2)))
+    assert game.reduce_dominated(radius=0.49)[1] == ["r1"]
+    assert game.reduce_dominated(radius=0.5)[1:] == ([], [])
+    with pytest.raises(MatrixGameError, match="standard deviations"):
+        MatrixGame([[1.0]]).reduce_dominated(radius=1.0)
+
+
+def _binomial_deviations(tmp_path):
+    """Appendix B with the deviations of win rates estimated from 200 games each."""
+    game = MatrixGame.from_csv(ESCHE)
+    std = np.sqrt(game.payoffs * (1 - game.payoffs) / 200)
+    MatrixGame(game.payoffs, game.row_labels, game.col_labels, std=std).to_csv(tmp_path / "p.csv",
+                                                                                std_path=tmp_path / "s.csv")
+    return tmp_path / "p.csv", tmp_path / "s.csv"
+
+
+@pytest.mark.parametrize("kind, radius, backend, value, removed", [
+    # Nominal reduction (17 rows, 17 columns) gave 0.476906 and 0.467670 here: wrong.
+    ("ellipsoidal", 2.0, "cvxpy:CLARABEL", 0.477434, 0),
+    ("ellipsoidal", 3.0, "cvxpy:CLARABEL", 0.468997, 0),
+    ("ellipsoidal", 0.5, "cvxpy:CLARABEL", 0.492071, 6),
+    ("interval", 1.0, "highs", 0.464645, 2),
+])
+def test_robust_value_is_the_same_with_and_without_reduction(tmp_path, capsys, kind, radius, backend, value,
+                                                            removed):
+    from gamelp.cli import main
+
+    payoffs, std = _binomial_deviations(tmp_path)
+    results = []
+    for extra in ([], ["--no-reduce"]):
+        assert main(["matrix", "solve", str(payoffs), "--robust", kind, "--radius", str(radius), "--std", str(std),
+                     "--backend", backend, "--json", *extra]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    reduced, full = results
+    assert full["value"] == pytest.approx(value, abs=5e-7)
+    assert reduced["value"] == pytest.approx(full["value"], abs=1e-6)
+    assert len(reduced["removed"]["rows"]) == len(reduced["removed"]["columns"]) == removed
+
+
+def test_a_named_pipe_is_refused_instead_of_waiting_forever(tmp_path):
+    import os
+
+    pipe = tmp_path / "payoffs.csv"
+    os.mkfifo(pipe)
+    with pytest.raises(MatrixFileError, match="payoffs.csv: cannot read, it is a named pipe"):
+        MatrixGame.from_csv(pipe)

@@ -149,6 +149,14 @@ def test_defender_bolts_an_attacker_before_damage():
     assert after[B1 + LIFE] == 20 and after[B0 + READY] + after[B0 + TAPPED] == 0
 
 
+def test_sorcery_speed_bolts_skip_the_respond_window():
+    game = mountains_game(rules=Rules(instant_bolts=False))
+    state = game.position(phase=ATTACK, players=({"ready": 1}, {"hand_l": 1, "lands": 1, "mana": 1}))
+    attacking = game.step(state, "A")
+    assert attacking[PHASE] != RESPOND and attacking[B1 + LIFE] == 16  # no bolt, no blocker: 4 damage
+    assert attacking[ACTIVE] == 1 and game.legal_moves(attacking) == ("M", "T", "L", "N")  # its own turn: bolts
+
+
 def test_defender_bolts_a_just_summoned_devil():
     game = mountains_game()
     state = game.position(players=({"hand_c": 1, "lands": 1, "mana": 1},

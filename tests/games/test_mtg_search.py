@@ -4,16 +4,14 @@ import numpy as np
 import pytest
 
 from gamelp.errors import GamelpError
-from gamelp.games.mtg import evaluation
+from gamelp.games.mtg import forest as forest_module
 from gamelp.games.mtg.deck import DEVIL, MOUNTAIN, Deck
 from gamelp.games.mtg.engine import (
     ATTACK, BLOCK, DISCARD, HAND_C, HAND_M, LIFE, MAIN, PAY, PLAYER_BASE,
     RESPOND, TURN, Game, Rules, decider, is_over, winner,
 )
-from gamelp.games.mtg.evaluation import (
-    FEATURE_NAMES, ForestEvaluation, collect_positions, features, layered_evaluation,
-    layered_layers, life_evaluation, train_forest,
-)
+from gamelp.games.mtg.evaluation import layered_evaluation, layered_layers, life_evaluation
+from gamelp.games.mtg.forest import Forest, cache_name, collect_positions, features, train_forest
 from gamelp.games.mtg.match import PLAYER_KINDS, GameResult, _perfect_verdict, play_game, play_match
 from gamelp.games.mtg.players import (
     AggressivePlayer, DefensivePlayer, MtgError, PerfectPlayer, Table, consistent_decks, cutoff_tier,
@@ -33,12 +31,12 @@ def fresh_machine(tmp_path, monkeypatch):
     imported above is the real function; only the lazy path is refused).
     """
     monkeypatch.setenv("GAMELP_CACHE", str(tmp_path / "empty-cache"))
-    monkeypatch.setattr(evaluation, "_FORESTS", {})
+    monkeypatch.setattr(forest_module, "_FORESTS", {})
 
     def refuse(*args, **kwargs):
         raise AssertionError("a test trained a random forest lazily; train a tiny one or use 'life'")
 
-    monkeypatch.setattr(evaluation, "collect_positions", refuse)
+    monkeypatch.setattr(forest_module, "collect_positions", refuse)
 
 
 def small_games(count, seed=0):
@@ -176,27 +174,20 @@ def test_layered_score_is_lexicographic_and_antisymmetric():
     assert life_evaluation(game, mirror) == -life_evaluation(game, creatures_ahead) == 19 / 41
 
 
-def test_forest_compiles_saves_and_plays(tmp_path, monkeypatch):
-    X, y = collect_positions(60, threshold=12, seed=4, label_cap=5_000)
-    assert X.shape[1] == len(FEATURE_NAMES) == 60 and 20 <= len(y) <= 60 and 0 < y.mean() < 1
-    model = train_forest(X, y, trees=9, seed=0)
-    forest = ForestEvaluation(model)
-    assert np.array_equal(forest.predict(X), model.predict(X))
-    path = tmp_path / "mtg" / "forest_t12.joblib"
-    forest.save(path)
-    loaded = ForestEvaluation.load(path)
-    assert np.array_equal(loaded.predict(X), model.predict(X))
+def test_cached_forest_is_used_by_play_game(tmp_path, monkeypatch):
+    data = collect_positions(10, thresholds=(12,), seed=4, label_cap=20_000)
+    model = train_forest(data.X[12], data.y[12], trees=9, seed=0)
     game, state = Game.deal("8C28L", "4C20L", np.random.default_rng(0))
-    assert loaded(game, state) in (-1.0, 1.0)
-    assert loaded(game, state) == (1.0 if model.predict([features(game, state)])[0] == 1 else -1.0)
-    # play_game picks the cached forest up without training
-    monkeypatch.setenv("GAMELP_CACHE", str(tmp_path))
-    monkeypatch.setattr(evaluation, "_FORESTS", {})
+    forest = Forest.from_sklearn(model, 12)
+    assert forest(game, state) == (1.0 if model.predict([features(game, state)])[0] == 1 else -1.0)
+    cache = tmp_path / "cache"
+    (cache / "mtg").mkdir(parents=True, mode=0o700)
+    cache.chmod(0o700)
+    for t in forest_module.THRESHOLDS:
+        Forest.from_sklearn(model, t).save(cache / "mtg" / cache_name(t, 1000, 0, 9))
+    monkeypatch.setenv("GAMELP_CACHE", str(cache))
     result = play_game("8C28L", "4C32L", seed=2, evaluation="forest", eval_cap=20_000)
     assert result.evaluations > 0 and result.winner in (0, 1)
-    (tmp_path / "bad.joblib").write_text("not a forest")
-    with pytest.raises(evaluation.ForestFileError, match="bad.joblib"):
-        ForestEvaluation.load(tmp_path / "bad.joblib")
 
 
 # ---- players --------------------------------------------------------------------
@@ -326,3 +317,25 @@ def test_imperfect_player_plays_a_game():
     again = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life",
                       eval_cap=2_000, imperfect_samples=2)
     assert again == result
+
+
+def test_imperfect_player_plays_the_move_that_wins_most_samples():
+    """Bolting the opponent at 3 life wins every sample; passing loses them all (bolts only on one's
+    own turn, and an empty library decks the player at its next draw): the rule must pick the move
+    with the most wins."""
+    from gamelp.games.mtg.players import ImperfectPlayer
+
+    sorcery = Rules(instant_bolts=False)
+    game = Game(([], [MOUNTAIN] * 20), sorcery)
+    state = game.position(players=({"hand_l": 1, "lands": 1, "mana": 1}, {"life": 3, "hand_m": 3, "lib": 0}))
+    moves = game.legal_moves(state)
+    assert moves == ("L", "N")
+    table = Table((Deck(0, 28), Deck(0, 40)))
+    for seat_moves in (moves, moves[::-1]):  # the best move first and last
+        player = ImperfectPlayer(np.random.default_rng(0), evaluation="life", life_threshold=0, samples=3)
+        assert player.choose(game, state, seat_moves, table) == "L"
+    # player 1 (the minimiser) is judged by its own wins too
+    mirrored = Game(([MOUNTAIN] * 20, []), sorcery)
+    state = mirrored.position(active=1, players=({"life": 3, "hand_m": 3}, {"hand_l": 1, "lands": 1, "mana": 1}))
+    player = ImperfectPlayer(np.random.default_rng(0), evaluation="life", life_threshold=0, samples=3)
+    assert player.choose(mirrored, state, ("N", "L"), table) == "L"

@@ -18,6 +18,7 @@ import pytest
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
 from gamelp.games.mtg import cli, sweep
+from gamelp.games.runner import round_robin
 from gamelp.games.mtg.match import GameResult
 
 SLEEP = 0.0  # seconds per fake game; the kill test's subprocess raises it
@@ -44,7 +45,15 @@ FAST = {"games": 12, "repeats": 2, "seed": 7, "progress": False, "game_fn": fake
 
 def stored_rows(out: Path) -> list[tuple]:
     with sqlite3.connect(out / sweep.STORE_NAME) as db:
-        return db.execute("SELECT * FROM games ORDER BY repeat, pair, game").fetchall()
+        return db.execute("SELECT * FROM matches ORDER BY pair, match").fetchall()
+
+
+def stored_count(out: Path) -> int:
+    """Rows stored so far by a run in another process (0 before its store has its table)."""
+    try:
+        return len(stored_rows(out))
+    except sqlite3.OperationalError:
+        return 0
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +66,16 @@ def reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def dask_scheduler():
     distributed = pytest.importorskip("dask.distributed")
+    # ":0" picks a free port (None still bound the default 8787, clashing with any running dashboard).
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
+        assert not cluster.dashboard_link.endswith(":8787/status")
         yield cluster.scheduler_address
 
 
 def test_grid_and_seeds():
     assert len(sweep.deck_grid()) == 45  # the thesis's 45 decks, 1035 pairs with mirrors
-    assert len(sweep._pairs(45, mirror=True)) == 1035
+    assert len(round_robin(45, mirror=True)) == 1035
     assert len(sweep.analysed_decks(8)) == 33 and len(sweep.analysed_decks(16)) == 55
     assert [str(d) for d in sweep.deck_grid((0, 8), (48, 52, 56))] == ["0C48L", "0C52L", "0C56L", "8C48L", "8C52L"]
     assert sweep.game_seed(1, 0, 2, 3) == sweep.game_seed(1, 0, 2, 3) != sweep.game_seed(1, 0, 2, 4)
@@ -138,17 +149,18 @@ def test_interrupted_sweep_resumes_without_loss_or_repeat(reference, tmp_path):
     out, expected = reference
     seen = []
 
-    def stop_after_50(task, outcome):
-        seen.append(task.key)
+    def stop_after_50(batch, rows):
+        seen.extend((batch.pair, m) for m in batch.matches)
         if len(seen) == 50:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2, on_game=stop_after_50)
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2, on_batch=stop_after_50)
     assert len(stored_rows(tmp_path)) == 50
     assert not (tmp_path / "payoffs.csv").exists()
     replayed = []
-    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2, on_game=lambda t, o: replayed.append(t.key))
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2,
+                             on_batch=lambda b, rows: replayed.extend((b.pair, m) for m in b.matches))
     assert len(replayed) == 190 and not set(replayed) & set(seen)
     assert stored_rows(tmp_path) == stored_rows(out)
     np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
@@ -173,7 +185,7 @@ def test_killed_process_resumes(reference, tmp_path):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.1)
-            if (tmp_path / sweep.STORE_NAME).exists() and len(stored_rows(tmp_path)) >= 30:
+            if stored_count(tmp_path) >= 30:
                 break
         assert proc.poll() is None, "the sweep ended before it could be killed"
     finally:
@@ -197,7 +209,7 @@ def test_resume_with_other_arguments_is_refused(reference, tmp_path):
         sweep.run_sweep(**GRID, **{**FAST, "seed": 8}, out=out)
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / sweep.STORE_NAME).write_text("not a database" * 100)
-    with pytest.raises(GamelpError, match="not a usable game store"):
+    with pytest.raises(GamelpError, match="not a usable match store"):
         sweep.run_sweep(**GRID, **FAST, out=tmp_path / "junk")
 
 

@@ -53,13 +53,27 @@ def test_duals_of_the_best_response_rows_are_the_opponent_equilibrium(kuhn):
         assert kuhn.guaranteed_value(3 - player, opponent) == pytest.approx(-result.value, abs=1e-9)
 
 
+def kuhn_family(alpha):
+    """Player 1's equilibrium of Kuhn poker for a jack bluff rate ``alpha`` (Kuhn 1950)."""
+    return {"dJ_pl1": {"k": 1 - alpha, "b": alpha}, "dJ/kb_pl1": {"f": 1.0, "c": 0.0},
+            "dQ_pl1": {"k": 1.0, "b": 0.0}, "dQ/kb_pl1": {"f": 2 / 3 - alpha, "c": alpha + 1 / 3},
+            "dK_pl1": {"k": 1 - 3 * alpha, "b": 3 * alpha}, "dK/kb_pl1": {"f": 0.0, "c": 1.0}}
+
+
 def test_kuhn_equilibrium_is_the_known_family(kuhn):
-    """Player 1 in Kuhn: with a jack it bets with some alpha in [0, 1/3]; with a king it bets 3 alpha."""
+    """Player 1 in Kuhn: with a jack it bets with some alpha in [0, 1/3]; with a king it bets 3 alpha;
+    with a queen it never bets and calls a bet with alpha + 1/3; it folds a jack and calls with a king."""
     result = solve_nash(kuhn, 1, "highs")
-    behaviour = kuhn.pl1.to_behavioural(result.strategy)
-    first_moves = {point: probs for point, probs in behaviour.items() if kuhn.pl1.parents[
-        kuhn.pl1.decision_points.index(point)] == 0}
-    assert len(first_moves) == 3
-    bets = sorted(max(p.values()) for p in first_moves.values())
-    assert all(0.0 <= b <= 1.0 for b in bets)
     assert result.value == pytest.approx(-1 / 18, abs=1e-12)
+    behaviour = kuhn.pl1.to_behavioural(result.strategy)
+    alpha = behaviour["dJ_pl1"]["b"]
+    assert -1e-9 <= alpha <= 1 / 3 + 1e-9
+    for point, probs in kuhn_family(alpha).items():
+        for action, p in probs.items():
+            assert behaviour[point][action] == pytest.approx(p, abs=1e-9), (point, action)
+    # every member of the family secures the value, and leaving it does not
+    for a in (0.0, 0.1, 1 / 3):
+        assert kuhn.guaranteed_value(1, kuhn.pl1.from_behavioural(kuhn_family(a))) == pytest.approx(-1 / 18, abs=1e-12)
+    off_family = kuhn_family(0.1)
+    off_family["dK_pl1"] = {"k": 0.9, "b": 0.1}  # king bets alpha, not 3 alpha
+    assert kuhn.guaranteed_value(1, kuhn.pl1.from_behavioural(off_family)) < -1 / 18 - 1e-4

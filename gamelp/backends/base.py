@@ -1,0 +1,136 @@
+"""The backend protocol and the one finish step every solve goes through.
+
+A backend (one class per solver family, one instance per solver) declares
+its :class:`Capabilities`, says whether it is ``available()`` here, and
+turns a :class:`~gamelp.model.MatrixForm` and :class:`Options` into a
+:class:`RawResult`: the solver's status and vectors over the flat columns
+and rows, nothing more.  :func:`finish` then decides, the same way for
+every backend, what the result vouches for:
+
+* values only for a point that satisfies the constraints: an optimum, or a
+  MIP's incumbent when a limit or an interrupt stopped it.  A point that
+  misses the constraints by more than ``FEASIBILITY_TOLERANCE`` (relative
+  to ``1 + |rhs|``, measured in the scaled model) is not presented: an
+  "optimum" off by up to ``INACCURATE_LIMIT`` becomes ``optimal_inaccurate``
+  with its values, one off by more keeps no values at all;
+* duals and reduced costs only for a continuous model at an optimum;
+* ``objective_bound``: the solver's proven bound (the objective itself at
+  an LP optimum), and the relative gap ``|objective - bound| / max(|objective|, 1e-10)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamelp.model import MatrixForm
+from gamelp.solution import Status
+
+FEASIBILITY_TOLERANCE = 1e-6
+INACCURATE_LIMIT = 1e-3
+INTEGRALITY_TOLERANCE = 1e-5
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can take and give."""
+
+    lp: bool = True
+    mip: bool = False
+    soc: bool = False
+    duals: bool = True
+    mip_start: bool = False
+    time_limit: bool = True
+    accuracy: float = 1e-7  # relative accuracy to expect of an optimum (first-order methods: ~1e-4)
+
+    def names(self) -> list[str]:
+        flags = {"LP": self.lp, "MIP": self.mip, "SOC": self.soc, "duals": self.duals,
+                 "MIP start": self.mip_start, "time limit": self.time_limit}
+        return [name for name, on in flags.items() if on]
+
+
+@dataclass
+class Options:
+    """The option vocabulary shared by every backend; ``extra`` holds the solver's own options."""
+
+    time_limit: float | None = None
+    mip_gap: float | None = None
+    threads: int | None = None
+    verbose: bool = False
+    start: np.ndarray | None = None  # a feasible point over all columns, offered as a MIP start
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class RawResult:
+    """What a solver returned, over the flat columns and rows of the form it was given."""
+
+    status: Status
+    x: np.ndarray | None = None
+    objective: float | None = None
+    bound: float | None = None
+    row_duals: np.ndarray | None = None  # d(objective)/d(rhs)
+    reduced_costs: np.ndarray | None = None  # c - A^T y
+    wall_time: float = 0.0
+    log: str = ""
+
+
+class Backend:
+    """One solver behind the protocol: ``name``, ``capabilities``, ``available()``, ``check()``, ``solve()``."""
+
+    name: str = ""
+    capabilities: Capabilities = Capabilities()
+
+    def available(self) -> bool:
+        raise NotImplementedError
+
+    def check(self, form: MatrixForm) -> None:
+        """Refuse (a :class:`~gamelp.errors.BackendError`) what this solver cannot take beyond its capabilities."""
+
+    def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<backend {self.name}: {', '.join(self.capabilities.names())}>"
+
+
+def violation(form: MatrixForm, x: np.ndarray) -> float:
+    """Largest violation of rows (relative to ``1 + |rhs|``), bounds, integrality and cones by ``x``."""
+    if x.size != form.c.size or not np.isfinite(x).all():
+        return np.inf
+    activity = form.A @ x
+    excess = np.where(form.row_sense == "<", activity - form.rhs,
+                      np.where(form.row_sense == ">", form.rhs - activity, np.abs(activity - form.rhs)))
+    worst = [np.max(excess / (1.0 + np.abs(form.rhs)), initial=0.0),
+             np.max((form.col_lb - x) / (1.0 + np.abs(np.nan_to_num(form.col_lb, neginf=0.0))), initial=0.0),
+             np.max((x - form.col_ub) / (1.0 + np.abs(np.nan_to_num(form.col_ub, posinf=0.0))), initial=0.0)]
+    if form.is_mip:
+        off_grid = np.abs(x[form.integer] - np.round(x[form.integer]))
+        worst.append(np.max(off_grid, initial=0.0) * FEASIBILITY_TOLERANCE / INTEGRALITY_TOLERANCE)
+    for cone in form.cones:
+        u = cone.matrix @ x + cone.constant
+        worst.append((np.linalg.norm(u[1:]) - u[0]) / (1.0 + abs(u[0])))
+    return float(max(worst))
+
+
+def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
+    """The status a result earns and the keyword arguments of its :class:`Solution`, in ``form``'s units."""
+    status = raw.status
+    off = violation(form, raw.x) if raw.x is not None else np.inf
+    point_allowed = status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE) or (status.stopped_early and form.is_mip)
+    if status == Status.OPTIMAL and off > FEASIBILITY_TOLERANCE:
+        status = Status.OPTIMAL_INACCURATE
+    limit = INACCURATE_LIMIT if status == Status.OPTIMAL_INACCURATE else FEASIBILITY_TOLERANCE
+    has_point = point_allowed and off <= limit and raw.objective is not None and np.isfinite(raw.objective)
+    fields = {"objective": None, "x": None, "row_duals": None, "reduced_costs": None, "bound": None,
+              "mip_gap": None, "violation": off if raw.x is not None else None}
+    if has_point:
+        fields.update(objective=float(raw.objective), x=raw.x)
+        if not form.is_mip and status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE):
+            fields.update(bound=float(raw.objective), mip_gap=0.0, row_duals=raw.row_duals,
+                          reduced_costs=raw.reduced_costs)
+        elif raw.bound is not None and np.isfinite(raw.bound):
+            fields.update(bound=float(raw.bound),
+                          mip_gap=abs(raw.objective - raw.bound) / max(abs(raw.objective), 1e-10))
+    return status, fields

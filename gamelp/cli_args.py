@@ -1,0 +1,99 @@
+"""Argument checking shared by gamelp's commands: a one-line-error parser and value types.
+
+Every type raises ``argparse.ArgumentTypeError`` with a short reason, which
+:class:`OneLineParser` prints as ``gamelp <command>: error: argument --x: reason
+(see --help)`` and exit status 2, so a bad command line never gives a
+traceback or a screenful of usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+MAX_ITERATIONS = 10**9
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def integer(low: int, high: int | None = None):
+    """Type of an integer in ``[low, high]``; ``1e6`` is accepted when it is a whole number."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            number = _number(text)
+            if not (math.isfinite(number) and number.is_integer()):
+                raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+            value = int(number)
+        if value < low or (high is not None and value > high):
+            bound = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def finite_float(low: float = -math.inf, *, strict: bool = False):
+    """Type of a finite float ``>= low`` (``> low`` when ``strict``)."""
+    def parse(text: str) -> float:
+        value = _number(text)
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            bound = "" if low == -math.inf else f" {'>' if strict else '>='} {low:g}"
+            raise argparse.ArgumentTypeError(f"must be a finite number{bound}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def log_level(text: str) -> str:
+    level = text.upper()
+    if level not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"unknown level {text!r}; use one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def plot_path(text: str) -> str:
+    """A plot file whose extension matplotlib can write (checked before any solving starts)."""
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    suffix = Path(text).suffix.lstrip(".").lower()
+    if suffix not in formats:
+        raise argparse.ArgumentTypeError(f"cannot write a plot as {text!r}: use one of the extensions "
+                                         f"{', '.join('.' + f for f in sorted(formats))}")
+    return text
+
+
+def output_directory(text: str) -> str:
+    """A directory to write into: existing and writable, or creatable under a writable ancestor."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} exists and is not a directory")
+    ancestor = path
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot create {text}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write into {text}: {ancestor} is not writable")
+    return text

@@ -1,0 +1,130 @@
+"""The ``gamelp locm`` command: replay referee matches, play one match.
+
+``add_subparser(subparsers)`` hangs the ``locm`` group on gamelp's argparse
+CLI; every leaf sets ``func(args) -> exit code`` and raises ``GamelpError``
+for bad input (printed as one line, exit 2).
+
+- ``gamelp locm replay FILE [--json]``: replay a referee consistency file and
+  report, per match, whether our input text equals the referee's at every turn.
+- ``gamelp locm play --drafters A,B --battlers X,Y --seed N [--json]``: one
+  match (seat 0 plays first).
+- ``gamelp locm tournament --drafters A,B,C --battler NAME --matches M --sets S
+  --seed N --out DIR [--workers W | --scheduler ADDRESS] [--resume]``: a
+  round-robin drafter tournament (``gamelp.games.locm.tournament``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def _pair(text: str) -> tuple[str, str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if len(names) == 1:
+        names *= 2
+    if len(names) != 2:
+        raise argparse.ArgumentTypeError(f"expected one name or two separated by a comma, got {text!r}")
+    return names[0], names[1]
+
+
+def _cmd_replay(args) -> int:
+    from gamelp.games.locm.replay import replay_file
+
+    report = replay_file(args.file)
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        print(f"{report.consistent} of {report.matches} matches consistent; {report.turns_checked} turns checked")
+        for mismatch in report.mismatches:
+            print(f"match {mismatch['match']}: first difference at turn {mismatch['turn']} "
+                  f"(player {mismatch['player']})")
+    return 0 if report.consistent == report.matches else 1
+
+
+def _cmd_play(args) -> int:
+    from gamelp.games.locm.battlers import make_battler
+    from gamelp.games.locm.cards import locm12_cards
+    from gamelp.games.locm.drafters import make_drafter
+    from gamelp.games.locm.match import play_match
+
+    drafters = [make_drafter(name) for name in args.drafters]
+    battlers = [make_battler(name) for name in args.battlers]
+    result = play_match(*drafters, *battlers, seed=args.seed)
+    cards = locm12_cards()
+    summary = {
+        "seed": args.seed, "winner": result.winner, "battle_turns": result.turns,
+        "seats": [{"drafter": args.drafters[s], "battler": args.battlers[s], "deck": list(result.decks[s]),
+                   "mean_cost": round(float(cards.cost[[c - 1 for c in result.decks[s]]].mean()), 3)}
+                  for s in (0, 1)],
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        winner = summary["seats"][result.winner]
+        print(f"seat {result.winner} ({winner['drafter']} / {winner['battler']}) wins after "
+              f"{result.turns} battle turns (seed {args.seed})")
+        for seat in summary["seats"]:
+            print(f"  {seat['drafter']} / {seat['battler']}: mean cost {seat['mean_cost']}, "
+                  f"deck {' '.join(map(str, seat['deck']))}")
+    return 0
+
+
+def _cmd_tournament(args) -> int:
+    from gamelp.games.locm.tournament import report_table, run_tournament
+
+    result = run_tournament(args.drafters, args.battler, matches=args.matches, sets=args.sets, seed=args.seed,
+                            out=args.out, resume=args.resume, workers=args.workers, scheduler=args.scheduler,
+                            batch_size=args.batch_size, progress=not args.quiet)
+    print(report_table(result))
+    print(f"wrote {args.out}/winrates.csv, std.csv, seats.csv, mana_curves.csv/.png, similarity.csv/.png")
+    return 0
+
+
+def _names(text: str) -> list[str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if len(names) < 2:
+        raise argparse.ArgumentTypeError(f"expected at least two comma-separated drafters, got {text!r}")
+    return names
+
+
+def add_subparser(commands) -> argparse.ArgumentParser:
+    """Add ``locm`` and its subcommands to gamelp's subparsers; returns the group's parser."""
+    locm = commands.add_parser("locm", help="Legends of Code and Magic 1.2: replay referee matches, play matches")
+    sub = locm.add_subparsers(dest="locm_command", required=True)
+
+    replay = sub.add_parser("replay", help="replay a referee consistency file and compare the input texts")
+    replay.add_argument("file", help="consistency file: one referee match per line (.xz accepted)")
+    replay.add_argument("--json", action="store_true", help="print matches, consistent, turns_checked, mismatches")
+    replay.set_defaults(func=_cmd_replay)
+
+    play = sub.add_parser("play", help="play one match (draft and battle) and print the winner")
+    play.add_argument("--drafters", type=_pair, default=("random", "random"),
+                      help="drafter of seat 0 and seat 1, e.g. icebox,random (default: random)")
+    play.add_argument("--battlers", type=_pair, default=("max-attack", "max-attack"),
+                      help="battler of seat 0 and seat 1: pass, random, max-attack, greedy (default: max-attack)")
+    play.add_argument("--seed", type=int, default=0, help="match seed: draft offers, shuffles, agents' randomness")
+    play.add_argument("--json", action="store_true", help="print the summary as JSON")
+    play.set_defaults(func=_cmd_play)
+
+    tour = sub.add_parser("tournament", help="round-robin drafter tournament with one battler",
+                          description="Every pair of drafters plays S sets of M matches, each drafter in the first "
+                                      "seat in half of the sets; the i-th match of every pair has the same draft "
+                                      "offers and deck shuffles. Writes DIR/winrates.csv, std.csv, seats.csv, "
+                                      "mana_curves.csv/.png, similarity.csv/.png and the store matches.sqlite.")
+    tour.add_argument("--drafters", type=_names, default=["random", "max-attack", "coac", "closet-ai", "icebox"],
+                      help="comma-separated drafters (default: random,max-attack,coac,closet-ai,icebox)")
+    tour.add_argument("--battler", default="max-attack", help="battler of both seats (default: max-attack)")
+    tour.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
+    tour.add_argument("--sets", type=int, default=2, help="sets per pair, seats alternating (default: 2)")
+    tour.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    tour.add_argument("--out", required=True, help="output directory")
+    tour.add_argument("--resume", action="store_true", help="continue the tournament stored in --out")
+    where = tour.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
+    tour.add_argument("--batch-size", type=int, default=50, help="matches sent to a worker at once (default: 50)")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.set_defaults(func=_cmd_tournament)
+    return locm
+

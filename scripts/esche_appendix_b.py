@@ -1,0 +1,234 @@
+"""Esche (2018), Appendix B: our simulated win rates against the thesis's, cell by cell.
+
+``run`` plays a deck grid like ``gamelp mtg sweep`` (same seeds, same store)
+with optional rule changes, so a one-factor run differs from the reference
+run in that factor only:
+
+    python scripts/esche_appendix_b.py run --creatures 0,8 --bolts 28,32,40 --games 100 \\
+        --life-threshold 0 --rule first_player_draws=1 --out out/appb-draw
+
+``compare`` reads one or more sweep directories (``payoffs.csv``,
+``std.csv`` and, when present, ``games.sqlite``) and prints, for every
+played cell, our rate, the thesis's, and the z-score
+
+    z = (ours - thesis) / sqrt(se_ours^2 + thesis (1 - thesis) / 200),
+
+the difference over the sampling error of both estimates (the thesis played
+200 games per cell and did not publish per-cell deviations; ``se_ours`` is
+the sweep's deviation). For a forest sweep run with ``--verify`` it also
+prints the three ways of scoring the same games: the thesis's (mismatches
+and draws dropped), every verdict kept, and every game scored by its
+verified minimax winner. ``--plot`` draws a heatmap of ours - thesis.
+
+    python scripts/esche_appendix_b.py compare out/appb-exact out/appb-forest --plot docs/esche-appendix-b.png
+
+``paired`` matches the games of two runs made with the same ``--seed`` (the
+same deals, game by game) and prints, per cell, both win rates over the
+common games and how many games changed winner each way; McNemar's exact
+test on the pooled changes says whether the factor that differs between the
+runs moves the win rates:
+
+    python scripts/esche_appendix_b.py paired out/appb-exact out/appb-draw
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sqlite3
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from gamelp.games.mtg.engine import Rules
+from gamelp.games.mtg.match import play_game
+from gamelp.games.mtg.sweep import run_sweep
+from gamelp.matrix import MatrixGame
+
+THESIS_GAMES = 200
+
+
+def thesis_matrix() -> MatrixGame:
+    return MatrixGame.from_csv(resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv"))
+
+
+def parse_rule(text: str) -> tuple[str, object]:
+    name, _, value = text.partition("=")
+    fields = Rules.__dataclass_fields__
+    if name not in fields or not value:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE with NAME one of {', '.join(fields)}, got {text!r}")
+    kind = type(getattr(Rules(), name))
+    return name, (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+
+
+def cmd_run(args) -> None:
+    rules = dict(args.rule)
+    game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
+    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, evaluation=args.evaluation,
+                       life_threshold=args.life_threshold, eval_cap=args.eval_cap, verify=args.verify,
+                       out=args.out, workers=args.workers, progress=not args.quiet, game_fn=game_fn)
+    print(result.summary())
+    print(f"rules changed: {rules or 'none'}; wrote {args.out}")
+
+
+def scorings(store: Path, labels) -> dict:
+    """Win rate of each played (row, col) under three scorings of a verified forest sweep."""
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    rows = db.execute("SELECT deck1, deck2, winner, mismatch FROM games").fetchall()
+    db.close()
+    out: dict = {}
+    for deck1, deck2, winner, mismatch in rows:
+        tally = out.setdefault((deck1, deck2), np.zeros(5))  # wins, losses, draws, mismatched wins, mismatched losses
+        if winner is None:
+            tally[2] += 1
+        elif mismatch:
+            tally[3 + winner] += 1
+        else:
+            tally[winner] += 1
+    rates = {}
+    for key, (w, lose, d, mw, ml) in out.items():
+        rates[key] = {
+            "thesis": w / max(w + lose, 1),  # mismatches and draws dropped
+            "verdict": (w + mw) / max(w + lose + mw + ml, 1),  # the evaluation's verdict always kept
+            "truth": (w + ml) / max(w + lose + mw + ml, 1),  # mismatches scored by minimax's winner
+            "mismatch": (mw + ml) / max(w + lose + mw + ml + d, 1),
+            "draws": d,
+        }
+    return rates
+
+
+def compare(directory: Path, thesis: MatrixGame):
+    ours = MatrixGame.from_csv(directory / "payoffs.csv", std_path=directory / "std.csv")
+    labels = list(ours.row_labels)
+    index = {label: i for i, label in enumerate(thesis.row_labels)}
+    cells = []
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            i, j = index[labels[a]], index[labels[b]]
+            t = thesis.payoffs[i, j]
+            o, se = ours.payoffs[a, b], ours.std[a, b]
+            z = (o - t) / np.sqrt(se**2 + t * (1 - t) / THESIS_GAMES)
+            cells.append((labels[a], labels[b], o, se, t, z))
+    return labels, cells
+
+
+def cmd_compare(args) -> None:
+    thesis = thesis_matrix()
+    results = {}
+    for directory in map(Path, args.dirs):
+        labels, cells = compare(directory, thesis)
+        results[directory.name] = (labels, cells)
+        print(f"\n{directory}: {len(cells)} cells, row deck's win rate")
+        print(f"{'row':>7} {'col':>7} {'ours':>7} {'se':>6} {'thesis':>7} {'z':>7}")
+        for a, b, o, se, t, z in cells:
+            print(f"{a:>7} {b:>7} {o:7.3f} {se:6.3f} {t:7.3f} {z:7.2f}")
+        zs = np.array([c[5] for c in cells])
+        print(f"within 3 SE of Appendix B: {int((np.abs(zs) <= 3).sum())} of {len(zs)}; "
+              f"mean |ours - thesis| = {np.mean([abs(c[2] - c[4]) for c in cells]):.3f}")
+        store = directory / "games.sqlite"
+        if store.exists():
+            rates = scorings(store, labels)
+            if any(r["mismatch"] for r in rates.values()):
+                print("the same games scored three ways (thesis: mismatches and draws dropped; verdict: every "
+                      "verdict kept; truth: every game by minimax's winner), mismatch share")
+                for a, b, *_ in cells:
+                    r = rates[(a, b)]
+                    print(f"{a:>7} {b:>7}  thesis {r['thesis']:.3f}  verdict {r['verdict']:.3f}  "
+                          f"truth {r['truth']:.3f}  mismatches {r['mismatch']:.1%}  draws {int(r['draws'])}")
+    if args.plot:
+        plot(results, thesis, args.plot)
+        print(f"\nwrote {args.plot}")
+
+
+def plot(results, thesis, path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(4.6 * len(results), 4.2), squeeze=False)
+    for ax, (name, (labels, cells)) in zip(axes[0], results.items()):
+        n = len(labels)
+        diff = np.full((n, n), np.nan)
+        position = {label: k for k, label in enumerate(labels)}
+        for a, b, o, se, t, z in cells:
+            diff[position[a], position[b]] = o - t
+            diff[position[b], position[a]] = t - o
+        image = ax.imshow(diff, cmap="RdBu_r", vmin=-0.5, vmax=0.5)
+        for a, b, o, se, t, z in cells:
+            for r, c, zz in ((position[a], position[b], z), (position[b], position[a], -z)):
+                ax.text(c, r, f"{zz:+.0f}", ha="center", va="center", fontsize=6 if n > 8 else 8)
+        ax.set_xticks(range(n), labels, rotation=90, fontsize=7 if n > 8 else 9)
+        ax.set_yticks(range(n), labels, fontsize=7 if n > 8 else 9)
+        ax.set_title(f"{name}: ours - Appendix B (text: z)", fontsize=9)
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="row deck's win rate, ours - thesis")
+    fig.savefig(path, dpi=130, bbox_inches="tight")
+
+
+def store_games(directory: Path) -> dict:
+    """(deck1, deck2, game) -> scored winner (0, 1; None for a draw) of a sweep store; a verified
+    mismatch is scored by minimax's winner, the opposite of the stored verdict."""
+    db = sqlite3.connect(f"file:{directory / 'games.sqlite'}?mode=ro", uri=True)
+    rows = db.execute("SELECT deck1, deck2, game, winner, mismatch FROM games").fetchall()
+    db.close()
+    return {(a, b, g): (None if w is None else (1 - w if m else w)) for a, b, g, w, m in rows}
+
+
+def cmd_paired(args) -> None:
+    from scipy.stats import binomtest
+
+    base, other = store_games(Path(args.base)), store_games(Path(args.other))
+    common = sorted(k for k in base.keys() & other.keys() if base[k] is not None and other[k] is not None)
+    cells: dict = {}
+    for a, b, g in common:
+        cells.setdefault((a, b), []).append((base[(a, b, g)], other[(a, b, g)]))
+    print(f"{args.base} against {args.other}: {len(common)} common decided games")
+    print(f"{'row':>7} {'col':>7} {'games':>5} {'base':>6} {'other':>6} {'to row':>6} {'to col':>6}")
+    gained = lost = 0
+    for (a, b), pairs in sorted(cells.items()):
+        x = np.array(pairs)
+        up, down = int(((x[:, 0] == 1) & (x[:, 1] == 0)).sum()), int(((x[:, 0] == 0) & (x[:, 1] == 1)).sum())
+        gained, lost = gained + up, lost + down
+        print(f"{a:>7} {b:>7} {len(x):5d} {1 - x[:, 0].mean():6.3f} {1 - x[:, 1].mean():6.3f} {up:6d} {down:6d}")
+    changed = gained + lost
+    p = binomtest(gained, changed).pvalue if changed else 1.0
+    print(f"games that changed winner: {changed} of {len(common)} ({gained} to the row deck, {lost} to the column "
+          f"deck); McNemar exact p = {p:.3g}")
+
+
+def main(argv=None) -> int:
+    from gamelp.games.mtg.cli import int_list
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="play a deck grid, optionally with changed rules")
+    run.add_argument("--creatures", type=int_list, default=[0, 8])
+    run.add_argument("--bolts", type=int_list, default=[28, 32, 40])
+    run.add_argument("--games", type=int, default=100)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
+    run.add_argument("--life-threshold", type=int, default=0)
+    run.add_argument("--eval-cap", type=int, default=500_000)
+    run.add_argument("--verify", action="store_true")
+    run.add_argument("--rule", type=parse_rule, action="append", default=[],
+                     help="a changed rule, e.g. first_player_draws=1, instant_bolts=0, life_payment=100")
+    run.add_argument("--workers", type=int, default=1)
+    run.add_argument("--quiet", action="store_true")
+    run.add_argument("--out", required=True)
+    run.set_defaults(func=cmd_run)
+    comp = commands.add_parser("compare", help="compare sweep directories with Appendix B")
+    comp.add_argument("dirs", nargs="+", help="sweep output directories")
+    comp.add_argument("--plot", help="heatmap PNG of ours - thesis")
+    comp.set_defaults(func=cmd_compare)
+    paired = commands.add_parser("paired", help="game-by-game comparison of two runs with the same seed")
+    paired.add_argument("base", help="the reference sweep directory")
+    paired.add_argument("other", help="the sweep directory with one factor changed")
+    paired.set_defaults(func=cmd_paired)
+    args = parser.parse_args(argv)
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""Vieira (2020), Figure 5.2: round-robin tournaments of the five published LOCM drafters, one per battler.
+
+For each battler (max-attack, greedy) every pair of random, max-attack,
+coac, closet-ai and icebox plays ``--sets`` sets of ``--matches`` matches,
+seats alternating by set, the i-th match of every pair on the same draft
+offers and deck shuffles (``gamelp.games.locm.tournament``; the thesis
+played 20 sets of 1,000).  Prints each cell of our table beside the
+thesis's, with its standard error (from the binomial errors of the two
+seats) and the difference in standard errors, marking those beyond 3; then
+the Nash mix over the drafters of our matrix and of the thesis's, each with
+Mangasarian's uniqueness verdict.  Outputs of each tournament go to
+``--out/<battler>/`` (resumable: rerun with the same flags to continue).
+
+    python scripts/vieira_5_2_tournament.py --battlers max-attack --matches 1000 --sets 2
+    python scripts/vieira_5_2_tournament.py --matches 500 --sets 4 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gamelp.games.locm.tournament import run_tournament
+from gamelp.io import atomic_write
+from gamelp.matrix import MatrixGame
+from gamelp.models.nash import solve_matrix_nash
+from gamelp.models.uniqueness import check_uniqueness
+
+# Vieira (2020), Figure 5.2: win rate (%) of the row drafter, published drafters only, in the figure's order.
+THESIS = {
+    "max-attack": (
+        ("random", "max-attack", "coac", "closet-ai", "icebox"),
+        [[50, 45.83, 45.31, 40.18, 34],
+         [54.17, 50, 51.24, 43.54, 37.7],
+         [54.7, 48.76, 50, 43.12, 37.96],
+         [59.82, 56.46, 56.88, 50, 44.06],
+         [66, 62.3, 62.04, 55.94, 50]],
+    ),
+    "greedy": (
+        ("max-attack", "random", "closet-ai", "icebox", "coac"),
+        [[50, 41.67, 38.08, 35.86, 28.84],
+         [58.34, 50, 45.87, 45.39, 36.73],
+         [61.92, 54.14, 50, 49.48, 41.02],
+         [64.14, 54.61, 50.52, 50, 43.34],
+         [71.16, 63.27, 58.98, 56.66, 50]],
+    ),
+}
+
+
+def nash_line(game: MatrixGame) -> str:
+    """The row player's Nash mix of ``game`` on HiGHS and Mangasarian's uniqueness verdict, in one line."""
+    result = solve_matrix_nash(game, "row")
+    verdict = check_uniqueness(result.model, result.solution)
+    mix = ", ".join(f"{label} {100 * p:.1f}%" for label, p in result.strategy_dict().items() if p > 1e-9)
+    return f"value {result.value:.4f}; mix {mix}; {'unique' if verdict.unique else 'NOT unique'}"
+
+
+def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
+    """Every pair (i < j; its mirror cell is 100 minus it, same error): ours, its standard error, the thesis's,
+    the difference in standard errors, and our rates from each seat."""
+    names = list(ours.drafters)
+    se = ours.seat_pooled_se
+    cells = []
+    for i, row in enumerate(names):
+        for j, col in enumerate(names):
+            if i < j:
+                rate = 100 * ours.matrix.payoffs[i, j]
+                z = (rate - thesis[i, j]) / (100 * se[i, j])
+                cells.append({"battler": battler, "row": row, "col": col, "ours": rate, "se": 100 * se[i, j],
+                              "thesis": float(thesis[i, j]), "z": z,
+                              "first_seat": 100 * ours.seat_rates[i, j, 0],
+                              "second_seat": 100 * ours.seat_rates[i, j, 1]})
+    return cells
+
+
+def print_table(battler: str, ours, thesis: np.ndarray, cells: list[dict], per_pair: int) -> None:
+    names = list(ours.drafters)
+    print(f"\n{battler} battler: {ours.matches} matches, {per_pair} per pair; "
+          "cell = ours (SE) | Vieira (2020) [difference in SE], win rate of the row drafter, %")
+    width = 29
+    print(" " * 12 + "".join(f"{n:>{width}}" for n in names))
+    se = 100 * ours.seat_pooled_se
+    for i, row in enumerate(names):
+        text = []
+        for j in range(len(names)):
+            if i == j:
+                text.append(f"{'-':>{width}}")
+                continue
+            rate = 100 * ours.matrix.payoffs[i, j]
+            z = (rate - thesis[i, j]) / se[i, j]
+            mark = "*" if abs(z) > 3 else " "
+            text.append(f"{rate:6.2f} ({se[i, j]:4.2f}) | {thesis[i, j]:5.2f} [{z:+5.1f}]{mark}".rjust(width))
+        print(f"{row:<12}" + "".join(text))
+    far = [c for c in cells if abs(c["z"]) > 3]
+    print(f"* more than 3 standard errors from the thesis: {len(far)} of {len(cells)} pairs"
+          + "".join(f"; {c['row']} v {c['col']} {c['ours']:.2f} vs {c['thesis']:.2f}" for c in far))
+    print("per seat (row drafter first / second), %: " + "; ".join(
+        f"{c['row']} v {c['col']} {c['first_seat']:.1f} / {c['second_seat']:.1f}" for c in cells))
+    print(f"Nash over drafters, ours:          {nash_line(ours.matrix)}")
+    print(f"Nash over drafters, Vieira (2020): {nash_line(MatrixGame(thesis / 100, names, names))}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--battlers", default="max-attack,greedy", help="comma-separated (default: max-attack,greedy)")
+    parser.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
+    parser.add_argument("--sets", type=int, default=2, help="sets per pair, seats alternating (default: 2)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    parser.add_argument("--scheduler", default=None, help="Dask scheduler address instead of local workers")
+    parser.add_argument("--out", default="out/vieira_5_2", help="output directory (default: out/vieira_5_2)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    battlers = [b.strip() for b in args.battlers.split(",") if b.strip()]
+    unknown = [b for b in battlers if b not in THESIS]
+    if unknown:
+        parser.error(f"Figure 5.2 has the battlers {', '.join(THESIS)}; got {', '.join(unknown)}")
+    out = Path(args.out)
+    report = []
+    for battler in battlers:
+        names, published = THESIS[battler]
+        start = time.perf_counter()
+        ours = run_tournament(names, battler, matches=args.matches, sets=args.sets, seed=args.seed,
+                              out=out / battler, workers=args.workers, scheduler=args.scheduler,
+                              progress=not args.quiet)
+        seconds = time.perf_counter() - start
+        cells = compare(battler, ours, np.array(published, dtype=float))
+        print_table(battler, ours, np.array(published, dtype=float), cells, args.matches * args.sets)
+        print(f"({seconds:.1f} s for the matches this run played, {args.workers} worker(s))")
+        report += cells
+    with atomic_write(out / "figure_5_2.json") as handle:
+        json.dump({"args": vars(args), "cells": report}, handle, indent=2)
+    print(f"\nwrote {out}/figure_5_2.json and each tournament's files in {out}/<battler>/")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,65 @@
+"""Atomic output files: complete or untouched, temporary files cleaned up, bad paths refused."""
+
+import os
+
+import pytest
+
+from gamelp.errors import OutputError
+from gamelp.io import atomic_path, atomic_write
+
+
+def test_atomic_write_replaces_the_file_only_on_success(tmp_path):
+    target = tmp_path / "payoffs.csv"
+    target.write_text("old\n")
+    with atomic_write(target) as handle:
+        handle.write("new\n")
+        assert target.read_text() == "old\n"  # readers still see the old file mid-write
+    assert target.read_text() == "new\n"
+    assert os.listdir(tmp_path) == ["payoffs.csv"]
+
+
+def test_an_exception_leaves_the_old_file_and_no_temporary(tmp_path):
+    target = tmp_path / "payoffs.csv"
+    target.write_text("old\n")
+    with pytest.raises(RuntimeError):
+        with atomic_write(target) as handle:
+            handle.write("partial")
+            raise RuntimeError("killed mid-write")
+    assert target.read_text() == "old\n"
+    assert os.listdir(tmp_path) == ["payoffs.csv"]
+
+
+def test_binary_mode_and_new_files_get_the_umask_mode(tmp_path):
+    target = tmp_path / "blob.bin"
+    with atomic_write(target, "wb") as handle:
+        handle.write(b"\x00\x01")
+    assert target.read_bytes() == b"\x00\x01"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_atomic_path_keeps_the_extension_for_writers_that_choose_by_it(tmp_path):
+    with atomic_path(tmp_path / "model.mps") as temporary:
+        assert temporary.suffix == ".mps" and temporary.parent == tmp_path
+        temporary.write_text("NAME\n")
+    assert (tmp_path / "model.mps").read_text() == "NAME\n"
+
+
+@pytest.mark.parametrize("make_bad", ["missing_dir", "directory", "read_only_dir"])
+def test_bad_targets_are_refused_naming_the_path(tmp_path, make_bad):
+    if make_bad == "missing_dir":
+        target = tmp_path / "nowhere" / "x.csv"
+    elif make_bad == "directory":
+        target = tmp_path / "sub"
+        target.mkdir()
+    else:
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        target = locked / "x.csv"
+        if os.access(locked, os.W_OK):  # running as root: permissions do not bind
+            pytest.skip("permissions are not enforced for this user")
+    with pytest.raises(OutputError, match=str(target)):
+        with atomic_write(target) as handle:
+            handle.write("x")

@@ -1,0 +1,145 @@
+"""The random-forest evaluation stored as data: numpy traversal, safe loading, the trusted cache and its lock."""
+
+import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from gamelp.games.mtg import forest as forest_module
+from gamelp.games.mtg.engine import Game
+from gamelp.games.mtg.forest import (
+    FEATURE_NAMES, Forest, ForestError, cache_name, collect_positions, features, train_forests, trusted_dir,
+)
+
+
+@pytest.fixture(scope="module")
+def training():
+    return collect_positions(8, thresholds=(12, 8), seed=3, label_cap=20_000)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(-5, 30, size=(400, len(FEATURE_NAMES))).astype(float)
+    y = (X[:, 0] + X[:, 7] - X[:, 20] + rng.normal(0, 4, size=400) > 12).astype(int)
+    model = RandomForestClassifier(n_estimators=9, max_features="sqrt", random_state=1).fit(X, y)
+    return model, rng.integers(-5, 30, size=(300, len(FEATURE_NAMES))).astype(float)
+
+
+def test_training_records_the_first_positions_at_12_and_8_life(training):
+    X12, y12, X8 = training.X[12], training.y[12], training.X[8]
+    assert X12.shape[1] == 60 and 0 < len(y12) <= 8 and 0 < y12.mean() < 1
+    life = np.array([FEATURE_NAMES.index("p1_life"), FEATURE_NAMES.index("p2_life")])
+    assert np.all(X12[:, life].min(axis=1) <= 12) and np.all(X12[:, life].min(axis=1) > 8)
+    assert np.all(X8[:, life].min(axis=1) <= 8)
+    assert len(X8) <= len(X12) + training.capped
+
+
+def test_numpy_traversal_equals_sklearn(fitted):
+    model, X_test = fitted
+    forest = Forest.from_sklearn(model)
+    np.testing.assert_allclose(forest.predict_proba(X_test), model.predict_proba(X_test)[:, 1], rtol=0, atol=1e-12)
+    assert np.array_equal(forest.predict(X_test), model.predict(X_test))
+    assert 0 < forest.predict(X_test).mean() < 1  # both classes occur, so the check can fail
+
+
+def test_saved_forest_round_trips_and_single_positions_agree(training, tmp_path):
+    model = forest_module.train_forest(training.X[12], training.y[12], trees=9, seed=0)
+    forest = Forest.from_sklearn(model, 12)
+    forest.save(tmp_path / "f.npz")
+    loaded = Forest.load(tmp_path / "f.npz")
+    assert np.array_equal(loaded.predict_proba(training.X[12]), model.predict_proba(training.X[12])[:, 1])
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        game, state = Game.deal("8C28L", "4C20L", rng, 0)
+        expected = model.predict_proba([features(game, state)])[0, 1]
+        assert loaded(game, state) == (1.0 if expected > 0.5 else -1.0 if expected < 0.5 else 0.0)
+    assert not list(tmp_path.glob("*.tmp"))  # the atomic write left no temporary file
+
+
+class _Planted:
+    def __reduce__(self):
+        return (os.system, (f"touch {os.environ['PLANTED_MARKER']}",))
+
+
+def test_planted_pickle_and_object_arrays_are_never_executed(tmp_path, monkeypatch, fitted):
+    marker = tmp_path / "pwned"
+    monkeypatch.setenv("PLANTED_MARKER", str(marker))
+    cache = trusted_dir(tmp_path / "mtg")
+    planted = cache / cache_name(12, 1000, 0, 9)
+    planted.write_bytes(pickle.dumps({"model": _Planted()}))
+    with pytest.raises(ForestError, match="not a saved mtg forest"):
+        Forest.load(planted)
+    # an .npz whose arrays are objects (pickled inside) is refused too
+    arrays = {name: getattr(Forest.from_sklearn(fitted[0]), name) for name in forest_module._ARRAYS}
+    arrays["win"] = np.array([_Planted()], dtype=object)
+    with open(planted, "wb") as handle:
+        np.savez(handle, life=12, features=np.array(FEATURE_NAMES), **arrays)
+    with pytest.raises(ForestError, match="not a saved mtg forest"):
+        Forest.load(planted)
+    assert not marker.exists()
+    # the cache path of play/sweep refuses it as well, and never trains over it silently
+    monkeypatch.setattr(forest_module, "_FORESTS", {})
+    for t in (8, 4):
+        Forest.from_sklearn(fitted[0], t).save(cache / cache_name(t, 1000, 0, 9))
+    with pytest.raises(ForestError, match=str(planted.name)):
+        train_forests(directory=cache)
+    assert not marker.exists()
+
+
+def test_inconsistent_tree_arrays_are_refused(fitted, tmp_path):
+    forest = Forest.from_sklearn(fitted[0])
+    forest.children_left = forest.children_left.copy()
+    forest.children_left[0] = 0  # a loop back to the root would never end
+    forest.save(tmp_path / "loop.npz")
+    with pytest.raises(ForestError, match="inconsistent"):
+        Forest.load(tmp_path / "loop.npz")
+
+
+def test_cache_writable_by_others_is_refused_in_one_line(tmp_path):
+    shared = tmp_path / "shared" / "mtg"
+    shared.mkdir(parents=True)
+    shared.chmod(0o777)
+    with pytest.raises(ForestError, match="writable by group or others"):
+        trusted_dir(shared)
+    env = dict(os.environ, GAMELP_CACHE=str(tmp_path / "shared"))
+    done = subprocess.run([sys.executable, "-m", "gamelp.cli", "mtg", "train-forest", "--games", "2", "--quiet"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "writable by group or others" in done.stderr
+
+
+def _train_in_process(directory, log):
+    def logged(games, thresholds, seed, **options):  # synthetic positions: the lock is under test
+        with open(log, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        time.sleep(1.0)  # long enough for the other process to reach the lock
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 20, size=(60, len(FEATURE_NAMES))).astype(float)
+        return forest_module.TrainingSet({12: X}, {12: (X[:, 0] > X[:, 9]).astype(int)}, games)
+
+    forest_module.collect_positions = logged
+    forests = train_forests(games=8, seed=1, trees=3, thresholds=(12,), directory=directory, progress=False)
+    np.save(os.path.join(directory, f"out-{os.getpid()}.npy"), forests[12].win)
+
+
+def test_two_processes_train_one_forest(tmp_path):
+    directory = trusted_dir(tmp_path / "mtg")
+    log = tmp_path / "trained.log"
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_train_in_process, args=(str(directory), str(log))) for _ in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(120)
+        assert w.exitcode == 0
+    assert len(log.read_text().split()) == 1  # one trained, the other waited on the lock and loaded
+    outputs = [np.load(p) for p in sorted(directory.glob("out-*.npy"))]
+    assert len(outputs) == 2 and np.array_equal(outputs[0], outputs[1])

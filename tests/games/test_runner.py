@@ -1,0 +1,304 @@
+"""The shared match runner: batching, executor independence, workers dying with their parent, store validation."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gamelp.errors import GamelpError, RunError
+from gamelp.games import runner
+from gamelp.games.mtg import cli as mtg_cli
+
+SLEEP = 0.0  # seconds per toy match; the kill test's subprocess raises it
+
+
+class CoinGame(runner.Experiment):
+    """Toy experiment: pair p's first entrant wins with probability 0.3 + 0.2 p; a second column counts up to 9."""
+
+    columns = (runner.Column("winner", 0, 1, nullable=True), runner.Column("value", 0, 9))
+
+    def __init__(self, n_pairs: int = 3, n_matches: int = 40, seed: int = 1):
+        self.params = {"game": "coin", "n_pairs": n_pairs, "n_matches": n_matches, "seed": seed}
+        self.n_pairs, self.n_matches, self.seed = n_pairs, n_matches, seed
+
+    def match_seed(self, pair, match):
+        return runner.derive_seed(self.seed, match)  # common random numbers: the pair does not enter
+
+    def play(self, pair, match):
+        time.sleep(SLEEP)
+        rng = np.random.default_rng(self.match_seed(pair, match))
+        u = rng.random()
+        winner = None if u > 0.95 else int(u > 0.3 + 0.2 * pair)
+        return winner, int(rng.integers(10))
+
+
+def run(out, experiment=None, **options):
+    experiment = experiment or CoinGame()
+    _, store = runner.open_store(out, "store.sqlite", experiment)
+    try:
+        runner.run_matches(store, progress=False, **options)
+        return store.table()
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference")
+    return out, run(out)
+
+
+def test_batches_split_pairs_and_respect_the_size():
+    todo = [(1, 4), (0, 0), (0, 1), (0, 2), (1, 3), (0, 5)]
+    assert list(runner.batches(todo, 2)) == [runner.Batch(0, (0, 1)), runner.Batch(0, (2, 5)),
+                                             runner.Batch(1, (3, 4))]
+    assert len(list(runner.batches(todo, 100))) == 2
+
+
+@pytest.mark.parametrize("workers, batch_size", [(1, 7), (2, 1), (2, 16)])
+def test_rows_do_not_depend_on_workers_or_batches(reference, tmp_path, workers, batch_size):
+    _, expected = reference
+    rows = run(tmp_path, workers=workers, batch_size=batch_size)
+    np.testing.assert_array_equal(rows, expected)
+    assert rows.shape == (120, 5)
+    # common random numbers: match m has the same seed in every pair
+    seeds = rows[:, 2].reshape(3, 40)
+    assert (seeds == seeds[0]).all() and len(set(seeds[0])) == 40
+
+
+def test_interrupted_run_resumes_without_loss_or_repeat(reference, tmp_path):
+    _, expected = reference
+    seen = []
+
+    def stop(batch, rows):
+        seen.extend(batch.matches)
+        if len(seen) >= 30:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, workers=2, batch_size=10, on_batch=stop)
+    played = []
+    rows = run(tmp_path, batch_size=10, on_batch=lambda b, r: played.extend((b.pair, m) for m in b.matches))
+    assert len(played) == 120 - len(seen) and len(set(played)) == len(played)
+    np.testing.assert_array_equal(rows, expected)
+
+
+def test_rate_matrix_and_group_deviation():
+    pair = np.array([0, 0, 0, 0, 0, 0])
+    group = np.array([0, 0, 1, 1, 1, 1])
+    kind = np.array([0, 1, 0, 0, 1, 2])  # group 0: 1/2, group 1: 2/3 (one draw left out)
+    rate, std, counts = runner.rates_by_group(pair, group, kind, n_pairs=1, n_groups=2, n_kinds=3)
+    assert rate[0] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert std[0] == pytest.approx(np.std([1 / 2, 2 / 3], ddof=1))
+    assert counts.tolist() == [[3, 2, 1]]
+    game = runner.rate_matrix(["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], np.array([0.6, 0.7, 0.2]),
+                              np.array([0.01, 0.02, 0.03]))
+    np.testing.assert_allclose(game.payoffs + game.payoffs.T, 1.0)
+    assert game.payoffs[2, 1] == pytest.approx(0.8) and game.std[2, 1] == 0.03
+
+
+def _processes_with_parent(parent: int) -> list[int]:
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == parent and fields[0] != "Z":
+                children.append(int(entry.name))
+    return children
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigkill_of_the_main_process_takes_the_workers_with_it(tmp_path):
+    here = Path(__file__).parent
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(here)!r})
+        import {Path(__file__).stem} as toy
+        toy.SLEEP = 0.05
+        toy.run({str(tmp_path)!r}, toy.CoinGame(n_matches=400), workers=2)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        workers = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            time.sleep(0.1)
+            workers = _processes_with_parent(proc.pid)
+        assert len(workers) == 2, f"the pool did not start: children {workers}"
+    finally:
+        proc.kill()  # SIGKILL of the main process only, not its group
+        proc.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.05)
+    survivors = [pid for pid in workers if _alive(pid)]
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, f"workers {survivors} outlived their parent"
+
+
+def test_the_watchdog_alone_ends_an_orphan():
+    """Without prctl (as on another OS) a worker whose parent dies exits: a grandchild outlives its parent."""
+    read, write = os.pipe()
+    ready_read, ready_write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        parent = os.getpid()
+        grandchild = os.fork()
+        if grandchild == 0:
+            sys.platform = "darwin"  # this process only: skip prctl, leave the watchdog thread
+            runner._die_with_parent(parent)
+            os.write(ready_write, b"1")  # the watchdog runs: now let the parent die
+            time.sleep(30)
+            os._exit(0)
+        os.read(ready_read, 1)
+        os.write(write, str(grandchild).encode())
+        os._exit(0)
+    os.close(ready_write)
+    os.close(ready_read)
+    os.close(write)
+    grandchild = int(os.read(read, 32))
+    os.close(read)
+    os.waitpid(child, 0)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(grandchild):
+        time.sleep(0.05)
+    alive = _alive(grandchild)
+    if alive:
+        os.kill(grandchild, signal.SIGKILL)
+    assert not alive, "the orphaned worker kept running"
+
+
+# ----------------------------------------------------------------------------- store validation
+
+
+def _store(out: Path) -> Path:
+    return out / "store.sqlite"
+
+
+def _edit(out: Path, *statements: str) -> None:
+    with sqlite3.connect(_store(out)) as db:
+        for statement in statements:
+            db.execute(statement)
+
+
+def test_a_finished_store_is_reused_without_playing(reference):
+    out, expected = reference
+    played = []
+    rows = run(out, on_batch=lambda b, r: played.append(b))
+    assert not played
+    np.testing.assert_array_equal(rows, expected)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (["UPDATE matches SET pair = 3 WHERE pair = 0 AND match = 5"], r"1 rows lie outside .* \(pair 3, match 5\)"),
+    (["UPDATE matches SET match = -1 WHERE pair = 0 AND match = 5"], r"outside this run's 3 pairs x 40 matches"),
+    (["UPDATE matches SET winner = 2 WHERE pair = 1 AND match = 7"],
+     r"row \(pair 1, match 7\): winner = 2 is outside \[0, 1\] or NULL"),
+    (["UPDATE matches SET value = NULL WHERE pair = 2 AND match = 0"], r"\(pair 2, match 0\) holds a value that is not an integer$"),
+    (["UPDATE matches SET value = 'x' WHERE pair = 2 AND match = 1"], r"\(pair 2, match 1\) holds a value that is not"),
+    (["UPDATE run SET params = '{\"game\": \"coin\", '"], r"stored run parameters are not valid JSON"),
+    (["UPDATE run SET params = '[1, 2]'"], r"not a JSON object"),
+    (["UPDATE run SET params = '{\"game\": \"coin\", \"n_pairs\": 3, \"n_matches\": 40, \"seed\": 2, \"schema\": 2}'"],
+     r"seed: stored 2, asked 1"),
+    (["DELETE FROM run"], r"120 match rows but no run parameters"),
+    (["ALTER TABLE matches ADD COLUMN extra INTEGER"], r"the matches table has columns pair, match, seed, winner, "
+                                                        r"value, extra"),
+    (["UPDATE matches SET seed = seed + 1 WHERE pair = 1 AND match = 3"],
+     r"1 rows were played with other seeds than this run's \(first: pair 1, match 3"),
+])
+def test_damaged_stores_are_refused_in_one_line(reference, tmp_path, damage, message):
+    out, _ = reference
+    _store(tmp_path).write_bytes(_store(out).read_bytes())
+    _edit(tmp_path, *damage)
+    with pytest.raises(RunError, match=message) as refused:
+        run(tmp_path)
+    assert "\n" not in str(refused.value) and str(_store(tmp_path)) in str(refused.value)
+
+
+def test_a_resume_under_another_seed_cannot_mix_seeds(reference, tmp_path):
+    """The run row deleted and rewritten by a run under seed 2: the rows of seed 1 are refused by their seeds."""
+    out, _ = reference
+    _store(tmp_path).write_bytes(_store(out).read_bytes())
+    _edit(tmp_path, "DELETE FROM run")
+    with pytest.raises(RunError, match="no run parameters"):
+        run(tmp_path, CoinGame(seed=2))
+    _edit(tmp_path, "INSERT INTO run VALUES (1, '{\"game\": \"coin\", \"n_pairs\": 3, \"n_matches\": 40, "
+                    "\"seed\": 2, \"schema\": 2}')")
+    with pytest.raises(RunError, match="120 rows were played with other seeds"):
+        run(tmp_path, CoinGame(seed=2))
+
+
+def test_corrupt_bytes_are_refused(reference, tmp_path):
+    out, _ = reference
+    data = bytearray(_store(out).read_bytes())
+    assert len(data) > 8192
+    data[4096:8192] = np.random.default_rng(0).bytes(4096)  # the second page: a table b-tree page
+    _store(tmp_path).write_bytes(bytes(data))
+    with pytest.raises(RunError, match="corrupt|not a usable match store"):
+        run(tmp_path)
+    _store(tmp_path).write_bytes(b"SQLite format 3\x00" + np.random.default_rng(1).bytes(3000))
+    with pytest.raises(RunError, match="corrupt|not a usable match store"):
+        run(tmp_path)
+
+
+def test_a_read_only_store_is_refused(reference, tmp_path, monkeypatch):
+    out, _ = reference
+    _store(tmp_path).write_bytes(_store(out).read_bytes())
+    if os.geteuid() == 0:  # root writes through file modes: open the file read-only as SQLite would for a user
+        connect = sqlite3.connect
+        monkeypatch.setattr(runner.sqlite3, "connect", lambda where: connect(f"file:{where}?mode=ro", uri=True))
+    else:
+        _store(tmp_path).chmod(0o444)
+    with pytest.raises(RunError, match="the match store is read-only"):
+        run(tmp_path)
+
+
+def test_the_cli_refuses_a_damaged_sweep_store_with_exit_2(tmp_path, capsys):
+    argv = ["sweep", "--creatures", "0", "--bolts", "24,32", "--games", "2", "--player", "random",
+            "--evaluation", "life", "--out", str(tmp_path), "--workers", "1", "--quiet"]
+    assert mtg_cli.main(argv) == 0
+    with sqlite3.connect(tmp_path / "games.sqlite") as db:
+        db.execute("UPDATE matches SET winner = 7")
+    capsys.readouterr()
+    assert mtg_cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gamelp: error:") and err.count("\n") == 1 and "winner = 7" in err
+
+
+def test_bad_run_options_are_refused(tmp_path):
+    for bad in ({"workers": 0}, {"batch_size": 0}):
+        with pytest.raises(GamelpError):
+            run(tmp_path, **bad)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(RunError, match="is a file"):
+        runner.open_store(tmp_path / "file", "store.sqlite", CoinGame())
+
+
+def test_params_round_trip_through_json(tmp_path):
+    run(tmp_path, CoinGame(n_pairs=1, n_matches=2))
+    with sqlite3.connect(_store(tmp_path)) as db:
+        stored = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
+    assert stored == {"schema": runner.SCHEMA_VERSION, "game": "coin", "n_pairs": 1, "n_matches": 2, "seed": 1}
