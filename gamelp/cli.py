@@ -134,7 +134,6 @@ def _cmd_kdet(args) -> int:
     game = _load(args)
     if args.sweep == (args.k is not None):
         raise GamelpError("give exactly one of --k K or --sweep")
-    options = {} if args.time_limit is None else {"time_limit": args.time_limit}
     if args.k is not None:
         total = game.player(args.player).num_decision_points
         if not 0 <= args.k <= total:
@@ -154,10 +153,10 @@ def _cmd_kdet(args) -> int:
         progress = None if args.json or args.quiet else _progress_printer()
         if method == "search":
             sweep = search_sweep(game, args.player, rel_gap=args.mip_gap, abs_gap=args.abs_gap,
-                                 progress=progress, **options)
+                                 time_limit=args.time_limit, progress=progress)
         else:
             sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
-                            progress=progress, **options)
+                            time_limit=args.time_limit, progress=progress)
         rows = [p.as_dict() for p in sweep.points]
     if args.plot:
         from gamelp.plots import plot_k_sweep
@@ -311,11 +310,13 @@ def build_parser() -> argparse.ArgumentParser:
     kdet.add_argument("--abs-gap", type=finite_float(0.0), default=1e-9,
                       help="--sweep --method search: absolute gap accepted near value 0 (default 1e-9)")
     kdet.add_argument("--method", choices=("search", "mip"),
-                      help="--sweep by the branch-and-bound search (default on auto and highs) or by MIPs")
+                      help="--sweep by the branch-and-bound search on HiGHS (default with --backend auto or "
+                           "highs) or by MIPs")
     kdet.add_argument("--plot", type=plot_path, help="write a plot of value against k to this file (.png, .pdf, ...)")
     kdet.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
     kdet.add_argument("--time-limit", type=finite_float(0.0),
-                      help="seconds per MIP, or per k of the search; a MIP stopped early reports its incumbent and gap")
+                      help="seconds each MIP, or each k of the search, may take; a point stopped early "
+                           "reports its incumbent and gap")
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")

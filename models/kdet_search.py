@@ -74,7 +74,7 @@ class FaceLP:
         model = sequence_form_lp(game, player)
         self.highs = highspy.Highs()
         self.highs.setOptionValue("output_flag", False)
-        if self.highs.passModel(_highs_lp(model)) != highspy.HighsStatus.kOk:
+        if self.highs.passModel(_highs_lp(model.matrix_form())) != highspy.HighsStatus.kOk:
             raise SolveError(f"{model.name}: HiGHS refused the model")
         self.first_x = model.variables["x"].slice.start
         self.upper = np.full(self.own.num_sequences, np.inf)

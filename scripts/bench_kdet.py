@@ -26,6 +26,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc
 from gamelp.models.determinism import k_sweep
@@ -44,11 +45,15 @@ def build_game(name: str) -> SequenceFormGame:
 def sweep(method: str, game_name: str, player: int, args) -> dict:
     game = build_game(game_name)
     began, cpu_began = time.perf_counter(), time.process_time()
-    if method == "mip":
-        result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
-    else:
-        result = search_sweep(game, player, rel_gap=args.gap, abs_gap=args.abs_gap,
-                              time_limit=args.search_time_limit, clock=time.process_time)
+    try:
+        if method == "mip":
+            result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
+        else:
+            result = search_sweep(game, player, rel_gap=args.gap, abs_gap=args.abs_gap,
+                                  time_limit=args.search_time_limit, clock=time.process_time)
+    except SolveError as exc:  # e.g. a MIP stopped by its time limit before any incumbent
+        return {"method": method, "game": game_name, "player": player, "failed": str(exc),
+                "seconds": time.perf_counter() - began, "cpu": time.process_time() - cpu_began}
     seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
     over = [p for p in result.points if not p.within(args.gap, args.abs_gap)]
     return {"method": method, "game": game_name, "player": player, "seconds": seconds, "cpu": cpu,
@@ -67,6 +72,10 @@ def run_pair(method: str, game_name: str, args) -> tuple[float, list[dict]]:
     print(f"{game_name}, {method}: {wall:.1f} s wall for both players in parallel "
           f"(load average {', '.join(f'{v:.1f}' for v in os.getloadavg())})", flush=True)
     for r in results:
+        if "failed" in r:
+            print(f"  player {r['player']}: failed after {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU: "
+                  f"{r['failed']}", flush=True)
+            continue
         points = r["points"]
         work = "MIPs" if method == "mip" else "searches"
         print(f"  player {r['player']}: {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, {r['solves']} {work}, {r['lps']} LPs, "
