@@ -142,7 +142,7 @@ def _cmd_kdet(args) -> int:
             print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",
                   file=sys.stderr, flush=True)
         result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
-                            **options)
+                            time_limit=args.time_limit)
         rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
     else:
         on_highs = args.backend in ("auto", "highs")

@@ -142,7 +142,7 @@ def one_line_error(capsys, argv):
     (["solve", "kuhn", "--method", "cfr", "--iterations", "1e30"], "--iterations: must be between 1 and 1000000000"),
     (["solve", "kuhn", "--method", "cfr", "--iterations", "1" + "0" * 30], "must be between 1 and 1000000000"),
     (["solve", "kuhn", "--method", "mwu", "--eta", "inf"], "--eta: must be a finite number > 0"),
-    (["solve", "kuhn", "--method", "mwu", "--eta", "1e308", "--iterations", "50"], "mwu: the strategies became non-finite"),
+    (["solve", "kuhn", "--method", "mwu", "--eta", "1e308", "--iterations", "50"], "mwu diverged: the strategies became non-finite"),
     (["kdet", "kuhn", "--player", "1", "--sweep", "--plot", "x.xyz"], "--plot: cannot write a plot as 'x.xyz'"),
     (["kdet", "kuhn", "--player", "1", "--mip-gap", "nan", "--k", "1"], "--mip-gap: must be a finite number >= 0"),
     (["mtg", "play", "--seed", "-1"], "--seed: must be at least 0, got -1"),
