@@ -54,7 +54,7 @@ def check_contract(argv, code, err):
     assert "Traceback" not in err, (argv, err)
     assert code in (0, 2), (argv, code, err)
     if code == 2:
-        errors = [line for line in err.splitlines() if re.match(r"gamelp[\w ]*: error: ", line)]
+        errors = [line for line in err.splitlines() if re.match(r"gamelp[\w -]*: error: ", line)]
         others = [line for line in err.splitlines() if line and line not in errors and not line.startswith("WARNING")]
         assert len(errors) == 1 and not others, (argv, err)
 
@@ -127,12 +127,12 @@ def test_broken_matrices(tmp_path, capsys, payoffs, deviations, robust, player):
 # ---------------------------------------------------------------------- command lines
 _COMMANDS = [["solve", "kuhn"], ["solve", "rps", "--method", "cfr+"], ["kdet", "kuhn", "--player", "1"],
              ["export", "rps"], ["validate", "rps"], ["matrix", "solve", "P"],
-             ["mtg", "play", "--evaluation", "life"], []]
+             ["mtg", "play", "--evaluation", "life"], ["export-game", "kuhn"], ["backends"], []]
 _OPTIONS = ["--player", "--iterations", "--eta", "--target-gap", "--k", "--mip-gap", "--plot", "--radius", "--robust",
             "--std", "--seed", "--first", "--deck1", "--log-level", "--backend", "--method", "--format", "-o",
-            "--model", "--sweep", "--json", "--unique", "--bogus", "--version"]
+            "--model", "--sweep", "--json", "--unique", "--bogus", "--version", "--time-limit", "--behavioural"]
 _VALUES = ["-1", "0", "1", "2", "3", "1e30", "1e3", "nan", "inf", "-inf", "x", "", "9" * 400, "0.5", "x.xyz", "k.png",
-           "out.lp", "out.mps", "missing/out.lp", "P", "S", "ellipsoidal", "interval", "debug", "bogus", "highs",
+           "out.lp", "out.mps", "missing/out.lp", "out.efg", "out.json", "P", "S", "ellipsoidal", "interval", "debug", "bogus", "highs",
            "nosuch", "cvxpy:NOSUCH", "mwu", "kdet", "99C99L", "--", "\x00"]
 
 
