@@ -23,6 +23,9 @@ verified minimax winner. ``--plot`` draws a heatmap of ours - thesis.
 
     python scripts/esche_appendix_b.py compare out/appb-exact out/appb-forest --plot docs/esche-appendix-b.png
 
+``forest-accuracy`` measures the cached 12-life forest's error rate on
+positions reached by exact play between given decks (no search over the
+forest's verdicts), to set beside the mismatch rate of a ``--verify`` sweep.
 ``matrix DIR PREFIX`` writes the played cells of a sweep, finished or not,
 as ``PREFIX_payoffs.csv`` and ``PREFIX_std.csv`` (binomial errors for an
 unfinished one). ``paired`` matches the games of two runs made with the same ``--seed`` (the
@@ -237,6 +240,20 @@ def cmd_matrix(args) -> None:
     print(f"wrote {args.prefix}_payoffs.csv and {args.prefix}_std.csv ({len(labels)} decks)")
 
 
+def cmd_forest_accuracy(args) -> None:
+    """The cached 12-life forest's accuracy on positions reached by exact play between ``--decks``."""
+    from gamelp.games.mtg.deck import Deck
+    from gamelp.games.mtg.forest import collect_positions, forest_evaluation
+
+    forest = forest_evaluation(12)
+    data = collect_positions(args.games, (12,), [args.seed, 2], label_cap=args.label_cap, workers=args.workers,
+                             decks=[Deck.parse(d) for d in args.decks.split(",")], progress=not args.quiet)
+    X, y = data.X[12], data.y[12]
+    wrong = int((forest.predict(X) != y).sum())
+    print(f"forest at 12 life on {len(y)} positions reached by exact play ({args.games} games, "
+          f"{data.capped} skipped at the label cap): {wrong} wrong ({wrong / len(y):.1%})")
+
+
 def main(argv=None) -> int:
     from gamelp.games.mtg.cli import int_list
 
@@ -265,6 +282,14 @@ def main(argv=None) -> int:
     paired.add_argument("base", help="the reference sweep directory")
     paired.add_argument("other", help="the sweep directory with one factor changed")
     paired.set_defaults(func=cmd_paired)
+    accuracy = commands.add_parser("forest-accuracy", help="the forest's error rate on exact-play positions")
+    accuracy.add_argument("--decks", default="0C28L,0C32L,0C40L,8C28L,8C32L,8C40L")
+    accuracy.add_argument("--games", type=int, default=200)
+    accuracy.add_argument("--seed", type=int, default=0)
+    accuracy.add_argument("--label-cap", type=int, default=50_000)
+    accuracy.add_argument("--workers", type=int, default=1)
+    accuracy.add_argument("--quiet", action="store_true")
+    accuracy.set_defaults(func=cmd_forest_accuracy)
     matrix = commands.add_parser("matrix", help="write a sweep's played cells (finished or not) as CSVs")
     matrix.add_argument("dir", help="sweep output directory")
     matrix.add_argument("prefix", help="output prefix: PREFIX_payoffs.csv and PREFIX_std.csv")
