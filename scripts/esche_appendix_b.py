@@ -23,7 +23,12 @@ verified minimax winner. ``--plot`` draws a heatmap of ours - thesis.
 
     python scripts/esche_appendix_b.py compare out/appb-exact out/appb-forest --plot docs/esche-appendix-b.png
 
-``paired`` matches the games of two runs made with the same ``--seed`` (the
+``forest-accuracy`` measures the cached 12-life forest's error rate on
+positions reached by exact play between given decks (no search over the
+forest's verdicts), to set beside the mismatch rate of a ``--verify`` sweep.
+``matrix DIR PREFIX`` writes the played cells of a sweep, finished or not,
+as ``PREFIX_payoffs.csv`` and ``PREFIX_std.csv`` (binomial errors for an
+unfinished one). ``paired`` matches the games of two runs made with the same ``--seed`` (the
 same deals, game by game) and prints, per cell, both win rates over the
 common games and how many games changed winner each way; McNemar's exact
 test on the pooled changes says whether the factor that differs between the
@@ -114,6 +119,8 @@ def compare(directory: Path, thesis: MatrixGame):
     index = {label: i for i, label in enumerate(thesis.row_labels)}
     cells = []
     for a, b, o, se in played_cells(directory):
+        if a not in index or b not in index:
+            continue  # a deck Appendix B does not hold
         t = thesis.payoffs[index[a], index[b]]
         z = (o - t) / np.sqrt(se**2 + t * (1 - t) / THESIS_GAMES)
         cells.append((a, b, o, se, t, z))
@@ -202,6 +209,42 @@ def cmd_paired(args) -> None:
     p = binomtest(gained, changed).pvalue if changed else 1.0
     print(f"games that changed winner: {changed} of {len(common)} ({gained} to the row deck, {lost} to the column "
           f"deck); McNemar exact p = {p:.3g}")
+    thesis = thesis_matrix()
+    index = {label: i for i, label in enumerate(thesis.row_labels)}
+    for name, column in (("base", 0), ("other", 1)):
+        gaps = [abs(1 - np.mean([w[column] for w in pairs]) - thesis.payoffs[index[a], index[b]])
+                for (a, b), pairs in cells.items() if a in index and b in index]
+        print(f"{name}: mean |rate - Appendix B| over these games {np.mean(gaps):.3f}")
+
+
+def cmd_matrix(args) -> None:
+    """Write the played cells of a (possibly unfinished) sweep as payoffs and std CSVs."""
+    thesis = thesis_matrix()
+    cells = played_cells(Path(args.dir))
+    labels = sorted({c[0] for c in cells} | {c[1] for c in cells}, key=list(thesis.row_labels).index)
+    at = {label: k for k, label in enumerate(labels)}
+    payoffs, std = np.full((len(labels),) * 2, 0.5), np.zeros((len(labels),) * 2)
+    for a, b, rate, se in cells:
+        payoffs[at[a], at[b]], payoffs[at[b], at[a]] = rate, 1 - rate
+        std[at[a], at[b]] = std[at[b], at[a]] = se
+    if len(cells) != len(labels) * (len(labels) - 1) // 2:
+        raise SystemExit(f"{args.dir}: {len(cells)} cells played, not every pair of {len(labels)} decks")
+    MatrixGame(payoffs, labels, labels, std=std).to_csv(f"{args.prefix}_payoffs.csv", std_path=f"{args.prefix}_std.csv")
+    print(f"wrote {args.prefix}_payoffs.csv and {args.prefix}_std.csv ({len(labels)} decks)")
+
+
+def cmd_forest_accuracy(args) -> None:
+    """The cached 12-life forest's accuracy on positions reached by exact play between ``--decks``."""
+    from gamelp.games.mtg.deck import Deck
+    from gamelp.games.mtg.forest import collect_positions, forest_evaluation
+
+    forest = forest_evaluation(12)
+    data = collect_positions(args.games, (12,), [args.seed, 2], label_cap=args.label_cap, workers=args.workers,
+                             decks=[Deck.parse(d) for d in args.decks.split(",")], progress=not args.quiet)
+    X, y = data.X[12], data.y[12]
+    wrong = int((forest.predict(X) != y).sum())
+    print(f"forest at 12 life on {len(y)} positions reached by exact play ({args.games} games, "
+          f"{data.capped} skipped at the label cap): {wrong} wrong ({wrong / len(y):.1%})")
 
 
 def main(argv=None) -> int:
@@ -232,6 +275,18 @@ def main(argv=None) -> int:
     paired.add_argument("base", help="the reference sweep directory")
     paired.add_argument("other", help="the sweep directory with one factor changed")
     paired.set_defaults(func=cmd_paired)
+    accuracy = commands.add_parser("forest-accuracy", help="the forest's error rate on exact-play positions")
+    accuracy.add_argument("--decks", default="0C28L,0C32L,0C40L,8C28L,8C32L,8C40L")
+    accuracy.add_argument("--games", type=int, default=200)
+    accuracy.add_argument("--seed", type=int, default=0)
+    accuracy.add_argument("--label-cap", type=int, default=50_000)
+    accuracy.add_argument("--workers", type=int, default=1)
+    accuracy.add_argument("--quiet", action="store_true")
+    accuracy.set_defaults(func=cmd_forest_accuracy)
+    matrix = commands.add_parser("matrix", help="write a sweep's played cells (finished or not) as CSVs")
+    matrix.add_argument("dir", help="sweep output directory")
+    matrix.add_argument("prefix", help="output prefix: PREFIX_payoffs.csv and PREFIX_std.csv")
+    matrix.set_defaults(func=cmd_matrix)
     args = parser.parse_args(argv)
     args.func(args)
     return 0

@@ -106,3 +106,27 @@ def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
     row = next(line.split() for line in out.splitlines() if line.split()[:2] == ["0C28L", "0C40L"])
     games, base, other, to_row, to_col = int(row[2]), float(row[3]), float(row[4]), int(row[5]), int(row[6])
     assert games == 4 and other == ours and (other - base) * games == pytest.approx(to_row - to_col)
+
+
+def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
+    import os
+    import re
+
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    from gamelp.games.mtg.forest import FEATURE_NAMES, THRESHOLDS, Forest, cache_name, trusted_dir
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 21, size=(200, len(FEATURE_NAMES))).astype(float)
+    model = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, (X[:, 0] > X[:, 22]).astype(int))
+    cache = trusted_dir(tmp_path / "cache" / "mtg")
+    (tmp_path / "cache").chmod(0o700)
+    for t in THRESHOLDS:
+        Forest.from_sklearn(model, t).save(cache / cache_name(t, 1000, 0, 9))
+    done = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "esche_appendix_b.py"), "forest-accuracy",
+                           "--decks", "0C28L,0C40L", "--games", "4", "--quiet"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GAMELP_CACHE": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    positions, wrong = (int(x) for x in re.search(r"on (\d+) positions.*: (\d+) wrong", done.stdout).groups())
+    assert 0 < positions <= 4 and 0 <= wrong <= positions

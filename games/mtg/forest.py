@@ -135,14 +135,14 @@ class TrainingSet:
     capped: int = 0
 
 
-def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules) -> dict | None:
+def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, decks=None) -> dict | None:
     """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
     or None when its exact search scores more than ``label_cap`` positions."""
     from gamelp.games.mtg.search import CapReached, Searcher
     from gamelp.games.mtg.sweep import analysed_decks
 
     rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
-    decks = analysed_decks(max_creatures)
+    decks = analysed_decks(max_creatures) if decks is None else decks
     pair = [decks[i] for i in rng.integers(len(decks), size=2)]
     game, state = Game.deal(pair[0], pair[1], rng, g % 2, rules or Rules())
     searcher = Searcher(game, None, threshold=0, cap=label_cap)
@@ -161,12 +161,13 @@ def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules) ->
 
 def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int | None = 300_000,
                       max_creatures: int = 8, rules: Rules | None = None, progress: bool = False,
-                      workers: int = 1) -> TrainingSet:
+                      workers: int = 1, decks=None) -> TrainingSet:
     """Play ``games`` perfect-information games between random decks and record, for each threshold,
     the first position at which a player has that much life or less, labelled with the game's winner.
 
-    Decks are drawn uniformly and independently from the decks analysed in
-    Esche (2018), Appendix B (at most ``max_creatures`` creatures); the first
+    Decks are drawn uniformly and independently from ``decks`` (default: the
+    decks analysed in Esche (2018), Appendix B, at most ``max_creatures``
+    creatures); the first
     player alternates. A game whose exact search scores more than
     ``label_cap`` positions gives no example (counted in ``capped``); a game
     that ends before a threshold is reached gives no example for it. Game g
@@ -180,7 +181,7 @@ def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int 
 
     thresholds = tuple(sorted(set(int(t) for t in thresholds), reverse=True))
     play = partial(_training_game, thresholds=thresholds, seed=seed, label_cap=label_cap,
-                   max_creatures=max_creatures, rules=rules)
+                   max_creatures=max_creatures, rules=rules, decks=decks)
     bar = partial(tqdm, total=games, desc="training games", unit="game", disable=not progress)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:

@@ -143,3 +143,17 @@ def test_two_processes_train_one_forest(tmp_path):
     assert len(log.read_text().split()) == 1  # one trained, the other waited on the lock and loaded
     outputs = [np.load(p) for p in sorted(directory.glob("out-*.npy"))]
     assert len(outputs) == 2 and np.array_equal(outputs[0], outputs[1])
+
+
+def test_training_shows_progress(tmp_path, monkeypatch, capsys):
+    """The first play or sweep that needs a forest trains it for minutes: a progress bar must show."""
+    rng = np.random.default_rng(0)
+
+    def quick_game(g, thresholds, **options):  # synthetic positions: the bar is under test
+        row = rng.integers(0, 20, size=len(FEATURE_NAMES)).astype(float)
+        return {t: (list(row), int(g % 2)) for t in thresholds}
+
+    monkeypatch.setattr(forest_module, "_training_game", quick_game)
+    train_forests(games=20, seed=0, trees=3, thresholds=(12,), directory=tmp_path / "mtg")
+    err = capsys.readouterr().err
+    assert "training games" in err and "20/20" in err
