@@ -3,7 +3,7 @@
 A game is two :class:`~gamelp.treeplex.Treeplex` decision processes and the
 sparse payoff matrix ``A`` of player 1 over (sequence of player 1, sequence
 of player 2): player 1 gets ``x^T A y``, player 2 gets ``-x^T A y`` (the
-JSON format of the homework, seed 004 part 2).  Evaluation needs no solver:
+JSON format of CMU 15-888 Homework 2, Fall 2021, part 2).  Evaluation needs no solver:
 expected utility, best responses and the saddle-point gap
 
     gap(x, y) = max_x' x'^T A y  -  min_y' x^T A y'  >= 0,

@@ -2,7 +2,8 @@
 
 The process is a tree of decision points (the player picks an action) and
 observation points (the player receives a signal), given as a list of nodes
-in top-down order (the homework's JSON format, seed 004 part 2).  Loading
+in top-down order (the JSON format of CMU 15-888 Homework 2,
+Fall 2021, part 2).  Loading
 validates it and builds
 
 * ``graph`` — a ``networkx.DiGraph`` with one node per point and an edge per

@@ -3,7 +3,7 @@
 One job: turn the rules of rock-paper-superscissors, Kuhn poker (H. W. Kuhn,
 "A simplified two-person poker", 1950) and Leduc poker (F. Southey et al.,
 "Bayes' bluff: opponent modelling in poker", UAI 2005) into the JSON game
-format of SPEC.md section 1 (seed 004, part 2):
+format of CMU 15-888 Homework 2 (Fall 2021), part 2:
 
 - ``decision_problem_pl1`` / ``decision_problem_pl2``: each player's
   tree-form sequential decision process, nodes in top-down order.  Decision

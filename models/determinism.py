@@ -1,8 +1,8 @@
 """Deterministic strategies and controlled determinism in sequence-form games.
 
 The deterministic ILP is the Nash LP of :mod:`gamelp.models.nash` with the
-strategy ``x`` binary.  The k-determinism MIP ``P_p(k)`` (seed 004, problem
-2.3) adds a binary ``z[ja]`` per sequence, with ``z[ja] = 1`` allowed only if
+strategy ``x`` binary.  The k-determinism MIP ``P_p(k)`` (CMU 15-888
+Homework 2 (Fall 2021), problem 2.3) adds a binary ``z[ja]`` per sequence, with ``z[ja] = 1`` allowed only if
 decision point ``j`` plays ``a`` whenever it is reached::
 
     x[ja] >= x[p_j] + z[ja] - 1     for every sequence ja   (determinism_link;

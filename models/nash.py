@@ -1,6 +1,7 @@
 """Nash-equilibrium linear programs.
 
-Sequence form (von Stengel 1996; the homework's P1 / P2, seed 004 part 2).
+Sequence form (von Stengel 1996; the P1 / P2 of the
+homework on sequence-form games, CMU 15-888 Homework 2 (Fall 2021), part 2).
 For player ``p`` with polytope ``F_p x = f_p``, the opponent's polytope
 ``F_o y = f_o`` and ``M`` player p's payoff matrix (``A`` for player 1,
 ``-A^T`` for player 2, own sequences as rows)::
@@ -16,7 +17,7 @@ sum to zero.  With ``x`` binary the same model is the deterministic ILP
 
 Matrix games (second half of the module): von Neumann's general LP for any
 payoffs and the deck-game thesis's form ``min e^T x s.t. C^T x >= e, x >= 0``
-(seed 000, Section 2.3), for the row and the column player.
+(Esche 2018, Section 2.3), for the row and the column player.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_B
 #   general (any payoffs; von Neumann's LP, Fryer 1978):
 #       row:     max v  s.t.  C^T p - v e >= 0,  e^T p = 1,  p >= 0,  v free
 #       column:  min w  s.t.  C q - w e <= 0,    e^T q = 1,  q >= 0,  w free
-#   thesis (seed 000, Section 2.3; needs the value V > 0):
+#   thesis (Esche 2018, Section 2.3; needs the value V > 0):
 #       row:     min e^T x  s.t.  C^T x >= e,  x >= 0;   p = x / e^T x,  V = 1 / e^T x
 #       column:  max e^T y  s.t.  C y <= e,    y >= 0;   q = y / e^T y,  V = 1 / e^T y
 #

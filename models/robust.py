@@ -1,6 +1,6 @@
 """Robust Nash LPs of a matrix game whose payoffs are estimates with standard deviations.
 
-The thesis (seed 000, Section 2.4) after Ben-Tal and Nemirovski, *Lectures on
+Esche (2018), Section 2.4, after Ben-Tal and Nemirovski, *Lectures on
 Modern Convex Optimization* (SIAM 2001).  The payoff matrix is only known to
 lie in an uncertainty set around the estimate ``C-hat`` with deviations
 ``Delta``::

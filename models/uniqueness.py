@@ -1,7 +1,7 @@
 """Mangasarian's uniqueness test for an optimal LP solution, from its primal and dual values.
 
 O. L. Mangasarian, "Uniqueness of solution in linear programming", Linear
-Algebra and its Applications 25 (1979) 151-162; used by the thesis (seed 000,
+Algebra and its Applications 25 (1979) 151-162; used by Esche (2018,
 Sections 2.5 and 3.3) on its deck game.
 
 Any LP :class:`~gamelp.model.Model` is brought to ``min c^T x`` subject to
