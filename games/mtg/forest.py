@@ -315,7 +315,8 @@ class Forest:
             with np.load(path, allow_pickle=False) as data:
                 stored = {name: data[name] for name in (*_ARRAYS, "life", "features")}
         except (OSError, ValueError, KeyError, EOFError) as exc:
-            raise ForestError(f"{path}: not a saved mtg forest ({exc})") from exc
+            reason = "it holds pickled objects, refused unread" if "pickle" in str(exc) else str(exc)
+            raise ForestError(f"{path}: not a saved mtg forest ({reason})") from exc
         if tuple(str(x) for x in stored["features"]) != FEATURE_NAMES:
             raise ForestError(f"{path}: forest was trained on different features; retrain it")
         for name, dtype in _ARRAYS.items():
