@@ -45,7 +45,8 @@ variable late, so all 4 get the last one's seed and play the same 250 deals
 two seatings of a seed share their deals.  Replaying that procedure on
 gym-locm's engine at the thesis's time reproduces the published cells
 exactly (e.g. max-attack v coac 51.24, coac v closet-ai 43.12), and so do
-our engine, drafters and battler on those same deals; on other deals both
+our engine, drafters and battler on those same deals
+(``gamelp.games.locm.thesis_deals.thesis_cell``); on other deals both
 engines give about 48.7 and 45.5 to 46 for these two cells.  With the
 random drafter the 4 copies differ in its picks only, so 5,000 is the
 conservative count there.
