@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gamelp.errors import LocmError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, N_CARDS, OFFER_SIZE, POOL_SIZE, run_draft
 from gamelp.games.locm.drafters import make_drafter
@@ -54,7 +55,7 @@ class Deal:
 def gym_locm_rng(seed: int) -> np.random.RandomState:
     """The generator gym-locm's ``State(seed)`` draws from (gym's seeding of a non-negative integer)."""
     if seed < 0:
-        raise ValueError(f"gym-locm seeds are non-negative, got {seed}")
+        raise LocmError(f"gym-locm seeds are non-negative, got {seed}")
     value = int.from_bytes(hashlib.sha512(str(seed % 2**64).encode()).digest()[:8], "little")
     words = []
     while value:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gamelp.errors import LocmError
 from gamelp.games.locm.thesis_deals import THESIS_SEEDS, gym_locm_deal, thesis_cell
 
 
@@ -30,3 +31,8 @@ def test_deal_shape():
 def test_figure_5_2_cells_on_the_thesis_deals(row, col, published):
     # Vieira (2020), Figure 5.2 (max-attack battler), to the digits given
     assert round(thesis_cell(row, col), 2) == published
+
+
+def test_negative_seed_refused():
+    with pytest.raises(LocmError, match="non-negative"):
+        gym_locm_deal(-1)
