@@ -8,8 +8,9 @@ played 20 sets of 1,000).  Prints each cell of our table beside the
 thesis's, with its standard error (from the binomial errors of the two
 seats) and the difference in standard errors, marking those beyond 3, and
 lists the pairs whose difference exceeds 3 standard errors of the difference
-(ours and the thesis's, whose 20,000 matches per pair give it a binomial
-error of sqrt(p (1 - p) / 20000)); then
+(ours and the thesis's, a binomial error of sqrt(p (1 - p) / 5000): its
+20,000 matches per pair hold only 5,000 distinct ones, see
+``THESIS_DISTINCT_MATCHES``); then
 the Nash mix over the drafters of our matrix and of the thesis's, each with
 Mangasarian's uniqueness verdict.  Outputs of each tournament go to
 ``--out/<battler>/`` (resumable: rerun with the same flags to continue).
@@ -33,7 +34,23 @@ from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
 from gamelp.models.uniqueness import check_uniqueness
 
-THESIS_MATCHES = 20_000  # per pair: 20 sets of 1,000 (Vieira (2020), Figure 5.2's caption)
+THESIS_DISTINCT_MATCHES = 5_000
+"""Distinct matches behind each pair's cell of Vieira (2020), Figure 5.2, which sets its sampling error.
+
+The thesis's 20,000 matches per pair (Section 5.4) are 10 seeds x 2 seatings x
+1,000 games, played by gym-locm's tournament script with ``--concurrency 4``.
+That script builds its 4 environments from lambdas that read the loop's seed
+variable late, so all 4 get the last one's seed and play the same 250 deals
+(draft offers and shuffles): each distinct match is counted 4 times, and the
+two seatings of a seed share their deals.  Replaying that procedure on
+gym-locm's engine at the thesis's time reproduces the published cells
+exactly (e.g. max-attack v coac 51.24, coac v closet-ai 43.12), and so do
+our engine, drafters and battler on those same deals
+(``gamelp.games.locm.thesis_deals.thesis_cell``); on other deals both
+engines give about 48.7 and 45.5 to 46 for these two cells.  With the
+random drafter the 4 copies differ in its picks only, so 5,000 is the
+conservative count there.
+"""
 
 # Vieira (2020), Figure 5.2: win rate (%) of the row drafter, published drafters only, in the figure's order.
 THESIS = {
@@ -75,7 +92,7 @@ def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
             if i < j:
                 rate = 100 * ours.matrix.payoffs[i, j]
                 p = thesis[i, j] / 100
-                thesis_se = 100 * np.sqrt(p * (1 - p) / THESIS_MATCHES)
+                thesis_se = 100 * np.sqrt(p * (1 - p) / THESIS_DISTINCT_MATCHES)
                 z = (rate - thesis[i, j]) / (100 * se[i, j])
                 cells.append({"battler": battler, "row": row, "col": col, "ours": rate, "se": 100 * se[i, j],
                               "thesis": float(thesis[i, j]), "z": z,
