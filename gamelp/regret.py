@@ -10,7 +10,7 @@ earned, utility ``u . x``):
   entropy ``omega(x) = sum_i x_i log x_i``, so
   ``x^t = softmax(eta (L^{t-1} + m^t))`` with ``L`` the cumulative utility
   and prediction ``m^t = 0`` (MWU) or ``m^t = l^{t-1}`` (OMWU).  Predictive
-  FTRL gives the bound of Problem 1.8 of seed 004 part 1,
+  FTRL gives the bound of Problem 1.8 of CMU 15-888 Homework 2 (Fall 2021), part 1,
   ``R^T <= log(n)/eta + eta sum_t ||l^t - m^t||_inf^2
   - 1/(4 eta) sum_{t>=2} ||x^t - x^{t-1}||_1^2``;
   regret matching ``RM`` (Hart & Mas-Colell 2000: play the positive part of

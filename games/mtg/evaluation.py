@@ -5,7 +5,7 @@ sign is the predicted winner, 0 a draw):
 
 * ``life``: the life difference, scaled into (-1, 1).
 * ``layered``: the lexicographic score of the "Min-Max Evaluation Function For
-  Magic" post (seed 002, 2009): sub-scores Limits > Wins > Creatures > Life >
+  Magic" blog post (2009): sub-scores Limits > Wins > Creatures > Life >
   Library > InPlay > InHand > Misc, each player 0's minus player 1's, compared
   from the most significant layer down. Each layer is clamped into its own
   range of bits of one integer, so comparing the packed numbers is exactly the
