@@ -10,6 +10,7 @@ one line naming the fault and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import sys
@@ -270,7 +271,26 @@ def _cmd_export_game(args) -> int:
 
 
 # ---------------------------------------------------------------------- parser
-def build_parser() -> argparse.ArgumentParser:
+# Command groups whose modules load a simulator, registered only when their command runs (or for help).
+SIMULATOR_GROUPS = {
+    "mtg": ("gamelp.games.mtg.cli", "the mini Magic: The Gathering simulator"),
+    "locm": ("gamelp.games.locm.cli", "Legends of Code and Magic 1.2: replay referee matches, play matches"),
+}
+
+
+def _command_in(argv) -> str | None:
+    """The sub-command named on a command line (``None`` when there is none yet)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--log-level":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The ``gamelp`` parser; for a command line ``argv`` the simulator groups it does not run stay unloaded."""
     parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
                            "programming: sequence-form game files (solve, kdet, validate, export), payoff "
                            "matrices (matrix) and the mini Magic simulator (mtg).")
@@ -348,12 +368,14 @@ def build_parser() -> argparse.ArgumentParser:
     export_game.set_defaults(func=_cmd_export_game)
 
     from gamelp.cli_matrix import add_subparser as add_matrix
-    from gamelp.games.locm.cli import add_subparser as add_locm
-    from gamelp.games.mtg.cli import add_subparser as add_mtg
 
     add_matrix(commands)
-    add_mtg(commands)
-    add_locm(commands)
+    wanted = _command_in(sys.argv[1:] if argv is None else argv)
+    for name, (module, summary) in SIMULATOR_GROUPS.items():
+        if wanted in commands.choices:  # another command runs: list the group in --help, import nothing
+            commands.add_parser(name, help=summary)
+        else:
+            importlib.import_module(module).add_subparser(commands)
     return parser
 
 
@@ -367,7 +389,7 @@ def _version() -> str:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
     try:

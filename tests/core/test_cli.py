@@ -216,3 +216,14 @@ def test_every_option_has_help_and_no_help_has_markup():
                 assert action.help, f"{' '.join(path)} {action.option_strings or action.dest} has no help"
         text = parser.format_help()
         assert "``" not in text and ":func:" not in text and ":class:" not in text, " ".join(path)
+
+
+def test_solve_loads_no_simulator_and_no_progress_bar():
+    """`gamelp solve` registers the simulator command groups without importing them (nor tqdm)."""
+    probe = ("import contextlib, io, sys\n"
+             "from gamelp.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    assert main(['--log-level', 'ERROR', 'solve', 'kuhn']) == 0\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('gamelp.games.', 'tqdm'))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
