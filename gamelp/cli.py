@@ -62,25 +62,21 @@ def _cmd_solve(args) -> int:
         value = result.value if args.player == 1 else -result.value
         status = "converged" if result.converged else "iteration_limit"
         payload = {"value": value, "status": status, "backend": args.method, "player": args.player,
-                   "iterations": result.iterations, "gap": result.gap}
+                   "iterations": result.iterations, "gap": result.gap,
+                   "strategy": dict(zip(own.labels, np.round(x, 12).tolist()))}
     else:
         from gamelp.models.determinism import solve_deterministic
         from gamelp.models.nash import solve_nash
 
         solver = solve_deterministic if args.deterministic else solve_nash
         result = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
-        x, value = result.strategy, result.value
-        payload = {"value": value, "status": result.solution.status, "backend": result.solution.backend,
-                   "player": args.player, "deterministic": args.deterministic,
-                   "guaranteed_value": result.guaranteed_value, "gap": _lp_gap(game, result),
-                   "wall_time": result.solution.wall_time}
+        x, payload = result.strategy, result.to_dict()
         if args.unique:
             from gamelp.models.uniqueness import check_uniqueness
 
             # The question is about the strategy x; the value variables v may have other optima.
             verdict = check_uniqueness(result.model, result.solution, blocks=("x",), backend=args.backend)
-            payload.update(verdict.as_dict())
-    payload["strategy"] = dict(zip(own.labels, np.round(x, 12).tolist()))
+            payload.update(verdict.to_dict())
     if args.behavioural:
         payload["behavioural"] = own.to_behavioural(x)
     if args.json:
@@ -110,21 +106,6 @@ def _print_behavioural(behaviour: dict) -> None:
     for point, probabilities in behaviour.items():
         shown = ", ".join(f"{action} {p:.6f}" for action, p in probabilities.items())
         print(f"  {point.replace(chr(10), ' ')}: {shown}")
-
-
-def _lp_gap(game, result) -> float:
-    """Saddle-point gap of the LP strategy and the opponent strategy read off the duals.
-
-    Without duals (a MIP), the gap between the solver's value and what the
-    strategy guarantees against a best response, both computed here.
-    """
-    duals = result.solution.duals.get("best_response")
-    if duals is None:
-        return abs(result.value - result.guaranteed_value)
-    opponent = np.clip(-duals, 0.0, None)
-    opponent[0] = 1.0
-    x, y = (result.strategy, opponent) if result.player == 1 else (opponent, result.strategy)
-    return game.saddle_point_gap(x, y)
 
 
 # ---------------------------------------------------------------------- kdet
@@ -158,7 +139,7 @@ def _cmd_kdet(args) -> int:
         else:
             sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
                             time_limit=args.time_limit, progress=progress)
-        rows = [p.as_dict() for p in sweep.points]
+        rows = [p.to_dict() for p in sweep.points]
     if args.plot:
         from gamelp.plots import plot_k_sweep
 

@@ -102,7 +102,7 @@ def run_solve(args) -> int:
         from gamelp.models.uniqueness import check_uniqueness
 
         verdict = check_uniqueness(result.model, result.solution, backend=args.backend)
-        payload.update(verdict.as_dict())
+        payload.update(verdict.to_dict())
         payload["uniqueness_summary"] = verdict.summary()
     if args.json:
         print(json.dumps(payload, indent=2, default=float))

@@ -124,7 +124,7 @@ class SweepPoint:
         """
         return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"k": self.k, "value": self.value, "bound": self.bound, "mip_gap": self.mip_gap,
                 "solved": self.solved, "determinism": self.determinism, "strategy": self.strategy}
 

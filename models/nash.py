@@ -79,6 +79,42 @@ class NashResult:
         """Solver's value minus the guaranteed value: 0 (to tolerance) for a correct optimum."""
         return self.value - self.guaranteed_value
 
+    @property
+    def opponent_strategy(self) -> np.ndarray | None:
+        """The opponent's sequence-form strategy read off the ``best_response`` duals (None without duals).
+
+        Each dual of ``M^T x - F_o^T v >= 0`` is minus the opponent's
+        realisation weight of that row's sequence (the LP dual is the
+        opponent's Nash LP); the empty sequence's weight is 1.
+        """
+        duals = self.solution.duals.get("best_response")
+        if duals is None:
+            return None
+        opponent = np.clip(-duals, 0.0, None)
+        opponent[0] = 1.0
+        return opponent
+
+    @property
+    def gap(self) -> float:
+        """Saddle-point gap of the strategy and the opponent strategy from the duals, 0 at an equilibrium.
+
+        Without duals (a MIP), the gap between the solver's value and what
+        the strategy guarantees against a best response.
+        """
+        opponent = self.opponent_strategy
+        if opponent is None:
+            return abs(self.value - self.guaranteed_value)
+        x, y = (self.strategy, opponent) if self.player == 1 else (opponent, self.strategy)
+        return self.game.saddle_point_gap(x, y)
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary: value, status, backend, player, gap and sequence label -> probability."""
+        return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
+                "player": self.player, "deterministic": self.model.variables["x"].kind == "binary",
+                "guaranteed_value": self.guaranteed_value, "gap": self.gap,
+                "wall_time": self.solution.wall_time,
+                "strategy": dict(zip(self.labels, np.round(self.strategy, 12).tolist()))}
+
 
 def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str, **options) -> NashResult:
     """Solve a model with a strategy block ``x`` of ``player`` and wrap the result."""

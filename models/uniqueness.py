@@ -99,7 +99,7 @@ class UniquenessResult:
             return np.inf
         return self.smallest_positive_dual / self.largest_zero_dual
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         """A JSON-ready summary (directions and second optimum by block as lists)."""
         def plain(values):
             return None if values is None else {k: v.tolist() for k, v in values.items()}

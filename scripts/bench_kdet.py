@@ -59,7 +59,7 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
     return {"method": method, "game": game_name, "player": player, "seconds": seconds, "cpu": cpu,
             "solves": result.mips_solved, "lps": result.lps_solved, "nodes": result.nodes,
             "over": [{"k": p.k, "value": p.value, "bound": p.bound, "gap": p.mip_gap} for p in over],
-            "points": [{key: value for key, value in p.as_dict().items() if key != "strategy"}
+            "points": [{key: value for key, value in p.to_dict().items() if key != "strategy"}
                        for p in result.points]}
 
 

@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     summary = {"value": thesis.value, "strategy": mix, "general_value": general.value,
-               "removed": {"rows": removed_rows, "columns": removed_cols}, **verdict.as_dict()}
+               "removed": {"rows": removed_rows, "columns": removed_cols}, **verdict.to_dict()}
     (out / "esche_3_1_lp.json").write_text(json.dumps(summary, indent=2, default=float))
     print(f"\nwrote {out / 'esche_3_1_lp.json'}")
     return 0

@@ -54,7 +54,7 @@ def main() -> None:
                 else:
                     sweep = k_sweep(game, player, args.backend, mip_gap=gap, time_limit=args.time_limit,
                                     progress=progress)
-            rows = [p.as_dict() for p in sweep.points]
+            rows = [p.to_dict() for p in sweep.points]
             curves[f"player {player}"] = rows
             work = f"{sweep.mips_solved} searches, {sweep.nodes} nodes" if args.method == "search" \
                 else f"{sweep.mips_solved} MIPs"

@@ -104,7 +104,7 @@ def test_search_sweep_equals_independent_mips(make_game, player):
     assert sweep.values[-1] == pytest.approx(solve_deterministic(game, player, mip_gap=1e-9).value, abs=1e-9)
     assert all(p.within(0.0, 1e-8) for p in sweep.points)
     for point in sweep.points:
-        check_point_without_solver(game, player, point.as_dict())
+        check_point_without_solver(game, player, point.to_dict())
 
 
 def test_search_sweep_stops_within_the_relative_gap():
@@ -134,7 +134,7 @@ def test_mixed_points_counts_unreached_points_as_deterministic(kuhn):
 
 def test_mip_sweep_points_carry_checkable_strategies(kuhn):
     for point in k_sweep(kuhn, 2).points:
-        check_point_without_solver(kuhn, 2, point.as_dict())
+        check_point_without_solver(kuhn, 2, point.to_dict())
 
 
 @pytest.mark.parametrize("player", [1, 2])

@@ -1,10 +1,13 @@
 """Sequence-form Nash LPs on every backend, checked against the homework's values and without a solver."""
 
+import json
+
 import numpy as np
 import pytest
 
 from gamelp.backends import check
 from gamelp.errors import BackendError
+from gamelp.models.determinism import solve_deterministic
 from gamelp.models.nash import sequence_form_lp, solve_nash
 
 LP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:CLARABEL"]
@@ -46,11 +49,27 @@ def test_leduc_fits_the_size_limited_gurobi_licence(leduc):
 def test_duals_of_the_best_response_rows_are_the_opponent_equilibrium(kuhn):
     for player in (1, 2):
         result = solve_nash(kuhn, player, "highs")
-        opponent = np.clip(-result.solution.duals["best_response"], 0, None)
-        opponent[0] = 1.0
+        opponent = result.opponent_strategy
         opp = kuhn.player(3 - player)
         assert opp.infeasibility(opponent) < 1e-9
         assert kuhn.guaranteed_value(3 - player, opponent) == pytest.approx(-result.value, abs=1e-9)
+        x, y = (result.strategy, opponent) if player == 1 else (opponent, result.strategy)
+        assert result.gap == pytest.approx(kuhn.saddle_point_gap(x, y), abs=1e-15) and result.gap < 1e-9
+
+
+def test_to_dict_is_json_ready_with_the_solved_strategy(kuhn):
+    result = solve_nash(kuhn, 2, "highs")
+    summary = json.loads(json.dumps(result.to_dict()))
+    assert summary["player"] == 2 and summary["status"] == "optimal" and summary["backend"] == "highs"
+    assert summary["value"] == pytest.approx(1 / 18, abs=1e-12) and not summary["deterministic"]
+    assert list(summary["strategy"]) == list(kuhn.pl2.labels)
+    assert kuhn.guaranteed_value(2, np.array(list(summary["strategy"].values()))) == pytest.approx(1 / 18, abs=1e-9)
+
+
+def test_a_mip_has_no_duals_so_its_gap_is_value_against_best_response(kuhn):
+    result = solve_deterministic(kuhn, 1, "highs")
+    assert result.opponent_strategy is None and result.to_dict()["deterministic"]
+    assert result.gap == pytest.approx(abs(result.value - kuhn.guaranteed_value(1, result.strategy)), abs=1e-15)
 
 
 def kuhn_family(alpha):

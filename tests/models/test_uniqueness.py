@@ -135,7 +135,7 @@ def test_tolerance_and_margin_are_reported(esche):
     assert strict.tolerance == 1e-2
     assert strict.largest_zero_dual <= 1e-2 < strict.smallest_positive_dual
     assert len(strict.K) + len(strict.L) == 33
-    payload = strict.as_dict()
+    payload = strict.to_dict()
     assert {"unique", "tolerance", "smallest_positive_dual", "largest_zero_dual"} <= payload.keys()
 
 
