@@ -19,6 +19,7 @@ from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli_args import finite_float
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
+from gamelp.models.nash import opponent_of, player_labels
 from gamelp.regret import METHODS as REGRET_METHODS
 
 
@@ -73,9 +74,8 @@ def run_solve(args) -> int:
     if not args.no_reduce:
         # A robust solve may only drop what is dominated in every matrix of the uncertainty set.
         solved, removed_rows, removed_cols = game.reduce_dominated(radius=args.radius if args.robust else 0.0)
-    payload = {"file": str(args.file), "player": args.player, "backend": args.backend, "form": args.form,
-               "shape": list(game.shape), "solved_shape": list(solved.shape),
-               "removed": {"rows": removed_rows, "columns": removed_cols}}
+    payload = {"file": str(args.file), "form": args.form, "shape": list(game.shape),
+               "solved_shape": list(solved.shape), "removed": {"rows": removed_rows, "columns": removed_cols}}
     if args.method != "lp":
         return _run_first_order(args, game, solved, payload)
     if args.robust:
@@ -83,21 +83,11 @@ def run_solve(args) -> int:
 
         result = solve_robust(solved, args.robust, args.radius, player=args.player, form=args.form,
                               backend=args.backend)
-        payload.update(robust=args.robust, radius=args.radius, nominal_value=result.nominal_value)
-        opponent = None
     else:
         from gamelp.models.nash import solve_matrix_nash
 
         result = solve_matrix_nash(solved, args.player, args.backend, form=args.form)
-        opponent = result.strategy_dict("col" if args.player == "row" else "row")
-    labels = game.row_labels if args.player == "row" else game.col_labels
-    found = result.strategy_dict()
-    payload["backend"] = result.solution.backend  # the one that ran ("auto" resolved)
-    payload.update(value=result.value, guaranteed_value=result.guaranteed_value,
-                   status=result.solution.status, strategy={label: found.get(label, 0.0) for label in labels})
-    if opponent is not None:
-        other = game.col_labels if args.player == "row" else game.row_labels
-        payload["opponent_strategy"] = {label: opponent.get(label, 0.0) for label in other}
+    payload.update(_with_removed_labels(result.to_dict(), game))
     if args.unique:
         from gamelp.models.uniqueness import check_uniqueness
 
@@ -121,15 +111,7 @@ def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) 
     result = solve_matrix_first_order(solved, args.method, target_gap=args.target_gap, iterations=args.iterations,
                                       exact=args.exact, backend=args.backend,
                                       progress=None if args.json else _regret_progress(args.iterations))
-    own, other = ("row", "col") if args.player == "row" else ("col", "row")
-    found, opponent = result.strategy_dict(own), result.strategy_dict(other)
-    labels = game.row_labels if args.player == "row" else game.col_labels
-    other_labels = game.col_labels if args.player == "row" else game.row_labels
-    payload.update(backend=args.method, value=result.value, gap=result.gap, iterations=result.iterations,
-                   status="converged" if result.converged else "iteration_limit",
-                   guaranteed_value=result.value - result.gap, lp_rounds=result.lp_rounds,
-                   strategy={label: found.get(label, 0.0) for label in labels},
-                   opponent_strategy={label: opponent.get(label, 0.0) for label in other_labels})
+    payload.update(_with_removed_labels(result.to_dict(args.player), game))
     if args.json:
         print(json.dumps(payload, indent=2, default=float))
         return 0
@@ -141,6 +123,15 @@ def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) 
         print(f"the first-order run stopped at the iteration limit ({result.iterations} iterations) before "
               f"reaching the target gap {args.target_gap:g}")
     return 0
+
+
+def _with_removed_labels(summary: dict, game: MatrixGame) -> dict:
+    """The solved (reduced) game's summary with its strategies over all of ``game``'s labels, removed at 0."""
+    player = summary["player"]
+    for key, whose in (("strategy", player), ("opponent_strategy", opponent_of(player))):
+        if key in summary:
+            summary[key] = {label: summary[key].get(label, 0.0) for label in player_labels(game, whose)}
+    return summary
 
 
 def _print_text(payload: dict) -> None:

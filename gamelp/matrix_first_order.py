@@ -27,6 +27,7 @@ import numpy as np
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import SolveError
 from gamelp.matrix import MatrixGame
+from gamelp.models.nash import opponent_of, player_labels, solve_matrix_nash
 from gamelp.regret import solve_regret
 
 EXACT_TOLERANCE = 1e-9   # saddle-point gap accepted as exact from the support-seeded LP
@@ -48,10 +49,22 @@ class FirstOrderResult:
     lp_rounds: int = 0        # LPs solved on growing supports (0: no exact step)
     lp_shape: tuple[int, int] | None = None  # rows x columns of the last restricted LP
 
+    @property
+    def strategy(self) -> np.ndarray:
+        """The row player's strategy (``value`` is the row player's payoff)."""
+        return self.row_strategy
+
     def strategy_dict(self, player: str = "row") -> dict[str, float]:
-        if player == "row":
-            return dict(zip(self.game.row_labels, self.row_strategy.tolist()))
-        return dict(zip(self.game.col_labels, self.col_strategy.tolist()))
+        """Label -> probability for ``player`` ("row" or "col"), zeros included."""
+        strategy = self.row_strategy if player == "row" else self.col_strategy
+        return dict(zip(player_labels(self.game, player), strategy.tolist()))
+
+    def to_dict(self, player: str = "row") -> dict:
+        """JSON-ready summary from ``player``'s side: value, gap, status, the method and both strategies."""
+        return {"value": self.value, "status": "converged" if self.converged else "iteration_limit",
+                "backend": self.method, "player": player, "gap": self.gap, "iterations": self.iterations,
+                "guaranteed_value": self.value - self.gap, "lp_rounds": self.lp_rounds,
+                "strategy": self.strategy_dict(player), "opponent_strategy": self.strategy_dict(opponent_of(player))}
 
 
 def saddle_point_gap(C: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
@@ -71,8 +84,6 @@ def solve_matrix_first_order(game: MatrixGame, method: str = "pcfr+", *, target_
 
 def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_rounds: int = 50) -> FirstOrderResult:
     """Exact equilibrium from an approximate one: the Nash LP on growing supports (double oracle)."""
-    from gamelp.models.nash import solve_matrix_nash
-
     game, C = start.game, start.game.payoffs
     x, y = start.row_strategy, start.col_strategy
     rows = np.union1d(np.flatnonzero(x > SUPPORT_FRACTION * x.max()), [int(np.argmax(C @ y))])

@@ -1,0 +1,20 @@
+"""Solver models of games (Nash LPs, deterministic and k-determinism MIPs, robust LPs, uniqueness test).
+
+Their strategy results share one small protocol, :class:`GameResult`: a
+``value``, a ``strategy`` and ``to_dict()``, a JSON-ready summary (value,
+status, backend, player, strategy as label -> probability, ...) that the
+``gamelp`` command prints as it is.  Players are ``1`` / ``2`` in
+sequence-form games and ``"row"`` / ``"col"`` in matrix games.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class GameResult(Protocol):
+    value: float
+    strategy: object  # an array over the player's sequences or pure strategies (a label dict for sweep points)
+
+    def to_dict(self) -> dict: ...

@@ -154,6 +154,18 @@ def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_B
 
 MATRIX_FORMS = ("general", "thesis")
 PLAYERS = ("row", "col")
+# One name per role in every matrix model (both players, both forms, robust or not): the solved player's
+# strategy (p, q, or the thesis form's scaled x, y above) and the value (v, w).
+STRATEGY_BLOCK, VALUE_BLOCK = "x", "v"
+
+
+def player_labels(game: MatrixGame, player: str) -> tuple[str, ...]:
+    """The labels of ``player``'s ("row" or "col") pure strategies."""
+    return game.row_labels if player == "row" else game.col_labels
+
+
+def opponent_of(player: str) -> str:
+    return "col" if player == "row" else "row"
 
 
 def _check_player_form(player: str, form: str) -> None:
@@ -182,23 +194,23 @@ def matrix_nash_lp(game: MatrixGame, player: str = "row", form: str = "general")
     if form == "thesis":
         _check_value_positive(game)
         if player == "row":
-            x = model.add_variables("x", m, lb=0.0, labels=game.row_labels)
+            x = model.add_variables(STRATEGY_BLOCK, m, lb=0.0, labels=game.row_labels)
             model.add_constraints("payoff", {x: C.T}, ">=", 1.0, labels=game.col_labels)
             model.set_objective({x: np.ones(m)}, sense="min")
         else:
-            y = model.add_variables("y", n, lb=0.0, labels=game.col_labels)
+            y = model.add_variables(STRATEGY_BLOCK, n, lb=0.0, labels=game.col_labels)
             model.add_constraints("payoff", {y: C}, "<=", 1.0, labels=game.row_labels)
             model.set_objective({y: np.ones(n)}, sense="max")
         return model
     if player == "row":
-        p = model.add_variables("p", m, lb=0.0, labels=game.row_labels)
-        v = model.add_variables("v", 1, lb=-np.inf, labels=("value",))
+        p = model.add_variables(STRATEGY_BLOCK, m, lb=0.0, labels=game.row_labels)
+        v = model.add_variables(VALUE_BLOCK, 1, lb=-np.inf, labels=("value",))
         model.add_constraints("payoff", {p: C.T, v: -np.ones((n, 1))}, ">=", 0.0, labels=game.col_labels)
         model.add_constraints("simplex", {p: np.ones((1, m))}, "==", 1.0)
         model.set_objective({v: [1.0]}, sense="max")
     else:
-        q = model.add_variables("q", n, lb=0.0, labels=game.col_labels)
-        w = model.add_variables("w", 1, lb=-np.inf, labels=("value",))
+        q = model.add_variables(STRATEGY_BLOCK, n, lb=0.0, labels=game.col_labels)
+        w = model.add_variables(VALUE_BLOCK, 1, lb=-np.inf, labels=("value",))
         model.add_constraints("payoff", {q: C, w: -np.ones((m, 1))}, "<=", 0.0, labels=game.row_labels)
         model.add_constraints("simplex", {q: np.ones((1, n))}, "==", 1.0)
         model.set_objective({w: [1.0]}, sense="min")
@@ -230,22 +242,29 @@ class MatrixNashResult:
     solution: Solution
     model: Model
 
+    def strategy_of(self, player: str) -> np.ndarray:
+        """The strategy of ``player`` ("row" or "col")."""
+        _check_player_form(player, "general")
+        return self.row_strategy if player == "row" else self.col_strategy
+
     @property
     def strategy(self) -> np.ndarray:
         """The solved player's strategy."""
-        return self.row_strategy if self.player == "row" else self.col_strategy
+        return self.strategy_of(self.player)
+
+    @property
+    def opponent_strategy(self) -> np.ndarray:
+        """The other player's strategy, read from the duals."""
+        return self.strategy_of(opponent_of(self.player))
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return self.game.row_labels if self.player == "row" else self.game.col_labels
+        return player_labels(self.game, self.player)
 
     def strategy_dict(self, player: str | None = None) -> dict[str, float]:
         """Label -> probability for ``player`` (default: the solved one), zeros included."""
         player = player or self.player
-        _check_player_form(player, "general")
-        if player == "row":
-            return dict(zip(self.game.row_labels, self.row_strategy.tolist()))
-        return dict(zip(self.game.col_labels, self.col_strategy.tolist()))
+        return dict(zip(player_labels(self.game, player), self.strategy_of(player).tolist()))
 
     @property
     def guaranteed_value(self) -> float:
@@ -259,6 +278,13 @@ class MatrixNashResult:
         """Best-response gap of the strategy pair: max_i (C q)_i - min_j (C^T p)_j, 0 at an equilibrium."""
         C = self.game.payoffs
         return float((C @ self.col_strategy).max() - (C.T @ self.row_strategy).min())
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary: value, status, backend, player, form, gap and both strategies by label."""
+        return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
+                "player": self.player, "form": self.form, "guaranteed_value": self.guaranteed_value,
+                "gap": self.saddle_gap, "strategy": self.strategy_dict(),
+                "opponent_strategy": self.strategy_dict(opponent_of(self.player))}
 
 
 def solve_matrix_nash(game: MatrixGame, player: str = "row", backend: str = DEFAULT_BACKEND, *,
@@ -282,10 +308,10 @@ def solve_matrix_nash(game: MatrixGame, player: str = "row", backend: str = DEFA
     dual = solution.duals["payoff"]
     if form == "general":
         value = float(solution.objective)
-        own = _normalised(solution.values["p" if player == "row" else "q"], f"{model.name} strategy")
+        own = _normalised(solution.values[STRATEGY_BLOCK], f"{model.name} strategy")
         other = _normalised(-dual, f"{model.name} payoff duals")
     else:
-        scaled = solution.values["x" if player == "row" else "y"]
+        scaled = solution.values[STRATEGY_BLOCK]
         if not solution.objective > 0:
             raise SolveError(f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
                              "the game's value is not positive; use form='general'")

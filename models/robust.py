@@ -50,7 +50,7 @@ from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import ModelError, SolveError
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
-from gamelp.models.nash import MATRIX_FORMS, PLAYERS
+from gamelp.models.nash import MATRIX_FORMS, PLAYERS, STRATEGY_BLOCK, VALUE_BLOCK, player_labels
 from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
 
 KINDS = ("interval", "ellipsoidal", "conic")
@@ -180,18 +180,18 @@ def _base_model(game: MatrixGame, player: str, form: str, name: str):
         raise ModelError(f"player must be one of {PLAYERS}, got {player!r}")
     if form not in MATRIX_FORMS:
         raise ModelError(f"form must be one of {MATRIX_FORMS}, got {form!r}")
-    labels = game.row_labels if player == "row" else game.col_labels
+    labels = player_labels(game, player)
     model = Model(f"robust_{name}_{form}_{player}")
     size = len(labels)
     if form == "general":
-        z = model.add_variables("p" if player == "row" else "q", size, lb=0.0, labels=labels)
-        value = model.add_variables("v" if player == "row" else "w", 1, lb=-np.inf, labels=("value",))
+        z = model.add_variables(STRATEGY_BLOCK, size, lb=0.0, labels=labels)
+        value = model.add_variables(VALUE_BLOCK, 1, lb=-np.inf, labels=("value",))
         model.add_constraints("simplex", {z: np.ones((1, size))}, "==", 1.0)
         model.set_objective({value: [1.0]}, sense="max" if player == "row" else "min")
-        # t_k = v (row) or -w (column): moved to the left-hand side as -v or +w.
+        # t_k = v (row) or -v (column): moved to the left-hand side as -v or +v.
         terms = {value: np.full((_num_rows(game, player), 1), -1.0 if player == "row" else 1.0)}
         return model, z, terms, 0.0
-    z = model.add_variables("x" if player == "row" else "y", size, lb=0.0, labels=labels)
+    z = model.add_variables(STRATEGY_BLOCK, size, lb=0.0, labels=labels)
     model.set_objective({z: np.ones(size)}, sense="min" if player == "row" else "max")
     return model, z, {}, 1.0 if player == "row" else -1.0
 
@@ -377,11 +377,18 @@ class RobustResult:
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return self.game.row_labels if self.player == "row" else self.game.col_labels
+        return player_labels(self.game, self.player)
 
     def strategy_dict(self) -> dict[str, float]:
         """Label -> probability, zeros included."""
         return dict(zip(self.labels, self.strategy.tolist()))
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary: value, status, backend, player, form, the uncertainty set and the strategy."""
+        return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
+                "player": self.player, "form": self.form, "robust": self.kind, "radius": self.radius,
+                "guaranteed_value": self.guaranteed_value, "nominal_value": self.nominal_value,
+                "strategy": self.strategy_dict()}
 
 
 def solve_robust(game: MatrixGame, kind: str, radius: float = 0.0, *, player: str = "row", form: str = "general",
@@ -395,9 +402,7 @@ def solve_robust(game: MatrixGame, kind: str, radius: float = 0.0, *, player: st
             raise SolveError(f"{model.name} on {backend}: the LP is {solution.status}: the robust value is not "
                              "positive, which the thesis form needs; use form='general'")
         raise SolveError(f"{model.name} on {backend}: no optimum ({solution.status})")
-    block = model.variables["p" if player == "row" else "q"] if form == "general" else \
-        model.variables["x" if player == "row" else "y"]
-    raw = np.clip(solution.values[block.name], 0.0, None)
+    raw = np.clip(solution.values[STRATEGY_BLOCK], 0.0, None)
     if not raw.sum() > 0:
         raise SolveError(f"{model.name} on {backend}: the strategy is all zeros")
     strategy = raw / raw.sum()

@@ -109,7 +109,25 @@ def test_column_strategy_read_from_duals_matches_column_lp():
     C = game.payoffs
     # The duals' strategy secures exactly what the column player's own LP secures.
     assert (C @ row.col_strategy).max() == pytest.approx((C @ col.col_strategy).max(), abs=1e-9)
-    assert row.model.variables["p"].labels == game.row_labels
+    assert row.model.variables["x"].labels == game.row_labels
+
+
+@pytest.mark.parametrize("form", ["general", "thesis"])
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_one_block_name_per_role_and_a_json_ready_summary(esche, player, form):
+    result = solve_matrix_nash(esche, player, form=form)
+    assert set(result.model.variables) == ({"x", "v"} if form == "general" else {"x"})
+    summary = json.loads(json.dumps(result.to_dict()))
+    assert (summary["player"], summary["form"], summary["status"], summary["backend"]) == \
+        (player, form, "optimal", "highs")
+    assert summary["value"] == pytest.approx(result.value) and summary["gap"] < 1e-9
+    other = "col" if player == "row" else "row"
+    mine, theirs = (esche.row_labels, esche.col_labels) if player == "row" else (esche.col_labels, esche.row_labels)
+    assert list(summary["strategy"]) == list(mine) and list(summary["opponent_strategy"]) == list(theirs)
+    np.testing.assert_allclose(list(summary["opponent_strategy"].values()), result.opponent_strategy)
+    assert summary["opponent_strategy"] == result.strategy_dict(other)
+    assert support(summary["strategy" if player == "row" else "opponent_strategy"]) == \
+        pytest.approx(THESIS_MIX, abs=1e-7)
 
 
 def test_bad_arguments():

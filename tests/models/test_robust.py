@@ -156,3 +156,16 @@ def test_errors(small):
             (2, 2), interval_set((2, 2), 1.0).blocks + interval_set((2, 2), 1.0).blocks)
     with pytest.raises(ModelError, match="cones cover"):
         conic_set((2, 2), sp.identity(4), np.ones(4), [("orthant", 3)])
+
+
+@pytest.mark.parametrize("form", ["general", "thesis"])
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_json_ready_summary_names_the_set_and_the_strategy(small, player, form):
+    result = solve_robust(small, "interval", 1.0, player=player, form=form)
+    assert set(result.model.variables) >= {"x"} and not {"p", "q", "w", "y"} & set(result.model.variables)
+    summary = result.to_dict()
+    assert (summary["player"], summary["form"], summary["robust"], summary["radius"], summary["backend"]) == \
+        (player, form, "interval", 1.0, "highs")
+    assert summary["value"] == pytest.approx(summary["guaranteed_value"], abs=1e-7)
+    assert list(summary["strategy"]) == list(small.row_labels if player == "row" else small.col_labels)
+    assert sum(summary["strategy"].values()) == pytest.approx(1.0)

@@ -85,7 +85,7 @@ def test_general_form_on_appendix_b_is_unique(esche):
     result = solve_matrix_nash(esche, "col")
     verdict = check_uniqueness(result.model, result.solution)
     assert verdict.unique and verdict.rank == verdict.num_variables == 34
-    assert_unique_independently(result.model, result.solution, "q")
+    assert_unique_independently(result.model, result.solution)
 
 
 def test_duplicated_deck_makes_the_mix_non_unique(esche):
@@ -107,13 +107,13 @@ def test_weakly_dominated_row_gives_a_segment_of_optima():
     game = MatrixGame([[1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]], ["left", "right", "safe"], ["l", "r"])
     result = solve_matrix_nash(game)
     verdict = check_uniqueness(result.model, result.solution)
-    assert_second_optimum(verdict, result.model, result.solution, "p")
-    p2 = verdict.second_point["p"]
+    assert_second_optimum(verdict, result.model, result.solution, "x")
+    p2 = verdict.second_point["x"]
     assert p2.sum() == pytest.approx(1.0) and (game.payoffs.T @ p2).min() >= -1e-9
     # The column player's optimum (1/2, 1/2) is unique.
     col = solve_matrix_nash(game, "col")
     assert check_uniqueness(col.model, col.solution).unique
-    assert_unique_independently(col.model, col.solution, "q")
+    assert_unique_independently(col.model, col.solution)
 
 
 def test_rank_deficient_active_system_is_not_unique():
