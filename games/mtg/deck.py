@@ -18,7 +18,6 @@ from gamelp.errors import GamelpError
 
 MOUNTAIN, BOLT, DEVIL = 0, 1, 2
 CARD_LETTERS = "MLC"  # the letter of each card code, as in deck names
-CARD_NAMES = ("Mountain", "Lightning Bolt", "Vexing Devil")
 DECK_SIZE = 60
 
 _DECK_NAME = re.compile(r"^\s*(\d+)\s*C\s*(\d+)\s*L\s*$", re.IGNORECASE)

@@ -96,11 +96,6 @@ class Rules:
     life_payment: int = 4
 
 
-def player_base(player: int) -> int:
-    """Offset of ``player``'s fields in a state."""
-    return PLAYER_BASE[player]
-
-
 def decider(state) -> int:
     """The player who chooses at this decision point."""
     phase = state[PHASE]

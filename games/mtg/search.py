@@ -94,9 +94,6 @@ class Searcher:
         self.leaves = 0
         self.evaluations = 0
 
-    def is_cutoff(self, state) -> bool:
-        return state[LIFE0] <= self.threshold or state[LIFE1] <= self.threshold
-
     @_searches_deep
     def value(self, state) -> float:
         """Minimax value of ``state`` for player 0 (1 win, -1 loss, evaluations in between)."""
