@@ -44,7 +44,7 @@ import numpy as np
 from gamelp.errors import GamelpError
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,
-    SICK, TAPPED, TURN, Game, Rules, decider, is_over,
+    SICK, TAPPED, TURN, Game, Rules, at_cutoff, decider, is_over,
 )
 
 logger = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, de
     recorded = {}
     try:
         for t in thresholds:
-            while not is_over(state) and min(state[_B0 + LIFE], state[_B1 + LIFE]) > t:
+            while not is_over(state) and not at_cutoff(state, t):
                 state = game.step(state, searcher.best_move(state)[0])
             if is_over(state):
                 break

@@ -28,11 +28,10 @@ import sys
 from contextlib import contextmanager
 from typing import Callable
 
-from gamelp.games.mtg.engine import ACTIVE, OVER, PAY, PHASE, BLOCK, RESPOND, WINNER, Game
+from gamelp.games.mtg.engine import ACTIVE, OVER, PAY, PHASE, BLOCK, RESPOND, WINNER, Game, at_cutoff
 
 Evaluation = Callable[[Game, tuple], float]
 
-LIFE0, LIFE1 = 6, 16  # the two life fields of a state
 DEFAULT_TT_LIMIT = 2_000_000  # entries; the table is cleared when it grows past this
 SEARCH_RECURSION_LIMIT = 20_000  # the search recurses once per move of the game played out
 
@@ -136,7 +135,7 @@ class Searcher:
         if s[PHASE] == OVER:
             self._leaf()
             return 1.0 if s[WINNER] == 0 else -1.0
-        if s[LIFE0] <= self.threshold or s[LIFE1] <= self.threshold:
+        if at_cutoff(s, self.threshold):
             self._leaf()
             self.evaluations += 1
             v = self.evaluate(self.game, s)
@@ -202,7 +201,7 @@ def minimax(game: Game, state, evaluate: Evaluation | None = None, threshold: in
 def _minimax(game: Game, state, evaluate: Evaluation | None, threshold: int) -> float:
     if state[PHASE] == OVER:
         return 1.0 if state[WINNER] == 0 else -1.0
-    if state[LIFE0] <= threshold or state[LIFE1] <= threshold:
+    if at_cutoff(state, threshold):
         return evaluate(game, state)
     values = [_minimax(game, game.step(state, m), evaluate, threshold) for m in game.legal_moves(state)]
     return max(values) if _maximiser_moves(state) else min(values)
