@@ -82,3 +82,11 @@ def thesis_decks(max_creatures: int = 8, step: int = 4) -> list[Deck]:
         for c in range(0, max_creatures + 1, step)
         for b in range(0, DECK_SIZE - c + 1, step)
     ]
+
+
+def analysed_decks(max_creatures: int = 8) -> list[Deck]:
+    """The decks the thesis analysed: more than 12 non-land cards and at least one Mountain.
+
+    33 decks for ``max_creatures=8`` (Appendix B), 55 for 16 (Table 3.4).
+    """
+    return [d for d in thesis_decks(max_creatures) if 12 < d.creatures + d.bolts < DECK_SIZE]

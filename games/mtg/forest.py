@@ -42,10 +42,12 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.errors import GamelpError
+from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,
     SICK, TAPPED, TURN, Game, Rules, at_cutoff, decider, is_over,
 )
+from gamelp.games.mtg.search import CapReached, Searcher
 
 logger = logging.getLogger(__name__)
 
@@ -138,9 +140,6 @@ class TrainingSet:
 def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, decks=None) -> dict | None:
     """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
     or None when its exact search scores more than ``label_cap`` positions."""
-    from gamelp.games.mtg.search import CapReached, Searcher
-    from gamelp.games.mtg.sweep import analysed_decks
-
     rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
     decks = analysed_decks(max_creatures) if decks is None else decks
     pair = [decks[i] for i in rng.integers(len(decks), size=2)]
