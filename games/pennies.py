@@ -33,11 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GamelpError
-
-
-class MatrixGameSimError(GamelpError):
-    """Bad input to a repeated win/lose game simulation (weights, sizes, options)."""
+from gamelp.errors import MatrixGameSimError
 
 
 @dataclass

@@ -40,15 +40,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from gamelp.errors import GamelpError
+from gamelp.errors import PokerRulesError
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 _RANK_LABELS = "23456789TJQKA"
 _ACTION_ORDER = "kfcbr"  # signal order of opponent moves (no bet: k,b/r; facing a bet: f,c,r)
-
-
-class PokerRulesError(GamelpError):
-    """The parameters asked of a poker generator do not describe a playable game."""
 
 
 # A player's view of the play so far: a tuple of events (kind, key) with kind

@@ -14,17 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamelp.errors import GamelpError
+from gamelp.errors import DeckError
 
 MOUNTAIN, BOLT, DEVIL = 0, 1, 2
 CARD_LETTERS = "MLC"  # the letter of each card code, as in deck names
 DECK_SIZE = 60
 
 _DECK_NAME = re.compile(r"^\s*(\d+)\s*C\s*(\d+)\s*L\s*$", re.IGNORECASE)
-
-
-class DeckError(GamelpError):
-    """A deck name or a deck's card counts are not a valid 60-card deck."""
 
 
 @dataclass(frozen=True, order=True)

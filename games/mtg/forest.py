@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GamelpError
+from gamelp.errors import ForestError
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,
@@ -53,10 +53,6 @@ logger = logging.getLogger(__name__)
 
 THRESHOLDS = (12, 8, 4)  # Esche (2018), Section 2.6
 _B0, _B1 = PLAYER_BASE
-
-
-class ForestError(GamelpError):
-    """A forest cannot be trained with the settings given, or its file or cache cannot be trusted or read."""
 
 
 # ---- the 60 predictors ------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gamelp.errors import GamelpError
+from gamelp.errors import MtgError
 from gamelp.games.mtg.deck import BOLT, DECK_SIZE, DEVIL, MOUNTAIN, Deck, thesis_decks
 from gamelp.games.mtg.engine import (
     ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, PAY, PHASE,
@@ -46,10 +46,6 @@ from gamelp.games.mtg.search import CapReached, Searcher
 
 TIER_STEP = 4
 PLAYER_KINDS = ("perfect", "imperfect", "aggressive", "defensive", "random")
-
-
-class MtgError(GamelpError):
-    """A mini-Magic game asked for with a setting the engine does not know (player kind, evaluation, ...)."""
 
 
 @dataclass
