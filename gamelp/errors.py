@@ -1,5 +1,6 @@
 """The gamelp exception family: every error a user can cause is a GamelpError.
 
+Every error class lives here (the modules that raise one import it from here).
 Messages name the file, node, entry or model block at fault, so the CLI can
 print the one line and exit non-zero; :func:`shown` keeps user-supplied
 values in those messages short.
@@ -53,6 +54,46 @@ class RunError(GamelpError):
 
 class LocmError(GamelpError):
     """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
+
+
+class MatrixGameError(GamelpError):
+    """A matrix game built in code is inconsistent (shapes, labels, NaN, negative deviations)."""
+
+
+class RegretError(GamelpError):
+    """Bad options for a regret-minimisation run (unknown method, step size, iteration count, matrix)."""
+
+
+class MatrixGameSimError(GamelpError):
+    """Bad input to a repeated win/lose game simulation (weights, sizes, options)."""
+
+
+class YugiohError(GamelpError):
+    """Bad input to the Yu-Gi-Oh simulator (a deck, a weight, a position)."""
+
+
+class PokerRulesError(GamelpError):
+    """The parameters asked of a poker generator do not describe a playable game."""
+
+
+class ForestError(GamelpError):
+    """A forest cannot be trained with the settings given, or its file or cache cannot be trusted or read."""
+
+
+class MtgError(GamelpError):
+    """A mini-Magic game asked for with a setting the engine does not know (player kind, evaluation, ...)."""
+
+
+class DeckError(GamelpError):
+    """A deck name or a deck's card counts are not a valid 60-card deck."""
+
+
+class OpenSpielImportError(GameFileError):
+    """An OpenSpiel game cannot be imported (not two-player zero-sum, sampled chance, too large, ...)."""
+
+
+class GambitFileError(GameFileError):
+    """A Gambit .nfg or .efg file is malformed, or is not a two-player zero-sum game."""
 
 
 _SHORT = reprlib.Repr()

@@ -118,9 +118,22 @@ class SequenceFormGame:
         return {"decision_problem_pl1": nodes(self.pl1), "decision_problem_pl2": nodes(self.pl2),
                 "utility_pl1": utility}
 
+    def to_json(self) -> str:
+        """The game file's text: one node or utility entry per line, keys in format order.
+
+        Floats are written with ``repr`` and so read back bit-for-bit.
+        """
+        data = self.to_dict()
+        blocks = []
+        for key in _TOP_KEYS:
+            items = ",\n".join("  " + json.dumps(item) for item in data[key])
+            blocks.append(f' "{key}": [\n{items}\n ]')
+        return "{\n" + ",\n".join(blocks) + "\n}\n"
+
     def save(self, path) -> None:
+        """Write the game file (:meth:`to_json`) to ``path`` atomically."""
         with atomic_write(path) as handle:
-            handle.write(json.dumps(self.to_dict(), indent=1) + "\n")
+            handle.write(self.to_json())
 
     # ------------------------------------------------------------------ evaluation
     def player(self, p: int) -> Treeplex:

@@ -28,12 +28,8 @@ from typing import Sequence
 
 import numpy as np
 
-from gamelp.errors import GamelpError, MatrixFileError
+from gamelp.errors import MatrixFileError, MatrixGameError
 from gamelp.io import atomic_write, open_regular
-
-
-class MatrixGameError(GamelpError):
-    """A matrix game built in code is inconsistent (shapes, labels, NaN, negative deviations)."""
 
 
 def _labels(labels: Sequence[str] | None, size: int, prefix: str, what: str) -> tuple[str, ...]:

@@ -1,15 +1,26 @@
-"""Plots written to files by the CLI and the scripts (matplotlib, Agg backend)."""
+"""Plots written to files by the CLI, the simulators and the scripts.
+
+Figures are built with matplotlib's object API (``matplotlib.figure.Figure``), never through
+pyplot, so drawing one neither picks nor forces a GUI backend and leaves no figure open.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from gamelp.io import atomic_path
 
-from gamelp.io import atomic_path  # noqa: E402
+
+def save_figure(fig: Figure, path) -> Path:
+    """Lay out ``fig`` and write it atomically to ``path``, the format taken from the extension."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    with atomic_path(path) as temporary:
+        fig.savefig(temporary, dpi=120, format=path.suffix.lstrip(".") or None)
+    return path
 
 
 def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value against k") -> Path:
@@ -18,7 +29,8 @@ def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value agains
     Where rows carry a ``bound`` above the value (a MIP stopped before its gap), the band
     between the two is shaded: the true value lies in it.
     """
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     for label, rows in curves.items():
         ks, values = [r["k"] for r in rows], [r["value"] for r in rows]
         (line,) = ax.step(ks, values, where="post", marker=".", label=label)
@@ -31,10 +43,4 @@ def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value agains
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as temporary:
-        fig.savefig(temporary, dpi=120, format=path.suffix.lstrip(".") or None)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

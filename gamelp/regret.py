@@ -59,16 +59,12 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.errors import GamelpError
+from gamelp.errors import RegretError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.treeplex import Treeplex
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
-
-
-class RegretError(GamelpError):
-    """Bad options for a regret-minimisation run (unknown method, step size, iteration count, matrix)."""
 
 
 # ---------------------------------------------------------------------------------------- simplices

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GameFileError
+from gamelp.errors import GambitFileError
 from gamelp.io import read_text, write_text
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
@@ -45,10 +45,6 @@ from gamelp.matrix import MatrixGame, MatrixGameError
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
 ZERO_SUM_TOLERANCE = 1e-9
-
-
-class GambitFileError(GameFileError):
-    """A Gambit .nfg or .efg file is malformed, or is not a two-player zero-sum game."""
 
 
 class _Tokens:

@@ -26,16 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.errors import GameFileError
+from gamelp.errors import OpenSpielImportError
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
 
 PREFIX = "openspiel:"
 DEFAULT_MAX_HISTORIES = 2_000_000
-
-
-class OpenSpielImportError(GameFileError):
-    """An OpenSpiel game cannot be imported (not two-player zero-sum, sampled chance, too large, ...)."""
 
 
 @dataclass(frozen=True, eq=False)

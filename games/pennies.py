@@ -33,11 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GamelpError
-
-
-class MatrixGameSimError(GamelpError):
-    """Bad input to a repeated win/lose game simulation (weights, sizes, options)."""
+from gamelp.errors import MatrixGameSimError
 
 
 @dataclass
@@ -179,12 +175,12 @@ PAPER_START_B = (1.0, 0.0)
 def plot_weights(series: dict[str, tuple[np.ndarray, np.ndarray]], path, ylabel: str,
                  title: str, equilibrium: float | None = None) -> Path:
     """Line plot of weights over plays, one line per label (``label -> (plays, weights)``)."""
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from gamelp.plots import save_figure
 
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig = Figure(figsize=(8, 4))
+    ax = fig.subplots()
     for label, (x, y) in series.items():
         ax.plot(x, y, label=label, lw=1.2)
     if equilibrium is not None:
@@ -195,17 +191,17 @@ def plot_weights(series: dict[str, tuple[np.ndarray, np.ndarray]], path, ylabel:
     ax.set_ylim(-0.02, 1.02)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_score_histograms(panels: list[tuple[str, np.ndarray, np.ndarray]], path, title: str) -> Path:
     """One panel per ``(caption, scores of A, scores of B)``: overlaid histograms of the scores."""
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from gamelp.plots import save_figure
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 3.6), squeeze=False)
+    fig = Figure(figsize=(4.5 * len(panels), 3.6))
+    axes = fig.subplots(1, len(panels), squeeze=False)
     for ax, (caption, a, b) in zip(axes[0], panels):
         bins = np.arange(min(a.min(), b.min()), max(a.max(), b.max()) + 2) - 0.5
         bins = bins if bins.size <= 80 else 60
@@ -215,15 +211,4 @@ def plot_score_histograms(panels: list[tuple[str, np.ndarray, np.ndarray]], path
         ax.set_xlabel("games won")
         ax.legend(fontsize=8)
     fig.suptitle(title)
-    return _save(fig, path)
-
-
-def _save(fig, path) -> Path:
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -40,15 +40,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from gamelp.errors import GamelpError
+from gamelp.errors import PokerRulesError
+from gamelp.game import SequenceFormGame
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 _RANK_LABELS = "23456789TJQKA"
 _ACTION_ORDER = "kfcbr"  # signal order of opponent moves (no bet: k,b/r; facing a bet: f,c,r)
-
-
-class PokerRulesError(GamelpError):
-    """The parameters asked of a poker generator do not describe a playable game."""
 
 
 # A player's view of the play so far: a tuple of events (kind, key) with kind
@@ -108,22 +105,10 @@ def leduc(ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, int] = (2, 4),
                        max_raises=max_raises, ante=ante, raise_action="r").game()
 
 
-def dumps_game(game: dict) -> str:
-    """The game as JSON text: one node or utility entry per line, keys in format order.
-
-    Floats are written with ``repr`` and so read back bit-for-bit.
-    """
-    blocks = []
-    for key in GAME_KEYS:
-        items = ",\n".join("  " + json.dumps(item) for item in game[key])
-        blocks.append(f' "{key}": [\n{items}\n ]')
-    return "{\n" + ",\n".join(blocks) + "\n}\n"
-
-
 def write_game(game: dict, path: str | Path) -> Path:
-    """Write ``game`` to ``path`` with :func:`dumps_game`; return the path."""
+    """Check ``game`` and write it to ``path`` as a game file (:meth:`SequenceFormGame.save`); return the path."""
     path = Path(path)
-    path.write_text(dumps_game(game), encoding="utf-8")
+    SequenceFormGame.from_dict(game, str(path)).save(path)
     return path
 
 

@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gamelp.errors import GamelpError
+from gamelp.errors import YugiohError
 
 MONSTER, SPELL, TRAP = 0, 1, 2
 ZONES = 5
@@ -104,10 +104,6 @@ PAPER_TABLE2 = {
     "AsAlways": (-0.397, 0.116), "AsADP": (-0.242, 0.115),
 }
 PAPER_TABLE2_N = 960
-
-
-class YugiohError(GamelpError):
-    """Bad input to the Yu-Gi-Oh simulator (a deck, a weight, a position)."""
 
 
 @dataclass(frozen=True)

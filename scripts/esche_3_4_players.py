@@ -24,6 +24,7 @@ import json
 from pathlib import Path
 
 from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg.deck import analysed_decks
 
 IMPERFECT = "imperfect"
 # (row player, column player): (thesis win rate %, thesis sd %), Section 3.4
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
     out = Path(args.out) / f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
     result = sweep.run_tournament(
-        players, sweep.analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats,
+        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats,
         seed=args.seed, evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples, out=out,
         workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
     )

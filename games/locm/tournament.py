@@ -57,7 +57,7 @@ from gamelp.games.locm.drafters import SCORE_FILE_PREFIX, make_drafter
 from gamelp.games.locm.match import play_match
 from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
                                  round_robin, run_matches)
-from gamelp.io import atomic_path, atomic_write
+from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
 STORE_NAME = "matches.sqlite"
@@ -282,28 +282,15 @@ def write_outputs(result: TournamentResult, out: Path, figures: bool = True) -> 
         plot_similarity(result, out / "similarity.png")
 
 
-def _pyplot():
-    """matplotlib's pyplot on the Agg backend (imported only when a figure is drawn)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(plt, fig, path: Path) -> None:
-    fig.tight_layout()
-    with atomic_path(path) as temporary:
-        fig.savefig(temporary, dpi=120, format="png")
-    plt.close(fig)
-
-
 def plot_mana_curves(result: TournamentResult, path: Path) -> None:
     """Figure 5.3's kind: each drafter's mean mana curve, the card list's distribution dashed."""
-    plt = _pyplot()
+    from matplotlib.figure import Figure
+
+    from gamelp.plots import save_figure
+
     costs = np.arange(MAX_COST + 1)
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     for name, curve in zip(result.drafters, result.mana_curves):
         ax.plot(costs, curve, marker="o", label=name)
     ax.plot(costs, reference_mana_curve(), "k--", label="all cards")
@@ -313,15 +300,19 @@ def plot_mana_curves(result: TournamentResult, path: Path) -> None:
     ax.set_title(f"mean mana curves ({result.battler} battler)")
     ax.grid(alpha=0.3)
     ax.legend()
-    _save(plt, fig, path)
+    save_figure(fig, path)
 
 
 def plot_similarity(result: TournamentResult, path: Path) -> None:
     """Figure 5.4's kind: the lower triangle of the choice-similarity matrix, in %."""
-    plt = _pyplot()
+    from matplotlib.figure import Figure
+
+    from gamelp.plots import save_figure
+
     n = len(result.drafters)
     shown = np.where(np.tril(np.ones((n, n), dtype=bool)), 100 * result.similarity, np.nan)
-    fig, ax = plt.subplots(figsize=(1.2 * n + 2, 1.0 * n + 1.5))
+    fig = Figure(figsize=(1.2 * n + 2, 1.0 * n + 1.5))
+    ax = fig.subplots()
     image = ax.imshow(shown, cmap="viridis", vmin=0, vmax=100)
     for i in range(n):
         for j in range(i + 1):
@@ -331,7 +322,7 @@ def plot_similarity(result: TournamentResult, path: Path) -> None:
     ax.set_yticks(range(n), result.drafters)
     ax.set_title("same choice on the same offers, %")
     fig.colorbar(image, ax=ax)
-    _save(plt, fig, path)
+    save_figure(fig, path)
 
 
 def report_table(result: TournamentResult) -> str:

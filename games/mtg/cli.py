@@ -19,6 +19,7 @@ from dataclasses import asdict
 from gamelp.cli_args import integer, output_directory
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import sweep
+from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 
@@ -168,7 +169,7 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    decks = args.decks or sweep.analysed_decks(args.max_creatures)
+    decks = args.decks or analysed_decks(args.max_creatures)
     result = sweep.run_tournament(args.players, decks, imperfect_samples=args.samples, out=args.out,
                                   **_batch_options(args))
     if args.json:

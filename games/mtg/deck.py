@@ -14,18 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamelp.errors import GamelpError
+from gamelp.errors import DeckError
 
 MOUNTAIN, BOLT, DEVIL = 0, 1, 2
 CARD_LETTERS = "MLC"  # the letter of each card code, as in deck names
-CARD_NAMES = ("Mountain", "Lightning Bolt", "Vexing Devil")
 DECK_SIZE = 60
 
 _DECK_NAME = re.compile(r"^\s*(\d+)\s*C\s*(\d+)\s*L\s*$", re.IGNORECASE)
-
-
-class DeckError(GamelpError):
-    """A deck name or a deck's card counts are not a valid 60-card deck."""
 
 
 @dataclass(frozen=True, order=True)
@@ -83,3 +78,11 @@ def thesis_decks(max_creatures: int = 8, step: int = 4) -> list[Deck]:
         for c in range(0, max_creatures + 1, step)
         for b in range(0, DECK_SIZE - c + 1, step)
     ]
+
+
+def analysed_decks(max_creatures: int = 8) -> list[Deck]:
+    """The decks the thesis analysed: more than 12 non-land cards and at least one Mountain.
+
+    33 decks for ``max_creatures=8`` (Appendix B), 55 for 16 (Table 3.4).
+    """
+    return [d for d in thesis_decks(max_creatures) if 12 < d.creatures + d.bolts < DECK_SIZE]

@@ -96,9 +96,15 @@ class Rules:
     life_payment: int = 4
 
 
-def player_base(player: int) -> int:
-    """Offset of ``player``'s fields in a state."""
-    return PLAYER_BASE[player]
+def lives(state) -> tuple[int, int]:
+    """Both players' life totals."""
+    return state[PLAYER_BASE[0] + LIFE], state[PLAYER_BASE[1] + LIFE]
+
+
+def at_cutoff(state, threshold: int) -> bool:
+    """True once a player is at or below ``threshold`` life: the evaluation cut-off where the
+    search (:mod:`gamelp.games.mtg.search`) scores a position instead of searching it."""
+    return state[PLAYER_BASE[0] + LIFE] <= threshold or state[PLAYER_BASE[1] + LIFE] <= threshold
 
 
 def decider(state) -> int:
@@ -201,8 +207,7 @@ class Game:
         phase = s[PHASE]
         if phase == OVER:
             return ()
-        a = PLAYER_BASE[s[ACTIVE]]
-        d = 22 - a
+        a, d = PLAYER_BASE[s[ACTIVE]], PLAYER_BASE[1 - s[ACTIVE]]
         if phase == MAIN:
             moves = []
             if not s[LAND_PLAYED] and s[a + HAND_M]:
@@ -252,8 +257,7 @@ class Game:
         """Play every decision point that offers a single move (the checks mirror legal_moves)."""
         while True:
             phase = s[PHASE]
-            a = PLAYER_BASE[s[ACTIVE]]
-            d = 22 - a
+            a, d = PLAYER_BASE[s[ACTIVE]], PLAYER_BASE[1 - s[ACTIVE]]
             if phase == MAIN:
                 if (not s[LAND_PLAYED] and s[a + HAND_M]) or (s[a + MANA] and (s[a + HAND_C] or s[a + HAND_L])):
                     return
@@ -285,8 +289,7 @@ class Game:
 
     def _apply(self, s, move: str) -> None:
         phase = s[PHASE]
-        a = PLAYER_BASE[s[ACTIVE]]
-        d = 22 - a
+        a, d = PLAYER_BASE[s[ACTIVE]], PLAYER_BASE[1 - s[ACTIVE]]
         rules = self.rules
         if phase == MAIN:
             if move == "N":

@@ -19,6 +19,7 @@ from __future__ import annotations
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LANDS, LIB, LIFE, MANA, PLAYER_BASE, READY, SICK, TAPPED, Game,
 )
+from gamelp.games.mtg.forest import forest_evaluation
 
 EVALUATIONS = ("forest", "layered", "life")
 _B0, _B1 = PLAYER_BASE
@@ -86,7 +87,5 @@ def get_evaluation(name: str, **forest_options):
     if name == "layered":
         return layered_evaluation
     if name == "forest":
-        from gamelp.games.mtg.forest import forest_evaluation
-
         return forest_evaluation(**forest_options)
     raise ValueError(f"unknown evaluation {name!r}; expected one of {EVALUATIONS}")

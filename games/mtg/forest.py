@@ -41,20 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GamelpError
+from gamelp.errors import ForestError
+from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,
-    SICK, TAPPED, TURN, Game, Rules, decider, is_over,
+    SICK, TAPPED, TURN, Game, Rules, at_cutoff, decider, is_over,
 )
+from gamelp.games.mtg.search import CapReached, Searcher
 
 logger = logging.getLogger(__name__)
 
 THRESHOLDS = (12, 8, 4)  # Esche (2018), Section 2.6
 _B0, _B1 = PLAYER_BASE
-
-
-class ForestError(GamelpError):
-    """A forest cannot be trained with the settings given, or its file or cache cannot be trusted or read."""
 
 
 # ---- the 60 predictors ------------------------------------------------------------------------
@@ -138,9 +136,6 @@ class TrainingSet:
 def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, decks=None) -> dict | None:
     """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
     or None when its exact search scores more than ``label_cap`` positions."""
-    from gamelp.games.mtg.search import CapReached, Searcher
-    from gamelp.games.mtg.sweep import analysed_decks
-
     rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
     decks = analysed_decks(max_creatures) if decks is None else decks
     pair = [decks[i] for i in rng.integers(len(decks), size=2)]
@@ -149,7 +144,7 @@ def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, de
     recorded = {}
     try:
         for t in thresholds:
-            while not is_over(state) and min(state[_B0 + LIFE], state[_B1 + LIFE]) > t:
+            while not is_over(state) and not at_cutoff(state, t):
                 state = game.step(state, searcher.best_move(state)[0])
             if is_over(state):
                 break

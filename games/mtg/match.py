@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from gamelp.games.mtg.deck import Deck
-from gamelp.games.mtg.engine import LIFE, MOVE_NAMES, PLAYER_BASE, TURN, Game, Rules, decider, is_over
+from gamelp.games.mtg.engine import MOVE_NAMES, TURN, Game, Rules, at_cutoff, decider, is_over, lives
 from gamelp.games.mtg.engine import winner as winner_of
 from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
 from gamelp.games.mtg.players import PLAYER_KINDS, MtgError, PerfectPlayer, Table, make_player
@@ -104,7 +104,7 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
         if verbose and state[TURN] != last_turn:
             last_turn = state[TURN]
             log(game.describe(state))
-        if both_perfect and game_is_cut_off(state, life_threshold):
+        if both_perfect and at_cutoff(state, life_threshold):
             return _perfect_verdict(game, state, shared, life_threshold, eval_cap, evaluation,
                                     verify, first, verbose, log)
         mover = decider(state)
@@ -129,15 +129,6 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     if verbose:
         log(game.describe(state))
     return GameResult(winner_of(state), state[TURN], nodes, evaluations, False, first)
-
-
-def lives(state) -> tuple[int, int]:
-    return state[PLAYER_BASE[0] + LIFE], state[PLAYER_BASE[1] + LIFE]
-
-
-def game_is_cut_off(state, life_threshold: int) -> bool:
-    """True once a player is at or below the threshold (a perfect-information game ends there)."""
-    return min(lives(state)) <= life_threshold
 
 
 def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, verify, first, verbose, log):

@@ -35,21 +35,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gamelp.errors import GamelpError
+from gamelp.errors import MtgError
 from gamelp.games.mtg.deck import BOLT, DECK_SIZE, DEVIL, MOUNTAIN, Deck, thesis_decks
 from gamelp.games.mtg.engine import (
     ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, PAY, PHASE,
-    PLAYER_BASE, RESPOND, Game, creatures, decider,
+    PLAYER_BASE, RESPOND, Game, at_cutoff, creatures, decider,
 )
 from gamelp.games.mtg.evaluation import get_evaluation
 from gamelp.games.mtg.search import CapReached, Searcher
 
 TIER_STEP = 4
 PLAYER_KINDS = ("perfect", "imperfect", "aggressive", "defensive", "random")
-
-
-class MtgError(GamelpError):
-    """A mini-Magic game asked for with a setting the engine does not know (player kind, evaluation, ...)."""
 
 
 @dataclass
@@ -143,9 +139,8 @@ class DefensivePlayer(Player):
 def cutoff_tier(state, threshold: int) -> int:
     """The cut-off for a search from ``state``: the highest of threshold, threshold-4, ...
     that both players are still above; 0 (search to the end) when there is none."""
-    lowest = min(state[PLAYER_BASE[0] + LIFE], state[PLAYER_BASE[1] + LIFE])
     tier = threshold
-    while tier > 0 and lowest <= tier:
+    while tier > 0 and at_cutoff(state, tier):
         tier -= TIER_STEP
     return max(tier, 0)
 

@@ -23,17 +23,37 @@ transposition table of (lower, upper) value bounds keyed by the state tuple;
 
 from __future__ import annotations
 
+import functools
 import sys
+from contextlib import contextmanager
 from typing import Callable
 
-from gamelp.games.mtg.engine import ACTIVE, OVER, PAY, PHASE, BLOCK, RESPOND, WINNER, Game
+from gamelp.games.mtg.engine import ACTIVE, OVER, PAY, PHASE, BLOCK, RESPOND, WINNER, Game, at_cutoff
 
 Evaluation = Callable[[Game, tuple], float]
 
-LIFE0, LIFE1 = 6, 16  # the two life fields of a state
 DEFAULT_TT_LIMIT = 2_000_000  # entries; the table is cleared when it grows past this
+SEARCH_RECURSION_LIMIT = 20_000  # the search recurses once per move of the game played out
 
-sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+
+@contextmanager
+def deep_recursion(limit: int = SEARCH_RECURSION_LIMIT):
+    """Raise Python's recursion limit to at least ``limit`` inside the block, then restore it."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _searches_deep(method):
+    """Run ``method`` (an entry point of the recursive search) under :func:`deep_recursion`."""
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        with deep_recursion():
+            return method(*args, **kwargs)
+    return wrapper
 
 
 class CapReached(Exception):
@@ -73,18 +93,18 @@ class Searcher:
         self.leaves = 0
         self.evaluations = 0
 
-    def is_cutoff(self, state) -> bool:
-        return state[LIFE0] <= self.threshold or state[LIFE1] <= self.threshold
-
+    @_searches_deep
     def value(self, state) -> float:
         """Minimax value of ``state`` for player 0 (1 win, -1 loss, evaluations in between)."""
         return self._search(state, -1.0, 1.0)
 
+    @_searches_deep
     def move_values(self, state) -> dict[str, float]:
         """Exact minimax value of every legal move (no pruning between moves)."""
         step = self.game.step
         return {m: self._search(step(state, m), -1.0, 1.0) for m in self.game.legal_moves(state)}
 
+    @_searches_deep
     def best_move(self, state) -> tuple[str, float]:
         """The first best move in move order and its value, by alpha-beta at the root."""
         step = self.game.step
@@ -115,7 +135,7 @@ class Searcher:
         if s[PHASE] == OVER:
             self._leaf()
             return 1.0 if s[WINNER] == 0 else -1.0
-        if s[LIFE0] <= self.threshold or s[LIFE1] <= self.threshold:
+        if at_cutoff(s, self.threshold):
             self._leaf()
             self.evaluations += 1
             v = self.evaluate(self.game, s)
@@ -172,11 +192,16 @@ class Searcher:
         return best
 
 
+@_searches_deep
 def minimax(game: Game, state, evaluate: Evaluation | None = None, threshold: int = 0) -> float:
     """Plain minimax value for player 0: no pruning, no table (a reference for tests)."""
+    return _minimax(game, state, evaluate, threshold)
+
+
+def _minimax(game: Game, state, evaluate: Evaluation | None, threshold: int) -> float:
     if state[PHASE] == OVER:
         return 1.0 if state[WINNER] == 0 else -1.0
-    if state[LIFE0] <= threshold or state[LIFE1] <= threshold:
+    if at_cutoff(state, threshold):
         return evaluate(game, state)
-    values = [minimax(game, game.step(state, m), evaluate, threshold) for m in game.legal_moves(state)]
+    values = [_minimax(game, game.step(state, m), evaluate, threshold) for m in game.legal_moves(state)]
     return max(values) if _maximiser_moves(state) else min(values)

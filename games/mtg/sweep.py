@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from gamelp.errors import RunError
-from gamelp.games.mtg.deck import DECK_SIZE, Deck, thesis_decks
+from gamelp.games.mtg.deck import DECK_SIZE, Deck
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
@@ -164,14 +164,6 @@ def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] 
         raise SweepError(f"no deck on the grid creatures={creatures} bolts={bolts} "
                          f"has at most {DECK_SIZE} cards")
     return grid
-
-
-def analysed_decks(max_creatures: int = 8) -> list[Deck]:
-    """The decks the thesis analysed: more than 12 non-land cards and at least one Mountain.
-
-    33 decks for ``max_creatures=8`` (Appendix B), 55 for 16 (Table 3.4).
-    """
-    return [d for d in thesis_decks(max_creatures) if 12 < d.creatures + d.bolts < DECK_SIZE]
 
 
 def game_seed(seed: int, *key: int) -> int:

@@ -18,7 +18,7 @@ from gamelp.games.mtg.players import (
     determinize, make_player,
 )
 from gamelp.games.mtg.search import CapReached, Searcher, minimax
-from gamelp.games.mtg.sweep import analysed_decks
+from gamelp.games.mtg.deck import analysed_decks
 
 B0, B1 = PLAYER_BASE
 

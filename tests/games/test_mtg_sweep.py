@@ -18,6 +18,7 @@ import pytest
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
 from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.runner import round_robin
 from gamelp.games.mtg.match import GameResult
 
@@ -76,7 +77,7 @@ def dask_scheduler():
 def test_grid_and_seeds():
     assert len(sweep.deck_grid()) == 45  # the thesis's 45 decks, 1035 pairs with mirrors
     assert len(round_robin(45, mirror=True)) == 1035
-    assert len(sweep.analysed_decks(8)) == 33 and len(sweep.analysed_decks(16)) == 55
+    assert len(analysed_decks(8)) == 33 and len(analysed_decks(16)) == 55
     assert [str(d) for d in sweep.deck_grid((0, 8), (48, 52, 56))] == ["0C48L", "0C52L", "0C56L", "8C48L", "8C52L"]
     assert sweep.game_seed(1, 0, 2, 3) == sweep.game_seed(1, 0, 2, 3) != sweep.game_seed(1, 0, 2, 4)
     with pytest.raises(sweep.SweepError, match="at most 60"):
