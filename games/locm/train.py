@@ -19,7 +19,6 @@ numpy arrays (:mod:`gamelp.games.locm.policy`).
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Callable
 
