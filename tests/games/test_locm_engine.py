@@ -17,7 +17,7 @@ from gamelp.games.locm.javarandom import JavaRandom
 from gamelp.games.locm.match import play_match
 from gamelp.games.locm.replay import read_consistency_file
 
-from tests.games.test_locm_rules import FILLER, position
+from test_locm_rules import FILLER, position  # tests/games is on sys.path (pytest prepend mode)
 
 
 # ---------------------------------------------------------------- cards
