@@ -21,6 +21,10 @@ Needs the ``open_spiel`` package (the ``openspiel`` extra).
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,6 +70,21 @@ def equilibrium_policy(game: OpenSpielGame, backend: str = DEFAULT_BACKEND):
     return first.value, game.tabular_policy(first.strategy, second.strategy)
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced():
+    """Silence file descriptor 2 while OpenSpiel's C++ runs: it prints each error there before raising it,
+    and the caller reports the error in one line instead."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def load_spiel_game(game_string: str):
     """The ``pyspiel`` game of ``game_string``, checked importable (two players, zero-sum, listed chance)
     and turned turn-based if its moves are simultaneous."""
@@ -75,10 +94,18 @@ def load_spiel_game(game_string: str):
         raise OpenSpielImportError(f"{PREFIX}{game_string}: OpenSpiel is not installed "
                                    "(pip install 'gamelp[openspiel]')") from None
     where = f"{PREFIX}{game_string}"
+    name = game_string.split("(", 1)[0]
+    known = pyspiel.registered_names()
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it (no game {name!r}{hint})")
     try:
-        game = pyspiel.load_game(game_string)
+        with _native_stderr_silenced():
+            game = pyspiel.load_game(game_string)
     except pyspiel.SpielError as exc:
-        raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it ({exc})") from None
+        reason = str(exc).splitlines()[0] if str(exc) else "no reason given"
+        raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it ({reason})") from None
     kind = game.get_type()
     if game.num_players() != 2:
         raise OpenSpielImportError(f"{where}: {game.num_players()} players; only two-player games can be imported")

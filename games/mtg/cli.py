@@ -222,16 +222,16 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
                                             "information games between random decks, positions recorded when a "
                                             "player first has 12, 8 and 4 life or less, labelled with the winner. "
                                             "The forests are cached; --test-games measures their accuracy on new games.")
-    train.add_argument("--games", type=int, default=1000, help="training games (default: 1000, the thesis's)")
-    train.add_argument("--seed", type=int, default=0, help="training seed (default: 0)")
-    train.add_argument("--trees", type=int, default=9, help="trees per forest (default: 9, the thesis's)")
+    train.add_argument("--games", type=integer(1), default=1000, help="training games (default: 1000, the thesis's)")
+    train.add_argument("--seed", type=integer(0), default=0, help="training seed (default: 0)")
+    train.add_argument("--trees", type=integer(1), default=9, help="trees per forest (default: 9, the thesis's)")
     train.add_argument("--thresholds", type=int_list, default=[12, 8, 4],
                        help="life thresholds, one forest each (default: 12,8,4)")
-    train.add_argument("--label-cap", type=int, default=300_000,
+    train.add_argument("--label-cap", type=integer(1), default=300_000,
                        help="positions a game's exact search may score before the game is skipped (default: 300000)")
-    train.add_argument("--test-games", type=int, default=200,
+    train.add_argument("--test-games", type=integer(0), default=200,
                        help="new games measuring out-of-sample accuracy (default: 200; 0 skips)")
-    train.add_argument("--workers", type=int, default=1, help="worker processes playing the games (default: 1)")
+    train.add_argument("--workers", type=integer(1), default=1, help="worker processes playing the games (default: 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(func=cmd_train_forest)
 

@@ -1,6 +1,8 @@
 """OpenSpiel import (gamelp.games.openspiel): values against OpenSpiel's own LP, exploitability by OpenSpiel."""
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -58,6 +60,8 @@ def test_a_cfr_policy_measured_by_openspiel_matches_our_gap():
     ("first_sealed_auction", "general-sum; only zero-sum games"),
     ("tiny_hanabi", "identical; only zero-sum games"),
     ("no_such_game", "OpenSpiel cannot load it"),
+    ("kuhn_pokr", "no game 'kuhn_pokr'; did you mean 'kuhn_poker'"),
+    ("kuhn_poker(players=x)", r"cannot load it \(Wrong type for parameter players"),
 ])
 def test_refused_games_name_the_reason(name, fragment):
     with pytest.raises(OpenSpielImportError, match=fragment):
@@ -81,3 +85,11 @@ def test_cli_solves_and_exports_openspiel_games(tmp_path, capsys):
     assert np.isclose(solve_nash(exported, 1).value, -1 / 18)
     assert main(["solve", "openspiel:kuhn_poker(players=3)"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("game", ["openspiel:no_such_game", "openspiel:kuhn_poker(players=x)"])
+def test_cli_refuses_a_bad_openspiel_game_in_one_line(game):
+    """OpenSpiel's C++ prints its own error (for an unknown game, the list of every game) before raising."""
+    done = subprocess.run([sys.executable, "-m", "gamelp.cli", "solve", game], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "OpenSpiel cannot load it" in done.stderr
