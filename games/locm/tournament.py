@@ -53,7 +53,7 @@ from gamelp.errors import LocmError
 from gamelp.games.locm.analysis import MAX_COST, mana_curve, reference_mana_curve
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, RefereeSeeds, draft_offers
-from gamelp.games.locm.drafters import SCORE_FILE_PREFIX, make_drafter
+from gamelp.games.locm.drafters import POLICY_FILE_PREFIX, SCORE_FILE_PREFIX, make_drafter
 from gamelp.games.locm.match import play_match
 from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
                                  round_robin, run_matches)
@@ -115,7 +115,7 @@ class DrafterTournament(Experiment):
         self.pairs = round_robin(len(drafters))
         self.n_pairs, self.n_matches = len(self.pairs), matches * sets
         self.params = {"game": "locm-1.2 drafter tournament", "drafters": drafters,
-                       "score_files": _score_file_digests(drafters), "battler": battler, "matches": matches,
+                       "drafter_files": _drafter_file_digests(drafters), "battler": battler, "matches": matches,
                        "sets": sets, "seed": seed}
 
     def match_seed(self, pair: int, match: int) -> int:
@@ -146,12 +146,14 @@ class DrafterTournament(Experiment):
         return (result.winner, result.turns, pack_choices(first.choices), pack_choices(second.choices))
 
 
-def _score_file_digests(drafters: Sequence[str]) -> dict[str, str]:
-    """SHA-256 of each ``scores:PATH`` drafter's file, so a resume with an edited table is refused."""
+def _drafter_file_digests(drafters: Sequence[str]) -> dict[str, str]:
+    """SHA-256 of each ``scores:PATH`` or ``file:PATH`` drafter's file, so a resume with an edited table or a
+    retrained policy is refused."""
     digests = {}
     for name in drafters:
-        if name.startswith(SCORE_FILE_PREFIX):
-            digests[name] = hashlib.sha256(Path(name[len(SCORE_FILE_PREFIX):]).read_bytes()).hexdigest()
+        for prefix in (SCORE_FILE_PREFIX, POLICY_FILE_PREFIX):
+            if name.startswith(prefix):
+                digests[name] = hashlib.sha256(Path(name[len(prefix):]).read_bytes()).hexdigest()
     return digests
 
 

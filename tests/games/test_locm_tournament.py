@@ -178,3 +178,19 @@ def test_cli_runs_and_resumes(tmp_path, capsys):
     argv[argv.index("--seed") + 1] = "3"
     assert gamelp_cli.main([*argv, "--resume"]) == 2
     assert "seed: stored 2, asked 3" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_retrained_policy_file(tmp_path):
+    """A ``file:`` drafter's weights are part of the run, like a ``scores:`` table."""
+    from gamelp.games.locm.policy import SeatPolicy, save_policy
+
+    def policy(bias):
+        return {seat: SeatPolicy((np.zeros((48, 3)),), (np.array([bias, 0.0, 0.0]),), "tanh") for seat in (0, 1)}
+
+    path = tmp_path / "drafter.npz"
+    save_policy(path, "immediate", policy(1.0))
+    options = {"drafters": ["random", f"file:{path}"], "matches": 2}
+    run(tmp_path / "out", **options)
+    save_policy(path, "immediate", policy(-1.0))
+    with pytest.raises(GamelpError, match="drafter_files"):
+        run(tmp_path / "out", resume=True, **options)
