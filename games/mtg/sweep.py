@@ -52,6 +52,7 @@ parameters, or failing validation, is refused with one line.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -312,6 +313,12 @@ def _game_options(evaluation: str, eval_cap: int, life_threshold: int, verify: b
 
 
 def _function_name(fn: GameFn) -> str:
+    """A game function's stable name for the run's parameters: the same on every run, so a
+    resume matches; a ``functools.partial`` (e.g. ``play_game`` with changed rules) is named
+    by its function and arguments, never by its memory address."""
+    if isinstance(fn, functools.partial):
+        arguments = [repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in sorted(fn.keywords.items())]
+        return f"{_function_name(fn.func)}({', '.join(arguments)})"
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 

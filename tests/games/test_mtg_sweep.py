@@ -309,3 +309,19 @@ def test_stored_games_name_the_decks(reference, tmp_path):
     assert {g[2] for g in mine} == {0, 1} and {g[3] for g in mine} == set(range(12))
     with pytest.raises(GamelpError, match="not a readable game store|cannot open"):
         sweep.stored_games(tmp_path)
+
+
+def ruled_game(*args, rules="real", **kwargs):
+    return fake_game(*args, **kwargs)
+
+
+def test_a_partial_game_function_resumes_by_its_arguments(tmp_path):
+    """A rule-changed game function (a new functools.partial on every run) resumes; other rules are refused."""
+    import functools
+    first = sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 3")}, out=tmp_path)
+    rows = stored_rows(tmp_path)
+    again = sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 3")}, out=tmp_path)
+    assert stored_rows(tmp_path) == rows
+    np.testing.assert_array_equal(first.matrix.payoffs, again.matrix.payoffs)
+    with pytest.raises(GamelpError, match=r"game_fn: stored .*rules='life 3'.*asked .*rules='life 6'"):
+        sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 6")}, out=tmp_path)
