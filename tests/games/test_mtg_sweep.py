@@ -322,7 +322,7 @@ def test_a_partial_game_function_resumes_by_its_arguments(tmp_path):
     rows = stored_rows(tmp_path)
     with sqlite3.connect(tmp_path / sweep.STORE_NAME) as db:
         name = json.loads(db.execute("SELECT params FROM run").fetchone()[0])["game_fn"]
-    assert name == "test_mtg_sweep.ruled_game(rules='life 3')"  # no memory address: another process resumes
+    assert name == f"{ruled_game.__module__}.ruled_game(rules='life 3')"  # no memory address: another process resumes
     again = sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 3")}, out=tmp_path)
     assert stored_rows(tmp_path) == rows
     np.testing.assert_array_equal(first.matrix.payoffs, again.matrix.payoffs)
