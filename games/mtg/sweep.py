@@ -61,7 +61,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -284,12 +284,21 @@ def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | 
     return result
 
 
-def stored_games(out: str | os.PathLike) -> list[tuple[str, str, int, int, int | None, bool]]:
-    """Every game in ``out/games.sqlite``, read-only: (deck1, deck2, repeat, game, winner or None, mismatch).
+class StoredGame(NamedTuple):
+    """One game of a sweep store; ``deck1`` is the pair's row deck, ``first`` the player who began."""
 
-    Decks are named as in the run's parameters (the store keeps their
-    indices); a sweep's deck1 is the pair's row deck.
-    """
+    deck1: str
+    deck2: str
+    repeat: int
+    game: int
+    winner: int | None
+    mismatch: bool
+    first: int
+
+
+def stored_games(out: str | os.PathLike) -> list[StoredGame]:
+    """Every game in ``out/games.sqlite``, read-only, with the decks named as in the run's
+    parameters (the store keeps their indices)."""
     path = Path(out) / STORE_NAME
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -298,8 +307,9 @@ def stored_games(out: str | os.PathLike) -> list[tuple[str, str, int, int, int |
     try:
         params = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
         decks, games = params["decks"], int(params["games"])
-        rows = db.execute("SELECT deck1, deck2, match, winner, mismatch FROM matches ORDER BY pair, match").fetchall()
-        return [(decks[d1], decks[d2], m // games, m % games, w, bool(mm)) for d1, d2, m, w, mm in rows]
+        rows = db.execute("SELECT deck1, deck2, match, winner, mismatch, first FROM matches ORDER BY pair, match")
+        return [StoredGame(decks[d1], decks[d2], m // games, m % games, w, bool(mm), int(f))
+                for d1, d2, m, w, mm, f in rows.fetchall()]
     except (sqlite3.Error, TypeError, ValueError, KeyError, IndexError) as exc:
         raise SweepError(f"{path}: not a readable game store ({exc})") from exc
     finally:

@@ -307,6 +307,7 @@ def test_stored_games_name_the_decks(reference, tmp_path):
     mine = [g for g in games if g[:2] == (first.row, first.col)]
     assert sum(1 for g in mine if g[4] == 0 and not g[5]) == first.wins
     assert {g[2] for g in mine} == {0, 1} and {g[3] for g in mine} == set(range(12))
+    assert [g.first for g in mine] == [g.game % 2 for g in mine]  # seats alternate game by game
     with pytest.raises(GamelpError, match="not a readable game store|cannot open"):
         sweep.stored_games(tmp_path)
 
