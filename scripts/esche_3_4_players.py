@@ -23,7 +23,8 @@ import argparse
 import json
 from pathlib import Path
 
-from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg import sweep
+from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.deck import analysed_decks
 
 IMPERFECT = "imperfect"
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
                         help="deals the imperfect player samples per decision (default: 2)")
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life",
+    parser.add_argument("--evaluation", choices=EVALUATIONS, default="life",
                         help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
     parser.add_argument("--eval-cap", type=int, default=500, help="evaluation cap per search (default: 500)")
     parser.add_argument("--seed", type=int, default=0)

@@ -248,7 +248,7 @@ def cmd_forest_accuracy(args) -> None:
 
 
 def main(argv=None) -> int:
-    from gamelp.games.mtg.cli import int_list
+    from gamelp.cli.args import int_list
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)

@@ -2,8 +2,7 @@
 
 ``add_subparser(subparsers)`` hangs the ``mtg`` command on gamelp's argparse
 CLI; every leaf sets ``func(args) -> exit code`` and raises ``GamelpError``
-for bad input.  ``python -m gamelp.games.mtg.cli ...`` runs the same
-commands on their own.
+for bad input.
 """
 
 from __future__ import annotations
@@ -11,36 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
-from collections.abc import Sequence
 from dataclasses import asdict
 
-from gamelp.cli_args import integer, output_directory
-from gamelp.errors import GamelpError
+from gamelp.cli.args import int_list, integer, output_directory
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
-
-
-def int_list(text: str) -> list[int]:
-    """Parse ``0,4,8`` or an inclusive range ``start:stop[:step]`` (``0:60:4``), or a mix of both."""
-    values: list[int] = []
-    try:
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            if ":" in part:
-                start, stop, *step = (int(x) for x in part.split(":"))
-                if len(step) > 1 or (step and step[0] < 1):
-                    raise ValueError(part)
-                values += range(start, stop + 1, step[0] if step else 1)
-            else:
-                values.append(int(part))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers like 0,4,8 or 0:60:4, got {text!r}") from None
-    if not values:
-        raise argparse.ArgumentTypeError("expected at least one integer")
-    return values
 
 
 def name_list(text: str) -> list[str]:
@@ -251,19 +228,3 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     _add_batch_options(tour, default_repeats=20)
     tour.set_defaults(func=cmd_tournament)
     return mtg
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mtg`` sub-commands on their own: ``python -m gamelp.games.mtg.cli sweep ...``."""
-    parser = argparse.ArgumentParser(prog="gamelp")
-    add_subparser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["mtg", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except GamelpError as exc:
-        print(f"gamelp: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

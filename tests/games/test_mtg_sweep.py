@@ -17,7 +17,10 @@ import pytest
 
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
-from gamelp.games.mtg import cli, sweep
+from gamelp.cli import main
+from gamelp.cli.args import int_list
+from gamelp.cli.mtg import tournament_json
+from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.runner import round_robin
 from gamelp.games.mtg.match import GameResult
@@ -234,28 +237,28 @@ def test_tournament_rates(tmp_path):
     assert np.all(result.matrix.std[~np.eye(3, dtype=bool)] > 0)
     decks = {(r[3], r[4]) for r in stored_rows(tmp_path)}
     assert len(decks) == 4  # both decks drawn independently for every game
-    data = cli.tournament_json(result)
+    data = tournament_json(result)
     assert data["players"] == ["perfect", "aggressive", "random"] and data["games"] == 270
 
 
 def test_int_list_parsing():
-    assert cli.int_list("0,4,8") == [0, 4, 8]
-    assert cli.int_list("0:12:4,20") == [0, 4, 8, 12, 20]
+    assert int_list("0,4,8") == [0, 4, 8]
+    assert int_list("0:12:4,20") == [0, 4, 8, 12, 20]
     for bad in ("", "a", "0:8:0"):
         with pytest.raises(Exception):
-            cli.int_list(bad)
+            int_list(bad)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["play", "--help"], ["sweep", "--help"], ["tournament", "--help"]])
 def test_cli_help(argv, capsys):
     with pytest.raises(SystemExit) as exit_:
-        cli.main(argv)
+        main(["mtg", *argv])
     assert exit_.value.code == 0
     assert "usage: gamelp mtg" in capsys.readouterr().out
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
-    assert cli.main(["sweep", "--creatures", "40", "--bolts", "40", "--out", str(tmp_path), "--quiet"]) == 2
+    assert main(["mtg", "sweep", "--creatures", "40", "--bolts", "40", "--out", str(tmp_path), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("gamelp: error:") and "\n" not in err
 
@@ -264,25 +267,25 @@ def test_cli_sweep_with_the_real_engine(tmp_path, capsys):
     argv = ["sweep", "--creatures", "0,8", "--bolts", "24,32", "--games", "6", "--repeats", "2", "--seed", "5",
             "--player", "aggressive", "--evaluation", "life", "--eval-cap", "1000", "--out", str(tmp_path),
             "--workers", "2", "--quiet"]
-    assert cli.main(argv) == 0
+    assert main(["mtg", *argv]) == 0
     assert "72 games over 6 pairs" in capsys.readouterr().out
     game = MatrixGame.from_csv(tmp_path / "payoffs.csv", std_path=tmp_path / "std.csv")
     assert list(game.row_labels) == ["0C24L", "0C32L", "8C24L", "8C32L"]
     np.testing.assert_allclose(game.payoffs + game.payoffs.T, 1.0)
     assert len(stored_rows(tmp_path)) == 72
-    assert cli.main(argv) == 0  # resumes: nothing left to play, same files
+    assert main(["mtg", *argv]) == 0  # resumes: nothing left to play, same files
     np.testing.assert_array_equal(MatrixGame.from_csv(tmp_path / "payoffs.csv").payoffs, game.payoffs)
     argv[argv.index("--games") + 1] = "7"
-    assert cli.main(argv) == 2
+    assert main(["mtg", *argv]) == 2
     assert "games: stored 6, asked 7" in capsys.readouterr().err
 
 
 def test_cli_play_and_tournament_with_the_real_engine(capsys):
-    assert cli.main(["play", "--deck1", "8C28L", "--deck2", "0C40L", "--player1", "aggressive",
+    assert main(["mtg", "play", "--deck1", "8C28L", "--deck2", "0C40L", "--player1", "aggressive",
                      "--player2", "defensive", "--seed", "3", "--evaluation", "life", "--verbose"]) == 0
     shown = capsys.readouterr().out
     assert "turn 1" in shown and "wins after" in shown
-    assert cli.main(["tournament", "--players", "aggressive,defensive,random", "--decks", "8C28L,0C40L",
+    assert main(["mtg", "tournament", "--players", "aggressive,defensive,random", "--decks", "8C28L,0C40L",
                      "--games", "6", "--repeats", "2", "--evaluation", "life", "--workers", "1", "--json",
                      "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
