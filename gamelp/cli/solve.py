@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import (BACKEND_HELP, MAX_ITERATIONS, add_game_argument, finite_float, integer,
                              load_game_argument)
@@ -57,12 +55,7 @@ def run_solve(args) -> int:
         result = solve_regret(game, method=args.method, iterations=args.iterations, eta=args.eta,
                               target_gap=args.target_gap,
                               progress=None if args.json else regret_progress(args.iterations))
-        x = result.x if args.player == 1 else result.y
-        value = result.value if args.player == 1 else -result.value
-        status = "converged" if result.converged else "iteration_limit"
-        payload = {"value": value, "status": status, "backend": args.method, "player": args.player,
-                   "iterations": result.iterations, "gap": result.gap,
-                   "strategy": dict(zip(own.labels, np.round(x, 12).tolist()))}
+        x, payload = (result.x if args.player == 1 else result.y), result.to_dict(args.player)
     else:
         from gamelp.models.determinism import solve_deterministic
         from gamelp.models.nash import solve_nash

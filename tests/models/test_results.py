@@ -11,6 +11,7 @@ from gamelp.models import GameResult
 from gamelp.models.determinism import k_sweep, solve_deterministic, solve_kdet
 from gamelp.models.nash import solve_matrix_nash, solve_nash
 from gamelp.models.robust import solve_robust
+from gamelp.regret import solve_regret
 
 PENNIES = MatrixGame([[1.0, 0.0], [0.0, 1.0]], ["heads", "tails"], ["heads", "tails"],
                      std=[[0.1, 0.1], [0.1, 0.1]])
@@ -25,6 +26,7 @@ def results(kuhn):
     yield solve_matrix_nash(PENNIES, "row", form="thesis")
     yield solve_robust(PENNIES, "interval", 1.0)
     yield solve_matrix_first_order(PENNIES, "pcfr+", target_gap=1e-8)
+    yield solve_regret(kuhn, "cfr+", 50)
 
 
 def test_every_result_has_value_strategy_and_a_json_summary_that_agrees(kuhn):
