@@ -174,7 +174,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     play.add_argument("--player1", choices=PLAYER_KINDS, default="perfect", help="player 1's kind (default: perfect)")
     play.add_argument("--player2", choices=PLAYER_KINDS, default="perfect", help="player 2's kind (default: perfect)")
     play.add_argument("--seed", type=integer(0), default=0, help="game seed (default: 0)")
-    play.add_argument("--first", type=int, choices=(0, 1), default=0, help="who plays first (default: 0)")
+    play.add_argument("--first", type=int, choices=(0, 1), default=0, help="seat that plays first: 0 (--deck1, --player1) or 1 (default: 0)")
     play.add_argument("--verbose", action="store_true", help="show the game turn by turn")
     _add_game_options(play)
     play.set_defaults(func=cmd_play)
