@@ -28,19 +28,20 @@ from gamelp.cli.args import int_list
 from gamelp.games.locm.tournament import run_tournament
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.runner import Execution
 from gamelp.io import atomic_write
 
 
 def run_once(args, workers: int, batch_size: int, store: str):
     """One batch of the chosen game: (its win-rate matrix, the number of matches played)."""
+    execution = Execution(workers=workers, batch_size=batch_size, progress=False)
     if args.game == "locm":
         result = run_tournament(args.drafters.split(","), "max-attack", matches=args.matches // 2, sets=2,
-                                seed=args.seed, out=store, workers=workers, batch_size=batch_size, progress=False,
-                                figures=False)
+                                seed=args.seed, out=store, figures=False, execution=execution)
         return result.matrix, result.matches
     result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, player=args.player,
-                             evaluation=args.evaluation, eval_cap=args.eval_cap, out=store, workers=workers,
-                             batch_size=batch_size, progress=False)
+                             settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap),
+                             out=store, execution=execution)
     return result.matrix, result.games
 
 

@@ -24,8 +24,9 @@ import json
 from pathlib import Path
 
 from gamelp.games.mtg import sweep
-from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.deck import analysed_decks
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.runner import Execution
 
 IMPERFECT = "imperfect"
 # (row player, column player): (thesis win rate %, thesis sd %), Section 3.4
@@ -57,9 +58,9 @@ def main(argv=None) -> int:
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
     out = Path(args.out) / f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
     result = sweep.run_tournament(
-        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats,
-        seed=args.seed, evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples, out=out,
-        workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples),
+        out=out, execution=Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}
     print(f"Section 3.4, decks with up to {args.max_creatures} creatures, {args.games} games x {args.repeats} repeats")

@@ -26,6 +26,7 @@ from gamelp.cli.args import int_list
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS
+from gamelp.games.runner import Execution
 from gamelp.models.nash import solve_matrix_nash
 from gamelp.models.robust import solve_robust
 
@@ -56,8 +57,10 @@ def main(argv=None) -> int:
 
     out = Path(args.out)
     result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, repeats=args.repeats, seed=args.seed,
-                             player=args.player, evaluation=args.evaluation, eval_cap=args.eval_cap, out=out,
-                             workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
+                             player=args.player,
+                             settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap), out=out,
+                             execution=Execution(workers=args.workers, scheduler=args.scheduler,
+                                                 progress=not args.quiet))
     game = result.matrix
     print(result.summary())
     off_diagonal = game.std[~np.eye(game.shape[0], dtype=bool)]

@@ -18,6 +18,7 @@ from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
+from gamelp.games.runner import Execution
 
 
 def name_list(text: str) -> list[str]:
@@ -58,8 +59,9 @@ def _game_options(args: argparse.Namespace) -> dict:
 
 
 def _batch_options(args: argparse.Namespace) -> dict:
-    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "workers": args.workers,
-            "scheduler": args.scheduler, "progress": not args.quiet, **_game_options(args)}
+    """The counts, seed and execution a sweep and a tournament take alike."""
+    execution = Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
+    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "execution": execution}
 
 
 # ----------------------------------------------------------------------------- play
@@ -86,7 +88,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = sweep.run_sweep(args.creatures, args.bolts, mirror=args.mirror, player=args.player,
-                             out=args.out, **_batch_options(args))
+                             settings=sweep.GameSettings(**_game_options(args)), out=args.out,
+                             **_batch_options(args))
     print(result.summary())
     print(f"wrote {args.out}/payoffs.csv, std.csv, pairs.csv and {sweep.STORE_NAME} "
           f"({len(result.matrix.row_labels)} decks) in {time.perf_counter() - start:.1f} s")
@@ -147,8 +150,8 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     decks = args.decks or analysed_decks(args.max_creatures)
-    result = sweep.run_tournament(args.players, decks, imperfect_samples=args.samples, out=args.out,
-                                  **_batch_options(args))
+    settings = sweep.GameSettings(**_game_options(args), imperfect_samples=args.samples)
+    result = sweep.run_tournament(args.players, decks, settings=settings, out=args.out, **_batch_options(args))
     if args.json:
         print(json.dumps(tournament_json(result), indent=2))
     else:

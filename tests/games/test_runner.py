@@ -46,7 +46,7 @@ def run(out, experiment=None, **options):
     experiment = experiment or CoinGame()
     _, store = runner.open_store(out, "store.sqlite", experiment)
     try:
-        runner.run_matches(store, progress=False, **options)
+        runner.run_matches(store, runner.Execution(progress=False, **options))
         return store.table()
     finally:
         store.close()
