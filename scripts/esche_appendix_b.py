@@ -159,9 +159,6 @@ def cmd_compare(args) -> None:
 
 
 def plot(results, thesis, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(results), figsize=(4.6 * len(results), 4.2), squeeze=False)
