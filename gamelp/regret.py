@@ -412,11 +412,23 @@ class RegretResult:
         labels, strategy = (self.labels_x, self.x) if player == 1 else (self.labels_y, self.y)
         return dict(zip(labels, strategy.tolist()))
 
-    def to_dict(self) -> dict:
-        """A JSON-ready summary (value, gap, iterations, both average strategies)."""
-        return {"method": self.method, "iterations": self.iterations, "value": self.value, "gap": self.gap,
-                "converged": self.converged, "strategy_pl1": self.strategy_dict(1),
-                "strategy_pl2": self.strategy_dict(2)}
+    @property
+    def strategy(self) -> np.ndarray:
+        """Player 1's average strategy (``value`` is player 1's utility)."""
+        return self.x
+
+    def to_dict(self, player: int = 1) -> dict:
+        """JSON-ready summary from ``player``'s side: value, status, the method as backend, gap, strategy.
+
+        The shape of the LP results' summaries (:class:`gamelp.models.GameResult`):
+        ``value`` is ``player``'s utility, ``status`` ``converged`` (the target
+        gap was reached) or ``iteration_limit``.
+        """
+        strategy = self.strategy_dict(player)
+        return {"value": self.value if player == 1 else -self.value,
+                "status": "converged" if self.converged else "iteration_limit", "backend": self.method,
+                "player": player, "iterations": self.iterations, "gap": self.gap,
+                "strategy": dict(zip(strategy, np.round(list(strategy.values()), 12).tolist()))}
 
 
 class _Simplex:

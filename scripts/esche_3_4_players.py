@@ -23,8 +23,10 @@ import argparse
 import json
 from pathlib import Path
 
-from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.runner import Execution
 
 IMPERFECT = "imperfect"
 # (row player, column player): (thesis win rate %, thesis sd %), Section 3.4
@@ -42,7 +44,7 @@ def main(argv=None) -> int:
                         help="deals the imperfect player samples per decision (default: 2)")
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life",
+    parser.add_argument("--evaluation", choices=EVALUATIONS, default="life",
                         help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
     parser.add_argument("--eval-cap", type=int, default=500, help="evaluation cap per search (default: 500)")
     parser.add_argument("--seed", type=int, default=0)
@@ -56,9 +58,9 @@ def main(argv=None) -> int:
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
     out = Path(args.out) / f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
     result = sweep.run_tournament(
-        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats,
-        seed=args.seed, evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples, out=out,
-        workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples),
+        out=out, execution=Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}
     print(f"Section 3.4, decks with up to {args.max_creatures} creatures, {args.games} games x {args.repeats} repeats")

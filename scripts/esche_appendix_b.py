@@ -48,7 +48,8 @@ import numpy as np
 
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
-from gamelp.games.mtg.sweep import run_sweep, stored_games
+from gamelp.games.mtg.sweep import GameSettings, run_sweep, stored_games
+from gamelp.games.runner import Execution
 from gamelp.matrix import MatrixGame
 
 THESIS_GAMES = 200
@@ -70,9 +71,10 @@ def parse_rule(text: str) -> tuple[str, object]:
 def cmd_run(args) -> None:
     rules = dict(args.rule)
     game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
-    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, evaluation=args.evaluation,
-                       life_threshold=args.life_threshold, eval_cap=args.eval_cap, verify=args.verify,
-                       out=args.out, workers=args.workers, progress=not args.quiet, game_fn=game_fn)
+    settings = GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,
+                            verify=args.verify)
+    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, settings=settings, out=args.out,
+                       execution=Execution(workers=args.workers, progress=not args.quiet), game_fn=game_fn)
     print(result.summary())
     print(f"rules changed: {rules or 'none'}; wrote {args.out}")
 
@@ -157,9 +159,6 @@ def cmd_compare(args) -> None:
 
 
 def plot(results, thesis, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(results), figsize=(4.6 * len(results), 4.2), squeeze=False)
@@ -302,7 +301,7 @@ def cmd_seats(args) -> None:
 
 
 def main(argv=None) -> int:
-    from gamelp.games.mtg.cli import int_list
+    from gamelp.cli.args import int_list
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)

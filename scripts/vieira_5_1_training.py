@@ -42,8 +42,6 @@ def main(argv=None) -> int:
 
 
 def _run(args) -> int:
-    import matplotlib
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from tqdm import tqdm
 

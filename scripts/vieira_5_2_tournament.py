@@ -28,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.games.locm.tournament import run_tournament
+from gamelp.games.locm.tournament import DEFAULT_BATCH, run_tournament
+from gamelp.games.runner import Execution
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
@@ -149,12 +150,13 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"Figure 5.2 has the battlers {', '.join(THESIS)}; got {', '.join(unknown)}")
     out = Path(args.out)
+    execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=DEFAULT_BATCH,
+                          progress=not args.quiet)
     for battler in battlers:
         names, published = THESIS[battler]
         start = time.perf_counter()
         ours = run_tournament(names, battler, matches=args.matches, sets=args.sets, seed=args.seed,
-                              out=out / battler, workers=args.workers, scheduler=args.scheduler,
-                              progress=not args.quiet)
+                              out=out / battler, execution=execution)
         seconds = time.perf_counter() - start
         cells = compare(battler, ours, np.array(published, dtype=float))
         print_table(battler, ours, np.array(published, dtype=float), cells, args.matches * args.sets)

@@ -204,10 +204,16 @@ def test_other_methods_decrease_the_gap_on_kuhn(kuhn, method):
     assert abs(result.value - (-1 / 18)) <= result.gap
 
 
-def test_to_dict_reports_labelled_strategies(kuhn):
-    summary = solve_regret(kuhn, "cfr+", 50).to_dict()
-    assert summary["iterations"] == 50 and set(summary) >= {"value", "gap", "strategy_pl1", "strategy_pl2"}
-    assert list(summary["strategy_pl1"]) == list(kuhn.pl1.labels)
+def test_to_dict_reports_either_players_labelled_strategy(kuhn):
+    result = solve_regret(kuhn, "cfr+", 50)
+    first, second = result.to_dict(), result.to_dict(2)
+    assert first["iterations"] == second["iterations"] == 50 and first["status"] == "iteration_limit"
+    assert first["backend"] == "cfr+" and (first["player"], second["player"]) == (1, 2)
+    assert first["value"] == result.value == -second["value"] and first["gap"] == second["gap"] == result.gap
+    assert list(first["strategy"]) == list(kuhn.pl1.labels) and list(second["strategy"]) == list(kuhn.pl2.labels)
+    np.testing.assert_allclose(list(second["strategy"].values()), result.y, atol=1e-12)
+    with pytest.raises(RegretError):
+        result.to_dict(0)
 
 
 # ---------------------------------------------------------------------------------------- vectorised = reference
