@@ -349,13 +349,18 @@ def ruled_game(*args, rules="real", **kwargs):
 def test_a_partial_game_function_resumes_by_its_arguments(tmp_path):
     """A rule-changed game function (a new functools.partial on every run) resumes; other rules are refused."""
     import functools
-    first = sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 3")}, out=tmp_path)
+
+    def sweep_with(rules):
+        game_fn = functools.partial(ruled_game, rules=rules)
+        return sweep.run_sweep(**GRID, **{**FAST, "game_fn": game_fn}, out=tmp_path, execution=quiet())
+
+    first = sweep_with("life 3")
     rows = stored_rows(tmp_path)
     with sqlite3.connect(tmp_path / sweep.STORE_NAME) as db:
         name = json.loads(db.execute("SELECT params FROM run").fetchone()[0])["game_fn"]
     assert name == f"{ruled_game.__module__}.ruled_game(rules='life 3')"  # no memory address: another process resumes
-    again = sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 3")}, out=tmp_path)
+    again = sweep_with("life 3")
     assert stored_rows(tmp_path) == rows
     np.testing.assert_array_equal(first.matrix.payoffs, again.matrix.payoffs)
     with pytest.raises(GamelpError, match=r"game_fn: stored .*rules='life 3'.*asked .*rules='life 6'"):
-        sweep.run_sweep(**GRID, **{**FAST, "game_fn": functools.partial(ruled_game, rules="life 6")}, out=tmp_path)
+        sweep_with("life 6")
