@@ -113,6 +113,22 @@ def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
     assert games == 4 and other == ours and (other - base) * games == pytest.approx(to_row - to_col)
 
 
+
+def test_esche_appendix_b_seats_tests_appendix_b_and_counts_first_player_wins(tmp_path):
+    import re
+
+    from gamelp.games.mtg.sweep import stored_games
+
+    run_script("esche_appendix_b.py", "run", "--creatures", 0, "--bolts", "28,40", "--games", 8, "--evaluation",
+               "life", "--rule", "starting_life=3", "--quiet", "--out", tmp_path / "life3", cwd=tmp_path)
+    out = run_script("esche_appendix_b.py", "seats", tmp_path / "life3", cwd=tmp_path)
+    # Appendix B's 153 cells between decks of 24 to 44 bolts sit far too close to 1/2 for seat-independent games
+    assert "Appendix B: 153 cells, T = 57.8 (lower-tail p = 1.6e-13)" in out and "at least 89.4%" in out
+    share, games = re.search(r"first player won ([\d.]+)% of (\d+) decided games", out).groups()
+    decided = [g for g in stored_games(tmp_path / "life3") if g.winner is not None]
+    assert int(games) == len(decided) == 8
+    assert float(share) == pytest.approx(100 * sum(g.winner == g.first for g in decided) / 8, abs=0.05)
+
 def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     import os
     import re
