@@ -90,10 +90,16 @@ def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
 
 def test_esche_forest_script_reports_both_forests(tmp_path):
     out = run_script("esche_table_3_1_forest.py", "--train-games", 12, "--sets", 2, "--set-games", 6, "--jobs", 1,
-                     "--label-cap", 20000, cwd=tmp_path)
+                     "--label-cap", 20000, "--curve", "1,9", "--plot", tmp_path / "curve.png", cwd=tmp_path)
     wrong = next(line for line in out.splitlines() if line.startswith("wrong of 200, mean")).split()[4:]
     assert all(0 <= float(x) <= 200 for x in wrong[:2]) and wrong[2:] == ["37.800", "34.250"]
     assert "(thesis: 81.1%, 82.9%)" in out
+    # Figures 3.1 and 3.2: one row per tree count; 9 trees' accuracy is Table 3.1's
+    curve = {int(line.split()[0]): line.split() for line in out.split("(Figures 3.1 and 3.2)")[1].splitlines()
+             if line.strip()[:1].isdigit()}
+    assert sorted(curve) == [1, 9] and (tmp_path / "curve.png").stat().st_size > 1000
+    assert f"9 trees {curve[9][1]}" in out
+    assert 1 - float(wrong[0]) / 200 == pytest.approx(float(curve[9][1][:-1]) / 100, abs=5e-4)
 
 
 def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
