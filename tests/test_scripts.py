@@ -135,6 +135,28 @@ def test_esche_appendix_b_seats_tests_appendix_b_and_counts_first_player_wins(tm
     assert int(games) == len(decided) == 8
     assert float(share) == pytest.approx(100 * sum(g.winner == g.first for g in decided) / 8, abs=0.05)
 
+
+def test_esche_std_script_interpolates_as_the_thesis(tmp_path):
+    import numpy as np
+
+    from gamelp.matrix import MatrixGame
+
+    out = run_script("esche_3_2_std.py", "--games", 4, "--repeats", 2, "--evaluation", "life", "--life-threshold", 0,
+                     "--rule", "starting_life=3", "--quiet", "--out", tmp_path / "std", cwd=tmp_path)
+    measured = MatrixGame.from_csv(tmp_path / "std" / "payoffs.csv", std_path=tmp_path / "std" / "std.csv")
+    full = MatrixGame.from_csv(tmp_path / "std" / "appendix_b_std.csv")
+    at, row = {d: k for k, d in enumerate(measured.row_labels)}, {d: k for k, d in enumerate(full.row_labels)}
+    assert len(full.row_labels) == 33 and "4C8L" in at and "4C12L" not in at  # bolts divisible by 8 are played
+    assert full.payoffs[row["0C16L"], row["8C32L"]] == measured.std[at["0C16L"], at["8C32L"]]
+    # 4C12L was not played: the mean of its neighbours 4C8L and 4C16L; 0C20L and 4C12L: four pairs
+    assert full.payoffs[row["4C12L"], row["0C40L"]] == pytest.approx(
+        (measured.std[at["4C8L"], at["0C40L"]] + measured.std[at["4C16L"], at["0C40L"]]) / 2)
+    assert full.payoffs[row["0C20L"], row["4C12L"]] == pytest.approx(np.mean(
+        [measured.std[at[a], at[b]] for a in ("0C16L", "0C24L") for b in ("4C8L", "4C16L")]))
+    mean = float(next(line for line in out.splitlines() if line.startswith("ours, all 33 decks")).split()[-2][:-1])
+    assert mean == pytest.approx(100 * full.payoffs[np.triu_indices(33, 1)].mean(), abs=0.05)
+    assert "thesis (Section 3.2)                    2.3%    7.8%" in out
+
 def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     import os
     import re
