@@ -71,12 +71,16 @@ def test_esche_cap_script_counts_draws(tmp_path):
 def test_esche_players_script_prints_three_pairings(tmp_path):
     out = run_script("esche_3_4_players.py", "--games", 2, "--repeats", 2, "--workers", 1, "--quiet",
                      "--out", tmp_path, cwd=tmp_path)
-    rates = {line[:26].strip(): line[26:].split() for line in out.splitlines() if " v " in line[:26]}
+    rates = {line[:30].strip(): line[30:].split() for line in out.splitlines() if " v " in line[:30]}
     assert set(rates) == {"imperfect v aggressive", "imperfect v defensive", "defensive v aggressive"}
     for ours, _, thesis, _ in rates.values():
         assert 0 <= float(ours) <= 100 and float(ours) * 4 % 100 == 0  # 4 games a pairing: quarters
     assert [rates[k][2] for k in sorted(rates)] == ["34", "48", "62"]
     assert "12 games over 3 pairs" in out
+    out = run_script("esche_3_4_players.py", "--games", 2, "--repeats", 1, "--workers", 1, "--quiet",
+                     "--defensive", "hand", "--out", tmp_path, cwd=tmp_path)
+    rates = {line[:30].strip() for line in out.splitlines() if " v " in line[:30]}
+    assert rates == {"imperfect v aggressive", "imperfect v defensive-hand", "defensive-hand v aggressive"}
 
 
 def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
