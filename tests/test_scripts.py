@@ -161,6 +161,21 @@ def test_esche_std_script_interpolates_as_the_thesis(tmp_path):
     assert mean == pytest.approx(100 * full.payoffs[np.triu_indices(33, 1)].mean(), abs=0.05)
     assert "thesis (Section 3.2)                    2.3%    7.8%" in out
 
+
+def test_esche_table_3_4_script_solves_the_16_creature_decks(tmp_path):
+    from gamelp.matrix import MatrixGame
+    from gamelp.models.nash import solve_matrix_nash
+
+    out = run_script("esche_table_3_4.py", "--creatures", "12,16", "--bolts", "0,16,20", "--games", 4, "--evaluation",
+                     "life", "--life-threshold", 0, "--rule", "starting_life=3", "--quiet", "--out", tmp_path, cwd=tmp_path)
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["12C20L"][0] == "14" and rows["16C16L"][0] == "6"  # Table 3.4's shares beside ours
+    assert "deck game over 5 of the thesis's 55 decks" in out  # 12C0L has 12 non-land cards: not analysed
+    played = MatrixGame.from_csv(tmp_path / "payoffs.csv")
+    keep = [k for k, d in enumerate(played.row_labels) if d != "12C0L"]
+    value = solve_matrix_nash(played.submatrix(keep, keep), "row").value
+    assert float(rows["value"][0]) == pytest.approx(value, abs=5e-5)
+
 def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     import os
     import re
