@@ -24,14 +24,23 @@ earned, utility ``u . x``):
   via predictive Blackwell approachability": RM+
   played on the regrets plus a predicted regret,
   ``x^t ∝ [R^{t-1} + m^t - <m^t, x^{t-1}> 1]^+`` with the prediction
-  ``m^t = u^{t-1}``, the last utility);
+  ``m^t = u^{t-1}``, the last utility); and the two rules of Xu, Li, Liu, Fu,
+  Fu, Xing & Cheng (2024, "Minimizing weighted counterfactual regret with
+  optimistic online mirror descent"): discounted RM+ ``DRM+`` (the
+  cumulative regrets scaled by ``d(t-1) = (t-1)^alpha/((t-1)^alpha+1)``
+  before each update and clipped at zero; alpha = 1.5) and its predictive
+  form ``PDRM+`` (``x^{t+1} ∝ [d(t) R^t + r^t]^+``, the last instantaneous
+  regret ``r^t`` as the prediction; alpha = 2.3);
 * on a treeplex (a player's sequence-form polytope): counterfactual regret
   minimisation ``CFR`` (Zinkevich et al. 2007), i.e. the laminar regret
   decomposition — one local simplex minimiser per decision point fed with
   counterfactual utilities ``q[ja] = g[ja] + sum_{j' below ja} V[j']``,
   ``V[j] = sum_a b[ja] q[ja]``.  The local minimiser is pluggable
-  (rm, rm+, mwu, omwu); all decision points are updated together with numpy
-  segment reductions, one depth level at a time.  Predictive CFR+
+  (any of the above); all decision points are updated together with numpy
+  segment reductions, one depth level at a time, on the sequences
+  renumbered level by level (:class:`TreeplexLevels`) so that a depth is
+  one slice and an iteration runs a few dozen numpy calls whatever the
+  number of decision points.  Predictive CFR+
   (``PCFR+``, Farina, Kroer & Sandholm 2021) uses PRM+ at every
   decision point with the counterfactual prediction of Farina, Kroer,
   Brown & Sandholm (2019, "Stable-predictive optimistic counterfactual regret
@@ -43,12 +52,14 @@ Self-play (:func:`solve_regret`, :func:`self_play_matrix`) runs one
 minimiser per player on a payoff matrix ``M`` (player 1 gets ``x^T M y``) or
 on a :class:`~gamelp.game.SequenceFormGame` (``x^T A y`` over sequence-form
 strategies) and reports the (weighted) average and last iterates with the
-saddle-point gap ``max_x' x'^T A y - min_y' x^T A y'`` per iteration.  CFR+
-is RM+ at every decision point with alternating updates and linear
-averaging (Tammelin 2014; Tammelin, Burch, Johanson & Bowling 2015); DCFR
-is discounted RM (alpha = 1.5, beta = 0) with quadratic averaging (weights
-``t^2``: the paper's gamma = 2); PCFR+ is PRM+ with quadratic averaging;
-both alternate their updates like CFR+.
+saddle-point gap ``max_x' x'^T A y - min_y' x^T A y'``, measured every
+``check_every`` iterations.  CFR+ is RM+ at every decision point with
+alternating updates and linear averaging (Tammelin 2014; Tammelin, Burch,
+Johanson & Bowling 2015); DCFR is discounted RM (alpha = 1.5, beta = 0)
+with quadratic averaging (weights ``t^2``: the paper's gamma = 2); PCFR+ is
+PRM+ with quadratic averaging; DCFR+ is DRM+ with weights ``t^4`` and
+PDCFR+ PDRM+ with weights ``t^5`` (Xu et al. 2024's gamma); all of them
+alternate their updates like CFR+.
 """
 
 from __future__ import annotations
@@ -66,6 +77,7 @@ from gamelp.treeplex import Treeplex
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
 CHECK_EVERY = 10      # iterations between two measurements of the saddle-point gap
+TINY = np.finfo(float).tiny
 
 
 # ---------------------------------------------------------------------------------------- simplices
@@ -106,6 +118,18 @@ class Segments:
             totals = totals + empty * self.sizes
         return weights / totals[self.owner]
 
+    def positive_part(self, v: np.ndarray) -> np.ndarray:
+        """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive.
+
+        Entries at or below zero are raised to the smallest normal float
+        ``TINY`` instead of 0, so every segment total is positive and no
+        branch is needed: a segment with no positive entry comes out uniform,
+        and beside a positive entry ``r`` the raised ones get ``TINY / r``,
+        which is 0 in float64 for any ``r`` above 1e-290.
+        """
+        weights = np.maximum(v, TINY)
+        return weights / np.add.reduceat(weights, self.starts)[self.owner]
+
     def softmax(self, logits: np.ndarray) -> np.ndarray:
         """Per-segment softmax (shifted by the segment maximum for stability)."""
         shifted = np.exp(logits - self.expand(np.maximum.reduceat(logits, self.starts)))
@@ -139,7 +163,7 @@ class RegretMatching(RegretMinimiser):
         self._strategy = None
 
     def next_strategy(self) -> np.ndarray:
-        self._strategy = self.segments.normalise(np.maximum(self.regrets, 0.0))
+        self._strategy = self.segments.positive_part(self.regrets)
         return self._strategy
 
     def observe_utility(self, utility: np.ndarray) -> None:
@@ -179,7 +203,7 @@ def _prm_plus_strategy(segments: Segments, regrets: np.ndarray, prediction: np.n
                        previous: np.ndarray) -> np.ndarray:
     """PRM+'s next local strategies: ``[R + m - <m, x_prev> 1]^+`` normalised per segment."""
     expected = segments.expand(segments.sums(previous * prediction))
-    return segments.normalise(np.maximum(regrets + prediction - expected, 0.0))
+    return segments.positive_part(regrets + prediction - expected)
 
 
 class PredictiveRegretMatchingPlus(RegretMatching):
@@ -200,12 +224,12 @@ class PredictiveRegretMatchingPlus(RegretMatching):
         self.prediction = np.array(utility, dtype=float)
 
 
-class PredictiveDiscountedRegretMatchingPlus(RegretMatching):
-    """PDCFR+'s local rule (Xu, Li, Liu, Fu, Fu, Xing & Cheng 2024): RM+ on discounted regrets,
-    predicting the last instantaneous regret ``r^t``.  With ``d(t) = t^alpha/(t^alpha+1)``:
-    ``R^t = [d(t-1) R^{t-1} + r^t]^+`` and ``x^{t+1} ∝ [d(t) R^t + r^t]^+``; alpha = 2.3."""
+class DiscountedRegretMatchingPlus(RegretMatching):
+    """DCFR+'s local rule (Xu, Li, Liu, Fu, Fu, Xing & Cheng 2024): RM+ on discounted regrets,
+    ``R^t = [d(t-1) R^{t-1} + r^t]^+`` with ``d(t) = t^alpha/(t^alpha+1)`` and the instantaneous
+    regret ``r^t``; alpha = 1.5."""
 
-    def __init__(self, space, *, alpha: float = 2.3):
+    def __init__(self, space, *, alpha: float = 1.5):
         super().__init__(space, plus=True)
         self.alpha = float(alpha)
         self.updates = 0
@@ -213,11 +237,6 @@ class PredictiveDiscountedRegretMatchingPlus(RegretMatching):
 
     def _discount(self, t: int) -> float:
         return t ** self.alpha / (t ** self.alpha + 1)
-
-    def next_strategy(self) -> np.ndarray:
-        weights = self._discount(self.updates) * self.regrets + self.last_regret
-        self._strategy = self.segments.normalise(np.maximum(weights, 0.0, out=weights))
-        return self._strategy
 
     def observe_utility(self, utility: np.ndarray) -> None:
         if self._strategy is None:
@@ -228,6 +247,18 @@ class PredictiveDiscountedRegretMatchingPlus(RegretMatching):
         np.maximum(self.regrets, 0.0, out=self.regrets)
         self.last_regret = regret
         self.updates += 1
+
+
+class PredictiveDiscountedRegretMatchingPlus(DiscountedRegretMatchingPlus):
+    """PDCFR+'s local rule (Xu et al. 2024): DCFR+'s discounted RM+ predicting the last
+    instantaneous regret, ``x^{t+1} ∝ [d(t) R^t + r^t]^+``; alpha = 2.3."""
+
+    def __init__(self, space, *, alpha: float = 2.3):
+        super().__init__(space, alpha=alpha)
+
+    def next_strategy(self) -> np.ndarray:
+        self._strategy = self.segments.positive_part(self._discount(self.updates) * self.regrets + self.last_regret)
+        return self._strategy
 
 
 class MWU(RegretMinimiser):
@@ -263,12 +294,14 @@ class OMWU(MWU):
 
 
 LOCAL_MINIMISERS = {"rm": RegretMatching, "rm+": RegretMatchingPlus, "drm": DiscountedRegretMatching,
-                    "prm+": PredictiveRegretMatchingPlus, "pdrm+": PredictiveDiscountedRegretMatchingPlus,
+                    "prm+": PredictiveRegretMatchingPlus, "drm+": DiscountedRegretMatchingPlus,
+                    "pdrm+": PredictiveDiscountedRegretMatchingPlus,
                     "mwu": MWU, "omwu": OMWU}
 
 
 def local_minimiser(name: str, space, *, eta: float = 0.1) -> RegretMinimiser:
-    """A simplex minimiser by name (``rm``, ``rm+``, ``drm``, ``prm+``, ``pdrm+``, ``mwu``, ``omwu``) over ``space``
+    """A simplex minimiser by name (``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu``,
+    ``omwu``) over ``space``
     (size or Segments)."""
     if name not in LOCAL_MINIMISERS:
         raise RegretError(f"unknown local regret minimiser {name!r} (choose from {sorted(LOCAL_MINIMISERS)})")
@@ -451,6 +484,7 @@ METHODS = {
     "cfr+": Method("rm+", True, "linear"),
     "dcfr": Method("drm", True, "quadratic"),
     "pcfr+": Method("prm+", True, "quadratic"),
+    "dcfr+": Method("drm+", True, 4.0),
     "pdcfr+": Method("pdrm+", True, 5.0),
 }
 
@@ -603,8 +637,8 @@ def solve_regret(game, method: str = "cfr+", iterations: int = 1000, *, eta: flo
         game = load_game(game)
     if isinstance(game, SequenceFormGame):
         space1, space2 = _TreeplexSpace(game.pl1), _TreeplexSpace(game.pl2)
-        payoff = game.A.tocsr()[space1.order][:, space2.order].tocsr()  # level order on both sides
-        payoff_2 = (-payoff.T).tocsr()
+        payoff = sp.csr_array(game.A.tocsr()[space1.order][:, space2.order])  # level order on both sides
+        payoff_2 = sp.csr_array(-payoff.T)
     else:
         payoff = _payoff_matrix(game)
         space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
