@@ -77,7 +77,6 @@ from gamelp.treeplex import Treeplex
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
 CHECK_EVERY = 10      # iterations between two measurements of the saddle-point gap
-TINY = np.finfo(float).tiny
 
 
 # ---------------------------------------------------------------------------------------- simplices
@@ -110,25 +109,15 @@ class Segments:
         return per_segment[self.owner]
 
     def normalise(self, weights: np.ndarray) -> np.ndarray:
-        """Scale non-negative weights to sum to 1 per segment; an all-zero segment becomes uniform."""
+        """Scale non-negative weights to sum to 1 per segment; an all-zero segment becomes uniform
+        (weight 1 on each of its entries; no branch, so a few numpy calls whatever the segments)."""
         totals = np.add.reduceat(weights, self.starts)
         empty = totals <= 0
-        if empty.any():  # weight 1 on every entry of an empty segment
-            weights = weights + empty[self.owner]
-            totals = totals + empty * self.sizes
-        return weights / totals[self.owner]
+        return (weights + empty[self.owner]) / np.where(empty, self.sizes, totals)[self.owner]
 
     def positive_part(self, v: np.ndarray) -> np.ndarray:
-        """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive.
-
-        Entries at or below zero are raised to the smallest normal float
-        ``TINY`` instead of 0, so every segment total is positive and no
-        branch is needed: a segment with no positive entry comes out uniform,
-        and beside a positive entry ``r`` the raised ones get ``TINY / r``,
-        which is 0 in float64 for any ``r`` above 1e-290.
-        """
-        weights = np.maximum(v, TINY)
-        return weights / np.add.reduceat(weights, self.starts)[self.owner]
+        """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive."""
+        return self.normalise(np.maximum(v, 0.0))
 
     def softmax(self, logits: np.ndarray) -> np.ndarray:
         """Per-segment softmax (shifted by the segment maximum for stability)."""
