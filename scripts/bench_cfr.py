@@ -53,12 +53,15 @@ OPENSPIEL_GAMES = {"leduc": "leduc_poker", "kuhn": "kuhn_poker"}
 
 def run_gamelp(name: str, target: float, max_iterations: int, repeats: int, method: str = "cfr+",
                check_every: int = CHECK_EVERY) -> dict:
+    """``method`` is a method name, or ``name@gamma`` to average with weights ``t^gamma`` instead of its own."""
     game = load_game(name)
+    method_name, _, gamma = method.partition("@")
+    averaging = float(gamma) if gamma else None
     times, result = [], None
     for _ in range(repeats):
         start = time.perf_counter()
-        result = solve_regret(game, method, max_iterations, target_gap=target, track_last=False,
-                              check_every=check_every)
+        result = solve_regret(game, method_name, max_iterations, target_gap=target, track_last=False,
+                              check_every=check_every, averaging=averaging)
         times.append(time.perf_counter() - start)
     return {"solver": f"gamelp {method.upper()} (numpy)", "information_sets": game.pl1.num_decision_points
             + game.pl2.num_decision_points, "iterations": result.iterations, "gap": result.gap,
@@ -126,7 +129,7 @@ def compare_methods(name: str, methods: list[str], targets: list[float], max_ite
     """Iterations and seconds of each method to each target, printed as one row per method."""
     rows = []
     print(f"gamelp on {name}: iterations / seconds to each saddle-point gap (median of {repeats} runs)")
-    print(f"{'method':<8}" + "".join(f"{f'gap {target:g}':>22}" for target in targets))
+    print(f"{'method':<10}" + "".join(f"{f'gap {target:g}':>22}" for target in targets))
     for method in methods:
         cells = []
         for target in targets:
@@ -134,7 +137,7 @@ def compare_methods(name: str, methods: list[str], targets: list[float], max_ite
             rows.append(dict(run, method=method, target=target))
             text = f"{run['iterations']} / {run['seconds']:.2f} s" + ("" if run["reached"] else " (not reached)")
             cells.append(f"{text:>22}")
-        print(f"{method:<8}" + "".join(cells), flush=True)
+        print(f"{method:<10}" + "".join(cells), flush=True)
     return rows
 
 
@@ -146,7 +149,8 @@ def main(argv=None) -> int:
     parser.add_argument("--max-iterations", type=int, default=20000,
                         help="OpenSpiel comparison: give up after (default: 20000)")
     parser.add_argument("--methods", nargs="+", default=["cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+"],
-                        help="first table's methods")
+                        help="first table's methods; NAME@GAMMA averages with weights t^GAMMA instead of the "
+                             "method's own (e.g. pdcfr+@20)")
     parser.add_argument("--targets", type=float, nargs="+", default=[1e-4, 1e-5, 1e-6],
                         help="first table's gaps (default: 1e-4 1e-5 1e-6)")
     parser.add_argument("--method-max-iterations", type=int, default=200000,

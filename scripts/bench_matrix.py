@@ -6,7 +6,9 @@ two matrix-vector products per iteration, to a saddle-point gap of
 on the same matrices (default n = 2000, 5000, 10000), in one run.  The LP is
 skipped where its time, extrapolated as n^3 from the last LP solved, would
 pass ``--lp-budget`` seconds; a first-order run stops at ``--fo-budget``
-seconds and says how far it got.
+seconds and says how far it got.  The machine's load average
+(``os.getloadavg()``) is printed before and after each size and kept in the
+JSON, because the machine may be shared.
 
 Random zero-sum games (payoffs uniform on [0, 1], numpy Generator with a
 seed) from 33 up to 2000 rows.  gamelp solves the general Nash LP on the
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import time
@@ -109,12 +112,13 @@ def race_first_order(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     rows, last_lp = [], None
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     print(f"{'n':>6} {args.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
           f"{'|value diff|':>12}", flush=True)
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
         fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
-        row = {"n": n, "first_order": fo}
+        row = {"n": n, "first_order": fo, "load_average_before": os.getloadavg()}
         predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
         if predicted is not None and predicted > args.lp_budget:
             row["lp"] = f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s"
@@ -132,6 +136,8 @@ def race_first_order(args) -> int:
         print(f"{n:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}", flush=True)
         if isinstance(row["lp"], str):
             print(f"       LP {row['lp']}")
+        row["load_average_after"] = os.getloadavg()
+        print("       load average after: " + ", ".join(f"{v:.2f}" for v in row["load_average_after"]), flush=True)
         rows.append(row)
     (out / "bench_matrix_first_order.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=2))
     return 0
