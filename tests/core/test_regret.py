@@ -298,6 +298,15 @@ def test_predictive_rm_plus_adds_the_last_regret_to_the_cumulative_one():
     assert np.allclose(prm.next_strategy(), expected / expected.sum())
 
 
+def reference_sequence_form(tp, local):
+    """The sequence-form strategy of one local strategy per decision point, top-down."""
+    x = np.zeros(tp.num_sequences)
+    x[0] = 1.0
+    for j, (s, e) in enumerate(zip(tp.starts, tp.ends)):
+        x[s:e] = local[j] * x[tp.parents[j]]
+    return x
+
+
 class ReferencePCFR:
     """PCFR+ one decision point at a time: local strategies chosen bottom-up from the predicted utility."""
 
@@ -314,11 +323,7 @@ class ReferencePCFR:
             weights = np.maximum(self.regrets[j] + q[s:e] - self.local[j] @ q[s:e], 0.0)
             self.local[j] = weights / weights.sum() if weights.sum() > 0 else np.full(e - s, 1 / (e - s))
             q[self.tp.parents[j]] += self.local[j] @ q[s:e]
-        x = np.zeros(self.tp.num_sequences)
-        x[0] = 1.0
-        for j, (s, e) in enumerate(zip(self.tp.starts, self.tp.ends)):
-            x[s:e] = self.local[j] * x[self.tp.parents[j]]
-        return x
+        return reference_sequence_form(self.tp, self.local)
 
     def observe_utility(self, g):
         q = np.array(g, dtype=float)
@@ -406,11 +411,7 @@ class ReferencePDCFR:
         for j in range(self.tp.num_decision_points):
             w = np.maximum(self.discount(self.t) * self.regrets[j] + self.last[j], 0.0)
             self.local.append(w / w.sum() if w.sum() > 0 else np.full(w.size, 1 / w.size))
-        x = np.zeros(self.tp.num_sequences)
-        x[0] = 1.0
-        for j, (s, e) in enumerate(zip(self.tp.starts, self.tp.ends)):
-            x[s:e] = self.local[j] * x[self.tp.parents[j]]
-        return x
+        return reference_sequence_form(self.tp, self.local)
 
     def observe_utility(self, g):
         q = np.array(g, dtype=float)
