@@ -307,6 +307,16 @@ def reference_sequence_form(tp, local):
     return x
 
 
+def reference_bottom_up(tp, local, g):
+    """Counterfactual values one decision point at a time, deepest first: ``j``, ``q[s:e]`` and its value."""
+    q = np.array(g, dtype=float)
+    for j in reversed(range(tp.num_decision_points)):
+        s, e = tp.starts[j], tp.ends[j]
+        value = local[j] @ q[s:e]
+        yield j, q[s:e].copy(), value
+        q[tp.parents[j]] += value
+
+
 class ReferencePCFR:
     """PCFR+ one decision point at a time: local strategies chosen bottom-up from the predicted utility."""
 
@@ -326,12 +336,8 @@ class ReferencePCFR:
         return reference_sequence_form(self.tp, self.local)
 
     def observe_utility(self, g):
-        q = np.array(g, dtype=float)
-        for j in reversed(range(self.tp.num_decision_points)):
-            s, e = self.tp.starts[j], self.tp.ends[j]
-            value = self.local[j] @ q[s:e]
-            self.regrets[j] = np.maximum(self.regrets[j] + q[s:e] - value, 0.0)
-            q[self.tp.parents[j]] += value
+        for j, values, value in reference_bottom_up(self.tp, self.local, g):
+            self.regrets[j] = np.maximum(self.regrets[j] + values - value, 0.0)
         self.prediction = np.array(g, dtype=float)
 
 
@@ -414,13 +420,9 @@ class ReferencePDCFR:
         return reference_sequence_form(self.tp, self.local)
 
     def observe_utility(self, g):
-        q = np.array(g, dtype=float)
-        for j in reversed(range(self.tp.num_decision_points)):
-            s, e = self.tp.starts[j], self.tp.ends[j]
-            value = self.local[j] @ q[s:e]
-            self.last[j] = q[s:e] - value
+        for j, values, value in reference_bottom_up(self.tp, self.local, g):
+            self.last[j] = values - value
             self.regrets[j] = np.maximum(self.discount(self.t) * self.regrets[j] + self.last[j], 0.0)
-            q[self.tp.parents[j]] += value
         self.t += 1
 
 
