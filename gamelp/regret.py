@@ -303,14 +303,13 @@ def local_minimiser(name: str, space, *, eta: float = 0.1) -> RegretMinimiser:
 class _Level:
     """The decision points of one depth, in level order: a slice of sequences below a slice of parents."""
 
-    lo: int                        # this depth's sequences are the level positions [lo, hi)
-    hi: int
-    up_lo: int                     # the depth above (the empty sequence [0, 1) for depth 0)
-    up_hi: int
-    parent_slot: np.ndarray        # per sequence: its decision point's parent, counted from up_lo
-    point_parent_slot: np.ndarray  # per decision point: its parent, counted from up_lo
+    here: slice                    # this depth's sequences (level positions)
+    above: slice                   # the depth above (the empty sequence, position 0, for depth 0)
+    parent_slot: np.ndarray        # per sequence: its decision point's parent, counted from above.start
+    point_parent_slot: np.ndarray  # per decision point: its parent, counted from above.start
     parent_positions: np.ndarray   # per sequence: the level position of its decision point's parent
-    segments: Segments             # the decision points' simplices inside [lo, hi)
+    segments: Segments             # the decision points' simplices inside ``here``
+    parents: int                   # the size of ``above``
 
 
 class TreeplexLevels:
@@ -349,10 +348,11 @@ class TreeplexLevels:
                                                                                                    + count - 1])
             level_sizes = sizes[first_point:first_point + count]
             point_parent_slot = self.rank[parents[level_points]] - up_lo
-            self.levels.append(_Level(lo, hi, up_lo, up_hi, np.repeat(point_parent_slot, level_sizes),
+            self.levels.append(_Level(slice(lo, hi), slice(up_lo, up_hi), np.repeat(point_parent_slot, level_sizes),
                                       point_parent_slot, np.repeat(point_parent_slot + up_lo, level_sizes),
                                       Segments(point_starts[first_point:first_point + count] - lo,
-                                               point_starts[first_point:first_point + count] - lo + level_sizes)))
+                                               point_starts[first_point:first_point + count] - lo + level_sizes),
+                                      up_hi - up_lo))
             first_point, up_lo, up_hi = first_point + count, lo, hi
 
     def to_levels(self, v: np.ndarray) -> np.ndarray:
@@ -368,23 +368,22 @@ class TreeplexLevels:
         x = np.empty(self.num_sequences)
         x[0] = 1.0
         for level in self.levels:
-            np.multiply(behaviour[level.lo:level.hi], x[level.parent_positions], out=x[level.lo:level.hi])
+            np.multiply(behaviour[level.here], x[level.parent_positions], out=x[level.here])
         return x
 
     def counterfactual_values(self, utility: np.ndarray, behaviour: np.ndarray) -> np.ndarray:
         """``q[s] = utility[s] + sum`` of the values ``V[j] = sum_a b[ja] q[ja]`` of the points below ``s``."""
         q = np.array(utility, dtype=float)
         for level in reversed(self.levels):
-            q[level.up_lo:level.up_hi] += np.bincount(level.parent_slot, behaviour[level.lo:level.hi]
-                                                      * q[level.lo:level.hi], level.up_hi - level.up_lo)
+            q[level.above] += np.bincount(level.parent_slot, behaviour[level.here] * q[level.here], level.parents)
         return q
 
     def best_response_value(self, utility: np.ndarray) -> float:
         """``max_x utility . x`` over the treeplex (bottom-up maxima)."""
         q = np.array(utility, dtype=float)
         for level in reversed(self.levels):
-            best = np.maximum.reduceat(q[level.lo:level.hi], level.segments.starts)
-            q[level.up_lo:level.up_hi] += np.bincount(level.point_parent_slot, best, level.up_hi - level.up_lo)
+            best = np.maximum.reduceat(q[level.here], level.segments.starts)
+            q[level.above] += np.bincount(level.point_parent_slot, best, level.parents)
         return float(q[0])
 
 
@@ -443,9 +442,9 @@ class PredictiveCFR(CFR):
         behaviour = np.ones(self.levels.num_sequences)
         q = self.prediction.copy()
         for level in reversed(self.levels.levels):
-            here, above = slice(level.lo, level.hi), slice(level.up_lo, level.up_hi)
+            here, above = level.here, level.above
             behaviour[here] = _prm_plus_strategy(level.segments, local.regrets[here], q[here], local._strategy[here])
-            q[above] += np.bincount(level.parent_slot, behaviour[here] * q[here], level.up_hi - level.up_lo)
+            q[above] += np.bincount(level.parent_slot, behaviour[here] * q[here], level.parents)
         self.behaviour = local._strategy = behaviour
         return self._out(self.levels.sequence_form(behaviour))
 
@@ -675,7 +674,6 @@ class _SelfPlay:
         x, y = player1.next_strategy(), player2.next_strategy()
         utility_x, utility_y = payoff @ y, payoff_2 @ x      # each player's utility vector against the other
         avg_x, avg_y = np.zeros_like(x), np.zeros_like(y)
-        averaged = [(avg_x, x), (avg_y, y)]
         avg_utility_x, avg_utility_y = (np.zeros_like(x), np.zeros_like(y)) if self.average_utilities else (None,) * 2
         checked, gaps, last_gaps = [], [], []
         history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if self.record else None
@@ -684,11 +682,11 @@ class _SelfPlay:
             weight = float(t) ** self.gamma
             total_weight += weight
             step = weight / total_weight
-            averaged = [(avg_x, x), (avg_y, y)]
+            avg_x += step * (x - avg_x)
+            avg_y += step * (y - avg_y)
             if self.average_utilities:
-                averaged += [(avg_utility_x, utility_x), (avg_utility_y, utility_y)]
-            for average, current in averaged:
-                average += step * (current - average)
+                avg_utility_x += step * (utility_x - avg_utility_x)
+                avg_utility_y += step * (utility_y - avg_utility_y)
             if self.record:
                 for store, v in zip(history, (x, y, avg_x, avg_y)):
                     store[t - 1] = v

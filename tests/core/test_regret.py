@@ -445,8 +445,9 @@ def test_level_order_is_a_permutation_with_each_depth_one_slice():
     levels = TreeplexLevels(load_game("leduc").pl2)
     v = np.arange(levels.num_sequences, dtype=float)
     assert np.array_equal(levels.to_original(levels.to_levels(v)), v) and levels.order[0] == 0
-    assert [level.lo for level in levels.levels[1:]] == [level.hi for level in levels.levels[:-1]]
-    assert levels.levels[-1].hi == levels.num_sequences
+    assert [level.here.start for level in levels.levels[1:]] == [level.here.stop for level in levels.levels[:-1]]
+    assert [level.above for level in levels.levels[1:]] == [level.here for level in levels.levels[:-1]]
+    assert levels.levels[0].here.start == 1 and levels.levels[-1].here.stop == levels.num_sequences
 
 
 def test_positive_part_is_regret_matching_per_segment():
