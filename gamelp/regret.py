@@ -86,12 +86,13 @@ class Segments:
     def __init__(self, starts, ends):
         self.starts = np.asarray(starts, dtype=np.int64)
         self.ends = np.asarray(ends, dtype=np.int64)
-        self.sizes = sizes = self.ends - self.starts
+        sizes = self.ends - self.starts
         if (self.starts.size == 0 or self.starts[0] != 0 or np.any(sizes < 1)
                 or np.any(self.starts[1:] != self.ends[:-1])):
             raise RegretError("segments must be non-empty, consecutive and start at 0")
         self.size = int(self.ends[-1])
         self.owner = np.repeat(np.arange(self.starts.size), sizes)
+        self.uniform = 1.0 / sizes[self.owner]  # each entry's probability in a uniform strategy
 
     @classmethod
     def simplex(cls, n: int) -> "Segments":
@@ -109,11 +110,9 @@ class Segments:
         return per_segment[self.owner]
 
     def normalise(self, weights: np.ndarray) -> np.ndarray:
-        """Scale non-negative weights to sum to 1 per segment; an all-zero segment becomes uniform
-        (weight 1 on each of its entries; no branch, so a few numpy calls whatever the segments)."""
-        totals = np.add.reduceat(weights, self.starts)
-        empty = totals <= 0
-        return (weights + empty[self.owner]) / np.where(empty, self.sizes, totals)[self.owner]
+        """Scale non-negative weights to sum to 1 per segment; an all-zero segment becomes uniform."""
+        totals = np.add.reduceat(weights, self.starts)[self.owner]
+        return np.divide(weights, totals, out=self.uniform.copy(), where=totals > 0)
 
     def positive_part(self, v: np.ndarray) -> np.ndarray:
         """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive."""
