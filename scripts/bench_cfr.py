@@ -129,14 +129,14 @@ def compare_methods(name: str, methods: list[str], targets: list[float], max_ite
     """Iterations and seconds of each method to each target, printed as one row per method."""
     rows = []
     print(f"gamelp on {name}: iterations / seconds to each saddle-point gap (median of {repeats} runs)")
-    print(f"{'method':<10}" + "".join(f"{f'gap {target:g}':>28}" for target in targets))
+    print(f"{'method':<10}" + "".join(f"{f'gap {target:g}':>32}" for target in targets))
     for method in methods:
         cells = []
         for target in targets:
             run = run_gamelp(name, target, max_iterations, repeats, method, check_every)
             rows.append(dict(run, method=method, target=target))
             text = f"{run['iterations']} / {run['seconds']:.2f} s" + ("" if run["reached"] else " (not reached)")
-            cells.append(f"{text:>28}")
+            cells.append(f"{text:>32}")
         print(f"{method:<10}" + "".join(cells), flush=True)
     return rows
 

@@ -122,8 +122,9 @@ def race_first_order(args) -> int:
         fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
         row = {"n": n, "first_order": fo, "load_average_before": os.getloadavg()}
         predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
-        if predicted is not None and predicted > args.lp_budget:
-            row["lp"] = f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s"
+        if args.lp_budget <= 0 or (predicted is not None and predicted > args.lp_budget):
+            row["lp"] = ("skipped: --lp-budget 0" if args.lp_budget <= 0 else
+                         f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s")
             lp_text = f"{'skipped':>11} {'':>8} {'':>12}"
         else:
             start = time.perf_counter()
@@ -158,7 +159,7 @@ def main(argv=None) -> int:
     parser.add_argument("--target-gap", type=float, default=1e-6, help="first-order target (default 1e-6)")
     parser.add_argument("--fo-budget", type=float, default=1800.0, help="seconds per first-order run")
     parser.add_argument("--lp-budget", type=float, default=300.0,
-                        help="skip an LP whose extrapolated time passes this (seconds, default 300)")
+                        help="skip an LP whose extrapolated time passes this (seconds, default 300; 0: no LP)")
     args = parser.parse_args(argv)
     if args.first_order:
         if args.sizes == parser.get_default("sizes"):
