@@ -23,16 +23,12 @@ the sweep and ``appendix_b_std.csv`` (Appendix B's 33 decks) for the robust LPs:
 from __future__ import annotations
 
 import argparse
-import functools
 from pathlib import Path
 
 import numpy as np
 
-from esche_appendix_b import parse_rule, thesis_matrix
-from gamelp.games.mtg.engine import Rules
-from gamelp.games.mtg.match import play_game
-from gamelp.games.mtg.sweep import GameSettings, run_sweep
-from gamelp.games.runner import Execution
+from esche_appendix_b import add_game_arguments, game_setup, thesis_matrix
+from gamelp.games.mtg.sweep import run_sweep
 from gamelp.matrix import MatrixGame
 
 THESIS_MEAN, THESIS_MAX = 0.023, 0.078
@@ -68,28 +64,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pair and run (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per pair (default %(default)s, the thesis's)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
-    parser.add_argument("--life-threshold", type=int, default=12)
-    parser.add_argument("--eval-cap", type=int, default=500_000)
-    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
-                        help="a changed rule, e.g. starting_life=3 or first_player_draws=1")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--quiet", action="store_true")
+    add_game_arguments(parser)
     parser.add_argument("--out", required=True, help="directory of the sweep and of std.csv")
     args = parser.parse_args(argv)
 
     thesis = thesis_matrix()
     decks = list(thesis.row_labels)
     tested = sorted({n for d in decks for n in neighbours(d)}, key=deck_counts)
-    rules = dict(args.rule)
-    game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
-    settings = GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold)
+    rules, settings, execution, game_fn = game_setup(args)
     creatures = sorted({deck_counts(d)[0] for d in tested})
     bolts = sorted({deck_counts(d)[1] for d in tested})
     result = run_sweep(creatures, bolts, games=args.games, repeats=args.repeats, seed=args.seed, settings=settings,
-                       out=args.out, execution=Execution(workers=args.workers, progress=not args.quiet),
-                       game_fn=game_fn)
+                       out=args.out, execution=execution, game_fn=game_fn)
     print(result.summary())
     measured = result.matrix
     missing = [d for d in tested if d not in measured.row_labels]

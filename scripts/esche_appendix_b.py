@@ -68,13 +68,31 @@ def parse_rule(text: str) -> tuple[str, object]:
     return name, (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
 
 
-def cmd_run(args) -> None:
+def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12) -> None:
+    """The game settings, rule changes and execution options shared by the sweep scripts."""
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
+    parser.add_argument("--life-threshold", type=int, default=life_threshold)
+    parser.add_argument("--eval-cap", type=int, default=500_000)
+    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
+                        help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--quiet", action="store_true")
+
+
+def game_setup(args) -> tuple[dict, GameSettings, Execution, functools.partial | None]:
+    """(rule changes, game settings, execution, game function) from ``add_game_arguments``' options."""
     rules = dict(args.rule)
     game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
     settings = GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,
-                            verify=args.verify)
+                            verify=getattr(args, "verify", False))
+    return rules, settings, Execution(workers=args.workers, progress=not args.quiet), game_fn
+
+
+def cmd_run(args) -> None:
+    rules, settings, execution, game_fn = game_setup(args)
     result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, settings=settings, out=args.out,
-                       execution=Execution(workers=args.workers, progress=not args.quiet), game_fn=game_fn)
+                       execution=execution, game_fn=game_fn)
     print(result.summary())
     print(f"rules changed: {rules or 'none'}; wrote {args.out}")
 
@@ -309,15 +327,8 @@ def main(argv=None) -> int:
     run.add_argument("--creatures", type=int_list, default=[0, 8])
     run.add_argument("--bolts", type=int_list, default=[28, 32, 40])
     run.add_argument("--games", type=int, default=100)
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
-    run.add_argument("--life-threshold", type=int, default=0)
-    run.add_argument("--eval-cap", type=int, default=500_000)
+    add_game_arguments(run, life_threshold=0)
     run.add_argument("--verify", action="store_true")
-    run.add_argument("--rule", type=parse_rule, action="append", default=[],
-                     help="a changed rule, e.g. first_player_draws=1, instant_bolts=0, life_payment=100")
-    run.add_argument("--workers", type=int, default=1)
-    run.add_argument("--quiet", action="store_true")
     run.add_argument("--out", required=True)
     run.set_defaults(func=cmd_run)
     comp = commands.add_parser("compare", help="compare sweep directories with Appendix B")

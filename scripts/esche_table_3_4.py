@@ -19,15 +19,11 @@ millions of positions a game. ``--creatures`` and ``--bolts`` shrink the grid.
 from __future__ import annotations
 
 import argparse
-import functools
 
-from esche_appendix_b import parse_rule
+from esche_appendix_b import add_game_arguments, game_setup
 from gamelp.cli.args import int_list
 from gamelp.games.mtg.deck import analysed_decks
-from gamelp.games.mtg.engine import Rules
-from gamelp.games.mtg.match import play_game
-from gamelp.games.mtg.sweep import GameSettings, run_sweep
-from gamelp.games.runner import Execution
+from gamelp.games.mtg.sweep import run_sweep
 from gamelp.models.nash import solve_matrix_nash
 
 TABLE_3_4 = {"0C36L": 16, "4C32L": 8, "8C32L": 5, "12C20L": 14, "12C24L": 7, "12C28L": 17, "16C16L": 6,
@@ -39,23 +35,14 @@ def main(argv=None) -> int:
     parser.add_argument("--creatures", type=int_list, default=list(range(0, 17, 4)))
     parser.add_argument("--bolts", type=int_list, default=list(range(0, 61, 4)))
     parser.add_argument("--games", type=int, default=200, help="games per pair (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
-    parser.add_argument("--life-threshold", type=int, default=12)
-    parser.add_argument("--eval-cap", type=int, default=500_000)
-    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
-                        help="a changed rule, e.g. starting_life=3 or first_player_draws=1")
+    add_game_arguments(parser)
     parser.add_argument("--backend", default="auto", help="LP backend (default %(default)s)")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--out", required=True, help="directory of the sweep")
     args = parser.parse_args(argv)
 
-    rules = dict(args.rule)
-    game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
-    settings = GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold)
+    rules, settings, execution, game_fn = game_setup(args)
     result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, settings=settings, out=args.out,
-                       execution=Execution(workers=args.workers, progress=not args.quiet), game_fn=game_fn)
+                       execution=execution, game_fn=game_fn)
     print(result.summary())
     played = {label: k for k, label in enumerate(result.matrix.row_labels)}
     decks = [k for k in map(str, analysed_decks(16)) if k in played]
