@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from gamelp.cli import main
 from gamelp.matrix import MatrixGame
 from gamelp.matrix_first_order import solve_matrix_first_order
@@ -32,6 +34,15 @@ def test_a_regret_solve_prints_the_regret_results_summary(capsys, kuhn):
         assert printed == plain(solve_regret(kuhn, "pcfr+", 200).to_dict(player))
         assert printed["player"] == player and printed["status"] == "iteration_limit"
 
+
+def test_the_averaging_weights_reach_the_regret_solve(capsys, kuhn):
+    printed = cli_json(capsys, "solve", "kuhn", "--method", "pdcfr+", "--iterations", "300", "--averaging", "20")
+    assert printed == plain(solve_regret(kuhn, "pdcfr+", 300, averaging=20.0).to_dict(1))
+    assert printed != plain(solve_regret(kuhn, "pdcfr+", 300).to_dict(1))  # the method's own weights differ
+    with pytest.raises(SystemExit) as refused:
+        main(["solve", "kuhn", "--method", "pdcfr+", "--averaging", "steep"])
+    assert refused.value.code == 2
+    assert "--averaging: expected uniform, linear, quadratic or an exponent >= 0, got 'steep'" in capsys.readouterr().err
 
 def test_an_lp_solve_prints_the_nash_and_uniqueness_summaries(capsys, kuhn):
     result = solve_nash(kuhn, 2)
