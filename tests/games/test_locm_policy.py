@@ -2,6 +2,7 @@
 
 import importlib.util
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamelp.errors import LocmError
+from gamelp import cli as gamelp_cli
+from gamelp.errors import DraftPolicyError, LocmError
 from gamelp.games.locm.analysis import card_encoding, draft_observation
 from gamelp.games.locm.drafters import make_drafter
 from gamelp.games.locm.env import DraftEnv
@@ -108,9 +110,34 @@ def test_policy_for_one_seat_refuses_the_other(tmp_path):
     save_policy(path, "immediate", {0: _random_policy(48, [], "tanh", 0)})
     drafter = load_policy(path)
     assert drafter.pick((1, 2, 3), (), 0, RNG) in (0, 1, 2)
-    with pytest.raises(LocmError, match=f"file:{path}: no policy for seat 1") as error:
+    with pytest.raises(DraftPolicyError, match=re.escape(f"{path}: no policy for seat 1 (it was trained for seat(s) 0)")
+                       ) as error:
         drafter.pick((1, 2, 3), (), 1, RNG)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--drafters", "random,{drafter}"],          # drafting for seat 1
+    ["tournament", "--drafters", "random,{drafter}"],    # a tournament drafts for both seats
+])
+def test_commands_refuse_a_policy_trained_for_the_other_seat_in_one_line(tmp_path, capsys, argv):
+    path = tmp_path / "first.npz"
+    save_policy(path, "immediate", {0: _random_policy(48, [], "tanh", 0)})
+    argv = [arg.format(drafter=f"file:{path}") for arg in argv]
+    assert gamelp_cli.main(["locm", *argv, *(["--out", str(tmp_path / "out")] if "tournament" in argv else [])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: no policy for seat 1" in err
+    assert gamelp_cli.main(["locm", "play", "--drafters", f"file:{path},random"]) == 0  # its own seat is fine
+
+
+def test_commands_refuse_a_policy_of_the_wrong_shape_in_one_line(tmp_path, capsys):
+    path = tmp_path / "wrong_shape.npz"
+    save_policy(path, "history", {seat: _random_policy(48, [8], "tanh", seat) for seat in (0, 1)})
+    for argv in (["play", "--drafters", f"file:{path},random"],
+                 ["tournament", "--drafters", f"random,file:{path}", "--out", str(tmp_path / "out")]):
+        assert gamelp_cli.main(["locm", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{path}: seat 0: weight0 has shape (48, 8), expected (528, n)" in err
 
 
 def test_bad_policy_files_are_refused_naming_the_file(tmp_path):
