@@ -14,7 +14,8 @@ The default hyperparameters are the thesis's best sets (Appendix A, Tables
 A.2 for the max-attack battler and A.3 for greedy).  PPO's batch is
 ``n_steps`` steps of one environment, split into ``minibatches``.  torch,
 stable-baselines3 and sb3-contrib are imported here only: the trained networks leave as
-numpy arrays (:mod:`gamelp.games.locm.policy`).
+numpy arrays (:mod:`gamelp.games.locm.policy`), and the module imports
+gymnasium only when it trains, so ``gamelp locm`` lists ``train`` without it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from gamelp.errors import LocmError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS
 from gamelp.games.locm.drafters import make_drafter
-from gamelp.games.locm.env import DraftEnv
 from gamelp.games.locm.match import play_match
 from gamelp.games.locm.policy import POLICY_APPROACHES, LstmLayer, PolicyDrafter, SeatPolicy
 from gamelp.io import atomic_write, check_writable
@@ -160,6 +160,8 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
     if n_envs < 1:
         raise LocmError(f"n_envs must be at least 1, not {n_envs!r}")
     from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from gamelp.games.locm.env import DraftEnv  # gymnasium, like torch, comes with the rl extra
 
     _torch().set_num_threads(1)
     envs = [DummyVecEnv([lambda seat=seat: DraftEnv(approach, seat=seat, opponent="random", battler=battler,
