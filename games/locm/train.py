@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.errors import LocmError, OutputError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS
 from gamelp.games.locm.drafters import make_drafter
@@ -264,7 +264,10 @@ def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0
                              learning_rate=seat.learning_rate * learning_rate_scale)
                      for seat in THESIS_SETTINGS[approach, battler])
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot create the output directory ({exc.strerror or exc})") from None
     check_writable(out / "policy.npz")
     start = time.perf_counter()
     with tqdm(total=episodes, unit="episode", desc=f"{approach}/{battler}", disable=not progress) as bar:

@@ -174,10 +174,11 @@ def test_drafting_with_a_policy_file_never_imports_torch(tmp_path):
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
-@pytest.mark.parametrize("approach", ["immediate", "lstm"])
-def test_seeded_self_play_gives_the_same_networks_twice(approach):
+@pytest.mark.parametrize("approach, n_envs", [("immediate", 1), ("lstm", 1), ("immediate", 2), ("lstm", 2)])
+def test_seeded_self_play_gives_the_same_networks_twice(approach, n_envs):
     def run(seed):
-        return train(approach, "max-attack", episodes=12, seed=seed, eval_episodes=2, settings=(TINY, TINY))
+        return train(approach, "max-attack", episodes=12, seed=seed, eval_episodes=2, settings=(TINY, TINY),
+                     n_envs=n_envs, battles=2)
 
     first, again, other = run(5), run(5), run(6)
     for seat in (0, 1):
@@ -191,6 +192,25 @@ def test_seeded_self_play_gives_the_same_networks_twice(approach):
     assert [row[:2] for row in first.curve] == [(episodes, seat) for episodes in (2, 4, 6, 8, 10, 12)
                                                 for seat in (0, 1)]
     assert all(row[2] in (0.0, 0.5, 1.0) for row in first.curve)
+
+
+def test_train_command_writes_both_seats_and_the_curve_and_refuses_bad_input(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["locm", "train", "--episodes", "20", "--eval-episodes", "2", "--minibatches", "2", "--envs", "2",
+            "--battles", "3", "--seed", "1", "--out", str(out), "--quiet"]
+    assert gamelp_cli.main(argv) == 0
+    assert "20 episodes per seat" in capsys.readouterr().out
+    drafter = make_drafter(f"file:{out / 'policy.npz'}")
+    assert sorted(drafter.policies) == [0, 1] and drafter.approach == "immediate"
+    assert (out / "curve.csv").read_text().splitlines()[0] == "episodes,seat,win_rate"
+    assert (out / "curve.png").stat().st_size > 0
+    for bad, message in ((["--episodes", "0"], "episodes must be at least 1"),
+                         (["--envs", "0"], "environments must be at least 1"),
+                         (["--approach", "lstm", "--battler", "greedy", "--out", str(out / "policy.npz")],
+                          "policy.npz: cannot create the output directory")):
+        assert gamelp_cli.main([*argv, *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
 
 
 def test_training_script_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
