@@ -66,17 +66,17 @@ def main(argv=None) -> int:
 
     import torch
     torch.set_num_threads(1)
-    print(f"{'battler':<11} {'measured':<44} {'rate':>12}  {'30,000-episode session':>22}")
+    print(f"{'battler':<11} {'measured':<62} {'rate':>12}  {'30,000-episode session':>22}")
     for battler in (b.strip() for b in args.battlers.split(",") if b.strip()):
         steps, episodes = environment_rate(battler, args.env_episodes)
-        print(f"{battler:<11} {'environment alone':<44} {steps:8.0f} st/s  ({episodes:.1f} episodes/s)")
+        print(f"{battler:<11} {'environment alone':<62} {steps:8.0f} st/s  ({episodes:.1f} episodes/s)")
         for minibatches in (None, args.minibatches):
             for n_envs in (1, 2):
                 rate = training_rate(args.approach, battler, args.episodes, n_envs, minibatches)
                 label = (f"{args.approach} training, {n_envs} env(s)/seat, "
                          + ("thesis mini-batches" if minibatches is None else f"{minibatches} mini-batches"))
                 hours = 2 * SESSION_EPISODES / rate / 3600
-                print(f"{battler:<11} {label:<44} {rate:6.1f} ep/s   {hours:17.1f} h", flush=True)
+                print(f"{battler:<11} {label:<62} {rate:6.1f} ep/s   {hours:17.1f} h", flush=True)
     return 0
 
 

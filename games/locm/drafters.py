@@ -60,7 +60,15 @@ PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
 POLICY_FILE_PREFIX = "file:"
 LEARNED_DRAFTERS = {"immediate": "policy-immediate-max-attack.npz", "lstm": "policy-lstm-max-attack.npz"}
-"""The shipped learned drafters: name -> policy file in ``data/``."""
+"""The shipped learned drafters: name -> policy file in ``data/``, each written by ``gamelp locm train``:
+
+- immediate: ``--approach immediate --battler max-attack --episodes 15000 --minibatches 10
+  --learning-rate-scale 3 --envs 4 --battles 10 --seed 0`` (Table A.2's networks and PPO
+  settings but for 10 mini-batches of 30 steps and three times its learning rates, and 10
+  battles per episode's reward);
+- lstm: ``--approach lstm --battler max-attack --episodes 4000 --envs 4 --battles 10 --seed 0``
+  (Table A.2 as published, 10 battles per episode's reward).
+"""
 COAC_CREATURE_SHARE = 0.4
 COAC_ORDERS = ("p1", "p1_creature", "p2", "p2_creature")
 """coac switches to its ``_creature`` order below this share of creatures among its picks."""
