@@ -23,7 +23,7 @@ thesis's tournaments:
   and fewer than 40% of the picks are creatures, the seat's ``_creature``
   order instead.  In the published tables the ``_creature`` orders equal the
   plain ones, so only the seat changes coac's picks.
-- ``immediate``, ``lstm`` (:data:`LEARNED_DRAFTERS`): the learned drafters
+- ``immediate``, ``history``, ``lstm`` (:data:`LEARNED_DRAFTERS`): the learned drafters
   shipped in ``data/`` (both seats, trained by self-play with the max-attack
   battler, :mod:`gamelp.games.locm.train`); ``file:PATH``: any learned
   drafter's networks (:mod:`gamelp.games.locm.policy`).
@@ -59,13 +59,16 @@ from gamelp.io import open_regular
 PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
 POLICY_FILE_PREFIX = "file:"
-LEARNED_DRAFTERS = {"immediate": "policy-immediate-max-attack.npz", "lstm": "policy-lstm-max-attack.npz"}
+LEARNED_DRAFTERS = {"immediate": "policy-immediate-max-attack.npz", "history": "policy-history-max-attack.npz",
+                    "lstm": "policy-lstm-max-attack.npz"}
 """The shipped learned drafters: name -> policy file in ``data/``, each written by ``gamelp locm train``:
 
 - immediate: ``--approach immediate --battler max-attack --episodes 15000 --minibatches 10
   --learning-rate-scale 3 --envs 4 --battles 10 --seed 0`` (Table A.2's networks and PPO
   settings but for 10 mini-batches of 30 steps and three times its learning rates, and 10
   battles per episode's reward);
+- history: ``--approach history --battler max-attack --episodes 5000 --minibatches 8
+  --learning-rate-scale 3 --envs 4 --battles 10 --seed 0`` (likewise: 8 mini-batches of 30 steps);
 - lstm: ``--approach lstm --battler max-attack --episodes 4000 --envs 4 --battles 10 --seed 0``
   (Table A.2 as published, 10 battles per episode's reward).
 """

@@ -30,7 +30,7 @@ def test_shipped_policies_load_for_both_seats_and_are_small(name):
     drafter = make_drafter(name)
     assert isinstance(drafter, PolicyDrafter) and drafter.name == name and drafter.approach == name
     assert sorted(drafter.policies) == [0, 1]
-    assert drafter_file(name).stat().st_size < 300_000
+    assert drafter_file(name).stat().st_size < 500_000  # History: two 528 x 93 float32 layers
 
 
 @pytest.mark.parametrize("name", sorted(LEARNED_DRAFTERS))
