@@ -3,7 +3,8 @@
 A walk over the game tree reports every decision (player, information set,
 action names, the player's last sequence on the way there) and every
 terminal (both players' last sequences, chance probability times player 1's
-payoff).  :class:`SequenceFormBuilder` checks perfect recall (an information
+payoff), players numbered 1 and 2 as in every sequence-form game of gamelp
+(the OpenSpiel import adds 1 to OpenSpiel's 0 and 1).  :class:`SequenceFormBuilder` checks perfect recall (an information
 set is always reached after the same own sequence), then builds
 
 * each player's decision process in the JSON game format of
@@ -35,23 +36,23 @@ class SequenceFormBuilder:
         self.utility: dict[tuple, float] = {}
 
     def decision(self, player: int, info_set: str, actions, parent: Sequence | None) -> None:
-        """Player ``player`` (0 or 1) acts at ``info_set`` with ``actions``; its last sequence was ``parent``."""
+        """Player ``player`` (1 or 2) acts at ``info_set`` with ``actions``; its last sequence was ``parent``."""
         actions = tuple(actions)
-        known = self.parent[player]
+        known = self.parent[player - 1]
         if info_set not in known:
             if len(set(actions)) != len(actions):
                 raise GameFileError(f"{self.where}: information set {info_set!r} has two actions with the same "
                                     f"name: {list(actions)}")
             known[info_set] = parent
-            self.actions[player][info_set] = actions
+            self.actions[player - 1][info_set] = actions
             return
         if known[info_set] != parent:
-            raise GameFileError(f"{self.where}: player {player + 1} forgets its own past at information set "
+            raise GameFileError(f"{self.where}: player {player} forgets its own past at information set "
                                 f"{info_set!r} (reached after {known[info_set]} and after {parent}); only games "
                                 "with perfect recall have a sequence form")
-        if self.actions[player][info_set] != actions:
-            raise GameFileError(f"{self.where}: information set {info_set!r} of player {player + 1} offers "
-                                f"{list(self.actions[player][info_set])} at one node and {list(actions)} at another")
+        if self.actions[player - 1][info_set] != actions:
+            raise GameFileError(f"{self.where}: information set {info_set!r} of player {player} offers "
+                                f"{list(self.actions[player - 1][info_set])} at one node and {list(actions)} at another")
 
     def terminal(self, last: tuple, weighted_payoff: float) -> None:
         """A terminal reached after the last sequences ``last`` = (player 1's, player 2's)."""
@@ -59,15 +60,15 @@ class SequenceFormBuilder:
 
     def build(self):
         """``(pl1, pl2, A)``: the two treeplexes and player 1's sparse payoff matrix."""
-        pl1, pl2 = (Treeplex.from_nodes(self.decision_process(p), p + 1, self.where) for p in (0, 1))
+        pl1, pl2 = (Treeplex.from_nodes(self.decision_process(p), p, self.where) for p in (1, 2))
         entries = [(pl1.index[s1], pl2.index[s2], value) for (s1, s2), value in self.utility.items() if value != 0]
         rows, cols, values = zip(*entries) if entries else ((), (), ())
         return pl1, pl2, sp.csr_matrix((values, (rows, cols)), shape=(pl1.num_sequences, pl2.num_sequences))
 
     def decision_process(self, player: int) -> list[dict]:
-        """The player's nodes top-down, in the JSON game format."""
+        """Player ``player``'s (1 or 2) nodes top-down, in the JSON game format."""
         children: dict[Sequence | None, list[str]] = {}
-        for info_set, parent in self.parent[player].items():
+        for info_set, parent in self.parent[player - 1].items():
             children.setdefault(parent, []).append(info_set)
         nodes: list[dict] = []
 
@@ -81,7 +82,7 @@ class SequenceFormBuilder:
             else:
                 edges = [parent_edge] * len(below)
             for info_set, edge in zip(below, edges):
-                actions = list(self.actions[player][info_set])
+                actions = list(self.actions[player - 1][info_set])
                 nodes.append({"id": info_set, "type": "decision", "actions": actions, "parent_edge": edge,
                               "parent_sequence": None if parent is None else list(parent)})
                 for action in actions:
@@ -89,5 +90,5 @@ class SequenceFormBuilder:
 
         hang(None, None)
         if not nodes:
-            raise GameFileError(f"{self.where}: player {player + 1} never acts")
+            raise GameFileError(f"{self.where}: player {player} never acts")
         return nodes

@@ -244,7 +244,7 @@ class _EfgReader:
             for action, probability in zip(actions, probabilities):
                 self.node(chance * probability, payoff, last)
             return
-        self.builder.decision(player - 1, label, actions, last[player - 1])
+        self.builder.decision(player, label, actions, last[player - 1])
         for action in actions:
             new_last = list(last)
             new_last[player - 1] = (label, action)

@@ -155,7 +155,7 @@ class _Walk:
             player = state.current_player()
             info_set = state.information_state_string(player)
             ids = {state.action_to_string(player, action): action for action in state.legal_actions(player)}
-            self.builder.decision(player, info_set, ids, last[player])
+            self.builder.decision(player + 1, info_set, ids, last[player])  # OpenSpiel counts players from 0
             self.action_ids.setdefault((player, info_set), ids)
             for name, action in ids.items():
                 new_last = list(last)

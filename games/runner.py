@@ -11,8 +11,8 @@ play one match); ``run_matches`` does the rest:
 * Tasks are batches ``(pair, match indices)`` of up to ``batch_size``
   matches of one pair, so a match that takes milliseconds is not dominated
   by the cost of sending it to a worker.
-* Execution: ``workers=1`` plays in this process; ``workers>1`` uses a local
-  ``ProcessPoolExecutor`` whose workers die with their parent (Linux
+* Execution (:class:`Execution`): ``workers=1`` plays in this process;
+  ``workers>1`` uses a local ``ProcessPoolExecutor`` whose workers die with their parent (Linux
   ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, plus a watchdog thread that exits
   when the parent process changes); ``scheduler="tcp://host:port"`` sends
   the batches to a Dask distributed cluster.  The experiment travels to
@@ -427,22 +427,30 @@ def batches(todo: Sequence[tuple[int, int]], batch_size: int) -> Iterator[Batch]
         yield Batch(pair, tuple(current))
 
 
-def run_matches(
-    store: MatchStore,
-    *,
-    workers: int = 1,
-    scheduler: str | None = None,
-    batch_size: int = 1,
-    progress: bool = True,
-    unit: str = "match",
-    on_batch: Callable[[Batch, list[tuple[int | None, ...]]], None] | None = None,
-) -> int:
-    """Play the store's experiment's matches not yet stored, committing each batch; returns how many were played.
+BatchHook = Callable[[Batch, list[tuple[int | None, ...]]], None]
 
-    ``on_batch(batch, rows)`` is called after each batch is committed (a
-    hook for callers and tests; an exception raised there stops the run,
-    keeping what was stored).
+
+@dataclass(frozen=True)
+class Execution:
+    """How a run plays its matches, whatever the game: where, in what batches, and what it reports.
+
+    ``workers`` local processes (1: in this process) or the Dask cluster at
+    ``scheduler``; ``batch_size`` matches per task; a progress bar unless
+    ``progress=False``; ``on_batch(batch, rows)`` is called after each batch
+    is committed (a hook for callers and tests; an exception raised there
+    stops the run, keeping what was stored).
     """
+
+    workers: int = 1
+    scheduler: str | None = None
+    batch_size: int = 1
+    progress: bool = True
+    on_batch: BatchHook | None = None
+
+
+def run_matches(store: MatchStore, execution: Execution = Execution(), *, unit: str = "match") -> int:
+    """Play the store's experiment's matches not yet stored, committing each batch; returns how many were played."""
+    workers, batch_size = execution.workers, execution.batch_size
     if workers < 1:
         raise RunError(f"workers must be at least 1, got {workers}")
     if batch_size < 1:
@@ -453,10 +461,11 @@ def run_matches(
     todo = [(p, m) for p in range(experiment.n_pairs) for m in range(experiment.n_matches) if (p, m) not in done]
     if not todo:
         return 0
-    executor = _executor(experiment, workers, scheduler)
+    executor = _executor(experiment, workers, execution.scheduler)
     queue = batches(todo, batch_size)
     pending: dict[Any, Batch] = {}
-    bar = tqdm(total=total, initial=total - len(todo), unit=unit, disable=not progress, smoothing=0.05)
+    bar = tqdm(total=total, initial=total - len(todo), unit=unit, disable=not execution.progress,
+               smoothing=0.05)
     interrupted = True
     try:
         while True:
@@ -471,8 +480,8 @@ def run_matches(
                 rows = future.result()
                 store.add(batch, [experiment.match_seed(batch.pair, m) for m in batch.matches], rows)
                 bar.update(len(batch.matches))
-                if on_batch is not None:
-                    on_batch(batch, rows)
+                if execution.on_batch is not None:
+                    execution.on_batch(batch, rows)
         interrupted = False
     finally:
         bar.close()

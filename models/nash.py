@@ -161,6 +161,7 @@ STRATEGY_BLOCK, VALUE_BLOCK = "x", "v"
 
 def player_labels(game: MatrixGame, player: str) -> tuple[str, ...]:
     """The labels of ``player``'s ("row" or "col") pure strategies."""
+    _check_player_form(player, "general")
     return game.row_labels if player == "row" else game.col_labels
 
 

@@ -1,9 +1,10 @@
-"""Benchmark: CFR+, DCFR and PCFR+ to saddle-point gaps 1e-4..1e-6, and CFR+ against OpenSpiel.
+"""Benchmark: CFR+, DCFR, PCFR+, DCFR+ and PDCFR+ to saddle-point gaps 1e-4..1e-6, and CFR+ against OpenSpiel.
 
-First table: gamelp's CFR+, DCFR and PCFR+ side by side, iterations and
-seconds to each of ``--targets`` (one run per method and target, the median
-of ``--repeats`` timings).  Second table, unless ``--skip-openspiel``:
-Runs gamelp's vectorised CFR+ (:func:`gamelp.regret.solve_regret`) and, in
+First table: gamelp's CFR+, DCFR, PCFR+, DCFR+ and PDCFR+ side by side,
+iterations and seconds to each of ``--targets`` (one run per method and
+target, the median of ``--repeats`` timings; the gap is measured every
+``--check-gap-every`` iterations, inside the timing).  Second table, unless
+``--skip-openspiel``: Runs gamelp's vectorised CFR+ (:func:`gamelp.regret.solve_regret`) and, in
 the same process, OpenSpiel's Python ``open_spiel.python.algorithms.cfr.
 CFRPlusSolver`` and its C++ ``pyspiel.CFRPlusSolver`` (all three: RM+,
 alternating updates, linear averaging) until the gap of the average
@@ -12,8 +13,8 @@ both players' best-response gains) is our saddle-point gap.  The package
 ``open-spiel`` is a benchmark peer only: it is installed here with pip when
 missing, never required by gamelp.
 
-Timing: gamelp's wall time includes computing the gap after every
-iteration; OpenSpiel's counts only ``evaluate_and_update_policy`` (its
+Timing: gamelp's wall time includes computing the gap every
+``--check-gap-every`` iterations; OpenSpiel's counts only ``evaluate_and_update_policy`` (its
 ``nash_conv`` checks, every ``--check-every`` iterations, are timed apart).
 
 Game: OpenSpiel's ``leduc_poker`` has the same rules as ours (ante 1, raises
@@ -22,7 +23,11 @@ of 2 then 4, at most two raises a round, pair beats high card); with
 it the six cards are told apart (936 information sets, the same game value).
 ``--game kuhn`` compares on Kuhn poker (``kuhn_poker``) instead.
 
-    python scripts/bench_cfr.py                       # Leduc: methods to 1e-4..1e-6, OpenSpiel at 1e-3
+The machine's load average (``os.getloadavg()``) is printed before and
+after and kept in the JSON: on a shared machine it says how far the seconds
+can be trusted.
+
+    python scripts/bench_cfr.py                       # Leduc: methods to 1e-4..1e-6, OpenSpiel at 1e-4
     python scripts/bench_cfr.py --skip-python         # only gamelp and OpenSpiel C++
     python scripts/bench_cfr.py --game kuhn --target 1e-4
 """
@@ -41,17 +46,22 @@ from pathlib import Path
 
 from gamelp.game import load_game
 from gamelp.models.nash import solve_nash
-from gamelp.regret import solve_regret
+from gamelp.regret import CHECK_EVERY, solve_regret
 
 OPENSPIEL_GAMES = {"leduc": "leduc_poker", "kuhn": "kuhn_poker"}
 
 
-def run_gamelp(name: str, target: float, max_iterations: int, repeats: int, method: str = "cfr+") -> dict:
+def run_gamelp(name: str, target: float, max_iterations: int, repeats: int, method: str = "cfr+",
+               check_every: int = CHECK_EVERY) -> dict:
+    """``method`` is a method name, or ``name@gamma`` to average with weights ``t^gamma`` instead of its own."""
     game = load_game(name)
+    method_name, _, gamma = method.partition("@")
+    averaging = float(gamma) if gamma else None
     times, result = [], None
     for _ in range(repeats):
         start = time.perf_counter()
-        result = solve_regret(game, method, max_iterations, target_gap=target, track_last=False)
+        result = solve_regret(game, method_name, max_iterations, target_gap=target, track_last=False,
+                              check_every=check_every, averaging=averaging)
         times.append(time.perf_counter() - start)
     return {"solver": f"gamelp {method.upper()} (numpy)", "information_sets": game.pl1.num_decision_points
             + game.pl2.num_decision_points, "iterations": result.iterations, "gap": result.gap,
@@ -115,35 +125,40 @@ def run_openspiel(kind: str, game_name: str, params: dict, target: float, max_it
 
 
 def compare_methods(name: str, methods: list[str], targets: list[float], max_iterations: int,
-                    repeats: int) -> list[dict]:
+                    repeats: int, check_every: int) -> list[dict]:
     """Iterations and seconds of each method to each target, printed as one row per method."""
     rows = []
     print(f"gamelp on {name}: iterations / seconds to each saddle-point gap (median of {repeats} runs)")
-    print(f"{'method':<8}" + "".join(f"{f'gap {target:g}':>22}" for target in targets))
+    print(f"{'method':<10}" + "".join(f"{f'gap {target:g}':>32}" for target in targets))
     for method in methods:
         cells = []
         for target in targets:
-            run = run_gamelp(name, target, max_iterations, repeats, method)
+            run = run_gamelp(name, target, max_iterations, repeats, method, check_every)
             rows.append(dict(run, method=method, target=target))
             text = f"{run['iterations']} / {run['seconds']:.2f} s" + ("" if run["reached"] else " (not reached)")
-            cells.append(f"{text:>22}")
-        print(f"{method:<8}" + "".join(cells), flush=True)
+            cells.append(f"{text:>32}")
+        print(f"{method:<10}" + "".join(cells), flush=True)
     return rows
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(OPENSPIEL_GAMES), default="leduc", help="default: leduc")
-    parser.add_argument("--target", type=float, default=1e-3, help="saddle-point gap to reach (default: 1e-3)")
-    parser.add_argument("--max-iterations", type=int, default=5000,
-                        help="OpenSpiel comparison: give up after (default: 5000)")
-    parser.add_argument("--methods", nargs="+", default=["cfr+", "dcfr", "pcfr+"], help="first table's methods")
+    parser.add_argument("--target", type=float, default=1e-4,
+                        help="OpenSpiel comparison: saddle-point gap to reach (default: 1e-4)")
+    parser.add_argument("--max-iterations", type=int, default=20000,
+                        help="OpenSpiel comparison: give up after (default: 20000)")
+    parser.add_argument("--methods", nargs="+", default=["cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+"],
+                        help="first table's methods; NAME@GAMMA averages with weights t^GAMMA instead of the "
+                             "method's own (e.g. pdcfr+@20)")
     parser.add_argument("--targets", type=float, nargs="+", default=[1e-4, 1e-5, 1e-6],
                         help="first table's gaps (default: 1e-4 1e-5 1e-6)")
     parser.add_argument("--method-max-iterations", type=int, default=200000,
                         help="first table: give up after (default: 200000)")
     parser.add_argument("--skip-openspiel", action="store_true", help="only the first table")
-    parser.add_argument("--repeats", type=int, default=5, help="gamelp runs; the median time is kept (default: 5)")
+    parser.add_argument("--repeats", type=int, default=3, help="gamelp runs; the median time is kept (default: 3)")
+    parser.add_argument("--check-gap-every", type=int, default=CHECK_EVERY,
+                        help=f"gamelp: iterations between two gap measurements (default: {CHECK_EVERY})")
     parser.add_argument("--check-every", type=int, default=1,
                         help="OpenSpiel C++: iterations between nash_conv checks (default: 1)")
     parser.add_argument("--python-check-every", type=int, default=5,
@@ -154,19 +169,26 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="out", help="directory for bench_cfr.json (default: out/)")
     args = parser.parse_args(argv)
 
+    load = {"before": os.getloadavg()}
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in load["before"]), flush=True)
     lp_value = solve_nash(load_game(args.game), 1).value
-    method_rows = compare_methods(args.game, args.methods, args.targets, args.method_max_iterations, args.repeats)
+    method_rows = compare_methods(args.game, args.methods, args.targets, args.method_max_iterations, args.repeats,
+                                  args.check_gap_every)
     for row in method_rows:
         if abs(row["value"] - lp_value) > row["gap"]:
             print(f"  {row['method']} at {row['target']:g}: value {row['value']:.9f} is off the LP's {lp_value:.9f}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.skip_openspiel:
-        (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "lp_value": lp_value,
+        load["after"] = os.getloadavg()
+        print("load average after: " + ", ".join(f"{v:.2f}" for v in load["after"]))
+        (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
                                                        "methods": method_rows}, indent=2))
         return 0 if all(row["reached"] for row in method_rows) else 1
     print()
-    ours = run_gamelp(args.game, args.target, args.max_iterations, args.repeats)
+    ours = run_gamelp(args.game, args.target, args.max_iterations, args.repeats, check_every=args.check_gap_every)
+    best = min((row for row in method_rows if row["target"] == args.target and row["reached"]),
+               key=lambda row: row["seconds"], default=None)
     rows = [ours]
     if ensure_openspiel():
         name = OPENSPIEL_GAMES[args.game]
@@ -190,8 +212,15 @@ def main(argv=None) -> int:
         print(f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
               f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
               f"{row['ratio_to_gamelp']:>13.1f}{note}")
-    (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "lp_value": lp_value,
-                                                   "methods": method_rows, "runs": rows}, indent=2))
+    if best is not None:
+        print(f"gamelp's fastest method at {args.target:g}: {best['method']} in {best['seconds']:.3f} s; "
+              + "; ".join(f"{row['solver']} takes {row['seconds'] / best['seconds']:.1f} x as long"
+                          for row in rows[1:] if row["reached"]))
+    load["after"] = os.getloadavg()
+    print("load average after: " + ", ".join(f"{v:.2f}" for v in load["after"]))
+    (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
+                                                   "methods": method_rows, "runs": rows, "fastest_method": best},
+                                                  indent=2))
     sys.stdout.flush()
     # pyspiel can crash while the interpreter tears down its objects; the results are written by now.
     os._exit(0 if all(row["reached"] for row in rows + method_rows) else 1)

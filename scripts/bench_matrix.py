@@ -1,12 +1,16 @@
 """Benchmark: Nash equilibria of square random matrix games, gamelp against nashpy and pygambit.
 
-``--first-order`` instead races gamelp's first-order path (PCFR+ self-play,
-two matrix-vector products per iteration, to a saddle-point gap of
+``--first-order`` instead races gamelp's first-order path (DCFR+ self-play
+by default, which needed about half PCFR+'s iterations on these games;
+``--method`` to change it; two matrix-vector products per iteration, to a
+saddle-point gap of
 ``--target-gap``; :mod:`gamelp.matrix_first_order`) against gamelp's LP path
 on the same matrices (default n = 2000, 5000, 10000), in one run.  The LP is
 skipped where its time, extrapolated as n^3 from the last LP solved, would
 pass ``--lp-budget`` seconds; a first-order run stops at ``--fo-budget``
-seconds and says how far it got.
+seconds and says how far it got.  The machine's load average
+(``os.getloadavg()``) is printed before and after each size and kept in the
+JSON, because the machine may be shared.
 
 Random zero-sum games (payoffs uniform on [0, 1], numpy Generator with a
 seed) from 33 up to 2000 rows.  gamelp solves the general Nash LP on the
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import time
@@ -84,7 +89,7 @@ class _OutOfTime(Exception):
 
 
 def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float) -> dict:
-    """Time PCFR+ (or ``method``) to ``target_gap``; past ``budget`` seconds, report the last gap seen."""
+    """Time ``method`` to ``target_gap``; past ``budget`` seconds, report the last gap seen."""
     from gamelp.matrix_first_order import solve_matrix_first_order
 
     start = time.perf_counter()
@@ -109,15 +114,17 @@ def race_first_order(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     rows, last_lp = [], None
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     print(f"{'n':>6} {args.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
           f"{'|value diff|':>12}", flush=True)
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
         fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
-        row = {"n": n, "first_order": fo}
+        row = {"n": n, "first_order": fo, "load_average_before": os.getloadavg()}
         predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
-        if predicted is not None and predicted > args.lp_budget:
-            row["lp"] = f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s"
+        if args.lp_budget <= 0 or (predicted is not None and predicted > args.lp_budget):
+            row["lp"] = ("skipped: --lp-budget 0" if args.lp_budget <= 0 else
+                         f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s")
             lp_text = f"{'skipped':>11} {'':>8} {'':>12}"
         else:
             start = time.perf_counter()
@@ -132,6 +139,8 @@ def race_first_order(args) -> int:
         print(f"{n:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}", flush=True)
         if isinstance(row["lp"], str):
             print(f"       LP {row['lp']}")
+        row["load_average_after"] = os.getloadavg()
+        print("       load average after: " + ", ".join(f"{v:.2f}" for v in row["load_average_after"]), flush=True)
         rows.append(row)
     (out / "bench_matrix_first_order.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=2))
     return 0
@@ -146,11 +155,11 @@ def main(argv=None) -> int:
     parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=list(PEERS))
     parser.add_argument("--out", default="out")
     parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
-    parser.add_argument("--method", default="pcfr+", help="first-order method (default pcfr+)")
+    parser.add_argument("--method", default="dcfr+", help="first-order method (default dcfr+)")
     parser.add_argument("--target-gap", type=float, default=1e-6, help="first-order target (default 1e-6)")
     parser.add_argument("--fo-budget", type=float, default=1800.0, help="seconds per first-order run")
     parser.add_argument("--lp-budget", type=float, default=300.0,
-                        help="skip an LP whose extrapolated time passes this (seconds, default 300)")
+                        help="skip an LP whose extrapolated time passes this (seconds, default 300; 0: no LP)")
     args = parser.parse_args(argv)
     if args.first_order:
         if args.sizes == parser.get_default("sizes"):

@@ -24,34 +24,37 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.cli.args import int_list
 from gamelp.games.locm.tournament import run_tournament
-from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg import sweep
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.runner import Execution
 from gamelp.io import atomic_write
 
 
 def run_once(args, workers: int, batch_size: int, store: str):
     """One batch of the chosen game: (its win-rate matrix, the number of matches played)."""
+    execution = Execution(workers=workers, batch_size=batch_size, progress=False)
     if args.game == "locm":
         result = run_tournament(args.drafters.split(","), "max-attack", matches=args.matches // 2, sets=2,
-                                seed=args.seed, out=store, workers=workers, batch_size=batch_size, progress=False,
-                                figures=False)
+                                seed=args.seed, out=store, figures=False, execution=execution)
         return result.matrix, result.matches
     result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, player=args.player,
-                             evaluation=args.evaluation, eval_cap=args.eval_cap, out=store, workers=workers,
-                             batch_size=batch_size, progress=False)
+                             settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap),
+                             out=store, execution=execution)
     return result.matrix, result.games
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=("mtg", "locm"), default="mtg", help="simulator (default: mtg)")
-    parser.add_argument("--workers", type=cli.int_list, default=[1, 2], help="worker counts (default: 1,2)")
-    parser.add_argument("--batch-sizes", type=cli.int_list, default=[1, 32], help="matches per task (default: 1,32)")
-    parser.add_argument("--creatures", type=cli.int_list, default=[0, 4, 8], help="mtg: default 0,4,8")
-    parser.add_argument("--bolts", type=cli.int_list, default=[20, 28, 36], help="mtg: default 20,28,36")
+    parser.add_argument("--workers", type=int_list, default=[1, 2], help="worker counts (default: 1,2)")
+    parser.add_argument("--batch-sizes", type=int_list, default=[1, 32], help="matches per task (default: 1,32)")
+    parser.add_argument("--creatures", type=int_list, default=[0, 4, 8], help="mtg: default 0,4,8")
+    parser.add_argument("--bolts", type=int_list, default=[20, 28, 36], help="mtg: default 20,28,36")
     parser.add_argument("--games", type=int, default=20, help="mtg: games per pair (default: 20)")
     parser.add_argument("--player", default="perfect", help="mtg: player kind on both sides (default: perfect)")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life", help="mtg: default life")
+    parser.add_argument("--evaluation", choices=EVALUATIONS, default="life", help="mtg: default life")
     parser.add_argument("--eval-cap", type=int, default=2_000, help="mtg: default 2000")
     parser.add_argument("--drafters", default="random,icebox", help="locm: drafters (default: random,icebox)")
     parser.add_argument("--matches", type=int, default=2000, help="locm: matches per pair (default: 2000)")

@@ -30,8 +30,15 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="out", help="directory for the JSON summary (default %(default)s)")
     args = parser.parse_args(argv)
 
-    path = args.payoffs or resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv")
+    appendix_b = resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv")
+    path = args.payoffs or appendix_b
     game = MatrixGame.from_csv(path)
+    decks = MatrixGame.from_csv(appendix_b).row_labels
+    extra = [d for d in game.row_labels if d not in decks]
+    if extra and set(decks) <= set(game.row_labels):  # a sweep grid holding Appendix B's decks and more
+        at = {d: k for k, d in enumerate(game.row_labels)}
+        game = game.submatrix([at[d] for d in decks], [at[d] for d in decks])
+        print(f"kept Appendix B's {len(decks)} decks; left out {', '.join(extra)}")
     reduced, removed_rows, removed_cols = game.reduce_dominated()
     print(f"payoff matrix {game.shape[0]}x{game.shape[1]} from {path}")
     print(f"strictly dominated: {len(removed_rows)} rows, {len(removed_cols)} columns removed "

@@ -15,6 +15,12 @@ thesis's (it shrinks like 1/sqrt(games)).
     python scripts/esche_3_4_players.py
     python scripts/esche_3_4_players.py --games 200 --repeats 20 --workers 2 --out out/esche_3_4
     python scripts/esche_3_4_players.py --max-creatures 16   # the 59% (sd 8.9) case
+
+The defensive heuristic bolts the player only when it "has enough in its hand
+to win the game" (Section 2.6). ``--defensive castable`` (the default) counts
+the bolts it can cast now, ``--defensive hand`` every bolt in hand; measured
+over 2,000 games on random decks (at most 8 creatures), defensive v aggressive
+is 30.2% and 49.8%, the thesis's 34% (sd 7.3).
 """
 
 from __future__ import annotations
@@ -23,10 +29,13 @@ import argparse
 import json
 from pathlib import Path
 
-from gamelp.games.mtg import cli, sweep
+from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.runner import Execution
 
 IMPERFECT = "imperfect"
+DEFENSIVE = {"castable": "defensive", "hand": "defensive-hand"}  # player kinds
 # (row player, column player): (thesis win rate %, thesis sd %), Section 3.4
 THESIS = {
     8: {(IMPERFECT, "aggressive"): (48, 4.3), (IMPERFECT, "defensive"): (62, 5.8), ("defensive", "aggressive"): (34, 7.3)},
@@ -42,9 +51,11 @@ def main(argv=None) -> int:
                         help="deals the imperfect player samples per decision (default: 2)")
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life",
+    parser.add_argument("--evaluation", choices=EVALUATIONS, default="life",
                         help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
     parser.add_argument("--eval-cap", type=int, default=500, help="evaluation cap per search (default: 500)")
+    parser.add_argument("--defensive", choices=("castable", "hand"), default="castable",
+                        help="what the defensive player counts as a lethal hand of bolts (default: castable)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2, help="local worker processes (default: 2)")
     parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
@@ -52,22 +63,25 @@ def main(argv=None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
-    thesis = THESIS[args.max_creatures]
+    defensive = DEFENSIVE[args.defensive]
+    thesis = {tuple(defensive if p == "defensive" else p for p in pair): figures
+              for pair, figures in THESIS[args.max_creatures].items()}
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
-    out = Path(args.out) / f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
+    out = Path(args.out) / (f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
+                            + ("_hand" if args.defensive == "hand" else ""))
     result = sweep.run_tournament(
-        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats,
-        seed=args.seed, evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples, out=out,
-        workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples),
+        out=out, execution=Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}
     print(f"Section 3.4, decks with up to {args.max_creatures} creatures, {args.games} games x {args.repeats} repeats")
-    print(f"{'pairing':<26} {'ours %':>7} {'(sd)':>6}   {'thesis %':>8} {'(sd)':>6}")
+    print(f"{'pairing':<30} {'ours %':>7} {'(sd)':>6}   {'thesis %':>8} {'(sd)':>6}")
     report = []
     for (row, col), (rate, sd) in thesis.items():
         i, j = index[row], index[col]
         ours, ours_sd = 100 * result.matrix.payoffs[i, j], 100 * result.matrix.std[i, j]
-        print(f"{row + ' v ' + col:<26} {ours:>7.1f} {f'({ours_sd:.1f})':>6}   {rate:>8} {f'({sd})':>6}")
+        print(f"{row + ' v ' + col:<30} {ours:>7.1f} {f'({ours_sd:.1f})':>6}   {rate:>8} {f'({sd})':>6}")
         report.append({"row": row, "col": col, "ours": ours, "ours_sd": ours_sd, "thesis": rate, "thesis_sd": sd})
     print(result.summary())
     (out / "section_3_4.json").write_text(json.dumps(report, indent=2))

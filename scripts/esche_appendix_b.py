@@ -48,7 +48,8 @@ import numpy as np
 
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
-from gamelp.games.mtg.sweep import run_sweep, stored_games
+from gamelp.games.mtg.sweep import GameSettings, run_sweep, stored_games
+from gamelp.games.runner import Execution
 from gamelp.matrix import MatrixGame
 
 THESIS_GAMES = 200
@@ -67,12 +68,31 @@ def parse_rule(text: str) -> tuple[str, object]:
     return name, (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
 
 
-def cmd_run(args) -> None:
+def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12) -> None:
+    """The game settings, rule changes and execution options shared by the sweep scripts."""
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
+    parser.add_argument("--life-threshold", type=int, default=life_threshold)
+    parser.add_argument("--eval-cap", type=int, default=500_000)
+    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
+                        help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--quiet", action="store_true")
+
+
+def game_setup(args) -> tuple[dict, GameSettings, Execution, functools.partial | None]:
+    """(rule changes, game settings, execution, game function) from ``add_game_arguments``' options."""
     rules = dict(args.rule)
     game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
-    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, evaluation=args.evaluation,
-                       life_threshold=args.life_threshold, eval_cap=args.eval_cap, verify=args.verify,
-                       out=args.out, workers=args.workers, progress=not args.quiet, game_fn=game_fn)
+    settings = GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,
+                            verify=getattr(args, "verify", False))
+    return rules, settings, Execution(workers=args.workers, progress=not args.quiet), game_fn
+
+
+def cmd_run(args) -> None:
+    rules, settings, execution, game_fn = game_setup(args)
+    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, settings=settings, out=args.out,
+                       execution=execution, game_fn=game_fn)
     print(result.summary())
     print(f"rules changed: {rules or 'none'}; wrote {args.out}")
 
@@ -80,7 +100,7 @@ def cmd_run(args) -> None:
 def scorings(store: Path, labels) -> dict:
     """Win rate of each played (row, col) under three scorings of a verified forest sweep."""
     out: dict = {}
-    for deck1, deck2, _, _, winner, mismatch in stored_games(store.parent):
+    for deck1, deck2, _, _, winner, mismatch, _ in stored_games(store.parent):
         tally = out.setdefault((deck1, deck2), np.zeros(5))  # wins, losses, draws, mismatched wins, mismatched losses
         if winner is None:
             tally[2] += 1
@@ -157,9 +177,6 @@ def cmd_compare(args) -> None:
 
 
 def plot(results, thesis, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(results), figsize=(4.6 * len(results), 4.2), squeeze=False)
@@ -186,7 +203,7 @@ def store_games(directory: Path, score_mismatches: bool = True) -> dict:
     is scored by minimax's winner (the opposite of the stored verdict), or left out as a draw is
     (as the thesis did) with ``score_mismatches=False``."""
     return {(a, b, g): (None if w is None or (m and not score_mismatches) else (1 - w if m else w))
-            for a, b, _, g, w, m in stored_games(directory)}
+            for a, b, _, g, w, m, _ in stored_games(directory)}
 
 
 def cmd_paired(args) -> None:
@@ -247,8 +264,62 @@ def cmd_forest_accuracy(args) -> None:
           f"{data.capped} skipped at the label cap): {wrong} wrong ({wrong / len(y):.1%})")
 
 
+def cell_games(rate: float, most: int = THESIS_GAMES) -> int:
+    """The games behind a 4-digit rate of Appendix B: the largest n <= ``most`` with a k / n that
+    rounds to it (the thesis left draws and mismatches out of a cell's 200 games)."""
+    return next((n for n in range(most, most // 2, -1) if abs(round(rate * n) / n - rate) < 5e-5), most)
+
+
+def mid_range(deck: str, low: int, high: int) -> bool:
+    return low <= int(deck.split("C")[1].rstrip("L")) <= high
+
+
+def seat_dispersion(cells) -> tuple[int, float, float, float]:
+    """(cells, T, p, q) for (rate, games) cells: T = sum 4 n (rate - 1/2)^2.
+
+    If a game's winner does not depend on the seat, a cell of n games is binomial with some p
+    and E[4 n (rate - 1/2)^2] = 4 p (1 - p) + 4 n (p - 1/2)^2 = 1 + 4 (n - 1) (p - 1/2)^2 >= 1,
+    so T is stochastically at least a chi-square with one degree of freedom per cell (exactly
+    that when every p = 1/2), and a T far below the number of cells (its lower-tail p) says
+    the games were not seat-independent: the seat decided them. With seats alternating
+    and the first player winning a share q whatever the decks, E[n (rate - 1/2)^2] = q (1 - q),
+    so the mean of n (rate - 1/2)^2 bounds q from below (deck differences only add to it).
+    """
+    from scipy.stats import chi2
+
+    rates, games = np.array(cells, dtype=float).T
+    statistic = float(np.sum(4 * games * (rates - 0.5) ** 2))
+    q = 0.5 + np.sqrt(max(0.25 - float(np.mean(games * (rates - 0.5) ** 2)), 0.0))
+    return len(rates), statistic, float(chi2.cdf(statistic, len(rates))), float(q)
+
+
+def cmd_seats(args) -> None:
+    """Did the seat decide the games? Appendix B's dispersion test beside our runs' first-player shares."""
+    thesis = thesis_matrix()
+    labels = list(thesis.row_labels)
+    inside = [a for a in labels if mid_range(a, args.low, args.high)]
+    print(f"cells between decks with {args.low} to {args.high} bolts; T = sum 4 n (rate - 1/2)^2, "
+          "at least one per cell in expectation if the seat does not decide games")
+    cells = [(thesis.payoffs[i, j], cell_games(thesis.payoffs[i, j]))
+             for i, a in enumerate(labels) for j, b in enumerate(labels) if i < j and a in inside and b in inside]
+    k, statistic, p, q = seat_dispersion(cells)
+    print(f"Appendix B: {k} cells, T = {statistic:.1f} (lower-tail p = {p:.2g}); the first (or second) player "
+          f"won at least {q:.1%} of these games")
+    for directory in map(Path, args.dirs):
+        games = [g for g in stored_games(directory) if g.winner is not None]
+        among = [g for g in games if mid_range(g.deck1, args.low, args.high) and mid_range(g.deck2, args.low, args.high)]
+        tally: dict = {}
+        for g in among:
+            tally.setdefault((g.deck1, g.deck2), []).append(g.winner == 0)
+        first = np.mean([g.winner == g.first for g in among]) if among else float("nan")
+        k, statistic, p, q = seat_dispersion([(np.mean(w), len(w)) for w in tally.values()]) if tally else (0, 0, 1, 0)
+        print(f"{directory}: first player won {np.mean([g.winner == g.first for g in games]):.1%} of {len(games)} "
+              f"decided games, {first:.1%} of {len(among)} between these decks; {k} cells, T = {statistic:.1f} "
+              f"(lower-tail p = {p:.2g})")
+
+
 def main(argv=None) -> int:
-    from gamelp.games.mtg.cli import int_list
+    from gamelp.cli.args import int_list
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -256,15 +327,8 @@ def main(argv=None) -> int:
     run.add_argument("--creatures", type=int_list, default=[0, 8])
     run.add_argument("--bolts", type=int_list, default=[28, 32, 40])
     run.add_argument("--games", type=int, default=100)
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
-    run.add_argument("--life-threshold", type=int, default=0)
-    run.add_argument("--eval-cap", type=int, default=500_000)
+    add_game_arguments(run, life_threshold=0)
     run.add_argument("--verify", action="store_true")
-    run.add_argument("--rule", type=parse_rule, action="append", default=[],
-                     help="a changed rule, e.g. first_player_draws=1, instant_bolts=0, life_payment=100")
-    run.add_argument("--workers", type=int, default=1)
-    run.add_argument("--quiet", action="store_true")
     run.add_argument("--out", required=True)
     run.set_defaults(func=cmd_run)
     comp = commands.add_parser("compare", help="compare sweep directories with Appendix B")
@@ -287,6 +351,11 @@ def main(argv=None) -> int:
     matrix.add_argument("dir", help="sweep output directory")
     matrix.add_argument("prefix", help="output prefix: PREFIX_payoffs.csv and PREFIX_std.csv")
     matrix.set_defaults(func=cmd_matrix)
+    seats = commands.add_parser("seats", help="did the seat decide the games? Appendix B's dispersion and ours")
+    seats.add_argument("dirs", nargs="*", help="sweep directories whose first-player shares to print")
+    seats.add_argument("--low", type=int, default=24, help="fewest bolts of a mid-range deck")
+    seats.add_argument("--high", type=int, default=44, help="most bolts of a mid-range deck")
+    seats.set_defaults(func=cmd_seats)
     args = parser.parse_args(argv)
     args.func(args)
     return 0

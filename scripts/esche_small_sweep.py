@@ -22,7 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.games.mtg import cli, sweep
+from gamelp.cli.args import int_list
+from gamelp.games.mtg import sweep
+from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.mtg.match import PLAYER_KINDS
+from gamelp.games.runner import Execution
 from gamelp.models.nash import solve_matrix_nash
 from gamelp.models.robust import solve_robust
 
@@ -35,12 +39,12 @@ def _mix(strategy: dict[str, float]) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--creatures", type=cli.int_list, default=[0, 4, 8], help="default: 0,4,8")
-    parser.add_argument("--bolts", type=cli.int_list, default=[24, 28, 32, 36, 40], help="default: 24:40:4")
+    parser.add_argument("--creatures", type=int_list, default=[0, 4, 8], help="default: 0,4,8")
+    parser.add_argument("--bolts", type=int_list, default=[24, 28, 32, 36, 40], help="default: 24:40:4")
     parser.add_argument("--games", type=int, default=12, help="games per pair and repeat (default: 12)")
     parser.add_argument("--repeats", type=int, default=2, help="repeats for the deviations (default: 2)")
-    parser.add_argument("--player", choices=cli.PLAYER_KINDS, default="perfect", help="default: perfect")
-    parser.add_argument("--evaluation", choices=cli.EVALUATIONS, default="life", help="default: life")
+    parser.add_argument("--player", choices=PLAYER_KINDS, default="perfect", help="default: perfect")
+    parser.add_argument("--evaluation", choices=EVALUATIONS, default="life", help="default: life")
     parser.add_argument("--eval-cap", type=int, default=2_000, help="default: 2000")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2, help="local worker processes (default: 2)")
@@ -53,8 +57,10 @@ def main(argv=None) -> int:
 
     out = Path(args.out)
     result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, repeats=args.repeats, seed=args.seed,
-                             player=args.player, evaluation=args.evaluation, eval_cap=args.eval_cap, out=out,
-                             workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
+                             player=args.player,
+                             settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap), out=out,
+                             execution=Execution(workers=args.workers, scheduler=args.scheduler,
+                                                 progress=not args.quiet))
     game = result.matrix
     print(result.summary())
     off_diagonal = game.std[~np.eye(game.shape[0], dtype=bool)]

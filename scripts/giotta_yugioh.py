@@ -23,14 +23,11 @@ import json
 import time
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from gamelp.games import yugioh as ygo  # noqa: E402
+from gamelp.games import yugioh as ygo
 
 EXAMPLE_HANDS = ([3, 1, 1], [2, 1, 2], [1, 2, 2], [4, 0, 1], [1, 0, 4])
 

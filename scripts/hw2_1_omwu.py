@@ -26,13 +26,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from gamelp.regret import self_play_matrix  # noqa: E402
+from gamelp.regret import self_play_matrix
 
 RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
 RPSS_EQUILIBRIUM = np.array([0.5, 0.25, 0.25])

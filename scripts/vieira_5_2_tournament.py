@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.games.locm.drafters import LEARNED_DRAFTERS, PUBLISHED_DRAFTERS
-from gamelp.games.locm.tournament import run_tournament
+from gamelp.games.locm.tournament import DEFAULT_BATCH, run_tournament
+from gamelp.games.runner import Execution
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
@@ -192,14 +193,15 @@ def main(argv=None) -> int:
     if set(learned) - set(LEARNED_DRAFTERS):
         parser.error(f"the shipped learned drafters are {', '.join(LEARNED_DRAFTERS)}; got {args.learned}")
     out = Path(args.out)
+    execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=DEFAULT_BATCH,
+                          progress=not args.quiet)
     for battler in battlers:
         names = [name for name in THESIS[battler][0] if name in PUBLISHED_DRAFTERS
                  or battler == LEARNED_BATTLER and name in learned]
         published = thesis_matrix(battler, names)
         start = time.perf_counter()
         ours = run_tournament(names, battler, matches=args.matches, sets=args.sets, seed=args.seed,
-                              out=out / battler, workers=args.workers, scheduler=args.scheduler,
-                              progress=not args.quiet)
+                              out=out / battler, execution=execution)
         seconds = time.perf_counter() - start
         cells = compare(battler, ours, published)
         print_table(battler, ours, published, cells, args.matches * args.sets)

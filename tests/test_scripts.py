@@ -71,12 +71,16 @@ def test_esche_cap_script_counts_draws(tmp_path):
 def test_esche_players_script_prints_three_pairings(tmp_path):
     out = run_script("esche_3_4_players.py", "--games", 2, "--repeats", 2, "--workers", 1, "--quiet",
                      "--out", tmp_path, cwd=tmp_path)
-    rates = {line[:26].strip(): line[26:].split() for line in out.splitlines() if " v " in line[:26]}
+    rates = {line[:30].strip(): line[30:].split() for line in out.splitlines() if " v " in line[:30]}
     assert set(rates) == {"imperfect v aggressive", "imperfect v defensive", "defensive v aggressive"}
     for ours, _, thesis, _ in rates.values():
         assert 0 <= float(ours) <= 100 and float(ours) * 4 % 100 == 0  # 4 games a pairing: quarters
     assert [rates[k][2] for k in sorted(rates)] == ["34", "48", "62"]
     assert "12 games over 3 pairs" in out
+    out = run_script("esche_3_4_players.py", "--games", 2, "--repeats", 1, "--workers", 1, "--quiet",
+                     "--defensive", "hand", "--out", tmp_path, cwd=tmp_path)
+    rates = {line[:30].strip() for line in out.splitlines() if " v " in line[:30]}
+    assert rates == {"imperfect v aggressive", "imperfect v defensive-hand", "defensive-hand v aggressive"}
 
 
 def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
@@ -90,10 +94,16 @@ def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
 
 def test_esche_forest_script_reports_both_forests(tmp_path):
     out = run_script("esche_table_3_1_forest.py", "--train-games", 12, "--sets", 2, "--set-games", 6, "--jobs", 1,
-                     "--label-cap", 20000, cwd=tmp_path)
+                     "--label-cap", 20000, "--curve", "1,9", "--plot", tmp_path / "curve.png", cwd=tmp_path)
     wrong = next(line for line in out.splitlines() if line.startswith("wrong of 200, mean")).split()[4:]
     assert all(0 <= float(x) <= 200 for x in wrong[:2]) and wrong[2:] == ["37.800", "34.250"]
     assert "(thesis: 81.1%, 82.9%)" in out
+    # Figures 3.1 and 3.2: one row per tree count; 9 trees' accuracy is Table 3.1's
+    curve = {int(line.split()[0]): line.split() for line in out.split("(Figures 3.1 and 3.2)")[1].splitlines()
+             if line.strip()[:1].isdigit()}
+    assert sorted(curve) == [1, 9] and (tmp_path / "curve.png").stat().st_size > 1000
+    assert f"9 trees {curve[9][1]}" in out
+    assert 1 - float(wrong[0]) / 200 == pytest.approx(float(curve[9][1][:-1]) / 100, abs=5e-4)
 
 
 def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
@@ -112,6 +122,59 @@ def test_esche_appendix_b_script_scores_cells_against_the_thesis(tmp_path):
     games, base, other, to_row, to_col = int(row[2]), float(row[3]), float(row[4]), int(row[5]), int(row[6])
     assert games == 4 and other == ours and (other - base) * games == pytest.approx(to_row - to_col)
 
+
+
+def test_esche_appendix_b_seats_tests_appendix_b_and_counts_first_player_wins(tmp_path):
+    import re
+
+    from gamelp.games.mtg.sweep import stored_games
+
+    run_script("esche_appendix_b.py", "run", "--creatures", 0, "--bolts", "28,40", "--games", 8, "--evaluation",
+               "life", "--rule", "starting_life=3", "--quiet", "--out", tmp_path / "life3", cwd=tmp_path)
+    out = run_script("esche_appendix_b.py", "seats", tmp_path / "life3", cwd=tmp_path)
+    # Appendix B's 153 cells between decks of 24 to 44 bolts sit far too close to 1/2 for seat-independent games
+    assert "Appendix B: 153 cells, T = 57.8 (lower-tail p = 1.6e-13)" in out and "at least 89.4%" in out
+    share, games = re.search(r"first player won ([\d.]+)% of (\d+) decided games", out).groups()
+    decided = [g for g in stored_games(tmp_path / "life3") if g.winner is not None]
+    assert int(games) == len(decided) == 8
+    assert float(share) == pytest.approx(100 * sum(g.winner == g.first for g in decided) / 8, abs=0.05)
+
+
+def test_esche_std_script_interpolates_as_the_thesis(tmp_path):
+    import numpy as np
+
+    from gamelp.matrix import MatrixGame
+
+    out = run_script("esche_3_2_std.py", "--games", 4, "--repeats", 2, "--evaluation", "life", "--life-threshold", 0,
+                     "--rule", "starting_life=3", "--quiet", "--out", tmp_path / "std", cwd=tmp_path)
+    measured = MatrixGame.from_csv(tmp_path / "std" / "payoffs.csv", std_path=tmp_path / "std" / "std.csv")
+    full = MatrixGame.from_csv(tmp_path / "std" / "appendix_b_std.csv")
+    at, row = {d: k for k, d in enumerate(measured.row_labels)}, {d: k for k, d in enumerate(full.row_labels)}
+    assert len(full.row_labels) == 33 and "4C8L" in at and "4C12L" not in at  # bolts divisible by 8 are played
+    assert full.payoffs[row["0C16L"], row["8C32L"]] == measured.std[at["0C16L"], at["8C32L"]]
+    # 4C12L was not played: the mean of its neighbours 4C8L and 4C16L; 0C20L and 4C12L: four pairs
+    assert full.payoffs[row["4C12L"], row["0C40L"]] == pytest.approx(
+        (measured.std[at["4C8L"], at["0C40L"]] + measured.std[at["4C16L"], at["0C40L"]]) / 2)
+    assert full.payoffs[row["0C20L"], row["4C12L"]] == pytest.approx(np.mean(
+        [measured.std[at[a], at[b]] for a in ("0C16L", "0C24L") for b in ("4C8L", "4C16L")]))
+    mean = float(next(line for line in out.splitlines() if line.startswith("ours, all 33 decks")).split()[-2][:-1])
+    assert mean == pytest.approx(100 * full.payoffs[np.triu_indices(33, 1)].mean(), abs=0.05)
+    assert "thesis (Section 3.2)                    2.3%    7.8%" in out
+
+
+def test_esche_table_3_4_script_solves_the_16_creature_decks(tmp_path):
+    from gamelp.matrix import MatrixGame
+    from gamelp.models.nash import solve_matrix_nash
+
+    out = run_script("esche_table_3_4.py", "--creatures", "12,16", "--bolts", "0,16,20", "--games", 4, "--evaluation",
+                     "life", "--life-threshold", 0, "--rule", "starting_life=3", "--quiet", "--out", tmp_path, cwd=tmp_path)
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["12C20L"][0] == "14" and rows["16C16L"][0] == "6"  # Table 3.4's shares beside ours
+    assert "deck game over 5 of the thesis's 55 decks" in out  # 12C0L has 12 non-land cards: not analysed
+    played = MatrixGame.from_csv(tmp_path / "payoffs.csv")
+    keep = [k for k, d in enumerate(played.row_labels) if d != "12C0L"]
+    value = solve_matrix_nash(played.submatrix(keep, keep), "row").value
+    assert float(rows["value"][0]) == pytest.approx(value, abs=5e-5)
 
 def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     import os

@@ -55,8 +55,8 @@ from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, RefereeSeeds, draft_offers
 from gamelp.games.locm.drafters import drafter_file, make_drafter, make_seated_drafter
 from gamelp.games.locm.match import play_match
-from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
-                                 round_robin, run_matches)
+from gamelp.games.runner import (Batch, Column, Execution, Experiment, derive_seed, open_store, rate_matrix,
+                                 rates_by_group, round_robin, run_matches)
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
@@ -234,13 +234,13 @@ def _mana_curves(t: DrafterTournament, match: np.ndarray, seat0: np.ndarray, sea
 
 
 def run_tournament(drafters: Sequence[str], battler: str = "max-attack", *, matches: int = 1000, sets: int = 2,
-                   seed: int = 0, out: str | os.PathLike | None = None, resume: bool = True, workers: int = 1,
-                   scheduler: str | None = None, batch_size: int = DEFAULT_BATCH, progress: bool = True,
-                   figures: bool = True, on_batch=None) -> TournamentResult:
+                   seed: int = 0, out: str | os.PathLike | None = None, resume: bool = True, figures: bool = True,
+                   execution: Execution = Execution(batch_size=DEFAULT_BATCH)) -> TournamentResult:
     """Play (or resume) the tournament and return its tables; with ``out``, store it there and write the outputs.
 
     With ``resume=False`` an ``out`` that already holds a tournament store is
     refused instead of continued.  ``figures=False`` skips the two PNG files.
+    ``execution`` says where the matches are played (workers or a Dask cluster) and in what batches.
     """
     tournament = DrafterTournament(drafters, battler, matches, sets, seed)
     if out is not None and not resume and (Path(out) / STORE_NAME).exists():
@@ -248,8 +248,7 @@ def run_tournament(drafters: Sequence[str], battler: str = "max-attack", *, matc
                         "another --out")
     out, store = open_store(out, STORE_NAME, tournament)
     try:
-        run_matches(store, workers=workers, scheduler=scheduler, batch_size=batch_size, progress=progress,
-                    on_batch=on_batch)
+        run_matches(store, execution)
         result = summarise(store.table(), tournament)
     finally:
         store.close()

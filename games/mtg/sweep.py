@@ -52,6 +52,7 @@ parameters, or failing validation, is refused with one line.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -60,7 +61,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -68,8 +69,8 @@ from gamelp.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
-from gamelp.games.runner import (Batch, Column, Experiment, derive_seed, open_store, rate_matrix, rates_by_group,
-                                 round_robin, run_matches)
+from gamelp.games.runner import (Column, Execution, Experiment, derive_seed, open_store, rate_matrix,
+                                 rates_by_group, round_robin, run_matches)
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
@@ -81,7 +82,36 @@ STORE_NAME = "games.sqlite"
 
 GameFn = Callable[..., Any]
 SweepError = RunError  # the name this module's callers catch
-BatchHook = Callable[[Batch, list[tuple[int | None, ...]]], None]
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """How every game of a batch is played (the game function's options; Esche (2018), Sections 2.2-2.6).
+
+    The ``evaluation`` function scores positions at or below
+    ``life_threshold`` life; a game reaching ``eval_cap`` evaluations is a
+    draw; ``verify`` checks the evaluation's verdict by full minimax;
+    ``imperfect_samples`` (when given) is the imperfect-information player's
+    sampled deals per decision.
+    """
+
+    evaluation: str = "forest"
+    eval_cap: int = 500_000
+    life_threshold: int = 12
+    verify: bool = False
+    imperfect_samples: int | None = None
+
+    def options(self) -> dict[str, Any]:
+        """The game function's keyword arguments, checked (also stored with the run's parameters)."""
+        if self.eval_cap < 1:
+            raise SweepError(f"the evaluation cap must be at least 1, got {self.eval_cap}")
+        options = {"eval_cap": int(self.eval_cap), "life_threshold": int(self.life_threshold),
+                   "evaluation": self.evaluation, "verify": bool(self.verify)}
+        if self.imperfect_samples is not None:
+            if self.imperfect_samples < 1:
+                raise SweepError(f"the imperfect player needs at least 1 sample, got {self.imperfect_samples}")
+            options["imperfect_samples"] = int(self.imperfect_samples)
+        return options
 
 
 @dataclass(frozen=True)
@@ -266,14 +296,12 @@ def summarise(rows: np.ndarray, experiment: _MtgGames, labels: Sequence[str], re
     return BatchResult(rate_matrix(labels, experiment.pairs, rate, std), stats, undecided)
 
 
-def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | os.PathLike | None, *,
-         workers: int, scheduler: str | None, batch_size: int, progress: bool,
-         on_batch: BatchHook | None) -> BatchResult:
+def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | os.PathLike | None,
+         execution: Execution) -> BatchResult:
     """Play what the store lacks, then summarise and (with ``out``) write the matrices and per-pair counts."""
     out, store = open_store(out, STORE_NAME, experiment)
     try:
-        run_matches(store, workers=workers, scheduler=scheduler, batch_size=batch_size, progress=progress,
-                    unit="game", on_batch=on_batch)
+        run_matches(store, execution, unit="game")
         result = summarise(store.table(), experiment, labels, repeats)
     finally:
         store.close()
@@ -283,12 +311,21 @@ def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | 
     return result
 
 
-def stored_games(out: str | os.PathLike) -> list[tuple[str, str, int, int, int | None, bool]]:
-    """Every game in ``out/games.sqlite``, read-only: (deck1, deck2, repeat, game, winner or None, mismatch).
+class StoredGame(NamedTuple):
+    """One game of a sweep store; ``deck1`` is the pair's row deck, ``first`` the player who began."""
 
-    Decks are named as in the run's parameters (the store keeps their
-    indices); a sweep's deck1 is the pair's row deck.
-    """
+    deck1: str
+    deck2: str
+    repeat: int
+    game: int
+    winner: int | None
+    mismatch: bool
+    first: int
+
+
+def stored_games(out: str | os.PathLike) -> list[StoredGame]:
+    """Every game in ``out/games.sqlite``, read-only, with the decks named as in the run's
+    parameters (the store keeps their indices)."""
     path = Path(out) / STORE_NAME
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -297,21 +334,22 @@ def stored_games(out: str | os.PathLike) -> list[tuple[str, str, int, int, int |
     try:
         params = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
         decks, games = params["decks"], int(params["games"])
-        rows = db.execute("SELECT deck1, deck2, match, winner, mismatch FROM matches ORDER BY pair, match").fetchall()
-        return [(decks[d1], decks[d2], m // games, m % games, w, bool(mm)) for d1, d2, m, w, mm in rows]
+        rows = db.execute("SELECT deck1, deck2, match, winner, mismatch, first FROM matches ORDER BY pair, match")
+        return [StoredGame(decks[d1], decks[d2], m // games, m % games, w, bool(mm), int(f))
+                for d1, d2, m, w, mm, f in rows.fetchall()]
     except (sqlite3.Error, TypeError, ValueError, KeyError, IndexError) as exc:
         raise SweepError(f"{path}: not a readable game store ({exc})") from exc
     finally:
         db.close()
 
 
-def _game_options(evaluation: str, eval_cap: int, life_threshold: int, verify: bool) -> dict[str, Any]:
-    if eval_cap < 1:
-        raise SweepError(f"the evaluation cap must be at least 1, got {eval_cap}")
-    return {"eval_cap": int(eval_cap), "life_threshold": int(life_threshold), "evaluation": evaluation, "verify": bool(verify)}
-
-
 def _function_name(fn: GameFn) -> str:
+    """A game function's stable name for the run's parameters: the same on every run, so a
+    resume matches; a ``functools.partial`` (e.g. ``play_game`` with changed rules) is named
+    by its function and arguments, never by its memory address."""
+    if isinstance(fn, functools.partial):
+        arguments = [repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in sorted(fn.keywords.items())]
+        return f"{_function_name(fn.func)}({', '.join(arguments)})"
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
@@ -326,42 +364,25 @@ def _check_engine_arguments(players: Iterable[str], evaluation: str, game_fn: Ga
         raise SweepError(f"unknown evaluation {evaluation!r}; choose from {', '.join(EVALUATIONS)}")
 
 
-def run_sweep(
-    creatures: Iterable[int] = THESIS_CREATURES,
-    bolts: Iterable[int] = THESIS_BOLTS,
-    *,
-    games: int = 200,
-    repeats: int = 1,
-    seed: int = 0,
-    mirror: bool = False,
-    player: str = "perfect",
-    evaluation: str = "forest",
-    eval_cap: int = 500_000,
-    life_threshold: int = 12,
-    verify: bool = False,
-    out: str | os.PathLike | None = None,
-    workers: int = 1,
-    scheduler: str | None = None,
-    batch_size: int = 1,
-    progress: bool = True,
-    game_fn: GameFn | None = None,
-    on_batch: BatchHook | None = None,
-) -> BatchResult:
+def run_sweep(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS, *, games: int = 200,
+              repeats: int = 1, seed: int = 0, mirror: bool = False, player: str = "perfect",
+              settings: GameSettings = GameSettings(), out: str | os.PathLike | None = None,
+              execution: Execution = Execution(), game_fn: GameFn | None = None) -> BatchResult:
     """Play every deck pair of the grid ``games`` times per repeat and return the win-rate matrix.
 
-    Writes ``out/games.sqlite`` as batches of ``batch_size`` games finish
-    and, at the end, ``out/payoffs.csv``, ``out/std.csv`` and
-    ``out/pairs.csv``; with ``out=None`` nothing is written and nothing can
-    be resumed.  ``game_fn`` defaults to ``gamelp.games.mtg.match.play_game``.
+    Writes ``out/games.sqlite`` as batches of games finish and, at the end,
+    ``out/payoffs.csv``, ``out/std.csv`` and ``out/pairs.csv``; with
+    ``out=None`` nothing is written and nothing can be resumed.  ``game_fn``
+    defaults to ``gamelp.games.mtg.match.play_game``.
     """
     _check_counts(games, repeats, seed)
     grid = deck_grid(creatures, bolts)
-    _check_engine_arguments([player], evaluation, game_fn)
+    _check_engine_arguments([player], settings.evaluation, game_fn)
     labels = [str(d) for d in grid]
     pairs = round_robin(len(grid), mirror)
     if not pairs:
         raise SweepError(f"the grid has the single deck {labels[0]}: add decks or ask for mirror games")
-    options = _game_options(evaluation, eval_cap, life_threshold, verify)
+    options = settings.options()
     game_fn = game_fn or play_game
     params = {
         "kind": "sweep", "decks": labels, "games": games, "repeats": repeats, "seed": seed, "mirror": mirror,
@@ -369,51 +390,27 @@ def run_sweep(
     }
     experiment = _DeckSweep(params, pairs, labels, games, repeats, game_fn, options, grid=grid, player=player,
                             seed=seed)
-    return _run(experiment, labels, repeats, out, workers=workers, scheduler=scheduler, batch_size=batch_size,
-                progress=progress, on_batch=on_batch)
+    return _run(experiment, labels, repeats, out, execution)
 
 
-def run_tournament(
-    players: Sequence[str],
-    decks: Sequence[str],
-    *,
-    games: int = 200,
-    repeats: int = 20,
-    seed: int = 0,
-    evaluation: str = "forest",
-    eval_cap: int = 500_000,
-    life_threshold: int = 12,
-    verify: bool = False,
-    imperfect_samples: int | None = None,
-    out: str | os.PathLike | None = None,
-    workers: int = 1,
-    scheduler: str | None = None,
-    batch_size: int = 1,
-    progress: bool = True,
-    game_fn: GameFn | None = None,
-    on_batch: BatchHook | None = None,
-) -> BatchResult:
+def run_tournament(players: Sequence[str], decks: Sequence[str], *, games: int = 200, repeats: int = 20,
+                   seed: int = 0, settings: GameSettings = GameSettings(), out: str | os.PathLike | None = None,
+                   execution: Execution = Execution(), game_fn: GameFn | None = None) -> BatchResult:
     """Play every pair of player kinds ``games`` times per repeat on random decks (Esche (2018), Section 3.4).
 
     For each game both decks are drawn uniformly and independently from
     ``decks`` with the game's own seed.  The matrix rows and columns are the
-    player kinds; entry (a, b) is a's win rate against b.  ``imperfect_samples``
-    (sampled deals per decision of the imperfect-information player) is
-    passed on to the game function when given.
+    player kinds; entry (a, b) is a's win rate against b.
     """
     _check_counts(games, repeats, seed)
     players = list(players)
     if len(set(players)) != len(players) or len(players) < 2:
         raise SweepError(f"a tournament needs at least two distinct player kinds, got {players}")
-    _check_engine_arguments(players, evaluation, game_fn)
+    _check_engine_arguments(players, settings.evaluation, game_fn)
     decks = [str(Deck.parse(d)) for d in decks]
     if not decks:
         raise SweepError("a tournament needs at least one deck to draw from")
-    options = _game_options(evaluation, eval_cap, life_threshold, verify)
-    if imperfect_samples is not None:
-        if imperfect_samples < 1:
-            raise SweepError(f"the imperfect player needs at least 1 sample, got {imperfect_samples}")
-        options["imperfect_samples"] = int(imperfect_samples)
+    options = settings.options()
     game_fn = game_fn or play_game
     params = {
         "kind": "tournament", "players": players, "decks": decks, "games": games, "repeats": repeats,
@@ -421,5 +418,4 @@ def run_tournament(
     }
     pairs = round_robin(len(players))
     experiment = _PlayerTournament(params, pairs, decks, games, repeats, game_fn, options, players=players, seed=seed)
-    return _run(experiment, players, repeats, out, workers=workers, scheduler=scheduler, batch_size=batch_size,
-                progress=progress, on_batch=on_batch)
+    return _run(experiment, players, repeats, out, execution)

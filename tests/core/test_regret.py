@@ -6,8 +6,9 @@ from scipy.optimize import linprog
 
 from gamelp.game import load_game
 from gamelp.models.nash import solve_nash
-from gamelp.regret import (CFR, MWU, OMWU, DiscountedRegretMatching, PredictiveCFR, PredictiveRegretMatchingPlus,
-                           RegretError, RegretMatching, RegretMatchingPlus, Segments, TreeplexLevels, self_play_matrix,
+from gamelp.regret import (CFR, MWU, OMWU, DiscountedRegretMatching, DiscountedRegretMatchingPlus, PredictiveCFR,
+                           PredictiveDiscountedRegretMatchingPlus, PredictiveRegretMatchingPlus, RegretError,
+                           RegretMatching, RegretMatchingPlus, Segments, TreeplexLevels, self_play_matrix,
                            solve_regret)
 
 RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
@@ -199,15 +200,21 @@ def test_cfr_plus_reaches_gap_1e3_and_agrees_with_the_lp(name):
 @pytest.mark.parametrize("method", ["cfr", "rm", "rm+", "mwu", "omwu"])
 def test_other_methods_decrease_the_gap_on_kuhn(kuhn, method):
     result = solve_regret(kuhn, method, 1000, eta=0.5)
-    assert result.gaps[-1] < 0.2 * result.gaps[9]
+    assert result.checked[0] == 10 and result.gaps[-1] < 0.2 * result.gaps[0]
     assert result.gap < 0.03
     assert abs(result.value - (-1 / 18)) <= result.gap
 
 
-def test_to_dict_reports_labelled_strategies(kuhn):
-    summary = solve_regret(kuhn, "cfr+", 50).to_dict()
-    assert summary["iterations"] == 50 and set(summary) >= {"value", "gap", "strategy_pl1", "strategy_pl2"}
-    assert list(summary["strategy_pl1"]) == list(kuhn.pl1.labels)
+def test_to_dict_reports_either_players_labelled_strategy(kuhn):
+    result = solve_regret(kuhn, "cfr+", 50)
+    first, second = result.to_dict(), result.to_dict(2)
+    assert first["iterations"] == second["iterations"] == 50 and first["status"] == "iteration_limit"
+    assert first["backend"] == "cfr+" and (first["player"], second["player"]) == (1, 2)
+    assert first["value"] == result.value == -second["value"] and first["gap"] == second["gap"] == result.gap
+    assert list(first["strategy"]) == list(kuhn.pl1.labels) and list(second["strategy"]) == list(kuhn.pl2.labels)
+    np.testing.assert_allclose(list(second["strategy"].values()), result.y, atol=1e-12)
+    with pytest.raises(RegretError):
+        result.to_dict(0)
 
 
 # ---------------------------------------------------------------------------------------- vectorised = reference
@@ -253,7 +260,7 @@ def test_vectorised_cfr_equals_per_decision_point_reference(name, local):
             g = rng.normal(size=tp.num_sequences)
             fast.observe_utility(g)
             slow.observe_utility(g)
-        regrets = fast.local.regrets
+        regrets = fast.regrets
         for j, (s, e) in enumerate(zip(tp.starts, tp.ends)):
             assert np.allclose(regrets[s:e], slow.regrets[j], atol=1e-9)
 
@@ -266,10 +273,10 @@ def test_vectorised_best_response_equals_treeplex_best_response(name):
         levels = TreeplexLevels(tp)
         for _ in range(5):
             g = rng.normal(size=tp.num_sequences)
-            assert np.isclose(levels.best_response_value(g), tp.best_response(g)[0])
+            assert np.isclose(levels.best_response_value(levels.to_levels(g)), tp.best_response(g)[0])
         b = levels.segments.normalise(rng.uniform(size=tp.num_sequences))
-        x = levels.sequence_form(b)
-        assert tp.infeasibility(x) < 1e-12
+        x = levels.to_original(levels.sequence_form(b))
+        assert tp.infeasibility(x) < 1e-12 and np.allclose(levels.to_levels(x), levels.sequence_form(b))
 
 
 # ---------------------------------------------------------------------------------------- DCFR and PCFR+
@@ -297,6 +304,25 @@ def test_predictive_rm_plus_adds_the_last_regret_to_the_cumulative_one():
     assert np.allclose(prm.next_strategy(), expected / expected.sum())
 
 
+def reference_sequence_form(tp, local):
+    """The sequence-form strategy of one local strategy per decision point, top-down."""
+    x = np.zeros(tp.num_sequences)
+    x[0] = 1.0
+    for j, (s, e) in enumerate(zip(tp.starts, tp.ends)):
+        x[s:e] = local[j] * x[tp.parents[j]]
+    return x
+
+
+def reference_bottom_up(tp, local, g):
+    """Counterfactual values one decision point at a time, deepest first: ``j``, ``q[s:e]`` and its value."""
+    q = np.array(g, dtype=float)
+    for j in reversed(range(tp.num_decision_points)):
+        s, e = tp.starts[j], tp.ends[j]
+        value = local[j] @ q[s:e]
+        yield j, q[s:e].copy(), value
+        q[tp.parents[j]] += value
+
+
 class ReferencePCFR:
     """PCFR+ one decision point at a time: local strategies chosen bottom-up from the predicted utility."""
 
@@ -313,19 +339,11 @@ class ReferencePCFR:
             weights = np.maximum(self.regrets[j] + q[s:e] - self.local[j] @ q[s:e], 0.0)
             self.local[j] = weights / weights.sum() if weights.sum() > 0 else np.full(e - s, 1 / (e - s))
             q[self.tp.parents[j]] += self.local[j] @ q[s:e]
-        x = np.zeros(self.tp.num_sequences)
-        x[0] = 1.0
-        for j, (s, e) in enumerate(zip(self.tp.starts, self.tp.ends)):
-            x[s:e] = self.local[j] * x[self.tp.parents[j]]
-        return x
+        return reference_sequence_form(self.tp, self.local)
 
     def observe_utility(self, g):
-        q = np.array(g, dtype=float)
-        for j in reversed(range(self.tp.num_decision_points)):
-            s, e = self.tp.starts[j], self.tp.ends[j]
-            value = self.local[j] @ q[s:e]
-            self.regrets[j] = np.maximum(self.regrets[j] + q[s:e] - value, 0.0)
-            q[self.tp.parents[j]] += value
+        for j, values, value in reference_bottom_up(self.tp, self.local, g):
+            self.regrets[j] = np.maximum(self.regrets[j] + values - value, 0.0)
         self.prediction = np.array(g, dtype=float)
 
 
@@ -343,7 +361,9 @@ def test_vectorised_pcfr_plus_equals_per_decision_point_reference(name):
 
 
 @pytest.mark.parametrize("name, method, target", [("kuhn", "pcfr+", 1e-6), ("kuhn", "dcfr", 1e-4),
-                                                  ("leduc", "dcfr", 1e-4), ("leduc", "pcfr+", 1e-3)])
+                                                  ("leduc", "dcfr", 1e-4), ("leduc", "pcfr+", 1e-3),
+                                                  ("kuhn", "pdcfr+", 1e-8), ("kuhn", "dcfr+", 1e-4),
+                                                  ("leduc", "pdcfr+", 1e-4), ("leduc", "dcfr+", 1e-4)])
 def test_dcfr_and_pcfr_plus_reach_the_gap_and_agree_with_the_lp(name, method, target):
     game = load_game(name)
     result = solve_regret(game, method, 20000, target_gap=target, track_last=False)
@@ -363,6 +383,97 @@ def test_pcfr_plus_beats_cfr_plus_on_kuhn_and_dcfr_beats_it_on_leduc():
     iterations = {m: solve_regret(leduc, m, 5000, target_gap=1e-4, track_last=False).iterations
                   for m in ("cfr+", "dcfr")}
     assert iterations["dcfr"] < iterations["cfr+"]
+
+
+def test_discounted_rm_plus_discounts_before_adding_and_clips():
+    drm = DiscountedRegretMatchingPlus(3, alpha=1.5)
+    drm.next_strategy()
+    drm.observe_utility(np.array([3.0, 0.0, 0.0]))      # d(0) = 0: R = [(2, -1, -1)]^+
+    assert np.allclose(drm.regrets, [2, 0, 0]) and np.allclose(drm.next_strategy(), [1, 0, 0])
+    drm.observe_utility(np.array([0.0, 3.0, 0.0]))      # R = [d(1) (2, 0, 0) + (0, 3, 0) - 0]^+, d(1) = 1/2
+    assert np.allclose(drm.regrets, [1, 3, 0]) and np.allclose(drm.next_strategy(), [0.25, 0.75, 0])
+
+
+def test_predictive_discounted_rm_plus_adds_the_last_instantaneous_regret():
+    pdrm = PredictiveDiscountedRegretMatchingPlus(3, alpha=2.0)
+    assert np.allclose(pdrm.next_strategy(), 1 / 3)
+    pdrm.observe_utility(np.array([3.0, 0.0, 0.0]))     # r = (2, -1, -1), R = (2, 0, 0)
+    x = pdrm.next_strategy()                            # [d(1) R + r]^+ = [(1, 0, 0) + (2, -1, -1)]^+
+    assert np.allclose(pdrm.regrets, [2, 0, 0]) and np.allclose(x, [1, 0, 0])
+    pdrm.observe_utility(np.array([0.0, 4.0, 2.0]))     # r = (0, 4, 2), R = [d(1) (2, 0, 0) + r]^+ = (1, 4, 2)
+    assert np.allclose(pdrm.regrets, [1, 4, 2])
+    weights = 0.8 * np.array([1.0, 4.0, 2.0]) + np.array([0.0, 4.0, 2.0])  # d(2) = 4/5
+    assert np.allclose(pdrm.next_strategy(), weights / weights.sum())
+
+
+class ReferencePDCFR:
+    """PDCFR+ one decision point at a time (Xu et al. 2024), alpha = 2.3."""
+
+    def __init__(self, treeplex, alpha=2.3):
+        self.tp, self.alpha, self.t = treeplex, alpha, 0
+        self.regrets = [np.zeros(e - s) for s, e in zip(treeplex.starts, treeplex.ends)]
+        self.last = [np.zeros(e - s) for s, e in zip(treeplex.starts, treeplex.ends)]
+        self.local = None
+
+    def discount(self, t):
+        return t ** self.alpha / (t ** self.alpha + 1)
+
+    def next_strategy(self):
+        self.local = []
+        for j in range(self.tp.num_decision_points):
+            w = np.maximum(self.discount(self.t) * self.regrets[j] + self.last[j], 0.0)
+            self.local.append(w / w.sum() if w.sum() > 0 else np.full(w.size, 1 / w.size))
+        return reference_sequence_form(self.tp, self.local)
+
+    def observe_utility(self, g):
+        for j, values, value in reference_bottom_up(self.tp, self.local, g):
+            self.last[j] = values - value
+            self.regrets[j] = np.maximum(self.discount(self.t) * self.regrets[j] + self.last[j], 0.0)
+        self.t += 1
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc"])
+def test_vectorised_pdcfr_plus_equals_per_decision_point_reference(name):
+    game = load_game(name)
+    rng = np.random.default_rng(3)
+    for tp in (game.pl1, game.pl2):
+        fast, slow = CFR(tp, "pdrm+"), ReferencePDCFR(tp)
+        for _ in range(8):
+            assert np.allclose(fast.next_strategy(), slow.next_strategy(), atol=1e-12)
+            g = rng.normal(size=tp.num_sequences)
+            fast.observe_utility(g)
+            slow.observe_utility(g)
+        for j, (s, e) in enumerate(zip(tp.starts, tp.ends)):
+            assert np.allclose(fast.regrets[s:e], slow.regrets[j], atol=1e-9)
+
+
+def test_level_order_is_a_permutation_with_each_depth_one_slice():
+    levels = TreeplexLevels(load_game("leduc").pl2)
+    v = np.arange(levels.num_sequences, dtype=float)
+    assert np.array_equal(levels.to_original(levels.to_levels(v)), v) and levels.order[0] == 0
+    assert [level.here.start for level in levels.levels[1:]] == [level.here.stop for level in levels.levels[:-1]]
+    assert [level.above for level in levels.levels[1:]] == [level.here for level in levels.levels[:-1]]
+    assert levels.levels[0].here.start == 1 and levels.levels[-1].here.stop == levels.num_sequences
+
+
+def test_positive_part_is_regret_matching_per_segment():
+    segments = Segments([0, 2, 5], [2, 5, 6])
+    b = segments.positive_part(np.array([3.0, 1.0, -1.0, 0.0, -2.0, 0.0]))
+    assert np.array_equal(b, [0.75, 0.25, 1 / 3, 1 / 3, 1 / 3, 1.0])
+    assert np.array_equal(segments.positive_part(np.array([1e-300, 0.0, 2.0, 0.0, 2.0, 5.0])),
+                          [1.0, 0.0, 0.5, 0.0, 0.5, 1.0])
+
+
+def test_gaps_measured_every_k_iterations_follow_the_same_run():
+    leduc = load_game("leduc")
+    every = solve_regret(leduc, "pdcfr+", 95, check_every=1)
+    sparse = solve_regret(leduc, "pdcfr+", 95, check_every=7)
+    assert list(sparse.checked) == list(range(7, 95, 7)) + [95] and sparse.iterations == 95
+    assert np.allclose(sparse.gaps, every.gaps[sparse.checked - 1], rtol=1e-12)
+    assert np.allclose(sparse.last_gaps, every.last_gaps[sparse.checked - 1], rtol=1e-12)
+    assert np.array_equal(sparse.x, every.x) and sparse.gap == every.gap
+    stopped = solve_regret(leduc, "cfr+", 10000, target_gap=1e-3, check_every=25)
+    assert stopped.converged and stopped.iterations % 25 == 0 and stopped.gaps[:-1].min() > 1e-3
 
 
 def test_progress_callback_sees_every_hundredth_iteration_and_the_end():

@@ -137,11 +137,12 @@ def test_bad_files_name_the_fault(tmp_path, text, fragment):
         (read_nfg if suffix == ".nfg" else read_efg)(write(tmp_path, "bad" + suffix, text))
 
 
-def test_imperfect_recall_is_refused(tmp_path):
-    # Player 1 acts at information set 2 after both of its own actions at information set 1: it forgot.
-    text = ('EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 1 2 "" { "u" "v" } 0\nt "" 0\nt "" 0\n'
-            'p "" 1 2 "" { "u" "v" } 0\nt "" 0\nt "" 0\n')
-    with pytest.raises(GameFileError, match="forgets its own past"):
+@pytest.mark.parametrize("player", [1, 2])
+def test_imperfect_recall_is_refused_naming_the_player(tmp_path, player):
+    # The player acts at information set 2 after both of its own actions at information set 1: it forgot.
+    text = (f'EFG 2 R "" {{ "a" "b" }}\np "" {player} 1 "" {{ "x" "y" }} 0\np "" {player} 2 "" {{ "u" "v" }} 0\n'
+            f't "" 0\nt "" 0\np "" {player} 2 "" {{ "u" "v" }} 0\nt "" 0\nt "" 0\n')
+    with pytest.raises(GameFileError, match=f"player {player} forgets its own past"):
         read_efg(write(tmp_path, "forget.efg", text))
 
 

@@ -12,6 +12,7 @@ from gamelp.games.locm.drafters import LEARNED_DRAFTERS, drafter_file, make_draf
 from gamelp.games.locm.match import play_match
 from gamelp.games.locm.policy import PolicyDrafter
 from gamelp.games.locm.tournament import DrafterTournament, run_tournament
+from gamelp.games.runner import Execution
 
 
 def draft(drafter, seat: int, seed: int) -> list[int]:
@@ -60,7 +61,8 @@ def test_the_tournament_resolves_the_shipped_names_and_records_their_files(tmp_p
     names = [*sorted(LEARNED_DRAFTERS), "icebox"]
     tournament = DrafterTournament(names, "max-attack", matches=2, sets=2, seed=0)
     assert set(tournament.params["drafter_files"]) == set(LEARNED_DRAFTERS)
-    result = run_tournament(names, matches=2, sets=2, out=tmp_path, progress=False, figures=False)
+    result = run_tournament(names, matches=2, sets=2, out=tmp_path, figures=False,
+                            execution=Execution(progress=False))
     assert result.drafters == tuple(names) and result.matches == 4 * len(tournament.pairs)
 
 
@@ -70,7 +72,8 @@ def test_drafting_with_shipped_drafters_imports_neither_torch_nor_gymnasium():
         "import sys\n"
         "from gamelp import cli\n"
         "from gamelp.games.locm.tournament import run_tournament\n"
-        "run_tournament(['immediate', 'random'], matches=2, sets=2, progress=False)\n"
+        "from gamelp.games.runner import Execution\n"
+        "run_tournament(['immediate', 'random'], matches=2, sets=2, execution=Execution(progress=False))\n"
         "assert cli.main(['locm', 'play', '--drafters', 'immediate,icebox']) == 0\n"
         "loaded = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'gymnasium') if m in sys.modules]\n"
         "assert not loaded, loaded\n"

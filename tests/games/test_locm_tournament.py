@@ -12,21 +12,26 @@ from gamelp.errors import GamelpError
 from gamelp.games.locm import tournament
 from gamelp.games.locm.analysis import reference_mana_curve
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers
+from gamelp.games.runner import Execution
 from gamelp.matrix import MatrixGame
 
 DRAFTERS = ["random", "icebox", "coac", "max-attack"]
-SMALL = {"drafters": DRAFTERS, "battler": "max-attack", "matches": 8, "sets": 2, "seed": 11, "progress": False,
-         "batch_size": 3}
+SMALL = {"drafters": DRAFTERS, "battler": "max-attack", "matches": 8, "sets": 2, "seed": 11}
 
 
-def run(out, **options):
-    return tournament.run_tournament(**{**SMALL, "figures": False, **options}, out=out)
+def quiet(**options) -> Execution:
+    """How these small tournaments run: no progress bar, batches of 3 matches unless told otherwise."""
+    return Execution(**{"progress": False, "batch_size": 3, **options})
+
+
+def run(out, execution: Execution | None = None, **options):
+    return tournament.run_tournament(**{**SMALL, "figures": False, **options}, out=out, execution=execution or quiet())
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("reference")
-    return out, run(out, workers=1, figures=True)
+    return out, run(out, figures=True)
 
 
 def same_outputs(a, b):
@@ -36,7 +41,7 @@ def same_outputs(a, b):
 
 def test_two_workers_give_identical_files(reference, tmp_path):
     out, _ = reference
-    run(tmp_path, workers=2, batch_size=5)
+    run(tmp_path, quiet(workers=2, batch_size=5))
     same_outputs(out, tmp_path)
 
 
@@ -45,7 +50,7 @@ def test_a_dask_cluster_gives_identical_files(reference, tmp_path):
     out, _ = reference
     with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
                                   dashboard_address=None) as cluster:
-        run(tmp_path, scheduler=cluster.scheduler_address)
+        run(tmp_path, quiet(scheduler=cluster.scheduler_address))
     same_outputs(out, tmp_path)
 
 
@@ -59,7 +64,7 @@ def test_an_interrupted_and_a_truncated_run_resume_to_identical_files(reference,
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run(tmp_path, workers=2, on_batch=stop)
+        run(tmp_path, quiet(workers=2, on_batch=stop))
     assert not (tmp_path / "winrates.csv").exists()
     with pytest.raises(GamelpError, match="pass --resume"):
         run(tmp_path, resume=False)

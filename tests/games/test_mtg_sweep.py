@@ -17,9 +17,12 @@ import pytest
 
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
-from gamelp.games.mtg import cli, sweep
+from gamelp.cli import main
+from gamelp.cli.args import int_list
+from gamelp.cli.mtg import tournament_json
+from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
-from gamelp.games.runner import round_robin
+from gamelp.games.runner import Execution, round_robin
 from gamelp.games.mtg.match import GameResult
 
 SLEEP = 0.0  # seconds per fake game; the kill test's subprocess raises it
@@ -41,7 +44,12 @@ def fake_game(deck1, deck2, player1="perfect", player2="perfect", seed=0, first=
 
 
 GRID = {"creatures": (0, 4), "bolts": (20, 32, 60)}  # 5 decks (4C60L is over 60 cards)
-FAST = {"games": 12, "repeats": 2, "seed": 7, "progress": False, "game_fn": fake_game}
+FAST = {"games": 12, "repeats": 2, "seed": 7, "game_fn": fake_game}
+
+
+def quiet(**options) -> Execution:
+    """How the test sweeps run: no progress bar."""
+    return Execution(progress=False, **options)
 
 
 def stored_rows(out: Path) -> list[tuple]:
@@ -61,7 +69,7 @@ def stored_count(out: Path) -> int:
 def reference(tmp_path_factory):
     """An uninterrupted serial sweep of the fake game."""
     out = tmp_path_factory.mktemp("reference")
-    return out, sweep.run_sweep(**GRID, **FAST, out=out, workers=1)
+    return out, sweep.run_sweep(**GRID, **FAST, out=out, execution=quiet())
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +128,7 @@ def test_entry_and_std_match_a_hand_count(reference):
 
 
 def test_single_repeat_uses_binomial_error_and_mirror_fills_diagonal(tmp_path):
-    result = sweep.run_sweep((0,), (20, 60), games=40, repeats=1, seed=3, mirror=True, progress=False,
+    result = sweep.run_sweep((0,), (20, 60), games=40, repeats=1, seed=3, mirror=True, execution=quiet(),
                              game_fn=fake_game)
     p = {(s.row, s.col): s for s in result.pairs}
     assert set(p) == {("0C20L", "0C20L"), ("0C20L", "0C60L"), ("0C60L", "0C60L")}
@@ -133,7 +141,7 @@ def test_single_repeat_uses_binomial_error_and_mirror_fills_diagonal(tmp_path):
 
 def test_two_workers_give_the_same_matrix(reference, tmp_path):
     out, expected = reference
-    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2)
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet(workers=2))
     np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
     np.testing.assert_array_equal(result.matrix.std, expected.matrix.std)
     assert stored_rows(tmp_path) == stored_rows(out)
@@ -141,7 +149,7 @@ def test_two_workers_give_the_same_matrix(reference, tmp_path):
 
 def test_dask_cluster_gives_the_same_matrix(reference, dask_scheduler, tmp_path):
     _, expected = reference
-    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, scheduler=dask_scheduler)
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet(scheduler=dask_scheduler))
     np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
     np.testing.assert_array_equal(result.matrix.std, expected.matrix.std)
 
@@ -156,12 +164,12 @@ def test_interrupted_sweep_resumes_without_loss_or_repeat(reference, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2, on_batch=stop_after_50)
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet(workers=2, on_batch=stop_after_50))
     assert len(stored_rows(tmp_path)) == 50
     assert not (tmp_path / "payoffs.csv").exists()
     replayed = []
-    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2,
-                             on_batch=lambda b, rows: replayed.extend((b.pair, m) for m in b.matches))
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet(
+        workers=2, on_batch=lambda b, rows: replayed.extend((b.pair, m) for m in b.matches)))
     assert len(replayed) == 190 and not set(replayed) & set(seen)
     assert stored_rows(tmp_path) == stored_rows(out)
     np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
@@ -179,7 +187,7 @@ def test_killed_process_resumes(reference, tmp_path):
         spec.loader.exec_module(fake)
         fake.SLEEP = 0.01
         from gamelp.games.mtg import sweep
-        sweep.run_sweep(**fake.GRID, **fake.FAST, out={str(tmp_path)!r}, workers=2)
+        sweep.run_sweep(**fake.GRID, **fake.FAST, out={str(tmp_path)!r}, execution=fake.quiet(workers=2))
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     try:
@@ -194,7 +202,7 @@ def test_killed_process_resumes(reference, tmp_path):
         proc.wait()
     interrupted_rows = stored_rows(tmp_path)
     assert 30 <= len(interrupted_rows) < 240
-    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, workers=2)
+    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet(workers=2))
     rows = stored_rows(tmp_path)
     assert len(rows) == len({r[:3] for r in rows}) == 240
     assert rows == stored_rows(out)
@@ -203,15 +211,15 @@ def test_killed_process_resumes(reference, tmp_path):
 
 def test_resume_with_other_arguments_is_refused(reference, tmp_path):
     out, _ = reference
-    sweep.run_sweep(**GRID, **{**FAST, "games": 2}, out=tmp_path)
+    sweep.run_sweep(**GRID, **{**FAST, "games": 2}, out=tmp_path, execution=quiet())
     with pytest.raises(GamelpError, match=r"games: stored 2, asked 12"):
-        sweep.run_sweep(**GRID, **FAST, out=tmp_path)
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet())
     with pytest.raises(GamelpError, match=r"seed: stored 7, asked 8"):
-        sweep.run_sweep(**GRID, **{**FAST, "seed": 8}, out=out)
+        sweep.run_sweep(**GRID, **{**FAST, "seed": 8}, out=out, execution=quiet())
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / sweep.STORE_NAME).write_text("not a database" * 100)
     with pytest.raises(GamelpError, match="not a usable match store"):
-        sweep.run_sweep(**GRID, **FAST, out=tmp_path / "junk")
+        sweep.run_sweep(**GRID, **FAST, out=tmp_path / "junk", execution=quiet())
 
 
 def test_bad_arguments_are_refused():
@@ -221,12 +229,34 @@ def test_bad_arguments_are_refused():
     with pytest.raises(GamelpError, match="single deck"):
         sweep.run_sweep((0,), (20,), **FAST)
     with pytest.raises(GamelpError, match="workers"):
-        sweep.run_sweep(**GRID, **FAST, workers=0)
+        sweep.run_sweep(**GRID, **FAST, execution=quiet(workers=0))
+    with pytest.raises(GamelpError, match="evaluation cap must be at least 1, got 0"):
+        sweep.run_sweep(**GRID, **FAST, settings=sweep.GameSettings(eval_cap=0))
+    with pytest.raises(GamelpError, match="at least 1 sample, got 0"):
+        sweep.run_tournament(["perfect", "imperfect"], ["8C28L"], settings=sweep.GameSettings(imperfect_samples=0))
+
+
+def test_game_settings_reach_the_game_function_and_the_store(tmp_path):
+    seen = []
+
+    def recording_game(*args, **options):
+        seen.append(dict(options))
+        options.pop("imperfect_samples", None)  # the stand-in has no imperfect player
+        return fake_game(*args, **options)
+
+    settings = sweep.GameSettings(evaluation="life", eval_cap=77, life_threshold=8, verify=True, imperfect_samples=3)
+    sweep.run_tournament(["perfect", "imperfect"], ["8C28L"], games=2, repeats=1, settings=settings, out=tmp_path,
+                         execution=quiet(), game_fn=recording_game)
+    expected = {"evaluation": "life", "eval_cap": 77, "life_threshold": 8, "verify": True, "imperfect_samples": 3}
+    assert len(seen) == 2 and all(options.items() >= expected.items() for options in seen)
+    with sqlite3.connect(tmp_path / sweep.STORE_NAME) as db:
+        params = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
+    assert params.items() >= expected.items()
 
 
 def test_tournament_rates(tmp_path):
     result = sweep.run_tournament(["perfect", "aggressive", "random"], ["0C20L", "4C32L"], games=30, repeats=3,
-                                  seed=1, progress=False, game_fn=fake_game, workers=2, out=tmp_path)
+                                  seed=1, game_fn=fake_game, execution=quiet(workers=2), out=tmp_path)
     c = result.matrix.payoffs
     np.testing.assert_allclose(c + c.T, 1.0)
     # the fake gives perfect a 0.6 edge over random: it must win most decided games
@@ -234,28 +264,28 @@ def test_tournament_rates(tmp_path):
     assert np.all(result.matrix.std[~np.eye(3, dtype=bool)] > 0)
     decks = {(r[3], r[4]) for r in stored_rows(tmp_path)}
     assert len(decks) == 4  # both decks drawn independently for every game
-    data = cli.tournament_json(result)
+    data = tournament_json(result)
     assert data["players"] == ["perfect", "aggressive", "random"] and data["games"] == 270
 
 
 def test_int_list_parsing():
-    assert cli.int_list("0,4,8") == [0, 4, 8]
-    assert cli.int_list("0:12:4,20") == [0, 4, 8, 12, 20]
+    assert int_list("0,4,8") == [0, 4, 8]
+    assert int_list("0:12:4,20") == [0, 4, 8, 12, 20]
     for bad in ("", "a", "0:8:0"):
         with pytest.raises(Exception):
-            cli.int_list(bad)
+            int_list(bad)
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["play", "--help"], ["sweep", "--help"], ["tournament", "--help"]])
 def test_cli_help(argv, capsys):
     with pytest.raises(SystemExit) as exit_:
-        cli.main(argv)
+        main(["mtg", *argv])
     assert exit_.value.code == 0
     assert "usage: gamelp mtg" in capsys.readouterr().out
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
-    assert cli.main(["sweep", "--creatures", "40", "--bolts", "40", "--out", str(tmp_path), "--quiet"]) == 2
+    assert main(["mtg", "sweep", "--creatures", "40", "--bolts", "40", "--out", str(tmp_path), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("gamelp: error:") and "\n" not in err
 
@@ -264,25 +294,25 @@ def test_cli_sweep_with_the_real_engine(tmp_path, capsys):
     argv = ["sweep", "--creatures", "0,8", "--bolts", "24,32", "--games", "6", "--repeats", "2", "--seed", "5",
             "--player", "aggressive", "--evaluation", "life", "--eval-cap", "1000", "--out", str(tmp_path),
             "--workers", "2", "--quiet"]
-    assert cli.main(argv) == 0
+    assert main(["mtg", *argv]) == 0
     assert "72 games over 6 pairs" in capsys.readouterr().out
     game = MatrixGame.from_csv(tmp_path / "payoffs.csv", std_path=tmp_path / "std.csv")
     assert list(game.row_labels) == ["0C24L", "0C32L", "8C24L", "8C32L"]
     np.testing.assert_allclose(game.payoffs + game.payoffs.T, 1.0)
     assert len(stored_rows(tmp_path)) == 72
-    assert cli.main(argv) == 0  # resumes: nothing left to play, same files
+    assert main(["mtg", *argv]) == 0  # resumes: nothing left to play, same files
     np.testing.assert_array_equal(MatrixGame.from_csv(tmp_path / "payoffs.csv").payoffs, game.payoffs)
     argv[argv.index("--games") + 1] = "7"
-    assert cli.main(argv) == 2
+    assert main(["mtg", *argv]) == 2
     assert "games: stored 6, asked 7" in capsys.readouterr().err
 
 
 def test_cli_play_and_tournament_with_the_real_engine(capsys):
-    assert cli.main(["play", "--deck1", "8C28L", "--deck2", "0C40L", "--player1", "aggressive",
+    assert main(["mtg", "play", "--deck1", "8C28L", "--deck2", "0C40L", "--player1", "aggressive",
                      "--player2", "defensive", "--seed", "3", "--evaluation", "life", "--verbose"]) == 0
     shown = capsys.readouterr().out
     assert "turn 1" in shown and "wins after" in shown
-    assert cli.main(["tournament", "--players", "aggressive,defensive,random", "--decks", "8C28L,0C40L",
+    assert main(["mtg", "tournament", "--players", "aggressive,defensive,random", "--decks", "8C28L,0C40L",
                      "--games", "6", "--repeats", "2", "--evaluation", "life", "--workers", "1", "--json",
                      "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -296,7 +326,7 @@ def test_unknown_engine_arguments_are_refused():
     with pytest.raises(GamelpError, match="unknown player kind 'nobody'"):
         sweep.run_sweep(**GRID, games=2, player="nobody")
     with pytest.raises(GamelpError, match="unknown evaluation 'oracle'"):
-        sweep.run_tournament(["aggressive", "random"], ["8C28L"], evaluation="oracle")
+        sweep.run_tournament(["aggressive", "random"], ["8C28L"], settings=sweep.GameSettings(evaluation="oracle"))
 
 
 def test_stored_games_name_the_decks(reference, tmp_path):
@@ -307,5 +337,30 @@ def test_stored_games_name_the_decks(reference, tmp_path):
     mine = [g for g in games if g[:2] == (first.row, first.col)]
     assert sum(1 for g in mine if g[4] == 0 and not g[5]) == first.wins
     assert {g[2] for g in mine} == {0, 1} and {g[3] for g in mine} == set(range(12))
+    assert [g.first for g in mine] == [g.game % 2 for g in mine]  # seats alternate game by game
     with pytest.raises(GamelpError, match="not a readable game store|cannot open"):
         sweep.stored_games(tmp_path)
+
+
+def ruled_game(*args, rules="real", **kwargs):
+    return fake_game(*args, **kwargs)
+
+
+def test_a_partial_game_function_resumes_by_its_arguments(tmp_path):
+    """A rule-changed game function (a new functools.partial on every run) resumes; other rules are refused."""
+    import functools
+
+    def sweep_with(rules):
+        game_fn = functools.partial(ruled_game, rules=rules)
+        return sweep.run_sweep(**GRID, **{**FAST, "game_fn": game_fn}, out=tmp_path, execution=quiet())
+
+    first = sweep_with("life 3")
+    rows = stored_rows(tmp_path)
+    with sqlite3.connect(tmp_path / sweep.STORE_NAME) as db:
+        name = json.loads(db.execute("SELECT params FROM run").fetchone()[0])["game_fn"]
+    assert name == f"{ruled_game.__module__}.ruled_game(rules='life 3')"  # no memory address: another process resumes
+    again = sweep_with("life 3")
+    assert stored_rows(tmp_path) == rows
+    np.testing.assert_array_equal(first.matrix.payoffs, again.matrix.payoffs)
+    with pytest.raises(GamelpError, match=r"game_fn: stored .*rules='life 3'.*asked .*rules='life 6'"):
+        sweep_with("life 6")

@@ -17,7 +17,7 @@ import pytest
 
 from gamelp.errors import GamelpError, RunError
 from gamelp.games import runner
-from gamelp.games.mtg import cli as mtg_cli
+from gamelp.cli import main
 
 SLEEP = 0.0  # seconds per toy match; the kill test's subprocess raises it
 
@@ -46,7 +46,7 @@ def run(out, experiment=None, **options):
     experiment = experiment or CoinGame()
     _, store = runner.open_store(out, "store.sqlite", experiment)
     try:
-        runner.run_matches(store, progress=False, **options)
+        runner.run_matches(store, runner.Execution(progress=False, **options))
         return store.table()
     finally:
         store.close()
@@ -280,11 +280,11 @@ def test_a_read_only_store_is_refused(reference, tmp_path, monkeypatch):
 def test_the_cli_refuses_a_damaged_sweep_store_with_exit_2(tmp_path, capsys):
     argv = ["sweep", "--creatures", "0", "--bolts", "24,32", "--games", "2", "--player", "random",
             "--evaluation", "life", "--out", str(tmp_path), "--workers", "1", "--quiet"]
-    assert mtg_cli.main(argv) == 0
+    assert main(["mtg", *argv]) == 0
     with sqlite3.connect(tmp_path / "games.sqlite") as db:
         db.execute("UPDATE matches SET winner = 7")
     capsys.readouterr()
-    assert mtg_cli.main(argv) == 2
+    assert main(["mtg", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gamelp: error:") and err.count("\n") == 1 and "winner = 7" in err
 

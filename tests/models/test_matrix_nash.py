@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from gamelp.cli_matrix import add_subparser
+from gamelp.cli.matrix import add_subparser
 from gamelp.errors import GamelpError, MatrixFileError, ModelError, SolveError
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import matrix_nash_lp, solve_matrix_nash

@@ -1,4 +1,4 @@
-"""Argument checking shared by gamelp's commands: a one-line-error parser and value types.
+"""Arguments shared by gamelp's commands: a one-line-error parser, value types, the game argument.
 
 Every type raises ``argparse.ArgumentTypeError`` with a short reason, which
 :class:`OneLineParser` prints as ``gamelp <command>: error: argument --x: reason
@@ -14,8 +14,12 @@ import os
 import sys
 from pathlib import Path
 
+from gamelp.backends import DEFAULT_BACKEND
+
 MAX_ITERATIONS = 10**9
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+BACKEND_HELP = (f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default {DEFAULT_BACKEND}: HiGHS, "
+                "or Clarabel for cone models; gamelp backends lists them)")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -97,3 +101,37 @@ def output_directory(text: str) -> str:
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"cannot write into {text}: {ancestor} is not writable")
     return text
+
+
+def int_list(text: str) -> list[int]:
+    """Parse ``0,4,8`` or an inclusive range ``start:stop[:step]`` (``0:60:4``), or a mix of both."""
+    values: list[int] = []
+    try:
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            if ":" in part:
+                start, stop, *step = (int(x) for x in part.split(":"))
+                if len(step) > 1 or (step and step[0] < 1):
+                    raise ValueError(part)
+                values += range(start, stop + 1, step[0] if step else 1)
+            else:
+                values.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers like 0,4,8 or 0:60:4, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one integer")
+    return values
+
+
+def add_game_argument(parser: argparse.ArgumentParser) -> None:
+    """The positional game of the sequence-form commands (solve, kdet, validate, export, export-game)."""
+    parser.add_argument("game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file "
+                                     "or openspiel:GAME_STRING")
+    parser.add_argument("--sum-duplicates", action="store_true",
+                        help="add up duplicate utility entries instead of refusing the file")
+
+
+def load_game_argument(args: argparse.Namespace, schema: bool = False):
+    """The game named by :func:`add_game_argument`'s arguments, loaded."""
+    from gamelp.game import load_game
+
+    return load_game(args.game, sum_duplicates=args.sum_duplicates, schema=schema)

@@ -92,10 +92,12 @@ def _cmd_play(args) -> int:
 
 def _cmd_tournament(args) -> int:
     from gamelp.games.locm.tournament import report_table, run_tournament
+    from gamelp.games.runner import Execution
 
+    execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
+                          progress=not args.quiet)
     result = run_tournament(args.drafters, args.battler, matches=args.matches, sets=args.sets, seed=args.seed,
-                            out=args.out, resume=args.resume, workers=args.workers, scheduler=args.scheduler,
-                            batch_size=args.batch_size, progress=not args.quiet)
+                            out=args.out, resume=args.resume, execution=execution)
     print(report_table(result))
     print(f"wrote {args.out}/winrates.csv, std.csv, seats.csv, mana_curves.csv/.png, similarity.csv/.png")
     return 0
@@ -158,7 +160,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 
 def _train_module():
-    """The training module, imported when ``train`` runs or is listed (it needs gymnasium, not torch)."""
+    """The training module, imported when the ``locm`` group is built (torch and gymnasium only when it trains)."""
     from gamelp.games.locm import train
     return train
 

@@ -13,10 +13,10 @@ leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
 from __future__ import annotations
 
 import argparse
-import json
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.cli_args import finite_float
+from gamelp.cli.args import finite_float
+from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import opponent_of, player_labels
@@ -95,7 +95,7 @@ def run_solve(args) -> int:
         payload.update(verdict.to_dict())
         payload["uniqueness_summary"] = verdict.summary()
     if args.json:
-        print(json.dumps(payload, indent=2, default=float))
+        print_json(payload)
     else:
         _print_text(payload)
     return 0
@@ -103,17 +103,16 @@ def run_solve(args) -> int:
 
 def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) -> int:
     """``--method`` other than lp: self-play to ``--target-gap``, optionally polished by the support LP."""
-    from gamelp.cli import _regret_progress
     from gamelp.matrix_first_order import solve_matrix_first_order
 
     if args.robust or args.unique or args.form != "general":
         raise GamelpError("--robust, --unique and --form thesis need the LP (--method lp)")
     result = solve_matrix_first_order(solved, args.method, target_gap=args.target_gap, iterations=args.iterations,
                                       exact=args.exact, backend=args.backend,
-                                      progress=None if args.json else _regret_progress(args.iterations))
+                                      progress=None if args.json else regret_progress(args.iterations))
     payload.update(_with_removed_labels(result.to_dict(args.player), game))
     if args.json:
-        print(json.dumps(payload, indent=2, default=float))
+        print_json(payload)
         return 0
     _print_text(payload)
     exact = f"; exact by {result.lp_rounds} support LP(s) of {result.lp_shape[0]}x{result.lp_shape[1]}" \

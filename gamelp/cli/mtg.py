@@ -2,8 +2,7 @@
 
 ``add_subparser(subparsers)`` hangs the ``mtg`` command on gamelp's argparse
 CLI; every leaf sets ``func(args) -> exit code`` and raises ``GamelpError``
-for bad input.  ``python -m gamelp.games.mtg.cli ...`` runs the same
-commands on their own.
+for bad input.
 """
 
 from __future__ import annotations
@@ -11,36 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
-from collections.abc import Sequence
 from dataclasses import asdict
 
-from gamelp.cli_args import integer, output_directory
-from gamelp.errors import GamelpError
+from gamelp.cli.args import int_list, integer, output_directory
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
-
-
-def int_list(text: str) -> list[int]:
-    """Parse ``0,4,8`` or an inclusive range ``start:stop[:step]`` (``0:60:4``), or a mix of both."""
-    values: list[int] = []
-    try:
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            if ":" in part:
-                start, stop, *step = (int(x) for x in part.split(":"))
-                if len(step) > 1 or (step and step[0] < 1):
-                    raise ValueError(part)
-                values += range(start, stop + 1, step[0] if step else 1)
-            else:
-                values.append(int(part))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected integers like 0,4,8 or 0:60:4, got {text!r}") from None
-    if not values:
-        raise argparse.ArgumentTypeError("expected at least one integer")
-    return values
+from gamelp.games.runner import Execution
 
 
 def name_list(text: str) -> list[str]:
@@ -81,8 +59,9 @@ def _game_options(args: argparse.Namespace) -> dict:
 
 
 def _batch_options(args: argparse.Namespace) -> dict:
-    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "workers": args.workers,
-            "scheduler": args.scheduler, "progress": not args.quiet, **_game_options(args)}
+    """The counts, seed and execution a sweep and a tournament take alike."""
+    execution = Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
+    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "execution": execution}
 
 
 # ----------------------------------------------------------------------------- play
@@ -109,7 +88,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = sweep.run_sweep(args.creatures, args.bolts, mirror=args.mirror, player=args.player,
-                             out=args.out, **_batch_options(args))
+                             settings=sweep.GameSettings(**_game_options(args)), out=args.out,
+                             **_batch_options(args))
     print(result.summary())
     print(f"wrote {args.out}/payoffs.csv, std.csv, pairs.csv and {sweep.STORE_NAME} "
           f"({len(result.matrix.row_labels)} decks) in {time.perf_counter() - start:.1f} s")
@@ -170,8 +150,8 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     decks = args.decks or analysed_decks(args.max_creatures)
-    result = sweep.run_tournament(args.players, decks, imperfect_samples=args.samples, out=args.out,
-                                  **_batch_options(args))
+    settings = sweep.GameSettings(**_game_options(args), imperfect_samples=args.samples)
+    result = sweep.run_tournament(args.players, decks, settings=settings, out=args.out, **_batch_options(args))
     if args.json:
         print(json.dumps(tournament_json(result), indent=2))
     else:
@@ -197,7 +177,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     play.add_argument("--player1", choices=PLAYER_KINDS, default="perfect", help="player 1's kind (default: perfect)")
     play.add_argument("--player2", choices=PLAYER_KINDS, default="perfect", help="player 2's kind (default: perfect)")
     play.add_argument("--seed", type=integer(0), default=0, help="game seed (default: 0)")
-    play.add_argument("--first", type=int, choices=(0, 1), default=0, help="who plays first (default: 0)")
+    play.add_argument("--first", type=int, choices=(0, 1), default=0, help="seat that plays first: 0 (--deck1, --player1) or 1 (default: 0)")
     play.add_argument("--verbose", action="store_true", help="show the game turn by turn")
     _add_game_options(play)
     play.set_defaults(func=cmd_play)
@@ -251,19 +231,3 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     _add_batch_options(tour, default_repeats=20)
     tour.set_defaults(func=cmd_tournament)
     return mtg
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mtg`` sub-commands on their own: ``python -m gamelp.games.mtg.cli sweep ...``."""
-    parser = argparse.ArgumentParser(prog="gamelp")
-    add_subparser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["mtg", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except GamelpError as exc:
-        print(f"gamelp: error: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The ``gamelp`` command: the application layer over the core, the models and the games.
+
+One module per command family, each with ``add_subparser(commands)`` whose
+leaves set ``func(args) -> exit status``: :mod:`~gamelp.cli.solve`,
+:mod:`~gamelp.cli.kdet`, :mod:`~gamelp.cli.backends`, :mod:`~gamelp.cli.files`
+(``validate``, ``export``, ``export-game``), :mod:`~gamelp.cli.matrix`, and the
+simulator groups :mod:`~gamelp.cli.mtg` and :mod:`~gamelp.cli.locm`, which are
+imported only when their command runs (or for help), so ``gamelp solve`` loads
+no simulator.  Shared argument types live in :mod:`~gamelp.cli.args`, JSON and
+progress output in :mod:`~gamelp.cli.output`.  Bad input prints one line naming
+the fault and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from gamelp.cli import backends, files, kdet, matrix, solve
+from gamelp.cli.args import LOG_LEVELS, OneLineParser, log_level
+from gamelp.errors import GamelpError
+
+# The command families loaded with the parser, in the order --help lists them.
+CORE_FAMILIES = (solve, kdet, backends, files, matrix)
+# Command groups whose modules load a simulator, registered only when their command runs (or for help).
+SIMULATOR_GROUPS = {
+    "mtg": ("gamelp.cli.mtg", "the mini Magic: The Gathering simulator"),
+    "locm": ("gamelp.cli.locm", "Legends of Code and Magic 1.2: replay referee matches, play matches"),
+}
+
+
+def _command_in(argv) -> str | None:
+    """The sub-command named on a command line (``None`` when there is none yet)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--log-level":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The ``gamelp`` parser; for a command line ``argv`` the simulator groups it does not run stay unloaded."""
+    parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
+                           "programming: sequence-form game files (solve, kdet, validate, export), payoff "
+                           "matrices (matrix) and the mini Magic simulator (mtg).")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--log-level", type=log_level, default="WARNING",
+                        help=f"logging level: {', '.join(LOG_LEVELS)} (default WARNING)")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    for family in CORE_FAMILIES:
+        family.add_subparser(commands)
+    wanted = _command_in(sys.argv[1:] if argv is None else argv)
+    for name, (module, summary) in SIMULATOR_GROUPS.items():
+        if wanted in commands.choices:  # another command runs: list the group in --help, import nothing
+            commands.add_parser(name, help=summary)
+        else:
+            importlib.import_module(module).add_subparser(commands)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gamelp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def main(argv=None) -> int:
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except GamelpError as exc:
+        print(f"gamelp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("gamelp: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into head and the like
+        sys.stderr.close()
+        return 0
+    except OSError as exc:  # the file system refused something the checks could not foresee
+        print(f"gamelp: error: {exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+

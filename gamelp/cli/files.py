@@ -1,0 +1,87 @@
+"""The game-file commands: ``gamelp validate``, ``gamelp export`` (a model as LP/MPS) and ``gamelp export-game``."""
+
+from __future__ import annotations
+
+import argparse
+
+from gamelp.cli.args import add_game_argument, integer, load_game_argument
+from gamelp.errors import GamelpError
+from gamelp.io import atomic_path
+
+EXPORT_FORMATS = ("lp", "mps")
+
+
+def add_subparser(commands) -> None:
+    """Add ``validate``, ``export`` and ``export-game`` to the main parser's sub-commands."""
+    validate = commands.add_parser("validate", help="check a game file against the schema and summarise it")
+    add_game_argument(validate)
+    validate.set_defaults(func=run_validate)
+
+    export = commands.add_parser("export", help="write a model as an LP or MPS file")
+    add_game_argument(export)
+    export.add_argument("--model", choices=("nash", "deterministic", "kdet"), default="nash",
+                        help="which model (default nash, the sequence-form LP)")
+    export.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose model (default 1)")
+    export.add_argument("--k", type=integer(0), help="k of --model kdet")
+    export.add_argument("--format", choices=EXPORT_FORMATS,
+                        help="file format (default: from -o's extension, else lp)")
+    export.add_argument("-o", "--output", required=True, help="file to write; .lp or .mps chooses the format")
+    export.set_defaults(func=run_export)
+
+    export_game = commands.add_parser("export-game", help="write a game as JSON (.json) or Gambit (.efg)")
+    add_game_argument(export_game)
+    export_game.add_argument("-o", "--output", required=True, help="FILE.json, or FILE.efg (OpenSpiel games and "
+                                                                   "the poker generators kuhn, leduc)")
+    export_game.set_defaults(func=run_export_game)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    game = load_game_argument(args, schema=True)
+    parts = [f"player {p}: {game.player(p).num_decision_points} decision points, "
+             f"{game.player(p).num_sequences} sequences" for p in (1, 2)]
+    print(f"{args.game}: valid; " + "; ".join(parts) + f"; {game.A.nnz} utility entries")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from gamelp.models.determinism import deterministic_ilp, kdet_mip
+    from gamelp.models.nash import sequence_form_lp
+
+    game = load_game_argument(args)
+    if args.model == "kdet":
+        if args.k is None:
+            raise GamelpError("--model kdet needs --k K")
+        model = kdet_mip(game, args.player, args.k)
+    elif args.model == "deterministic":
+        model = deterministic_ilp(game, args.player)
+    else:
+        model = sequence_form_lp(game, args.player)
+    path = export_path(args.output, args.format)
+    with atomic_path(path) as temporary:
+        model.write(str(temporary))
+    print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints")
+    return 0
+
+
+def export_path(output: str, fmt: str | None) -> str:
+    """The file to write: -o as given when its extension names the format, else with ``.fmt`` appended."""
+    given = output.rsplit(".", 1)[-1].lower() if "." in output.rsplit("/", 1)[-1] else ""
+    if given in EXPORT_FORMATS:
+        if fmt is not None and fmt != given:
+            raise GamelpError(f"-o {output} has the extension .{given}, but --format {fmt} was asked for")
+        return output
+    return f"{output}.{fmt or 'lp'}"
+
+
+def run_export_game(args: argparse.Namespace) -> int:
+    if args.output.lower().endswith(".efg"):
+        from gamelp.games.gambit import write_efg
+
+        tree = write_efg(args.game, args.output)
+        print(f"wrote {args.output}: {tree}")
+        return 0
+    game = load_game_argument(args)
+    game.save(args.output)
+    print(f"wrote {args.output}: player 1 {game.pl1.num_sequences} sequences, player 2 {game.pl2.num_sequences}, "
+          f"{game.A.nnz} utility entries")
+    return 0

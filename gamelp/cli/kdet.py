@@ -1,0 +1,85 @@
+"""The ``gamelp kdet`` command: k-determinism, the best strategy deterministic at k decision points.
+
+``--k K`` solves one k-determinism MIP; ``--sweep`` runs k = 0 .. the number of
+decision points, by the branch-and-bound search of :mod:`gamelp.models.kdet_search`
+on HiGHS or by one MIP per k (:func:`gamelp.models.determinism.k_sweep`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gamelp.backends import DEFAULT_BACKEND
+from gamelp.cli.args import BACKEND_HELP, add_game_argument, finite_float, integer, load_game_argument, plot_path
+from gamelp.cli.output import print_json, sweep_progress
+from gamelp.errors import GamelpError
+
+
+def add_subparser(commands) -> argparse.ArgumentParser:
+    """Add ``kdet`` to the main parser's sub-commands."""
+    kdet = commands.add_parser("kdet", help="k-determinism MIP at one k, or the whole sweep")
+    add_game_argument(kdet)
+    kdet.add_argument("--player", type=int, choices=(1, 2), required=True, help="whose strategy")
+    kdet.add_argument("--k", type=integer(0), help="number of decision points forced to play one action")
+    kdet.add_argument("--sweep", action="store_true", help="k = 0 .. number of decision points")
+    kdet.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap (default 1e-6)")
+    kdet.add_argument("--abs-gap", type=finite_float(0.0), default=1e-9,
+                      help="--sweep --method search: absolute gap accepted near value 0 (default 1e-9)")
+    kdet.add_argument("--method", choices=("search", "mip"),
+                      help="--sweep by the branch-and-bound search on HiGHS (default with --backend auto or "
+                           "highs) or by MIPs")
+    kdet.add_argument("--plot", type=plot_path, help="write a plot of value against k to this file (.png, .pdf, ...)")
+    kdet.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
+    kdet.add_argument("--time-limit", type=finite_float(0.0),
+                      help="seconds each MIP, or each k of the search, may take; a point stopped early "
+                           "reports its incumbent and gap")
+    kdet.add_argument("--json", action="store_true", help="print JSON")
+    kdet.add_argument("--quiet", action="store_true", help="no progress messages")
+    kdet.add_argument("--verbose", action="store_true", help="show the solver log")
+    kdet.set_defaults(func=run_kdet)
+    return kdet
+
+
+def run_kdet(args) -> int:
+    from gamelp.models.determinism import k_sweep, solve_kdet
+    from gamelp.models.kdet_search import search_sweep
+
+    game = load_game_argument(args)
+    if args.sweep == (args.k is not None):
+        raise GamelpError("give exactly one of --k K or --sweep")
+    if args.k is not None:
+        total = game.player(args.player).num_decision_points
+        if not 0 <= args.k <= total:
+            raise GamelpError(f"--k must be between 0 and {total} (player {args.player}'s decision points)")
+        if not (args.json or args.quiet):
+            print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",
+                  file=sys.stderr, flush=True)
+        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                            time_limit=args.time_limit)
+        rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
+    else:
+        on_highs = args.backend in ("auto", "highs")
+        method = args.method or ("search" if on_highs else "mip")
+        if method == "search" and not on_highs:
+            raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; "
+                              "use --method mip")
+        progress = None if args.json or args.quiet else sweep_progress()
+        if method == "search":
+            sweep = search_sweep(game, args.player, rel_gap=args.mip_gap, abs_gap=args.abs_gap,
+                                 time_limit=args.time_limit, progress=progress)
+        else:
+            sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
+                            time_limit=args.time_limit, progress=progress)
+        rows = [p.to_dict() for p in sweep.points]
+    if args.plot:
+        from gamelp.plots import plot_k_sweep
+
+        plot_k_sweep({f"player {args.player}": rows}, args.plot, title=f"{game.name}: value against k")
+    if args.json:
+        print_json(rows)
+    else:
+        for row in rows:
+            extra = f"  bound={row['bound']: .8f}  determinism={row['determinism']:4d}" if "bound" in row else ""
+            print(f"k={row['k']:4d}  value={row['value']: .8f}  mip_gap={row['mip_gap']:.2e}{extra}")
+    return 0

@@ -1,0 +1,104 @@
+"""The ``gamelp solve`` command: one player's optimal strategy of a sequence-form game.
+
+By the Nash LP (``--method lp``, the default), the best deterministic strategy
+(``--deterministic``, an ILP), with Mangasarian's uniqueness test (``--unique``),
+or by regret-minimisation self-play (``--method cfr+`` and the others of
+:mod:`gamelp.regret`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from gamelp.backends import DEFAULT_BACKEND
+from gamelp.cli.args import (BACKEND_HELP, MAX_ITERATIONS, add_game_argument, finite_float, integer,
+                             load_game_argument)
+from gamelp.cli.output import print_json, regret_progress
+from gamelp.errors import GamelpError
+from gamelp.regret import METHODS as REGRET_METHODS
+
+
+def add_subparser(commands) -> argparse.ArgumentParser:
+    """Add ``solve`` to the main parser's sub-commands."""
+    solve = commands.add_parser("solve", help="solve a sequence-form game for one player")
+    add_game_argument(solve)
+    solve.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose strategy (default 1)")
+    solve.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
+    solve.add_argument("--time-limit", type=finite_float(0.0),
+                       help="seconds the solver may take (LP and MIP methods)")
+    solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
+    solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
+    solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
+                       help="lp (default) or a regret-minimisation self-play method")
+    solve.add_argument("--iterations", type=integer(1, MAX_ITERATIONS), default=1000,
+                       help="iterations for regret methods (default 1000)")
+    solve.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.1,
+                       help="step size of mwu / omwu (default 0.1)")
+    solve.add_argument("--target-gap", type=finite_float(0.0),
+                       help="regret methods stop once the saddle-point gap is this small")
+    solve.add_argument("--behavioural", action="store_true",
+                       help="print the strategy as action probabilities per decision point (information set)")
+    solve.add_argument("--json", action="store_true", help="print JSON")
+    solve.add_argument("--verbose", action="store_true", help="show the solver log")
+    solve.set_defaults(func=run_solve)
+    return solve
+
+
+def run_solve(args) -> int:
+    game = load_game_argument(args)
+    own = game.player(args.player)
+    if args.method != "lp":
+        if args.deterministic or args.unique:
+            raise GamelpError("--deterministic and --unique need the LP (--method lp)")
+        from gamelp.regret import solve_regret
+
+        result = solve_regret(game, method=args.method, iterations=args.iterations, eta=args.eta,
+                              target_gap=args.target_gap,
+                              progress=None if args.json else regret_progress(args.iterations))
+        x, payload = (result.x if args.player == 1 else result.y), result.to_dict(args.player)
+    else:
+        from gamelp.models.determinism import solve_deterministic
+        from gamelp.models.nash import solve_nash
+
+        solver = solve_deterministic if args.deterministic else solve_nash
+        result = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
+        x, payload = result.strategy, result.to_dict()
+        if args.unique:
+            from gamelp.models.uniqueness import check_uniqueness
+
+            # The question is about the strategy x; the value variables v may have other optima.
+            verdict = check_uniqueness(result.model, result.solution, blocks=("x",), backend=args.backend)
+            payload.update(verdict.to_dict())
+    if args.behavioural:
+        payload["behavioural"] = own.to_behavioural(x)
+    if args.json:
+        print_json(payload)
+    else:
+        _print_text(args, game.name, payload)
+    return 0
+
+
+def _print_text(args, name: str, payload: dict) -> None:
+    print(f"{name}: player {args.player} value {payload['value']:.10g} "
+          f"(gap {payload['gap']:.2e}, {payload['backend']})")
+    if payload["status"] not in ("optimal", "converged", "iteration_limit"):
+        print(f"status: {payload['status']} (not a proven optimum)")
+    if payload["status"] == "iteration_limit":
+        target = "" if args.target_gap is None else f" before reaching the target gap {args.target_gap:g}"
+        print(f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "
+              f"equilibrium, saddle-point gap {payload['gap']:.2e}")
+    if "unique" in payload:
+        print(f"unique: {payload['unique']}")
+    if args.behavioural:
+        _print_behavioural(payload["behavioural"])
+        return
+    for label, prob in payload["strategy"].items():
+        if prob > 1e-9 and label != "∅":
+            print(f"  {label:30s} {prob:.6f}")
+
+
+def _print_behavioural(behaviour: dict) -> None:
+    """One line per decision point (information set): its actions' probabilities."""
+    for point, probabilities in behaviour.items():
+        shown = ", ".join(f"{action} {p:.6f}" for action, p in probabilities.items())
+        print(f"  {point.replace(chr(10), ' ')}: {shown}")
