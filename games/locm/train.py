@@ -285,8 +285,10 @@ def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0
 
 def add_train_arguments(parser, default_out: str | None = None) -> None:
     """The options of ``gamelp locm train`` (and of ``scripts/vieira_5_1_training.py``) on ``parser``."""
-    parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate")
-    parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack")
+    parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate",
+                        help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)")
+    parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack",
+                        help="battler of both decks during training (default %(default)s)")
     parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
     parser.add_argument("--eval-episodes", type=int, default=1000,
                         help="matches per checkpoint and seat against max-attack (default %(default)s)")
