@@ -56,6 +56,10 @@ class LocmError(GamelpError):
     """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
 
 
+class DraftPolicyError(LocmError):
+    """A learned drafter's policy file is malformed, or holds no network for a seat it must draft for."""
+
+
 class MatrixGameError(GamelpError):
     """A matrix game built in code is inconsistent (shapes, labels, NaN, negative deviations)."""
 

@@ -1,7 +1,9 @@
-"""Vieira (2020), Figure 5.2: round-robin tournaments of the five published LOCM drafters, one per battler.
+"""Vieira (2020), Figure 5.2: round-robin tournaments of the published and learned LOCM drafters, one per battler.
 
 For each battler (max-attack, greedy) every pair of random, max-attack,
-coac, closet-ai and icebox plays ``--sets`` sets of ``--matches`` matches,
+coac, closet-ai and icebox, and for max-attack also the shipped learned
+drafters (``--learned``, trained with that battler; the greedy table keeps
+the thesis's five), plays ``--sets`` sets of ``--matches`` matches,
 seats alternating by set, the i-th match of every pair on the same draft
 offers and deck shuffles (``gamelp.games.locm.tournament``; the thesis
 played 20 sets of 1,000).  Prints each cell of our table beside the
@@ -12,7 +14,9 @@ lists the pairs whose difference exceeds 3 standard errors of the difference
 20,000 matches per pair hold only 5,000 distinct ones, see
 ``THESIS_DISTINCT_MATCHES``); then
 the Nash mix over the drafters of our matrix and of the thesis's, each with
-Mangasarian's uniqueness verdict.  Outputs of each tournament go to
+Mangasarian's uniqueness verdict, and the robust mix of our matrix over an
+ellipsoid of 2 standard errors of its cells (Esche (2018), Section 2.4).
+Outputs of each tournament go to
 ``--out/<battler>/`` (resumable: rerun with the same flags to continue).
 
     python scripts/vieira_5_2_tournament.py --battlers max-attack --matches 1000 --sets 2
@@ -28,11 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.games.locm.drafters import LEARNED_DRAFTERS, PUBLISHED_DRAFTERS
 from gamelp.games.locm.tournament import DEFAULT_BATCH, run_tournament
 from gamelp.games.runner import Execution
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
+from gamelp.models.robust import solve_robust
 from gamelp.models.uniqueness import check_uniqueness
 
 THESIS_DISTINCT_MATCHES = 5_000
@@ -53,33 +59,62 @@ random drafter the 4 copies differ in its picks only, so 5,000 is the
 conservative count there.
 """
 
-# Vieira (2020), Figure 5.2: win rate (%) of the row drafter, published drafters only, in the figure's order.
+# Vieira (2020), Figure 5.2: win rate (%) of the row drafter, in the figure's order; its learned drafters
+# (History, LSTM, Immediate) were trained with the table's battler.
 THESIS = {
     "max-attack": (
-        ("random", "max-attack", "coac", "closet-ai", "icebox"),
-        [[50, 45.83, 45.31, 40.18, 34],
-         [54.17, 50, 51.24, 43.54, 37.7],
-         [54.7, 48.76, 50, 43.12, 37.96],
-         [59.82, 56.46, 56.88, 50, 44.06],
-         [66, 62.3, 62.04, 55.94, 50]],
+        ("random", "max-attack", "coac", "closet-ai", "icebox", "history", "lstm", "immediate"),
+        [[50, 45.83, 45.31, 40.18, 34, 30.11, 24.31, 19.51],
+         [54.17, 50, 51.24, 43.54, 37.7, 33.3, 27.08, 20.28],
+         [54.7, 48.76, 50, 43.12, 37.96, 34.28, 27.56, 21.54],
+         [59.82, 56.46, 56.88, 50, 44.06, 39.5, 31.94, 23.36],
+         [66, 62.3, 62.04, 55.94, 50, 44.86, 38.82, 30.04],
+         [69.9, 66.7, 65.72, 60.5, 55.14, 50, 42.88, 37.98],
+         [75.7, 72.92, 72.44, 68.06, 61.18, 57.12, 50, 43.82],
+         [80.49, 79.72, 78.46, 74.14, 67.24, 62.02, 56.18, 50]],
     ),
     "greedy": (
-        ("max-attack", "random", "closet-ai", "icebox", "coac"),
-        [[50, 41.67, 38.08, 35.86, 28.84],
-         [58.34, 50, 45.87, 45.39, 36.73],
-         [61.92, 54.14, 50, 49.48, 41.02],
-         [64.14, 54.61, 50.52, 50, 43.34],
-         [71.16, 63.27, 58.98, 56.66, 50]],
+        ("max-attack", "random", "closet-ai", "icebox", "coac", "history", "lstm", "immediate"),
+        [[50, 41.67, 38.08, 35.86, 28.84, 27.78, 25.76, 18.84],
+         [58.34, 50, 45.87, 45.39, 36.73, 36.51, 34.5, 28.06],
+         [61.92, 54.14, 50, 49.48, 41.02, 39.82, 37.64, 28.66],
+         [64.14, 54.61, 50.52, 50, 43.34, 40, 39.04, 30.16],
+         [71.16, 63.27, 58.98, 56.66, 50, 49.1, 47.9, 43.04],
+         [72.22, 63.49, 60.18, 60, 50.9, 50, 48.1, 39.2],
+         [74.24, 65.51, 62.36, 60.96, 52.1, 51.9, 50, 42.62],
+         [81.16, 71.94, 70.32, 68.86, 56.96, 60.8, 57.38, 50]],
     ),
 }
+LEARNED_BATTLER = "max-attack"
+"""The battler the shipped learned drafters were trained with: they join that battler's table only."""
+ROBUST_RADIUS = 2.0
+
+
+def thesis_matrix(battler: str, names: list[str]) -> np.ndarray:
+    """The thesis's cells (%) of ``battler``'s table among ``names`` (all in the figure), in that order."""
+    order, table = THESIS[battler]
+    index = [order.index(name) for name in names]
+    return np.array(table, dtype=float)[np.ix_(index, index)]
+
+
+def _mix(strategy: dict[str, float]) -> str:
+    return ", ".join(f"{label} {100 * p:.1f}%" for label, p in strategy.items() if p > 1e-9)
 
 
 def nash_line(game: MatrixGame) -> str:
-    """The row player's Nash mix of ``game`` on HiGHS and Mangasarian's uniqueness verdict, in one line."""
+    """The row player's Nash mix of ``game`` and Mangasarian's uniqueness verdict, in one line."""
     result = solve_matrix_nash(game, "row")
     verdict = check_uniqueness(result.model, result.solution)
-    mix = ", ".join(f"{label} {100 * p:.1f}%" for label, p in result.strategy_dict().items() if p > 1e-9)
-    return f"value {result.value:.4f}; mix {mix}; {'unique' if verdict.unique else 'NOT unique'}"
+    unique = "unique" if verdict.unique else "NOT unique"
+    return f"value {result.value:.4f}; mix {_mix(result.strategy_dict())}; {unique}"
+
+
+def robust_line(game: MatrixGame) -> str:
+    """The row player's robust mix over the ellipsoid of radius ``ROBUST_RADIUS`` in the cells' standard errors
+    (Esche (2018), Section 2.4), with the value it guarantees there, in one line."""
+    result = solve_robust(game, "ellipsoidal", ROBUST_RADIUS)
+    return (f"guaranteed value {result.guaranteed_value:.4f} (nominal {result.nominal_value:.4f}); "
+            f"mix {_mix(result.strategy_dict())}")
 
 
 def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
@@ -131,6 +166,8 @@ def print_table(battler: str, ours, thesis: np.ndarray, cells: list[dict], per_p
         f"{c['row']} v {c['col']} {c['first_seat']:.1f} / {c['second_seat']:.1f}" for c in cells))
     print(f"Nash over drafters, ours:          {nash_line(ours.matrix)}")
     print(f"Nash over drafters, Vieira (2020): {nash_line(MatrixGame(thesis / 100, names, names))}")
+    errors = MatrixGame(ours.matrix.payoffs, names, names, std=ours.seat_pooled_se)
+    print(f"robust mix, ours (ellipsoidal, R = {ROBUST_RADIUS:g} standard errors): {robust_line(errors)}")
 
 
 def main(argv=None) -> int:
@@ -139,6 +176,9 @@ def main(argv=None) -> int:
     parser.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
     parser.add_argument("--sets", type=int, default=2,
                         help="sets per pair, an even number: seats alternate (default: 2)")
+    parser.add_argument("--learned", default=",".join(LEARNED_DRAFTERS),
+                        help=f"comma-separated shipped learned drafters added to the {LEARNED_BATTLER} table "
+                             f"(default: {','.join(LEARNED_DRAFTERS)}; '' for none)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
     parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address instead of local workers")
@@ -149,17 +189,22 @@ def main(argv=None) -> int:
     unknown = [b for b in battlers if b not in THESIS]
     if unknown:
         parser.error(f"Figure 5.2 has the battlers {', '.join(THESIS)}; got {', '.join(unknown)}")
+    learned = [name.strip() for name in args.learned.split(",") if name.strip()]
+    if set(learned) - set(LEARNED_DRAFTERS):
+        parser.error(f"the shipped learned drafters are {', '.join(LEARNED_DRAFTERS)}; got {args.learned}")
     out = Path(args.out)
     execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=DEFAULT_BATCH,
                           progress=not args.quiet)
     for battler in battlers:
-        names, published = THESIS[battler]
+        names = [name for name in THESIS[battler][0] if name in PUBLISHED_DRAFTERS
+                 or battler == LEARNED_BATTLER and name in learned]
+        published = thesis_matrix(battler, names)
         start = time.perf_counter()
         ours = run_tournament(names, battler, matches=args.matches, sets=args.sets, seed=args.seed,
                               out=out / battler, execution=execution)
         seconds = time.perf_counter() - start
-        cells = compare(battler, ours, np.array(published, dtype=float))
-        print_table(battler, ours, np.array(published, dtype=float), cells, args.matches * args.sets)
+        cells = compare(battler, ours, published)
+        print_table(battler, ours, published, cells, args.matches * args.sets)
         print(f"({seconds:.1f} s for the matches this run played, {args.workers} worker(s))")
         with atomic_write(out / battler / "figure_5_2.json") as handle:
             json.dump({"args": vars(args), "seconds": seconds, "cells": cells}, handle, indent=2)

@@ -1,4 +1,4 @@
-"""The ``gamelp locm`` command: replay referee matches, play one match.
+"""The ``gamelp locm`` command: replay referee matches, play one match, run tournaments, train drafters.
 
 ``add_subparser(subparsers)`` hangs the ``locm`` group on gamelp's argparse
 CLI; every leaf sets ``func(args) -> exit code`` and raises ``GamelpError``
@@ -11,6 +11,10 @@ for bad input (printed as one line, exit 2).
 - ``gamelp locm tournament --drafters A,B,C --battler NAME --matches M --sets S
   --seed N --out DIR [--workers W | --scheduler ADDRESS] [--resume]``: a
   round-robin drafter tournament (``gamelp.games.locm.tournament``).
+
+- ``gamelp locm train --approach immediate|history|lstm --battler max-attack|greedy
+  --episodes N --out DIR [--seed N]``: self-play PPO training
+  (``gamelp.games.locm.train``).
 
 Replay and play take ``--cards FILE`` to use another 160-card list.
 """
@@ -64,9 +68,9 @@ def _cmd_play(args) -> int:
 
     cards = _cards(args)
     battlers = [make_battler(name) for name in args.battlers]
-    from gamelp.games.locm.drafters import make_drafter  # after the battlers: their names are checked first
+    from gamelp.games.locm.drafters import make_seated_drafter  # after the battlers: their names are checked first
 
-    drafters = [make_drafter(name) for name in args.drafters]
+    drafters = [make_seated_drafter(name, (seat,)) for seat, name in enumerate(args.drafters)]
     result = play_match(*drafters, *battlers, seed=args.seed, cards=cards)
     summary = {
         "seed": args.seed, "winner": result.winner, "battle_turns": result.turns,
@@ -147,5 +151,16 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     tour.add_argument("--batch-size", type=int, default=50, help="matches sent to a worker at once (default: 50)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_cmd_tournament)
+
+    train = sub.add_parser("train", help="train a learned drafter by self-play PPO (Vieira 2020, Section 5.1)",
+                           description="Writes DIR/policy.npz (both seats), curve.csv and curve.png.")
+    _train_module().add_train_arguments(train)
+    train.set_defaults(func=lambda args: _train_module().run_train(args))
     return locm
+
+
+def _train_module():
+    """The training module, imported when the ``locm`` group is built (torch and gymnasium only when it trains)."""
+    from gamelp.games.locm import train
+    return train
 

@@ -23,7 +23,10 @@ thesis's tournaments:
   and fewer than 40% of the picks are creatures, the seat's ``_creature``
   order instead.  In the published tables the ``_creature`` orders equal the
   plain ones, so only the seat changes coac's picks.
-- ``file:PATH``: a learned drafter's networks (:mod:`gamelp.games.locm.policy`).
+- ``immediate``, ``history``, ``lstm`` (:data:`LEARNED_DRAFTERS`): the learned drafters
+  shipped in ``data/`` (both seats, trained by self-play with the max-attack
+  battler, :mod:`gamelp.games.locm.train`); ``file:PATH``: any learned
+  drafter's networks (:mod:`gamelp.games.locm.policy`).
 - ``scores:PATH``: the card with the greatest score in a CSV file of
   ``card_id,score`` rows (an optional header ``card_id,score``, every card
   1..160 exactly once); the first on a tie.
@@ -50,12 +53,26 @@ import numpy as np
 
 from gamelp.errors import LocmError
 from gamelp.games.locm.cards import CREATURE, CardTable, locm12_cards
-from gamelp.games.locm.policy import load_policy
+from gamelp.games.locm.policy import PolicyDrafter, load_policy
 from gamelp.io import open_regular
 
 PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
 POLICY_FILE_PREFIX = "file:"
+LEARNED_DRAFTERS = {"immediate": "policy-immediate-max-attack.npz", "history": "policy-history-max-attack.npz",
+                    "lstm": "policy-lstm-max-attack.npz"}
+"""The shipped learned drafters: name -> policy file in ``data/``, each written by ``gamelp locm train``:
+
+- immediate: ``--approach immediate --battler max-attack --episodes 15000 --minibatches 10
+  --learning-rate-scale 3 --envs 4 --battles 10 --seed 0`` (Table A.2's networks and PPO
+  settings but for 10 mini-batches of 30 steps and three times its learning rates, and 10
+  battles per episode's reward);
+- history: ``--approach history --battler max-attack --episodes 5000 --minibatches 8
+  --learning-rate-scale 3 --envs 4 --battles 10 --seed 0`` (likewise: 8 mini-batches of 30 steps);
+- lstm: ``--approach lstm --battler max-attack --episodes 4000 --learning-rate-scale 3 --envs 4
+  --battles 10 --seed 0`` (Table A.2's settings, three times its learning rates; with the
+  published rates the second seat's network stayed near 45% against max-attack).
+"""
 COAC_CREATURE_SHARE = 0.4
 COAC_ORDERS = ("p1", "p1_creature", "p2", "p2_creature")
 """coac switches to its ``_creature`` order below this share of creatures among its picks."""
@@ -197,12 +214,23 @@ def load_score_table(path: str | Path, n_cards: int = 160) -> list[float]:
     return scores
 
 
+def drafter_file(name: str) -> Path | None:
+    """The file a ``scores:PATH``, ``file:PATH`` or shipped learned drafter reads (None for the others)."""
+    if name in LEARNED_DRAFTERS:
+        return Path(str(resources.files("gamelp.games.locm").joinpath("data", LEARNED_DRAFTERS[name])))
+    for prefix in (SCORE_FILE_PREFIX, POLICY_FILE_PREFIX):
+        if name.startswith(prefix):
+            return Path(name[len(prefix):])
+    return None
+
+
 def make_drafter(name: str):
-    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS`, ``scores:PATH`` or ``file:PATH``."""
-    if name.startswith(POLICY_FILE_PREFIX):
-        return load_policy(name[len(POLICY_FILE_PREFIX):], name)
+    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS`, :data:`LEARNED_DRAFTERS`, ``scores:PATH``
+    or ``file:PATH``."""
+    if name in LEARNED_DRAFTERS or name.startswith(POLICY_FILE_PREFIX):
+        return load_policy(drafter_file(name), name)
     if name.startswith(SCORE_FILE_PREFIX):
-        return ScoreDrafter(name, load_score_table(name[len(SCORE_FILE_PREFIX):]))
+        return ScoreDrafter(name, load_score_table(drafter_file(name)))
     if name == "random":
         return RandomDrafter()
     if name == "max-attack":
@@ -213,5 +241,14 @@ def make_drafter(name: str):
         return ScoreDrafter("closet-ai", draft_rankings()["closet_ai"]["scores_by_card_id_minus_1"])
     if name == "coac":
         return CoacDrafter()
-    known = ", ".join(PUBLISHED_DRAFTERS + (SCORE_FILE_PREFIX + "PATH", POLICY_FILE_PREFIX + "PATH"))
+    known = ", ".join(PUBLISHED_DRAFTERS + tuple(LEARNED_DRAFTERS) + (SCORE_FILE_PREFIX + "PATH",
+                                                                        POLICY_FILE_PREFIX + "PATH"))
     raise LocmError(f"unknown drafter {name!r}; known drafters: {known}")
+
+
+def make_seated_drafter(name: str, seats=(0, 1)):
+    """``make_drafter(name)``, refusing (naming the file) a learned drafter with no network for one of ``seats``."""
+    drafter = make_drafter(name)
+    if isinstance(drafter, PolicyDrafter):
+        drafter.require_seats(seats)
+    return drafter

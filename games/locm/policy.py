@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.errors import DraftPolicyError
 from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 from gamelp.io import atomic_write, open_regular
@@ -100,18 +100,27 @@ class SeatPolicy:
 
 
 class PolicyDrafter:
-    """A learned drafter: picks the offered card of greatest logit under its seat's network."""
+    """A learned drafter: picks the offered card of greatest logit under its seat's network.
 
-    def __init__(self, name: str, approach: str, policies: Mapping[int, SeatPolicy]):
+    ``source`` names its file in error messages (default: ``name``).
+    """
+
+    def __init__(self, name: str, approach: str, policies: Mapping[int, SeatPolicy], source: str | None = None):
         self.name, self.approach, self.policies = name, approach, dict(policies)
+        self.source = source or name
         self._encoding = card_encoding()
         self._memory: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # seat -> LSTM state
 
+    def require_seats(self, seats: Sequence[int]) -> None:
+        """Refuse, naming the file, a drafter that holds no network for one of ``seats``."""
+        missing = sorted(set(seats) - set(self.policies))
+        if missing:
+            raise DraftPolicyError(f"{self.source}: no policy for seat {', '.join(map(str, missing))} (it was "
+                                   f"trained for seat(s) {', '.join(map(str, sorted(self.policies)))})")
+
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
-        policy = self.policies.get(seat)
-        if policy is None:
-            raise LocmError(f"{self.name}: no policy for seat {seat} (it holds seat(s) "
-                            f"{', '.join(map(str, sorted(self.policies)))})")
+        self.require_seats((seat,))
+        policy = self.policies[seat]
         observation = draft_observation(self._encoding, offer, chosen, self.approach == "history")
         logits, self._memory[seat] = policy.forward(observation, self._memory.get(seat) if chosen else None)
         return int(np.argmax(logits))
@@ -134,34 +143,35 @@ def save_policy(path: str | Path, approach: str, policies: Mapping[int, SeatPoli
 
 def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
     """Read a policy file; refuse a malformed one with one line naming the file."""
-    with open_regular(path, LocmError, "rb") as stream:
+    with open_regular(path, DraftPolicyError, "rb") as stream:
         try:
             with np.load(stream, allow_pickle=False) as data:
                 arrays = {key: data[key] for key in data.files}
         except (OSError, ValueError, EOFError) as exc:
-            raise LocmError(f"{path}: not a draft policy file ({exc})") from None
+            raise DraftPolicyError(f"{path}: not a draft policy file ({exc})") from None
 
     def text(key: str) -> str:
         if key not in arrays or arrays[key].dtype.kind != "U" or arrays[key].ndim != 0:
-            raise LocmError(f"{path}: no text entry {key!r}")
+            raise DraftPolicyError(f"{path}: no text entry {key!r}")
         return str(arrays[key])
 
     if text("format") != FORMAT:
-        raise LocmError(f"{path}: format {text('format')!r}, expected {FORMAT!r}")
+        raise DraftPolicyError(f"{path}: format {text('format')!r}, expected {FORMAT!r}")
     approach = text("approach")
     if approach not in POLICY_APPROACHES:
-        raise LocmError(f"{path}: approach {approach!r}, expected one of {', '.join(POLICY_APPROACHES)}")
+        raise DraftPolicyError(f"{path}: approach {approach!r}, expected one of {', '.join(POLICY_APPROACHES)}")
     seats = arrays.get("seats", np.array([]))
     if seats.ndim != 1 or not 1 <= len(seats) <= 2 or not set(seats.tolist()) <= {0, 1}:
-        raise LocmError(f"{path}: 'seats' must list seat 0 and/or seat 1")
+        raise DraftPolicyError(f"{path}: 'seats' must list seat 0 and/or seat 1")
     policies = {int(seat): _seat_policy(arrays, int(seat), approach, path, text) for seat in seats}
-    return PolicyDrafter(name or f"file:{path}", approach, policies)
+    return PolicyDrafter(name or f"file:{path}", approach, policies, source=str(path))
 
 
 def _seat_policy(arrays: dict, seat: int, approach: str, path, text) -> SeatPolicy:
     activation = text(f"seat{seat}/activation")
     if activation not in ACTIVATIONS:
-        raise LocmError(f"{path}: seat {seat}: activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
+        raise DraftPolicyError(f"{path}: seat {seat}: activation {activation!r}, "
+                               f"expected one of {', '.join(ACTIVATIONS)}")
     inputs = observation_size(approach)
     lstm = None
     if approach == "lstm":
@@ -173,25 +183,25 @@ def _seat_policy(arrays: dict, seat: int, approach: str, path, text) -> SeatPoli
         weight, bias = arrays[f"seat{seat}/weight{i}"], arrays.get(f"seat{seat}/bias{i}")
         expected_rows = inputs if i == 0 else weights[-1].shape[1]
         if weight.ndim != 2 or weight.shape[0] != expected_rows:
-            raise LocmError(f"{path}: seat {seat}: weight{i} has shape {weight.shape}, "
-                            f"expected ({expected_rows}, n)")
+            raise DraftPolicyError(f"{path}: seat {seat}: weight{i} has shape {weight.shape}, "
+                                   f"expected ({expected_rows}, n)")
         if bias is None or bias.shape != (weight.shape[1],):
-            raise LocmError(f"{path}: seat {seat}: bias{i} must have shape ({weight.shape[1]},)")
+            raise DraftPolicyError(f"{path}: seat {seat}: bias{i} must have shape ({weight.shape[1]},)")
         weights.append(weight.astype(np.float64))
         biases.append(bias.astype(np.float64))
     if not weights or weights[-1].shape[1] != OFFER_SIZE:
-        raise LocmError(f"{path}: seat {seat}: the last layer must give {OFFER_SIZE} logits")
+        raise DraftPolicyError(f"{path}: seat {seat}: the last layer must give {OFFER_SIZE} logits")
     return SeatPolicy(tuple(weights), tuple(biases), activation, lstm)
 
 
 def _lstm_layer(arrays: dict, seat: int, inputs: int, path) -> LstmLayer:
     missing = [key for key in LSTM_KEYS if f"seat{seat}/{key}" not in arrays]
     if missing:
-        raise LocmError(f"{path}: seat {seat}: an lstm policy needs {', '.join(missing)}")
+        raise DraftPolicyError(f"{path}: seat {seat}: an lstm policy needs {', '.join(missing)}")
     input_weights, hidden_weights, bias = (arrays[f"seat{seat}/{key}"].astype(np.float64) for key in LSTM_KEYS)
     size = hidden_weights.shape[-1]
     if (input_weights.shape != (4 * size, inputs) or hidden_weights.shape != (4 * size, size)
             or bias.shape != (4 * size,)):
-        raise LocmError(f"{path}: seat {seat}: lstm shapes {input_weights.shape}, {hidden_weights.shape}, "
-                        f"{bias.shape}; expected (4H, {inputs}), (4H, H), (4H,)")
+        raise DraftPolicyError(f"{path}: seat {seat}: lstm shapes {input_weights.shape}, {hidden_weights.shape}, "
+                               f"{bias.shape}; expected (4H, {inputs}), (4H, H), (4H,)")
     return LstmLayer(input_weights, hidden_weights, bias)

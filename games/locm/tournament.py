@@ -53,7 +53,7 @@ from gamelp.errors import LocmError
 from gamelp.games.locm.analysis import MAX_COST, mana_curve, reference_mana_curve
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, RefereeSeeds, draft_offers
-from gamelp.games.locm.drafters import POLICY_FILE_PREFIX, SCORE_FILE_PREFIX, make_drafter
+from gamelp.games.locm.drafters import drafter_file, make_drafter, make_seated_drafter
 from gamelp.games.locm.match import play_match
 from gamelp.games.runner import (Batch, Column, Execution, Experiment, derive_seed, open_store, rate_matrix,
                                  rates_by_group, round_robin, run_matches)
@@ -107,8 +107,8 @@ class DrafterTournament(Experiment):
                             f"got {sets}")
         if seed < 0:
             raise LocmError(f"the seed must be non-negative, got {seed}")
-        for name in drafters:
-            make_drafter(name)  # refuses an unknown drafter or a bad score file now, not in a worker
+        for name in drafters:  # refuses an unknown drafter, a bad file or a one-seat policy now, not in a worker
+            make_seated_drafter(name)
         make_battler(battler)
         self.drafters, self.battler = drafters, battler
         self.matches, self.sets, self.seed = matches, sets, seed
@@ -147,14 +147,10 @@ class DrafterTournament(Experiment):
 
 
 def _drafter_file_digests(drafters: Sequence[str]) -> dict[str, str]:
-    """SHA-256 of each ``scores:PATH`` or ``file:PATH`` drafter's file, so a resume with an edited table or a
-    retrained policy is refused."""
-    digests = {}
-    for name in drafters:
-        for prefix in (SCORE_FILE_PREFIX, POLICY_FILE_PREFIX):
-            if name.startswith(prefix):
-                digests[name] = hashlib.sha256(Path(name[len(prefix):]).read_bytes()).hexdigest()
-    return digests
+    """SHA-256 of each ``scores:PATH``, ``file:PATH`` or shipped learned drafter's file, so a resume with an
+    edited table or a retrained policy is refused."""
+    files = {name: drafter_file(name) for name in drafters}
+    return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in files.items() if path is not None}
 
 
 # ----------------------------------------------------------------------------- summarising

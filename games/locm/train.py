@@ -14,23 +14,27 @@ The default hyperparameters are the thesis's best sets (Appendix A, Tables
 A.2 for the max-attack battler and A.3 for greedy).  PPO's batch is
 ``n_steps`` steps of one environment, split into ``minibatches``.  torch,
 stable-baselines3 and sb3-contrib are imported here only: the trained networks leave as
-numpy arrays (:mod:`gamelp.games.locm.policy`).
+numpy arrays (:mod:`gamelp.games.locm.policy`), and the module imports
+gymnasium only when it trains, so ``gamelp locm`` lists ``train`` without it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import csv
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.errors import LocmError, OutputError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS
 from gamelp.games.locm.drafters import make_drafter
-from gamelp.games.locm.env import DraftEnv
 from gamelp.games.locm.match import play_match
 from gamelp.games.locm.policy import POLICY_APPROACHES, LstmLayer, PolicyDrafter, SeatPolicy
+from gamelp.io import atomic_write, check_writable
 
 CHECKPOINTS = 12
 
@@ -85,10 +89,15 @@ def _torch():
 
 
 def _make_model(env, approach: str, settings: PPOSettings, seed: int):
-    """A PPO model for one seat's environment (recurrent PPO for ``lstm``)."""
+    """A PPO model for one seat's environment or vectorised environments (recurrent PPO for ``lstm``).
+
+    The batch of ``settings.n_steps`` steps is split evenly over the environments.
+    """
     torch = _torch()
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU}[settings.activation]
-    common = {"n_steps": settings.n_steps, "batch_size": settings.n_steps // settings.minibatches,
+    n_envs = getattr(env, "num_envs", 1)
+    n_steps = max(1, settings.n_steps // n_envs)
+    common = {"n_steps": n_steps, "batch_size": max(1, n_steps * n_envs // settings.minibatches),
               "n_epochs": settings.epochs, "clip_range": settings.clip, "vf_coef": settings.vf_coef,
               "ent_coef": settings.ent_coef, "learning_rate": settings.learning_rate,
               "seed": seed, "device": "cpu", "verbose": 0}
@@ -131,13 +140,16 @@ def evaluate(drafter, seat: int, battler_name: str, episodes: int, seed: int = 0
 
 def train(approach: str = "immediate", battler: str = "max-attack", episodes: int = 30000, seed: int = 0,
           eval_episodes: int = 1000, settings: tuple[PPOSettings, PPOSettings] | None = None,
-          progress: Callable[[int], None] | None = None) -> TrainingResult:
+          progress: Callable[[int], None] | None = None, n_envs: int = 1, battles: int = 1) -> TrainingResult:
     """Self-play training of both seats' networks for ``episodes`` episodes each.
 
-    ``progress(episodes_done)`` is called after every round.  The same seed
-    gives the same networks (PPO seeds the environments from it; each seat's
-    environment starts with a random opponent, replaced by the other seat's
-    frozen network before the first step).
+    Each seat steps ``n_envs`` environments in lockstep (Stable-Baselines3's
+    ``DummyVecEnv``, one process: the networks act on all of them in one
+    call); each episode's reward comes from ``battles`` battles of the two
+    decks (Section 4.1).  ``progress(episodes_done)`` is called after every round.  The
+    same seed gives the same networks (PPO seeds the environments from it;
+    each seat's environments start with a random opponent, replaced by the
+    other seat's frozen network before the first step).
     """
     if approach not in POLICY_APPROACHES:
         raise LocmError(f"unknown trainable approach {approach!r}; expected one of {', '.join(POLICY_APPROACHES)}")
@@ -145,17 +157,30 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
         if (approach, battler) not in THESIS_SETTINGS:
             raise LocmError(f"no published hyperparameters for {approach} with the {battler!r} battler")
         settings = THESIS_SETTINGS[approach, battler]
+    if n_envs < 1:
+        raise LocmError(f"n_envs must be at least 1, not {n_envs!r}")
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from gamelp.games.locm.env import DraftEnv  # gymnasium, like torch, comes with the rl extra
+
     _torch().set_num_threads(1)
-    envs = [DraftEnv(approach, seat=seat, opponent="random", battler=battler) for seat in (0, 1)]
+    envs = [DummyVecEnv([lambda seat=seat: DraftEnv(approach, seat=seat, opponent="random", battler=battler,
+                                                        battles=battles)] * n_envs)
+            for seat in (0, 1)]
     models = [_make_model(envs[seat], approach, settings[seat], seed * 2 + seat) for seat in (0, 1)]
 
     def snapshot() -> PolicyDrafter:
         policies = {seat: export_policy(models[seat], settings[seat].activation) for seat in (0, 1)}
         return PolicyDrafter(f"{approach}-self-play", approach, policies)
 
+    def face(env, frozen: PolicyDrafter) -> None:
+        """Every environment of ``env`` drafts against its own copy of ``frozen`` (an LSTM copy has memory)."""
+        for index in range(env.num_envs):
+            env.set_attr("opponent", PolicyDrafter(frozen.name, approach, frozen.policies), indices=index)
+
     frozen = snapshot()
     for env in envs:
-        env.opponent = frozen
+        face(env, frozen)
     checkpoints = [round(episodes * (k + 1) / CHECKPOINTS) for k in range(CHECKPOINTS)]
     curve: list[tuple[int, int, float]] = []
     step = min(s.update for s in settings)
@@ -167,7 +192,7 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
         frozen = snapshot()
         for seat, env in enumerate(envs):  # seat s's opponent is the other seat's copy, refreshed every update
             if done % settings[seat].update == 0:
-                env.opponent = frozen
+                face(env, frozen)
         if checkpoints and done >= checkpoints[0]:
             judged = snapshot()  # its own LSTM memory: the environments' opponent may be mid-draft
             curve.extend((done, seat, evaluate(judged, seat, battler, eval_episodes)) for seat in (0, 1))
@@ -175,3 +200,116 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
         if progress:
             progress(done)
     return TrainingResult(snapshot(), curve)
+
+
+def write_curve(curve: list[tuple[int, int, float]], path) -> None:
+    """The learning curve as CSV rows ``episodes,seat,win_rate``, written atomically."""
+    with atomic_write(path, newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(["episodes", "seat", "win_rate"])
+        writer.writerows(curve)
+
+
+def plot_curve(curve: list[tuple[int, int, float]], title: str, path) -> None:
+    """Figure 5.1's kind: each seat's win rate against max-attack over training, and their mean dashed."""
+    from matplotlib.figure import Figure
+
+    from gamelp.plots import save_figure
+
+    rates = {(episodes, seat): rate for episodes, seat, rate in curve}
+    points = sorted({episodes for episodes, _, _ in curve})
+    figure = Figure(figsize=(6, 4))
+    axis = figure.subplots()
+    for seat, label in ((0, "1st player"), (1, "2nd player")):
+        axis.plot(points, [rates[episodes, seat] for episodes in points], marker="o", label=label)
+    axis.plot(points, [(rates[e, 0] + rates[e, 1]) / 2 for e in points], linestyle="--", label="mean")
+    axis.set_xlabel("training episodes per seat")
+    axis.set_ylabel("win rate against max-attack")
+    axis.set_title(title)
+    axis.legend()
+    save_figure(figure, path)
+
+
+def curve_table(curve: list[tuple[int, int, float]]) -> str:
+    """The learning curve as a text table: episodes, each seat's win rate and their mean, in %."""
+    rates = {(episodes, seat): rate for episodes, seat, rate in curve}
+    lines = [f"{'episodes':>9}  {'1st player':>10}  {'2nd player':>10}  {'mean':>6}"]
+    for episodes in sorted({episodes for episodes, _, _ in curve}):
+        first, second = rates[episodes, 0], rates[episodes, 1]
+        lines.append(f"{episodes:>9}  {100 * first:9.1f}%  {100 * second:9.1f}%  {50 * (first + second):5.1f}%")
+    return "\n".join(lines)
+
+
+def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
+                  minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
+                  battles: int = 1, progress: bool = True) -> str:
+    """Train, then write in ``out``: ``policy.npz`` (both seats), ``curve.csv`` and ``curve.png``; returns a report.
+
+    ``minibatches`` replaces the thesis's number of PPO mini-batches and
+    ``learning_rate_scale`` multiplies its learning rates, for both seats.
+    """
+    from tqdm import tqdm
+
+    from gamelp.games.locm.policy import save_policy
+
+    for name, value in (("episodes", episodes), ("eval episodes", eval_episodes), ("environments", n_envs),
+                        ("battles", battles)):
+        if value < 1:
+            raise LocmError(f"{name} must be at least 1, not {value}")
+    if minibatches is not None and minibatches < 1 or not learning_rate_scale > 0:
+        raise LocmError("minibatches must be at least 1 and the learning-rate scale positive")
+    if (approach, battler) not in THESIS_SETTINGS:
+        raise LocmError(f"no published hyperparameters for {approach!r} with the {battler!r} battler")
+    settings = tuple(replace(seat, minibatches=minibatches or seat.minibatches,
+                             learning_rate=seat.learning_rate * learning_rate_scale)
+                     for seat in THESIS_SETTINGS[approach, battler])
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot create the output directory ({exc.strerror or exc})") from None
+    check_writable(out / "policy.npz")
+    start = time.perf_counter()
+    with tqdm(total=episodes, unit="episode", desc=f"{approach}/{battler}", disable=not progress) as bar:
+        result = train(approach, battler, episodes, seed=seed, eval_episodes=eval_episodes, settings=settings,
+                       progress=lambda done: bar.update(done - bar.n), n_envs=n_envs, battles=battles)
+    seconds = time.perf_counter() - start
+    save_policy(out / "policy.npz", approach, result.drafter.policies)
+    write_curve(result.curve, out / "curve.csv")
+    plot_curve(result.curve, f"{approach} drafter, {battler} battler", out / "curve.png")
+    return (f"{approach} with {battler}: {episodes} episodes per seat in {seconds:.0f} s\n"
+            f"{curve_table(result.curve)}\n"
+            f"wrote {out / 'policy.npz'} (draft with it as file:{out / 'policy.npz'}), "
+            f"{out / 'curve.csv'}, {out / 'curve.png'}")
+
+
+def add_train_arguments(parser, default_out: str | None = None) -> None:
+    """The options of ``gamelp locm train`` (and of ``scripts/vieira_5_1_training.py``) on ``parser``."""
+    parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate",
+                        help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)")
+    parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack",
+                        help="battler of both decks during training (default %(default)s)")
+    parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
+    parser.add_argument("--eval-episodes", type=int, default=1000,
+                        help="matches per checkpoint and seat against max-attack (default %(default)s)")
+    parser.add_argument("--minibatches", type=int, help="PPO mini-batches per batch for both seats "
+                                                         "(default: the thesis's)")
+    parser.add_argument("--learning-rate-scale", type=float, default=1.0,
+                        help="multiplies the thesis's learning rates of both seats (default %(default)s)")
+    parser.add_argument("--envs", type=int, default=1,
+                        help="environments per seat, stepped together (default %(default)s)")
+    parser.add_argument("--battles", type=int, default=1,
+                        help="battles that score each training episode's deck (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed (default %(default)s)")
+    parser.add_argument("--out", metavar="DIR", default=default_out, required=default_out is None,
+                        help="output directory" + (f" (default {default_out})" if default_out else ""))
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run_train(args) -> int:
+    """Run ``train_command`` with the options of :func:`add_train_arguments`; print its report."""
+    print(train_command(args.approach, args.battler, args.episodes, args.out, seed=args.seed,
+                        eval_episodes=args.eval_episodes, minibatches=args.minibatches,
+                        learning_rate_scale=args.learning_rate_scale, n_envs=args.envs, battles=args.battles,
+                        progress=not args.quiet))
+    return 0

@@ -2,6 +2,7 @@
 
 import importlib.util
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamelp.errors import LocmError
+from gamelp import cli as gamelp_cli
+from gamelp.errors import DraftPolicyError, LocmError
 from gamelp.games.locm.analysis import card_encoding, draft_observation
 from gamelp.games.locm.drafters import make_drafter
 from gamelp.games.locm.env import DraftEnv
@@ -108,9 +110,34 @@ def test_policy_for_one_seat_refuses_the_other(tmp_path):
     save_policy(path, "immediate", {0: _random_policy(48, [], "tanh", 0)})
     drafter = load_policy(path)
     assert drafter.pick((1, 2, 3), (), 0, RNG) in (0, 1, 2)
-    with pytest.raises(LocmError, match=f"file:{path}: no policy for seat 1") as error:
+    with pytest.raises(DraftPolicyError, match=re.escape(f"{path}: no policy for seat 1 (it was trained for seat(s) 0)")
+                       ) as error:
         drafter.pick((1, 2, 3), (), 1, RNG)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--drafters", "random,{drafter}"],          # drafting for seat 1
+    ["tournament", "--drafters", "random,{drafter}"],    # a tournament drafts for both seats
+])
+def test_commands_refuse_a_policy_trained_for_the_other_seat_in_one_line(tmp_path, capsys, argv):
+    path = tmp_path / "first.npz"
+    save_policy(path, "immediate", {0: _random_policy(48, [], "tanh", 0)})
+    argv = [arg.format(drafter=f"file:{path}") for arg in argv]
+    assert gamelp_cli.main(["locm", *argv, *(["--out", str(tmp_path / "out")] if "tournament" in argv else [])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: no policy for seat 1" in err
+    assert gamelp_cli.main(["locm", "play", "--drafters", f"file:{path},random"]) == 0  # its own seat is fine
+
+
+def test_commands_refuse_a_policy_of_the_wrong_shape_in_one_line(tmp_path, capsys):
+    path = tmp_path / "wrong_shape.npz"
+    save_policy(path, "history", {seat: _random_policy(48, [8], "tanh", seat) for seat in (0, 1)})
+    for argv in (["play", "--drafters", f"file:{path},random"],
+                 ["tournament", "--drafters", f"random,file:{path}", "--out", str(tmp_path / "out")]):
+        assert gamelp_cli.main(["locm", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{path}: seat 0: weight0 has shape (48, 8), expected (528, n)" in err
 
 
 def test_bad_policy_files_are_refused_naming_the_file(tmp_path):
@@ -147,10 +174,11 @@ def test_drafting_with_a_policy_file_never_imports_torch(tmp_path):
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
-@pytest.mark.parametrize("approach", ["immediate", "lstm"])
-def test_seeded_self_play_gives_the_same_networks_twice(approach):
+@pytest.mark.parametrize("approach, n_envs", [("immediate", 1), ("lstm", 1), ("immediate", 2), ("lstm", 2)])
+def test_seeded_self_play_gives_the_same_networks_twice(approach, n_envs):
     def run(seed):
-        return train(approach, "max-attack", episodes=12, seed=seed, eval_episodes=2, settings=(TINY, TINY))
+        return train(approach, "max-attack", episodes=12, seed=seed, eval_episodes=2, settings=(TINY, TINY),
+                     n_envs=n_envs, battles=2)
 
     first, again, other = run(5), run(5), run(6)
     for seat in (0, 1):
@@ -164,6 +192,25 @@ def test_seeded_self_play_gives_the_same_networks_twice(approach):
     assert [row[:2] for row in first.curve] == [(episodes, seat) for episodes in (2, 4, 6, 8, 10, 12)
                                                 for seat in (0, 1)]
     assert all(row[2] in (0.0, 0.5, 1.0) for row in first.curve)
+
+
+def test_train_command_writes_both_seats_and_the_curve_and_refuses_bad_input(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["locm", "train", "--episodes", "20", "--eval-episodes", "2", "--minibatches", "2", "--envs", "2",
+            "--battles", "3", "--seed", "1", "--out", str(out), "--quiet"]
+    assert gamelp_cli.main(argv) == 0
+    assert "20 episodes per seat" in capsys.readouterr().out
+    drafter = make_drafter(f"file:{out / 'policy.npz'}")
+    assert sorted(drafter.policies) == [0, 1] and drafter.approach == "immediate"
+    assert (out / "curve.csv").read_text().splitlines()[0] == "episodes,seat,win_rate"
+    assert (out / "curve.png").stat().st_size > 0
+    for bad, message in ((["--episodes", "0"], "episodes must be at least 1"),
+                         (["--envs", "0"], "environments must be at least 1"),
+                         (["--approach", "lstm", "--battler", "greedy", "--out", str(out / "policy.npz")],
+                          "policy.npz: cannot create the output directory")):
+        assert gamelp_cli.main([*argv, *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
 
 
 def test_training_script_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
