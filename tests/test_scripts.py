@@ -198,3 +198,16 @@ def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     assert done.returncode == 0, done.stderr
     positions, wrong = (int(x) for x in re.search(r"on (\d+) positions.*: (\d+) wrong", done.stdout).groups())
     assert 0 < positions <= 4 and 0 <= wrong <= positions
+
+
+def test_vieira_choices_script_prints_figure_5_4_and_clusters(tmp_path):
+    out = run_script("vieira_5_4_choices.py", "--drafts", 40, "--plot", tmp_path / "choices.png", cwd=tmp_path)
+    table = {tuple(line.split()[:2]): line.split()[2:] for line in out.split("(Figure 5.5)")[0].splitlines()
+             if len(line.split()) in (3, 4) and line.split()[2][0].isdigit()}
+    assert len(table) == 28 and table[("max-attack", "icebox")][1] == "55.76"
+    assert table[("immediate", "lstm")][1] == "55.39"
+    assert all(abs(float(row[0]) - 33.3) < 6 for pair, row in table.items() if "random" in pair)  # 1,200 turns
+    clusters = [line.split() for line in out.split("(Figure 5.5)")[1].splitlines() if "cluster" in line]
+    assert [row[0] for row in clusters] == ["random", "max-attack", "icebox", "closet-ai", "coac", "immediate",
+                                             "history", "lstm"]
+    assert (tmp_path / "choices.png").stat().st_size > 1000

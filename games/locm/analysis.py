@@ -34,6 +34,12 @@ from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 
 MAX_COST = 12
 CARD_FEATURES = 16
+FIGURE_5_4 = {  # Vieira (2020), Figure 5.4: similarity of draft choices, %
+    ("random", "max-attack"): 33.16, ("random", "coac"): 33.35, ("random", "closet-ai"): 33.38,
+    ("random", "icebox"): 33.42, ("max-attack", "coac"): 38.01, ("max-attack", "closet-ai"): 44.57,
+    ("max-attack", "icebox"): 55.76, ("coac", "closet-ai"): 41.17, ("coac", "icebox"): 32.71,
+    ("closet-ai", "icebox"): 39.16, ("immediate", "lstm"): 55.39,  # Section 5.4.3 (max-attack battler)
+}
 
 
 def mana_curve(deck: Sequence[int], cards: CardTable | None = None) -> np.ndarray:

@@ -6,17 +6,11 @@ import random
 import numpy as np
 import pytest
 
-from gamelp.games.locm.analysis import (card_encoding, choice_projection, choice_similarity, draft_choices,
-                                        mana_curve, reference_mana_curve)
+from gamelp.games.locm.analysis import (FIGURE_5_4, card_encoding, choice_projection, choice_similarity,
+                                        draft_choices, mana_curve, reference_mana_curve)
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers
 from gamelp.games.locm.drafters import PUBLISHED_DRAFTERS, make_drafter
 
-FIGURE_5_4 = {  # Vieira (2020), Figure 5.4: similarity of draft choices, %
-    ("random", "max-attack"): 33.16, ("random", "coac"): 33.35, ("random", "closet-ai"): 33.38,
-    ("random", "icebox"): 33.42, ("max-attack", "coac"): 38.01, ("max-attack", "closet-ai"): 44.57,
-    ("max-attack", "icebox"): 55.76, ("coac", "closet-ai"): 41.17, ("coac", "icebox"): 32.71,
-    ("closet-ai", "icebox"): 39.16,
-}
 
 
 @pytest.fixture(scope="module")
