@@ -151,3 +151,26 @@ def test_matrix_solve_reads_nfg(tmp_path, capsys):
     assert main(["matrix", "solve", str(path), "--json"]) == 0
     assert '"value"' in capsys.readouterr().out
     assert main(["matrix", "solve", str(write(tmp_path, "bad.nfg", "NFG 1 R"))]) == 2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pygambit_solves_our_nfg_to_our_equilibrium(tmp_path, seed):
+    """Gambit itself reads the .nfg we write and its LP (pygambit.nash.lp_solve) finds our game's value;
+    its mixes are optimal in our game and ours in its (equilibria may differ when they are not unique)."""
+    gbt = pytest.importorskip("pygambit")
+    rng = np.random.default_rng(seed)
+    C = rng.integers(-5, 6, size=(4 + seed, 5)).astype(float)
+    game = MatrixGame(C, [f"r{i}" for i in range(C.shape[0])], [f"c{j}" for j in range(C.shape[1])])
+    write_nfg(game, tmp_path / "game.nfg")
+    read = gbt.read_nfg(str(tmp_path / "game.nfg"))
+    equilibrium = gbt.nash.lp_solve(read, rational=True).equilibrium
+    players = list(read.players)
+    assert read.get_strategies(players[0]) == list(game.row_labels)
+    assert read.get_strategies(players[1]) == list(game.col_labels)
+    p = np.array([float(share) for _, share in equilibrium[players[0]]])
+    q = np.array([float(share) for _, share in equilibrium[players[1]]])
+    value = solve_matrix_nash(game, "row").value
+    assert float(dict(equilibrium.payoffs)[players[0]]) == pytest.approx(value, abs=1e-9)
+    assert (p @ C).min() == pytest.approx(value, abs=1e-9) and (C @ q).max() == pytest.approx(value, abs=1e-9)
+    ours = solve_matrix_nash(game, "row").strategy
+    assert (ours @ C).min() == pytest.approx(value, abs=1e-9)
