@@ -13,6 +13,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from gamelp.cli.args import run_script
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
@@ -69,4 +70,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

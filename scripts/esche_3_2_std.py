@@ -22,12 +22,12 @@ the sweep and ``appendix_b_std.csv`` (Appendix B's 33 decks) for the robust LPs:
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
 from esche_appendix_b import add_game_arguments, game_setup, thesis_matrix
+from gamelp.cli.args import OneLineParser, run_script
 from gamelp.games.mtg.sweep import run_sweep
 from gamelp.matrix import MatrixGame
 
@@ -61,7 +61,7 @@ def interpolated_std(measured: MatrixGame, decks: list[str]) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per pair and run (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=5, help="runs per pair (default %(default)s, the thesis's)")
     add_game_arguments(parser)
@@ -102,4 +102,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -29,6 +29,7 @@ import argparse
 import json
 from pathlib import Path
 
+from gamelp.cli.args import run_script
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
@@ -90,4 +91,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.cli.args import OneLineParser, run_script
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
 from gamelp.games.mtg.sweep import GameSettings, run_sweep, stored_games
@@ -321,7 +322,7 @@ def cmd_seats(args) -> None:
 def main(argv=None) -> int:
     from gamelp.cli.args import int_list
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="play a deck grid, optionally with changed rules")
     run.add_argument("--creatures", type=int_list, default=[0, 8])
@@ -362,4 +363,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

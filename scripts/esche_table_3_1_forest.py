@@ -17,14 +17,13 @@ accuracy of 85%" with the choice falling between 9 and 27 trees.
         [--curve 1,3,9,27,81 --plot figures_3_1_3_2.png]
 """
 
-import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 from scipy import stats
 
-from gamelp.cli.args import int_list
+from gamelp.cli.args import OneLineParser, int_list, run_script
 from gamelp.games.mtg.forest import Forest, collect_positions, train_forest
 
 THESIS = {9: (37.8, 17.43, 4.77, 0.037), 27: (34.25, 30.69, 11.55, 1.079)}  # mean/var wrong, mean/var ms
@@ -45,7 +44,7 @@ def collect(games, threshold, seed, cap, jobs):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train-games", type=int, default=400)
     parser.add_argument("--sets", type=int, default=5)
     parser.add_argument("--set-games", type=int, default=120)
@@ -57,6 +56,8 @@ def main(argv=None):
                         help="tree counts for Figures 3.1 and 3.2, e.g. 1,3,9,27,81")
     parser.add_argument("--plot", help="PNG of the accuracy and time curves (with --curve)")
     args = parser.parse_args(argv)
+    if any(n < 1 for n in args.curve):
+        parser.error(f"--curve: tree counts must be at least 1, got {args.curve}")
     counts = sorted({9, 27, *args.curve})
 
     start = time.perf_counter()
@@ -113,4 +114,4 @@ def print_curve(counts, wrong, millis, plot) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -18,10 +18,9 @@ millions of positions a game. ``--creatures`` and ``--bolts`` shrink the grid.
 
 from __future__ import annotations
 
-import argparse
 
 from esche_appendix_b import add_game_arguments, game_setup
-from gamelp.cli.args import int_list
+from gamelp.cli.args import OneLineParser, int_list, run_script
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.sweep import run_sweep
 from gamelp.models.nash import solve_matrix_nash
@@ -31,7 +30,7 @@ TABLE_3_4 = {"0C36L": 16, "4C32L": 8, "8C32L": 5, "12C20L": 14, "12C24L": 7, "12
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--creatures", type=int_list, default=list(range(0, 17, 4)))
     parser.add_argument("--bolts", type=int_list, default=list(range(0, 61, 4)))
     parser.add_argument("--games", type=int, default=200, help="games per pair (default %(default)s)")
@@ -60,4 +59,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -15,9 +15,8 @@ learning rates; ``--envs`` steps several environments per seat together.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from gamelp.errors import GamelpError
+from gamelp.cli.args import run_script
 from gamelp.games.locm.train import add_train_arguments, run_train
 
 
@@ -25,12 +24,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_train_arguments(parser, default_out="out/vieira_5_1")
     args = parser.parse_args(argv)
-    try:
-        return run_train(args)
-    except GamelpError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return run_train(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main)

@@ -13,12 +13,12 @@ finds k = 5 over its ten drafters). ``--plot`` draws the first two components.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import random
 
 import numpy as np
 
+from gamelp.cli.args import OneLineParser, run_script
 from gamelp.games.locm.analysis import FIGURE_5_4, choice_projection, choice_similarity, draft_choices
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers
 from gamelp.games.locm.drafters import LEARNED_DRAFTERS, PUBLISHED_DRAFTERS, make_drafter
@@ -50,7 +50,7 @@ def clusters(points: dict[str, np.ndarray], seed: int) -> tuple[int, dict[str, i
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--drafts", type=int, default=2000, help="seeded drafts (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--learned", default=",".join(LEARNED_DRAFTERS),
@@ -91,4 +91,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

@@ -211,3 +211,17 @@ def test_vieira_choices_script_prints_figure_5_4_and_clusters(tmp_path):
     assert [row[0] for row in clusters] == ["random", "max-attack", "icebox", "closet-ai", "coac", "immediate",
                                              "history", "lstm"]
     assert (tmp_path / "choices.png").stat().st_size > 1000
+
+
+
+@pytest.mark.parametrize("name, args, message", [
+    ("esche_appendix_b.py", ["seats", "no-such-run"], "no-such-run/games.sqlite: cannot open the game store"),
+    ("esche_3_2_std.py", ["--games", "0", "--out", "out"], "games per pair must be at least 1, got 0"),
+    ("vieira_5_4_choices.py", ["--learned", "nobody", "--drafts", "2"], "unknown drafter 'nobody'"),
+    ("esche_table_3_1_forest.py", ["--curve", "0,9"], "tree counts must be at least 1"),
+])
+def test_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
+    done = subprocess.run([sys.executable, str(SCRIPTS[0].parent / name), *args], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -22,6 +22,23 @@ BACKEND_HELP = (f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default
                 "or Clarabel for cone models; gamelp backends lists them)")
 
 
+
+def run_script(main) -> None:
+    """Run a script's ``main()`` and exit with its status; a ``GamelpError`` (bad input, a refused
+    resume) is one line on stderr and status 2, Ctrl-C is status 130, never a traceback."""
+    from gamelp.errors import GamelpError
+
+    name = Path(sys.argv[0]).name
+    try:
+        status = main()
+    except GamelpError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
+        status = 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        status = 130
+    sys.exit(status)
+
 class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2."""
 
