@@ -7,6 +7,9 @@ verdict is the result (``verify=True`` re-searches that position to the end
 and flags a disagreement as ``mismatch``), and a game whose search scores more
 than ``eval_cap`` leaves in total is a draw. Any other pairing plays the game
 out to its end; search-based players then cap each decision at ``eval_cap``.
+Two perfect players with ``life_threshold=0`` (exact play, no evaluation) are
+played by the C search of :mod:`gamelp.games.mtg.exact`, which plays the same
+moves (``verbose=True`` keeps the Python search, to log every decision).
 
 An unknown player kind or evaluation, or a ``first`` other than 0 or 1, raises
 :class:`MtgError` (a ``GamelpError``) naming the bad value and the valid ones.
@@ -27,6 +30,7 @@ from gamelp.games.mtg.deck import Deck
 from gamelp.games.mtg.engine import MOVE_NAMES, TURN, Game, Rules, at_cutoff, decider, is_over, lives
 from gamelp.games.mtg.engine import winner as winner_of
 from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
+from gamelp.games.mtg.exact import play_exact
 from gamelp.games.mtg.players import PLAYER_KINDS, MtgError, PerfectPlayer, Table, make_player
 from gamelp.games.mtg.search import CapReached, Searcher
 
@@ -84,6 +88,8 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     game, state = Game.deal(decks[0], decks[1], rng, first, rules or Rules())
     table = Table(decks)
     both_perfect = player1 == player2 == "perfect"
+    if both_perfect and life_threshold == 0 and not verbose:
+        return _exact_game(game, state, eval_cap, first)
     if both_perfect:
         shared = PerfectPlayer(evaluation, life_threshold, eval_cap, graded=graded)
         players = (shared, shared)
@@ -129,6 +135,13 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     if verbose:
         log(game.describe(state))
     return GameResult(winner_of(state), state[TURN], nodes, evaluations, False, first)
+
+
+def _exact_game(game: Game, state, eval_cap: int, first: int) -> GameResult:
+    """Two perfect players with no evaluation cut-off: the game played out by the C search."""
+    played = play_exact(game, state, eval_cap)
+    return GameResult(played.winner, played.turn, played.nodes, played.leaves, False, first,
+                      capped=played.winner is None)
 
 
 def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, verify, first, verbose, log):

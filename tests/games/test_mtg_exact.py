@@ -1,0 +1,100 @@
+"""The C search of the mini Magic game against the Python engine and search it re-states."""
+
+import numpy as np
+import pytest
+
+from gamelp.games.mtg.engine import OVER, PHASE, TURN, Game, Rules, lives, winner
+from gamelp.games.mtg.exact import exact_value, legal_moves, play_exact, step
+from gamelp.games.mtg.match import play_game
+from gamelp.games.mtg.search import CapReached, Searcher
+
+DECKS = ("8C24L", "4C32L", "0C40L", "8C8L", "4C12L", "0C56L")
+RULE_VARIANTS = (Rules(), Rules(first_player_draws=True), Rules(instant_bolts=False),
+                 Rules(starting_life=7, max_hand=3, bolt_damage=2, devil_power=3, life_payment=2))
+
+
+def random_walk(rules: Rules, seed: int):
+    """Every state of one game of random moves, with its deal."""
+    rng = np.random.default_rng(seed)
+    deck0, deck1 = rng.choice(DECKS, 2)
+    game, state = Game.deal(deck0, deck1, rng, int(rng.integers(2)), rules)
+    states = [state]
+    while state[PHASE] != OVER:
+        moves = game.legal_moves(state)
+        state = game.step(state, moves[rng.integers(len(moves))])
+        states.append(state)
+    return game, states
+
+
+@pytest.mark.parametrize("rules", RULE_VARIANTS)
+def test_c_engine_makes_every_transition_the_python_engine_makes(rules):
+    transitions = 0
+    for seed in range(25):
+        game, states = random_walk(rules, seed)
+        for state in states:
+            moves = game.legal_moves(state)
+            assert legal_moves(game, state) == moves
+            for move in moves:
+                assert step(game, state, move) == game.step(state, move)
+                transitions += 1
+    assert transitions > 1_000
+
+
+def test_c_engine_refuses_an_illegal_move_and_a_malformed_state():
+    game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not legal"):
+        step(game, state, "B")
+    with pytest.raises(ValueError, match="26 fields"):
+        legal_moves(game, state[:-1])
+
+
+def late_positions(count: int, life: int = 6):
+    """Positions of random games once a player is at ``life`` or less: small enough for plain minimax."""
+    rng = np.random.default_rng(5)
+    found = []
+    while len(found) < count:
+        game, states = random_walk(Rules(), int(rng.integers(2**32)))
+        late = [s for s in states if s[PHASE] != OVER and min(lives(s)) <= life]
+        if late:
+            found.append((game, late[0]))
+    return found
+
+
+def test_c_values_equal_the_python_search():
+    """The Python search is itself checked against plain minimax in test_mtg_search.py."""
+    values = []
+    for game, state in late_positions(60):
+        value, nodes, leaves = exact_value(game, state)
+        assert value == Searcher(game, threshold=0, cap=None).value(state)
+        assert nodes >= leaves > 0
+        values.append(value)
+    assert set(values) == {1, -1}
+
+
+def test_c_games_are_the_python_searchers_games():
+    """Move by move, the C player picks what Searcher.best_move picks, so winner and length agree."""
+    for seed, (deck0, deck1) in enumerate([("8C24L", "8C32L"), ("0C40L", "4C24L"), ("4C32L", "8C40L")] * 2):
+        game, state = Game.deal(deck0, deck1, np.random.default_rng(seed), seed % 2)
+        searcher = Searcher(game, threshold=0, cap=None)
+        python_state = state
+        while python_state[PHASE] != OVER:
+            python_state = game.step(python_state, searcher.best_move(python_state)[0])
+        played = play_exact(game, state, cap=None)
+        assert (played.winner, played.turn) == (winner(python_state), python_state[TURN])
+
+
+def test_play_game_at_threshold_zero_uses_the_c_search_and_caps_to_a_draw():
+    exact = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life")
+    logged = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", verbose=True, log=lambda _: None)
+    assert (exact.winner, exact.turns) == (logged.winner, logged.turns)
+    capped = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", eval_cap=10)
+    assert capped.winner is None and capped.capped and capped.evaluations == 11
+
+
+def test_cap_counts_leaves_like_the_python_search():
+    game, state = late_positions(1, life=9)[0]
+    _, _, leaves = exact_value(game, state)
+    assert exact_value(game, state, cap=leaves)[0] is not None
+    assert exact_value(game, state, cap=leaves - 1)[0] is None
+    with pytest.raises(CapReached):
+        Searcher(game, threshold=0, cap=0).value(state)
