@@ -49,6 +49,8 @@ def _add_batch_options(parser: argparse.ArgumentParser, default_repeats: int) ->
     where.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                        help="local worker processes (default: all cores; 1 plays in this process)")
     where.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
+    parser.add_argument("--batch-size", type=integer(1), default=1,
+                        help="games of one pair per task sent to a worker (default: 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_game_options(parser)
 
@@ -60,7 +62,8 @@ def _game_options(args: argparse.Namespace) -> dict:
 
 def _batch_options(args: argparse.Namespace) -> dict:
     """The counts, seed and execution a sweep and a tournament take alike."""
-    execution = Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet)
+    execution = Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
+                          batch_size=args.batch_size)
     return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "execution": execution}
 
 
@@ -87,7 +90,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     start = time.perf_counter()
-    result = sweep.run_sweep(args.creatures, args.bolts, mirror=args.mirror, player=args.player,
+    result = sweep.run_sweep(args.creatures, args.bolts, mirror=args.mirror, analysed=args.analysed,
+                             player=args.player,
                              settings=sweep.GameSettings(**_game_options(args)), out=args.out,
                              **_batch_options(args))
     print(result.summary())
@@ -191,6 +195,9 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     sw.add_argument("--bolts", type=int_list, default=list(sweep.THESIS_BOLTS),
                     help="Lightning Bolt counts (default: 0:60:4); decks over 60 cards are skipped")
     sw.add_argument("--mirror", action="store_true", help="also play each deck against itself (fills the diagonal)")
+    sw.add_argument("--analysed", action="store_true",
+                    help="only the decks Esche (2018) analysed: more than 12 non-land cards and at least one "
+                         "Mountain (the 33 decks of Appendix B on the default grid)")
     sw.add_argument("--player", choices=PLAYER_KINDS, default="perfect",
                     help="player kind on both sides (default: perfect)")
     sw.add_argument("--out", type=output_directory, default="out/sweep", help="output directory (default: out/sweep)")

@@ -55,6 +55,11 @@ class Deck:
         return DECK_SIZE - self.creatures - self.bolts
 
     @property
+    def analysed(self) -> bool:
+        """One of the decks the thesis analysed: more than 12 non-land cards and at least one Mountain."""
+        return 12 < self.creatures + self.bolts < DECK_SIZE
+
+    @property
     def counts(self) -> tuple[int, int, int]:
         """Card counts indexed by card code (Mountain, Bolt, Devil)."""
         return (self.mountains, self.bolts, self.creatures)
@@ -85,4 +90,4 @@ def analysed_decks(max_creatures: int = 8) -> list[Deck]:
 
     33 decks for ``max_creatures=8`` (Appendix B), 55 for 16 (Table 3.4).
     """
-    return [d for d in thesis_decks(max_creatures) if 12 < d.creatures + d.bolts < DECK_SIZE]
+    return [d for d in thesis_decks(max_creatures) if d.analysed]

@@ -9,7 +9,7 @@ than ``eval_cap`` leaves in total is a draw. Any other pairing plays the game
 out to its end; search-based players then cap each decision at ``eval_cap``.
 Two perfect players with ``life_threshold=0`` (exact play, no evaluation) are
 played by the C search of :mod:`gamelp.games.mtg.exact`, which plays the same
-moves (``verbose=True`` keeps the Python search, to log every decision).
+moves (``verbose=True`` or ``compiled=False`` keeps the Python search).
 
 An unknown player kind or evaluation, or a ``first`` other than 0 or 1, raises
 :class:`MtgError` (a ``GamelpError``) naming the bad value and the valid ones.
@@ -30,9 +30,9 @@ from gamelp.games.mtg.deck import Deck
 from gamelp.games.mtg.engine import MOVE_NAMES, TURN, Game, Rules, at_cutoff, decider, is_over, lives
 from gamelp.games.mtg.engine import winner as winner_of
 from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
-from gamelp.games.mtg.exact import play_exact
+from gamelp.games.mtg.exact import exact_value, play_exact
 from gamelp.games.mtg.players import PLAYER_KINDS, MtgError, PerfectPlayer, Table, make_player
-from gamelp.games.mtg.search import CapReached, Searcher
+from gamelp.games.mtg.search import CapReached
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
               seed: int = 0, first: int = 0, eval_cap: int = 500_000, life_threshold: int = 12,
               evaluation: str = "forest", verify: bool = False, verbose: bool = False,
               log: Callable[[str], None] | None = None, rules: Rules | None = None,
-              imperfect_samples: int = 8, graded: bool = False) -> GameResult:
+              imperfect_samples: int = 8, graded: bool = False, compiled: bool = True) -> GameResult:
     """Deal ``deck1`` to ``player1`` and ``deck2`` to ``player2`` and play one game.
 
     ``first`` (0 or 1) is the player who takes turn 1. See the module docstring
@@ -73,7 +73,9 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     per decision to ``log`` (default ``print``). ``rules`` changes rule
     parameters; ``imperfect_samples`` is the imperfect player's determinisations
     per decision; ``graded=True`` makes perfect players search with the full
-    evaluation score rather than its sign (slower; see ``search``).
+    evaluation score rather than its sign (slower; see ``search``); ``compiled=False``
+    plays exact games (two perfect players, ``life_threshold=0``) with the Python
+    search instead of the C one.
     """
     for name, kind in (("player1", player1), ("player2", player2)):
         if kind not in PLAYER_KINDS:
@@ -88,7 +90,7 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     game, state = Game.deal(decks[0], decks[1], rng, first, rules or Rules())
     table = Table(decks)
     both_perfect = player1 == player2 == "perfect"
-    if both_perfect and life_threshold == 0 and not verbose:
+    if both_perfect and life_threshold == 0 and compiled and not verbose:
         return _exact_game(game, state, eval_cap, first)
     if both_perfect:
         shared = PerfectPlayer(evaluation, life_threshold, eval_cap, graded=graded)
@@ -151,15 +153,14 @@ def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, 
     nodes, evaluations = player.nodes, player.evaluations + 1
     mismatch = verified = False
     if verify:
-        checker = Searcher(game, None, threshold=0, cap=eval_cap)
-        try:
-            truth = _sign_winner(checker.value(state))
-            verified = True
-            mismatch = truth != verdict
-        except CapReached:
+        truth, checker_nodes, checker_leaves = exact_value(game, state, eval_cap)
+        if truth is None:
             logger.info("verification of the cut-off position hit the cap of %s", eval_cap)
-        nodes += checker.nodes
-        evaluations += checker.leaves
+        else:
+            verified = True
+            mismatch = _sign_winner(truth) != verdict
+        nodes += checker_nodes
+        evaluations += checker_leaves
     if verbose:
         who = "draw" if verdict is None else f"player {verdict + 1} wins"
         check = ("; verification " + ("disagrees" if mismatch else "agrees")) if verified else ""

@@ -186,12 +186,20 @@ class BatchResult:
 # ----------------------------------------------------------------------------- decks and seeds
 
 
-def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS) -> list[Deck]:
-    """Every deck of the grid with at most 60 cards, ordered by creatures then bolts."""
+def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS,
+              analysed: bool = False) -> list[Deck]:
+    """Every deck of the grid with at most 60 cards, ordered by creatures then bolts.
+
+    ``analysed=True`` keeps only the decks Esche (2018) analysed (:attr:`Deck.analysed`):
+    with the default grid, the 33 decks of Appendix B.
+    """
     creatures, bolts = sorted(set(creatures)), sorted(set(bolts))
     grid = [Deck(c, b) for c in creatures for b in bolts if c + b <= DECK_SIZE]
+    if analysed:
+        grid = [deck for deck in grid if deck.analysed]
     if not grid:
-        raise SweepError(f"no deck on the grid creatures={creatures} bolts={bolts} "
+        which = "analysed deck" if analysed else "deck"
+        raise SweepError(f"no {which} on the grid creatures={creatures} bolts={bolts} "
                          f"has at most {DECK_SIZE} cards")
     return grid
 
@@ -365,7 +373,7 @@ def _check_engine_arguments(players: Iterable[str], evaluation: str, game_fn: Ga
 
 
 def run_sweep(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS, *, games: int = 200,
-              repeats: int = 1, seed: int = 0, mirror: bool = False, player: str = "perfect",
+              repeats: int = 1, seed: int = 0, mirror: bool = False, analysed: bool = False, player: str = "perfect",
               settings: GameSettings = GameSettings(), out: str | os.PathLike | None = None,
               execution: Execution = Execution(), game_fn: GameFn | None = None) -> BatchResult:
     """Play every deck pair of the grid ``games`` times per repeat and return the win-rate matrix.
@@ -373,10 +381,11 @@ def run_sweep(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] 
     Writes ``out/games.sqlite`` as batches of games finish and, at the end,
     ``out/payoffs.csv``, ``out/std.csv`` and ``out/pairs.csv``; with
     ``out=None`` nothing is written and nothing can be resumed.  ``game_fn``
-    defaults to ``gamelp.games.mtg.match.play_game``.
+    defaults to ``gamelp.games.mtg.match.play_game``; ``analysed`` keeps the
+    decks Esche (2018) analysed (see :func:`deck_grid`).
     """
     _check_counts(games, repeats, seed)
-    grid = deck_grid(creatures, bolts)
+    grid = deck_grid(creatures, bolts, analysed)
     _check_engine_arguments([player], settings.evaluation, game_fn)
     labels = [str(d) for d in grid]
     pairs = round_robin(len(grid), mirror)

@@ -85,8 +85,10 @@ def test_c_games_are_the_python_searchers_games():
 
 def test_play_game_at_threshold_zero_uses_the_c_search_and_caps_to_a_draw():
     exact = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life")
+    python = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", compiled=False)
     logged = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", verbose=True, log=lambda _: None)
-    assert (exact.winner, exact.turns) == (logged.winner, logged.turns)
+    assert (exact.winner, exact.turns) == (python.winner, python.turns) == (logged.winner, logged.turns)
+    assert python.nodes > 0 and exact.nodes > 0
     capped = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", eval_cap=10)
     assert capped.winner is None and capped.capped and capped.evaluations == 11
 
