@@ -25,6 +25,9 @@ themselves and bounds with facts about ``P(k)``:
   and a node with more such points than its capacity is pruned.  Children only
   add fixings, so ``phi`` only falls down the tree and the designation is
   inherited.
+* **The top end.**  ``P(|J|)`` is the deterministic ILP; HiGHS solves it
+  directly (:meth:`KdetSearch.solve_top`), which gives its exact value and
+  an incumbent for every ``k``.
 * **Across k.**  ``V(k)`` is non-increasing: every strategy found is an
   incumbent for every ``k`` up to its determinism, and a bound proved at ``k``
   holds for every larger ``k``.  ``P(k)`` is searched only to the cutoff
@@ -184,6 +187,28 @@ class KdetSearch:
             mixed = mixed_points(own, x)
         return nash_value
 
+    def solve_top(self, time_limit: float | None = None) -> float:
+        """``P(|J|)`` exactly: the deterministic ILP on HiGHS, whose cuts on binary ``x`` close it fast.
+
+        The search alone bounds ``P(|J|)`` poorly (on Leduc the forcing bound
+        stays near the LP value while the optimum is far below), but every
+        strategy of ``P(|J|)`` is a 0/1 vector, the case HiGHS's cutting planes
+        handle.  Its strategy is re-solved as a face LP (one action per point)
+        and offered as an incumbent; returns HiGHS's proved bound (infinity if
+        ``time_limit`` stopped it before any strategy).
+        """
+        from gamelp.models.determinism import solve_deterministic
+
+        try:
+            top = solve_deterministic(self.game, self.player, "highs", mip_gap=self.rel_gap, time_limit=time_limit)
+        except SolveError:
+            return np.inf
+        x = top.strategy
+        choice = np.array([int(np.argmax(x[start:end])) for start, end in zip(self.own.starts, self.own.ends)])
+        self._solve(choice, None)
+        bound = top.solution.objective_bound
+        return top.value if bound is None else max(bound, top.value)
+
     def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
         """Search ``P(k)`` depth first until every node is below the cutoff; returns the proved bound.
 
@@ -279,8 +304,11 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
     bound = np.full(total + 1, np.inf)
     searched = np.zeros(total + 1, dtype=bool)
     nash_value = search.solve_root()  # bounds every k
+    top_bound = search.solve_top(time_limit)  # bounds k = total only
     for k in range(total + 1):
         proved = bound[k - 1] if k else nash_value
+        if k == total:
+            proved = min(proved, top_bound)
         if proved > search.cutoff(k):
             deadline = np.inf if time_limit is None else clock() + time_limit
             proved = min(proved, search.prove(k, deadline, clock))
