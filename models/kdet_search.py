@@ -41,6 +41,8 @@ so the value and the determinism can be checked without a solver.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -215,22 +217,31 @@ class KdetSearch:
         Once ``clock()`` passes ``deadline`` the search stops and returns the
         largest bound among the nodes still open.
         """
-        stack = [_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))]
-        while stack:
+        order = itertools.count()
+        heap = []
+
+        def push(children):
+            for child in children:
+                decided = int((child.choice != UNDECIDED).sum())
+                heapq.heappush(heap, (-child.bound, -decided, next(order), child))
+
+        push([_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))])
+        while heap:
             if clock() > deadline:
-                return max(self.cutoff(k), max(node.bound for node in stack))
-            node = stack.pop()
+                return max(self.cutoff(k), -heap[0][0])
+            node = heapq.heappop(heap)[-1]
             if node.bound <= self.cutoff(k):
                 continue
             self.nodes += 1
             if node.same_lp:
-                stack.extend(self._branch(k, node, *node.same_lp))
+                push(self._branch(k, node, *node.same_lp))
                 continue
             value, x, basis = self._solve(node.choice, node.basis)
             mixed = mixed_points(self.own, x)
             if value <= self.cutoff(k) or self.total - mixed.sum() >= k:
                 continue  # pruned, or x is feasible for P(k) (offered above) and solves the node
-            stack.extend(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
+            node.bound = value
+            push(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
         return self.cutoff(k)
 
     def _forcing(self, k: int, node: _Node, mixed: np.ndarray, basis) -> dict | None:
@@ -289,14 +300,18 @@ class KdetSearch:
 
 
 def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.01, abs_gap: float = 1e-4,
-                 time_limit: float | None = None, clock=time.perf_counter, progress=None) -> KSweep:
+                 time_limit: float | None = None, patience: int | None = None, clock=time.perf_counter,
+                 progress=None) -> KSweep:
     """``V(k)`` for ``k = 0..|J|`` within the gap, by :class:`KdetSearch`; ``time_limit`` is per ``k``.
 
     ``time_limit`` is measured on ``clock`` (wall time by default; pass
     ``time.process_time`` for CPU time, which a loaded machine does not stretch).
     ``k`` runs upwards; each ``P(k)`` is searched only if no bound proved at a
-    smaller ``k`` already puts it within the gap.  ``progress`` (optional) is
-    called with ``(k_done, k_total)``.
+    smaller ``k`` already puts it within the gap.  With ``patience``, searching
+    stops after that many searches in a row ended at the time limit without
+    lowering the bound carried from ``k - 1`` (a larger ``k`` is harder, so its
+    search would most likely end the same way); the remaining ``k`` keep the
+    carried bound.  ``progress`` (optional) is called with ``(k_done, k_total)``.
     """
     began = time.perf_counter()
     search = KdetSearch(game, player, rel_gap=rel_gap, abs_gap=abs_gap)
@@ -305,13 +320,16 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
     searched = np.zeros(total + 1, dtype=bool)
     nash_value = search.solve_root()  # bounds every k
     top_bound = search.solve_top(time_limit)  # bounds k = total only
+    fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
     for k in range(total + 1):
         proved = bound[k - 1] if k else nash_value
         if k == total:
             proved = min(proved, top_bound)
-        if proved > search.cutoff(k):
+        if proved > search.cutoff(k) and (patience is None or fruitless < patience):
             deadline = np.inf if time_limit is None else clock() + time_limit
-            proved = min(proved, search.prove(k, deadline, clock))
+            found = search.prove(k, deadline, clock)
+            fruitless = fruitless + 1 if found >= proved and found > search.cutoff(k) else 0
+            proved = min(proved, found)
             searched[k] = True
         bound[k] = proved
         if progress:

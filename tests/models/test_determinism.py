@@ -116,6 +116,19 @@ def test_search_sweep_stops_within_the_relative_gap():
         assert point.within(0.05, 1e-4)
 
 
+@pytest.mark.parametrize("player", [1, 2])
+def test_search_top_end_is_the_deterministic_ilp(player):
+    game = small_leduc()
+    search = KdetSearch(game, player, rel_gap=0.0, abs_gap=1e-9)
+    bound = search.solve_top()
+    exact = solve_deterministic(game, player, mip_gap=1e-9).value
+    total = search.total
+    assert search.value[total] == pytest.approx(exact, abs=1e-9)
+    assert bound == pytest.approx(exact, abs=1e-7)
+    assert not mixed_points(search.own, search.strategy[total]).any()
+    assert np.all(search.value >= exact - 1e-9)  # an incumbent for every k
+
+
 def test_time_limited_search_reports_an_open_bound(leduc):
     search = KdetSearch(leduc, 1)
     search.solve_root()
