@@ -129,6 +129,17 @@ def test_search_top_end_is_the_deterministic_ilp(player):
     assert np.all(search.value >= exact - 1e-9)  # an incumbent for every k
 
 
+def test_patience_stops_the_sweep_after_fruitless_searches():
+    game = small_leduc()
+    hasty = search_sweep(game, 2, time_limit=0.0, patience=1)  # every search stops before its first node
+    assert hasty.mips_solved == 1
+    assert search_sweep(game, 2, time_limit=0.0).mips_solved > 1  # without patience every open k is searched
+    exact = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-9)
+    for point, value in zip(hasty.points, exact.values):
+        assert point.value - 1e-9 <= value <= point.bound + 1e-9
+        check_point_without_solver(game, 2, point.to_dict())
+
+
 def test_time_limited_search_reports_an_open_bound(leduc):
     search = KdetSearch(leduc, 1)
     search.solve_root()
