@@ -212,7 +212,11 @@ class KdetSearch:
         return top.value if bound is None else max(bound, top.value)
 
     def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
-        """Search ``P(k)`` depth first until every node is below the cutoff; returns the proved bound.
+        """Search ``P(k)`` best bound first until every node is below the cutoff; returns the proved bound.
+
+        Best first, the largest open bound falls as the search runs (depth
+        first, a sibling of the root's children stays open at the LP value
+        until the end).  Ties go to the node with more points decided.
 
         Once ``clock()`` passes ``deadline`` the search stops and returns the
         largest bound among the nodes still open.
@@ -276,7 +280,8 @@ class KdetSearch:
     def _branch(self, k: int, node: _Node, value: float, basis, forcing: dict | None) -> list[_Node]:
         """Split on the undecided point whose best pure action costs most: "plays a" for each a, "mixes".
 
-        Returns the children in reverse order of exploration (a stack).  The
+        Each child carries its bound: the exact LP value of its face where a
+        forcing trial computed it, else the parent's value.  The
         "mixes" child keeps this LP, so it reuses the forcing trials.
         """
         if not forcing:
