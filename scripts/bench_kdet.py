@@ -88,7 +88,7 @@ def run_pair(method: str, game_name: str, args) -> tuple[float, list[dict]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", default="mip,search")
+    parser.add_argument("--methods", default="mip,search", help="leduc sweeps to run (empty: the variants only)")
     parser.add_argument("--gap", type=float, default=0.01, help="relative gap target (default 1%%)")
     parser.add_argument("--abs-gap", type=float, default=1e-4, help="absolute gap accepted near 0")
     parser.add_argument("--mip-time-limit", type=float, default=30.0, help="seconds per MIP of k_sweep")
@@ -100,7 +100,7 @@ def main() -> None:
     args = parser.parse_args()
     report = {"load_average_start": os.getloadavg(), "runs": []}
     walls = {}
-    for method in args.methods.split(","):
+    for method in filter(None, args.methods.split(",")):
         walls[method], results = run_pair(method, "leduc", args)
         report["runs"].append({"game": "leduc", "method": method, "wall": walls[method], "players": results})
         if method == "search":

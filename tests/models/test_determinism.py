@@ -173,3 +173,17 @@ def test_cli_sweep_json_points_check_without_solver(player, capsys, tmp_path):
     for row in rows:
         check_point_without_solver(game, player, row)
         assert row["bound"] - row["value"] <= max(0.01 * abs(row["value"]), 1e-4) * (1 + 1e-9)
+
+
+def test_cli_sweep_with_patience(capsys, tmp_path):
+    game = small_leduc()
+    path = tmp_path / "leduc_3x1.json"
+    game.save(path)
+    assert main(["kdet", str(path), "--player", "2", "--sweep", "--time-limit", "0", "--patience", "1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sum(row["solved"] for row in rows) == 1
+    for row in rows:
+        check_point_without_solver(game, 2, row)
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal
+        main(["kdet", str(path), "--player", "2", "--sweep", "--patience", "0"])
+    assert refused.value.code == 2
