@@ -25,6 +25,9 @@ themselves and bounds with facts about ``P(k)``:
   and a node with more such points than its capacity is pruned.  Children only
   add fixings, so ``phi`` only falls down the tree and the designation is
   inherited.
+* **The top end.**  ``P(|J|)`` is the deterministic ILP; HiGHS solves it
+  directly (:meth:`KdetSearch.solve_top`), which gives its exact value and
+  an incumbent for every ``k``.
 * **Across k.**  ``V(k)`` is non-increasing: every strategy found is an
   incumbent for every ``k`` up to its determinism, and a bound proved at ``k``
   holds for every larger ``k``.  ``P(k)`` is searched only to the cutoff
@@ -38,6 +41,8 @@ so the value and the determinism can be checked without a solver.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -184,28 +189,63 @@ class KdetSearch:
             mixed = mixed_points(own, x)
         return nash_value
 
+    def solve_top(self, time_limit: float | None = None) -> float:
+        """``P(|J|)`` exactly: the deterministic ILP on HiGHS, whose cuts on binary ``x`` close it fast.
+
+        The search alone bounds ``P(|J|)`` poorly (on Leduc the forcing bound
+        stays near the LP value while the optimum is far below), but every
+        strategy of ``P(|J|)`` is a 0/1 vector, the case HiGHS's cutting planes
+        handle.  Its strategy is re-solved as a face LP (one action per point)
+        and offered as an incumbent; returns HiGHS's proved bound (infinity if
+        ``time_limit`` stopped it before any strategy).
+        """
+        from gamelp.models.determinism import solve_deterministic
+
+        try:
+            top = solve_deterministic(self.game, self.player, "highs", mip_gap=self.rel_gap, time_limit=time_limit)
+        except SolveError:
+            return np.inf
+        x = top.strategy
+        choice = np.array([int(np.argmax(x[start:end])) for start, end in zip(self.own.starts, self.own.ends)])
+        self._solve(choice, None)
+        bound = top.solution.objective_bound
+        return top.value if bound is None else max(bound, top.value)
+
     def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
-        """Search ``P(k)`` depth first until every node is below the cutoff; returns the proved bound.
+        """Search ``P(k)`` best bound first until every node is below the cutoff; returns the proved bound.
+
+        Best first, the largest open bound falls as the search runs (depth
+        first, a sibling of the root's children stays open at the LP value
+        until the end).  Ties go to the node with more points decided.
 
         Once ``clock()`` passes ``deadline`` the search stops and returns the
         largest bound among the nodes still open.
         """
-        stack = [_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))]
-        while stack:
+        order = itertools.count()
+        heap = []
+
+        def push(children):
+            for child in children:
+                decided = int((child.choice != UNDECIDED).sum())
+                heapq.heappush(heap, (-child.bound, -decided, next(order), child))
+
+        push([_Node(np.full(self.total, UNDECIDED), None, np.inf, np.full(self.total, np.inf))])
+        while heap:
             if clock() > deadline:
-                return max(self.cutoff(k), max(node.bound for node in stack))
-            node = stack.pop()
+                return max(self.cutoff(k), -heap[0][0])
+            node = heapq.heappop(heap)[-1]
             if node.bound <= self.cutoff(k):
                 continue
             self.nodes += 1
             if node.same_lp:
-                stack.extend(self._branch(k, node, *node.same_lp))
+                push(self._branch(k, node, *node.same_lp))
                 continue
             value, x, basis = self._solve(node.choice, node.basis)
             mixed = mixed_points(self.own, x)
             if value <= self.cutoff(k) or self.total - mixed.sum() >= k:
                 continue  # pruned, or x is feasible for P(k) (offered above) and solves the node
-            stack.extend(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
+            node.bound = value
+            push(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
         return self.cutoff(k)
 
     def _forcing(self, k: int, node: _Node, mixed: np.ndarray, basis) -> dict | None:
@@ -240,7 +280,8 @@ class KdetSearch:
     def _branch(self, k: int, node: _Node, value: float, basis, forcing: dict | None) -> list[_Node]:
         """Split on the undecided point whose best pure action costs most: "plays a" for each a, "mixes".
 
-        Returns the children in reverse order of exploration (a stack).  The
+        Each child carries its bound: the exact LP value of its face where a
+        forcing trial computed it, else the parent's value.  The
         "mixes" child keeps this LP, so it reuses the forcing trials.
         """
         if not forcing:
@@ -264,14 +305,18 @@ class KdetSearch:
 
 
 def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.01, abs_gap: float = 1e-4,
-                 time_limit: float | None = None, clock=time.perf_counter, progress=None) -> KSweep:
+                 time_limit: float | None = None, patience: int | None = None, clock=time.perf_counter,
+                 progress=None) -> KSweep:
     """``V(k)`` for ``k = 0..|J|`` within the gap, by :class:`KdetSearch`; ``time_limit`` is per ``k``.
 
     ``time_limit`` is measured on ``clock`` (wall time by default; pass
     ``time.process_time`` for CPU time, which a loaded machine does not stretch).
     ``k`` runs upwards; each ``P(k)`` is searched only if no bound proved at a
-    smaller ``k`` already puts it within the gap.  ``progress`` (optional) is
-    called with ``(k_done, k_total)``.
+    smaller ``k`` already puts it within the gap.  With ``patience``, searching
+    stops after that many searches in a row ended at the time limit without
+    lowering the bound carried from ``k - 1`` (a larger ``k`` is harder, so its
+    search would most likely end the same way); the remaining ``k`` keep the
+    carried bound.  ``progress`` (optional) is called with ``(k_done, k_total)``.
     """
     began = time.perf_counter()
     search = KdetSearch(game, player, rel_gap=rel_gap, abs_gap=abs_gap)
@@ -279,11 +324,17 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
     bound = np.full(total + 1, np.inf)
     searched = np.zeros(total + 1, dtype=bool)
     nash_value = search.solve_root()  # bounds every k
+    top_bound = search.solve_top(time_limit)  # bounds k = total only
+    fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
     for k in range(total + 1):
         proved = bound[k - 1] if k else nash_value
-        if proved > search.cutoff(k):
+        if k == total:
+            proved = min(proved, top_bound)
+        if proved > search.cutoff(k) and (patience is None or fruitless < patience):
             deadline = np.inf if time_limit is None else clock() + time_limit
-            proved = min(proved, search.prove(k, deadline, clock))
+            found = search.prove(k, deadline, clock)
+            fruitless = fruitless + 1 if found >= proved and found > search.cutoff(k) else 0
+            proved = min(proved, found)
             searched[k] = True
         bound[k] = proved
         if progress:

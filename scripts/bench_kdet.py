@@ -1,7 +1,7 @@
 """Benchmark: the full Leduc k-sweep (k = 0..144), both players, today's MIP sweep against the search.
 
     python scripts/bench_kdet.py [--methods mip,search] [--gap 0.01] [--abs-gap 1e-4]
-                                 [--mip-time-limit 30] [--search-time-limit 20]
+                                 [--mip-time-limit 30] [--search-time-limit 20] [--patience P]
                                  [--variants 4x2,5x3] [--out out]
 
 ``mip`` is :func:`gamelp.models.determinism.k_sweep` (HiGHS MIPs, each stopped
@@ -50,7 +50,7 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
             result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
         else:
             result = search_sweep(game, player, rel_gap=args.gap, abs_gap=args.abs_gap,
-                                  time_limit=args.search_time_limit, clock=time.process_time)
+                                  time_limit=args.search_time_limit, patience=args.patience, clock=time.process_time)
     except SolveError as exc:  # e.g. a MIP stopped by its time limit before any incumbent
         return {"method": method, "game": game_name, "player": player, "failed": str(exc),
                 "seconds": time.perf_counter() - began, "cpu": time.process_time() - cpu_began}
@@ -88,17 +88,19 @@ def run_pair(method: str, game_name: str, args) -> tuple[float, list[dict]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", default="mip,search")
+    parser.add_argument("--methods", default="mip,search", help="leduc sweeps to run (empty: the variants only)")
     parser.add_argument("--gap", type=float, default=0.01, help="relative gap target (default 1%%)")
     parser.add_argument("--abs-gap", type=float, default=1e-4, help="absolute gap accepted near 0")
     parser.add_argument("--mip-time-limit", type=float, default=30.0, help="seconds per MIP of k_sweep")
     parser.add_argument("--search-time-limit", type=float, default=20.0, help="seconds per k of the search")
+    parser.add_argument("--patience", type=int, default=None,
+                        help="the search stops after this many fruitless k in a row (default: search every k)")
     parser.add_argument("--variants", default="", help="bigger Leduc variants RxS for the search, e.g. 4x2,5x3")
     parser.add_argument("--out", default="out")
     args = parser.parse_args()
     report = {"load_average_start": os.getloadavg(), "runs": []}
     walls = {}
-    for method in args.methods.split(","):
+    for method in filter(None, args.methods.split(",")):
         walls[method], results = run_pair(method, "leduc", args)
         report["runs"].append({"game": "leduc", "method": method, "wall": walls[method], "players": results})
         if method == "search":

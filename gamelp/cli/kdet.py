@@ -34,6 +34,9 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     kdet.add_argument("--time-limit", type=finite_float(0.0),
                       help="seconds each MIP, or each k of the search, may take; a point stopped early "
                            "reports its incumbent and gap")
+    kdet.add_argument("--patience", type=integer(1),
+                      help="--sweep --method search: stop searching after this many k in a row end at --time-limit "
+                           "without lowering the bound (the rest keep the bound carried from below)")
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")
@@ -67,7 +70,7 @@ def run_kdet(args) -> int:
         progress = None if args.json or args.quiet else sweep_progress()
         if method == "search":
             sweep = search_sweep(game, args.player, rel_gap=args.mip_gap, abs_gap=args.abs_gap,
-                                 time_limit=args.time_limit, progress=progress)
+                                 time_limit=args.time_limit, patience=args.patience, progress=progress)
         else:
             sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
                             time_limit=args.time_limit, progress=progress)

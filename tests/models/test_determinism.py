@@ -116,6 +116,30 @@ def test_search_sweep_stops_within_the_relative_gap():
         assert point.within(0.05, 1e-4)
 
 
+@pytest.mark.parametrize("player", [1, 2])
+def test_search_top_end_is_the_deterministic_ilp(player):
+    game = small_leduc()
+    search = KdetSearch(game, player, rel_gap=0.0, abs_gap=1e-9)
+    bound = search.solve_top()
+    exact = solve_deterministic(game, player, mip_gap=1e-9).value
+    total = search.total
+    assert search.value[total] == pytest.approx(exact, abs=1e-9)
+    assert bound == pytest.approx(exact, abs=1e-7)
+    assert not mixed_points(search.own, search.strategy[total]).any()
+    assert np.all(search.value >= exact - 1e-9)  # an incumbent for every k
+
+
+def test_patience_stops_the_sweep_after_fruitless_searches():
+    game = small_leduc()
+    hasty = search_sweep(game, 2, time_limit=0.0, patience=1)  # every search stops before its first node
+    assert hasty.mips_solved == 1
+    assert search_sweep(game, 2, time_limit=0.0).mips_solved > 1  # without patience every open k is searched
+    exact = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-9)
+    for point, value in zip(hasty.points, exact.values):
+        assert point.value - 1e-9 <= value <= point.bound + 1e-9
+        check_point_without_solver(game, 2, point.to_dict())
+
+
 def test_time_limited_search_reports_an_open_bound(leduc):
     search = KdetSearch(leduc, 1)
     search.solve_root()
@@ -149,3 +173,17 @@ def test_cli_sweep_json_points_check_without_solver(player, capsys, tmp_path):
     for row in rows:
         check_point_without_solver(game, player, row)
         assert row["bound"] - row["value"] <= max(0.01 * abs(row["value"]), 1e-4) * (1 + 1e-9)
+
+
+def test_cli_sweep_with_patience(capsys, tmp_path):
+    game = small_leduc()
+    path = tmp_path / "leduc_3x1.json"
+    game.save(path)
+    assert main(["kdet", str(path), "--player", "2", "--sweep", "--time-limit", "0", "--patience", "1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert sum(row["solved"] for row in rows) == 1
+    for row in rows:
+        check_point_without_solver(game, 2, row)
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal
+        main(["kdet", str(path), "--player", "2", "--sweep", "--patience", "0"])
+    assert refused.value.code == 2
