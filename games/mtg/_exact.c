@@ -8,9 +8,13 @@
  * 4-entry buckets keyed by the whole packed state (no false hits); a full
  * bucket gives up the entry whose subtree took the least work.
  *
- * Moves are generated in the Python engine's order and a player's move is the
- * first best one in that order, so a game played here is the game the Python
- * players play. gamelp.games.mtg.exact wraps this module; the tests compare
+ * Inside the tree, a player who may play a Mountain plays it before anything
+ * else: with these cards a land on the battlefield is never worth less than
+ * the same land in hand (more mana, a smaller hand to discard from, and no
+ * option of the opponent depends on it), so the pruning keeps every value.
+ * At the root every legal move is searched, in the Python engine's order, and
+ * a player's move is the first best one, so a game played here is the game
+ * the Python players play. gamelp.games.mtg.exact wraps this module; the tests compare
  * every transition with the Python engine.
  */
 #define PY_SSIZE_T_CLEAN
@@ -366,6 +370,7 @@ static int search(Search *x, const int *s, int alpha, int beta) {
         if (upper < beta) beta = upper;
     }
     int alpha0 = alpha, beta0 = beta, moves[MAX_MOVES], n = legal_moves(x->deal, s, moves), best;
+    if (moves[0] == MV_M) n = 1; /* a land first: weakly dominant (see the header) */
     long long nodes0 = x->nodes;
     State child;
     if (maximiser_moves(s)) {
