@@ -144,10 +144,28 @@ class KSweep:
     def values(self) -> np.ndarray:
         return np.array([p.value for p in self.points])
 
+    def to_dict(self) -> dict:
+        """JSON-ready summary: the player, one row per ``k`` and the work the sweep took."""
+        return {"player": self.player, "points": [p.to_dict() for p in self.points],
+                "mips_solved": self.mips_solved, "lps_solved": self.lps_solved, "nodes": self.nodes,
+                "wall_time": self.wall_time}
+
+
+@dataclass
+class KdetResult(NashResult):
+    """The k-determinism MIP solved at one ``k``."""
+
+    k: int = 0
+
+    def to_dict(self) -> dict:
+        """The Nash summary with ``k`` and the MIP gap, the keys a sweep point's row starts with."""
+        return {"k": self.k, "mip_gap": self.solution.mip_gap, **super().to_dict()}
+
 
 def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAULT_BACKEND,
-               **options) -> NashResult:
-    return solve_model(game, player, kdet_mip(game, player, k), backend, **options)
+               **options) -> KdetResult:
+    result = solve_model(game, player, kdet_mip(game, player, k), backend, **options)
+    return KdetResult(**vars(result), k=k)
 
 
 def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *,

@@ -60,7 +60,7 @@ def run_kdet(args) -> int:
                   file=sys.stderr, flush=True)
         result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
                             time_limit=args.time_limit)
-        rows = [{"k": args.k, "value": result.value, "mip_gap": result.solution.mip_gap}]
+        rows = [result.to_dict()]
     else:
         on_highs = args.backend in ("auto", "highs")
         method = args.method or ("search" if on_highs else "mip")
@@ -74,7 +74,7 @@ def run_kdet(args) -> int:
         else:
             sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
                             time_limit=args.time_limit, progress=progress)
-        rows = [p.to_dict() for p in sweep.points]
+        rows = sweep.to_dict()["points"]
     if args.plot:
         from gamelp.plots import plot_k_sweep
 
