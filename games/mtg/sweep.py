@@ -198,9 +198,9 @@ def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] 
     if analysed:
         grid = [deck for deck in grid if deck.analysed]
     if not grid:
-        which = "analysed deck" if analysed else "deck"
-        raise SweepError(f"no {which} on the grid creatures={creatures} bolts={bolts} "
-                         f"has at most {DECK_SIZE} cards")
+        which = "deck the thesis analysed (more than 12 non-land cards, at least one Mountain)" if analysed \
+            else f"deck of at most {DECK_SIZE} cards"
+        raise SweepError(f"no {which} on the grid creatures={creatures} bolts={bolts}")
     return grid
 
 
