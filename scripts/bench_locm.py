@@ -117,13 +117,14 @@ def _worker(job: tuple[str, float, int]) -> tuple[int, float]:
     return gamelp_matches(*job)
 
 
-def gamelp_rate(battler_name: str, seconds: float, workers: int) -> float:
+def gamelp_rate(battler_name: str, seconds: float, workers: int) -> tuple[int, float]:
+    """(matches played, matches/s summed over the ``workers`` processes)."""
     if workers == 1:
-        matches, elapsed = gamelp_matches(battler_name, seconds)
-        return matches / elapsed
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        results = pool.map(_worker, [(battler_name, seconds, 10_000_000 * w) for w in range(workers)])
-    return sum(matches / elapsed for matches, elapsed in results)
+        results = [gamelp_matches(battler_name, seconds)]
+    else:
+        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+            results = pool.map(_worker, [(battler_name, seconds, 10_000_000 * w) for w in range(workers)])
+    return sum(matches for matches, _ in results), sum(matches / elapsed for matches, elapsed in results)
 
 
 def _run_gym(python: str, *args: str) -> str:
@@ -135,9 +136,10 @@ def _run_gym(python: str, *args: str) -> str:
     return run.stdout
 
 
-def gym_rate(python: str, battler_name: str, seconds: float) -> float:
+def gym_rate(python: str, battler_name: str, seconds: float) -> tuple[int, float]:
+    """(matches played, matches/s) of gym-locm on one core."""
     matches, elapsed = _run_gym(python, battler_name, str(seconds)).split()
-    return int(matches) / float(elapsed)
+    return int(matches), int(matches) / float(elapsed)
 
 
 def battler_positions(matches: int) -> list[dict]:
@@ -195,17 +197,18 @@ def main(argv=None) -> int:
         print(f"same action as gym-locm's agent at {count} positions: "
               + ", ".join(f"{name} {agree[name]}" for name in agree), flush=True)
 
-    print(f"{'battler':<11} {'engine':<18} {'matches/s':>10} {'vs gym-locm':>12}")
+    print(f"{'battler':<11} {'engine':<18} {'matches/s':>10} {'vs gym-locm':>12} {'matches':>8}")
     rates = {}
     for name in args.battlers.split(","):
-        gym = gym_rate(args.gym_python, name, args.seconds) if args.gym_python else None
-        if gym is not None:
-            print(f"{name:<11} {'gym-locm, 1 core':<18} {gym:>10.1f} {'1.0x':>12}", flush=True)
+        gym = None
+        if args.gym_python:
+            played, gym = gym_rate(args.gym_python, name, args.seconds)
+            print(f"{name:<11} {'gym-locm, 1 core':<18} {gym:>10.1f} {'1.0x':>12} {played:>8}", flush=True)
         for count in workers:
-            rate = gamelp_rate(name, args.seconds, count)
+            played, rate = gamelp_rate(name, args.seconds, count)
             rates[name, count] = rate
             ratio = f"{rate / gym:.1f}x" if gym else "-"
-            print(f"{name:<11} {f'gamelp, {count} proc':<18} {rate:>10.1f} {ratio:>12}", flush=True)
+            print(f"{name:<11} {f'gamelp, {count} proc':<18} {rate:>10.1f} {ratio:>12} {played:>8}", flush=True)
     matches = 10 * 2000
     for (name, count), rate in rates.items():
         print(f"5-drafter round-robin, 2,000 matches per pair, {name}, {count} proc: "

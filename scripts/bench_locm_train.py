@@ -5,7 +5,7 @@ uniformly random picks, the max-attack drafter as the opponent, one battle
 per episode): environment steps and episodes per second with each battler.
 Then self-play PPO training (``gamelp.games.locm.train.train``) of the
 chosen approach for ``--episodes`` episodes per seat with 1 and 2
-environments per seat stepped together (Stable-Baselines3's
+(``--envs``) environments per seat stepped together (Stable-Baselines3's
 ``DummyVecEnv``): episodes per second summed over both seats, with the
 thesis's mini-batches (Vieira (2020), Appendix A) and with ``--minibatches``
 instead.  The last lines estimate the wall time of a thesis session, 30,000
@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import time
+
+from gamelp.cli.args import int_list
 
 SESSION_EPISODES = 30_000
 
@@ -62,6 +64,8 @@ def main(argv=None) -> int:
                         help="episodes of the environment alone (default %(default)s)")
     parser.add_argument("--minibatches", type=int, default=10,
                         help="the second training setting's PPO mini-batches (default %(default)s)")
+    parser.add_argument("--envs", type=int_list, default=[1, 2],
+                        help="environments per seat to measure, comma-separated (default: 1,2)")
     args = parser.parse_args(argv)
 
     import torch
@@ -71,7 +75,7 @@ def main(argv=None) -> int:
         steps, episodes = environment_rate(battler, args.env_episodes)
         print(f"{battler:<11} {'environment alone':<62} {steps:8.0f} st/s  ({episodes:.1f} episodes/s)")
         for minibatches in (None, args.minibatches):
-            for n_envs in (1, 2):
+            for n_envs in args.envs:
                 rate = training_rate(args.approach, battler, args.episodes, n_envs, minibatches)
                 label = (f"{args.approach} training, {n_envs} env(s)/seat, "
                          + ("thesis mini-batches" if minibatches is None else f"{minibatches} mini-batches"))

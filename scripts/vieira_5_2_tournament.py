@@ -98,7 +98,7 @@ def thesis_matrix(battler: str, names: list[str]) -> np.ndarray:
 
 
 def _mix(strategy: dict[str, float]) -> str:
-    return ", ".join(f"{label} {100 * p:.1f}%" for label, p in strategy.items() if p > 1e-9)
+    return ", ".join(f"{label} {100 * p:.1f}%" for label, p in strategy.items() if round(100 * p, 1) > 0)
 
 
 def nash_line(game: MatrixGame) -> str:
