@@ -8,10 +8,19 @@ matrix game: 6 s against 28 s) and still ends at a vertex with exact duals;
 pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs in a
 worker thread with HiGHS's interrupt callbacks on, so Ctrl-C stops it
 within a callback's time and the result has status ``interrupted``.
+
+With ``persistent=True`` the ``highspy.Highs`` instance stays with the model
+(:meth:`HighsBackend.solve_persistent`): a re-solve after ``set_rhs``,
+``set_bounds`` or ``set_objective`` changes only the rows, columns and costs
+that differ (``changeRowsBounds``, ``changeColsBounds``, ``changeColsCost``)
+and re-runs, so the dual (or primal) simplex starts from the previous basis;
+a MIP keeps its integrality and restarts its search.  Options are reset and
+applied afresh for every solve.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -21,9 +30,10 @@ from collections import Counter
 import highspy
 import numpy as np
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, Session
+from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
-from gamelp.model import MatrixForm
+from gamelp.model import Changes, MatrixForm, Model
 from gamelp.solution import Status
 
 # An LP with at least this many non-zeros, at least this dense, defaults to the interior-point method.
@@ -64,19 +74,17 @@ def _highs_lp(form: MatrixForm) -> highspy.HighsLp:
     return lp
 
 
-def _is_dense(lp: highspy.HighsLp) -> bool:
-    nonzeros = len(lp.a_matrix_.value_)
-    cells = max(lp.num_row_ * lp.num_col_, 1)
+def _is_dense(form: MatrixForm) -> bool:
+    nonzeros = form.A.nnz
+    cells = max(form.A.shape[0] * form.A.shape[1], 1)
     return nonzeros >= DENSE_LP_NONZEROS and nonzeros / cells >= DENSE_LP_DENSITY
 
 
-def _new_highs(log_path: str | None, verbose: bool) -> highspy.Highs:
-    h = highspy.Highs()
+def _set_output(h: highspy.Highs, log_path: str | None, verbose: bool) -> None:
     h.setOptionValue("output_flag", bool(verbose or log_path))
     h.setOptionValue("log_to_console", bool(verbose))
     if log_path:
         h.setOptionValue("log_file", log_path)
-    return h
 
 
 def _run_interruptibly(h: highspy.Highs) -> None:
@@ -92,10 +100,77 @@ def _run_interruptibly(h: highspy.Highs) -> None:
     thread.join()
 
 
-class HighsBackend(Backend):
-    """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible."""
+def _run(h: highspy.Highs, form: MatrixForm, options: Options) -> RawResult:
+    """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log_path = os.path.join(tmp, "highs.log")
+        h.resetOptions()  # a persistent model keeps no option of an earlier solve
+        _set_output(h, log_path, options.verbose)
+        settings = dict(options.extra)
+        for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
+                           ("threads", options.threads)):
+            if value is not None:
+                settings[key] = value
+        if not form.is_mip and "solver" not in settings and _is_dense(form):
+            settings["solver"] = "ipm"
+        for key, value in settings.items():
+            if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+                raise BackendError(f"HiGHS rejected option {key}={value!r}")
+        began = time.perf_counter()
+        if options.start is not None:
+            initial = highspy.HighsSolution()
+            initial.col_value = options.start
+            initial.value_valid = True
+            h.setSolution(initial)
+        _run_interruptibly(h)
+        wall = time.perf_counter() - began
+        info, solution = h.getInfo(), h.getSolution()
+        feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
+        raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall,
+                        iterations=int(info.simplex_iteration_count))
+        if feasible:
+            raw.x = np.asarray(solution.col_value, dtype=float)
+            raw.objective = info.objective_function_value
+        if form.is_mip:
+            raw.bound = info.mip_dual_bound
+        elif solution.dual_valid:
+            # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
+            raw.row_duals = np.asarray(solution.row_dual, dtype=float)
+            raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
+        h.setOptionValue("output_flag", False)
+        with open(log_path, encoding="utf-8", errors="replace") as fh:
+            raw.log = fh.read()
+        return raw
 
-    capabilities = Capabilities(lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True)
+
+def _passed(form: MatrixForm) -> highspy.Highs:
+    """A new HiGHS instance holding ``form``, quiet until a solve sets its output."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    if h.passModel(_highs_lp(form)) != highspy.HighsStatus.kOk:
+        raise BackendError(f"HiGHS refused model {form.name!r}")
+    return h
+
+
+def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
+    """Change in ``h`` the row bounds, column bounds, costs and objective that ``changes`` names."""
+    lower, upper = form.row_bounds
+    for what, where, change, arrays in (("rows", changes.rows, h.changeRowsBounds, (lower, upper)),
+                                        ("bounds", changes.bounds, h.changeColsBounds, (form.col_lb, form.col_ub)),
+                                        ("costs", changes.costs, h.changeColsCost, (form.c,))):
+        if where.size and change(where.size, where.astype(np.int32),
+                                 *(array[where] for array in arrays)) != highspy.HighsStatus.kOk:
+            raise BackendError(f"HiGHS refused the changed {what} of model {form.name!r}")
+    if changes.objective:
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize)
+        h.changeObjectiveOffset(form.objective_constant)
+
+
+class HighsBackend(Backend):
+    """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible, persistent."""
+
+    capabilities = Capabilities(lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True,
+                                persistent=True)
 
     def __init__(self, solver: str | None = None):
         if solver:
@@ -107,44 +182,30 @@ class HighsBackend(Backend):
         return True
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
-        with tempfile.TemporaryDirectory() as tmp:
-            log_path = os.path.join(tmp, "highs.log")
-            h = _new_highs(log_path, options.verbose)
-            settings = dict(options.extra)
-            for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
-                               ("threads", options.threads)):
-                if value is not None:
-                    settings[key] = value
-            lp = _highs_lp(form)
-            if not form.is_mip and "solver" not in settings and _is_dense(lp):
-                settings["solver"] = "ipm"
-            for key, value in settings.items():
-                if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-                    raise BackendError(f"HiGHS rejected option {key}={value!r}")
-            began = time.perf_counter()
-            h.passModel(lp)
-            if options.start is not None:
-                initial = highspy.HighsSolution()
-                initial.col_value = options.start
-                initial.value_valid = True
-                h.setSolution(initial)
-            _run_interruptibly(h)
-            wall = time.perf_counter() - began
-            info, solution = h.getInfo(), h.getSolution()
-            feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
-            raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall)
-            if feasible:
-                raw.x = np.asarray(solution.col_value, dtype=float)
-                raw.objective = info.objective_function_value
-            if form.is_mip:
-                raw.bound = info.mip_dual_bound
-            elif solution.dual_valid:
-                # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
-                raw.row_duals = np.asarray(solution.row_dual, dtype=float)
-                raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
-            h.setOptionValue("output_flag", False)
-            with open(log_path, encoding="utf-8", errors="replace") as fh:
-                raw.log = fh.read()
+        return _run(_passed(form), form, options)
+
+    def solve_persistent(self, model: Model, form: MatrixForm, factors: Scaling, options: Options) -> RawResult:
+        """Solve ``form`` (``model`` scaled by ``factors``) in the HiGHS instance kept for ``model``.
+
+        The first solve, and the first after a structural change or a new
+        scaling, passes the whole model; later ones change only the entries
+        that differ and re-run, so the simplex starts from the last basis.
+        """
+        session = model.sessions.get(self.name)
+        with session.lock if session is not None else contextlib.nullcontext():
+            changes = session.pending(model, form, factors) if session is not None else None
+            if changes is None:
+                session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)
+            else:
+                _apply(session.solver, form, changes)
+                session.form, session.revision = form, model.revision
+            try:
+                raw = _run(session.solver, form, options)
+            except BaseException:
+                model.sessions.pop(self.name, None)  # the solver's state is unknown: rebuild next time
+                raise
+            if raw.status in (Status.INTERRUPTED, Status.ERROR):
+                model.sessions.pop(self.name, None)
             return raw
 
 
@@ -178,7 +239,8 @@ def write(model, path: str) -> None:
                            "written here cannot hold")
     if not str(path).endswith((".lp", ".mps")):
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
-    h = _new_highs(None, False)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
     lp = _highs_lp(model.matrix_form())
     lp.col_names_ = _file_names(model.variables.values())
     lp.row_names_ = _file_names(model.constraints.values())
