@@ -176,7 +176,8 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     feasible start for every ``k``.  Then per value level: ``P(k)`` at the
     first ``k`` of the level, started from the better of the best known
     strategy with enough determinism and a greedy step from the previous
-    level (:func:`_greedy_step`, LPs only); the most determinism that keeps
+    level (:func:`_greedy_step`, LPs only, re-solved by changing the
+    right-hand sides of one persistent model); the most determinism that keeps
     that value (which ends the level; skipped when ``P(k)`` stopped at its
     time limit, since the level is then unknown); and the value of that
     strategy with its choices fixed.  With ``time_limit`` a MIP that stops
@@ -203,7 +204,8 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
 
     def run(model: Model, start: dict | None = None):
         nonlocal wall
-        sol = model.solve(backend, mip_gap=mip_gap, start=start, **options)
+        # The greedy step's LPs differ by a few right-hand sides: one persistent model, warm-started.
+        sol = model.solve(backend, mip_gap=mip_gap, start=start, persistent=not model.is_mip, **options)
         counts["mip" if model.is_mip else "lp"] += 1
         wall += sol.wall_time
         if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):

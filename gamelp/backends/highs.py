@@ -5,9 +5,9 @@ building costs one sparse conversion, not a Python loop over rows.  A large,
 dense LP (a big payoff matrix) goes to HiGHS's interior-point method with
 crossover, which is several times faster there than simplex (n = 1000 random
 matrix game: 6 s against 28 s) and still ends at a vertex with exact duals;
-pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs in a
-worker thread with HiGHS's interrupt callbacks on, so Ctrl-C stops it
-within a callback's time and the result has status ``interrupted``.
+pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs with
+HiGHS's interrupt callbacks on, so Ctrl-C stops it within a callback's time
+and the result has status ``interrupted``.
 
 With ``persistent=True`` the ``highspy.Highs`` instance stays with the model
 (:meth:`HighsBackend.solve_persistent`): a re-solve after ``set_rhs``,
@@ -21,9 +21,9 @@ applied afresh for every solve.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import tempfile
+import signal
+import threading
 import time
 from collections import Counter
 
@@ -39,7 +39,6 @@ from gamelp.solution import Status
 # An LP with at least this many non-zeros, at least this dense, defaults to the interior-point method.
 DENSE_LP_NONZEROS = 200_000
 DENSE_LP_DENSITY = 0.2
-POLL_SECONDS = 0.1  # how often the waiting main thread wakes to notice Ctrl-C
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -80,67 +79,85 @@ def _is_dense(form: MatrixForm) -> bool:
     return nonzeros >= DENSE_LP_NONZEROS and nonzeros / cells >= DENSE_LP_DENSITY
 
 
-def _set_output(h: highspy.Highs, log_path: str | None, verbose: bool) -> None:
-    h.setOptionValue("output_flag", bool(verbose or log_path))
-    h.setOptionValue("log_to_console", bool(verbose))
-    if log_path:
-        h.setOptionValue("log_file", log_path)
-
-
 def _run_interruptibly(h: highspy.Highs) -> None:
-    """Run HiGHS in its own thread; Ctrl-C in this one asks it, through its interrupt callbacks, to stop."""
-    h.HandleUserInterrupt = True
-    thread = h.startSolve()
-    while True:
-        try:
-            if h.wait(POLL_SECONDS)[0]:
-                break
-        except KeyboardInterrupt:
-            h.cancelSolve()  # HiGHS stops at its next callback and reports kInterrupt
-    thread.join()
+    """Run HiGHS; Ctrl-C during the run asks it, through its interrupt callbacks, to stop (``interrupted``).
+
+    The run stays in the calling thread (a hand-off to a solver thread cost
+    more than a warm re-solve of Leduc's LP on a loaded machine).  On the
+    main thread a SIGINT handler sets the flag the callbacks check; the
+    handler runs at the next callback, which executes Python code.
+    """
+    stop = threading.Event()
+
+    def check(event) -> None:
+        if stop.is_set():
+            event.interrupt()
+
+    callbacks = (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt)
+    for callback in callbacks:
+        callback.subscribe(check)
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set()) if on_main else None
+    try:
+        h.run()
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous)
+        for callback in callbacks:
+            callback.unsubscribe(check)
 
 
 def _run(h: highspy.Highs, form: MatrixForm, options: Options) -> RawResult:
-    """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result."""
-    with tempfile.TemporaryDirectory() as tmp:
-        log_path = os.path.join(tmp, "highs.log")
-        h.resetOptions()  # a persistent model keeps no option of an earlier solve
-        _set_output(h, log_path, options.verbose)
-        settings = dict(options.extra)
-        for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
-                           ("threads", options.threads)):
-            if value is not None:
-                settings[key] = value
-        if not form.is_mip and "solver" not in settings and _is_dense(form):
-            settings["solver"] = "ipm"
-        for key, value in settings.items():
-            if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-                raise BackendError(f"HiGHS rejected option {key}={value!r}")
-        began = time.perf_counter()
-        if options.start is not None:
-            initial = highspy.HighsSolution()
-            initial.col_value = options.start
-            initial.value_valid = True
-            h.setSolution(initial)
+    """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result.
+
+    The log is collected through HiGHS's logging callback (no log file: a
+    file per solve cost more than a warm re-solve of Leduc's LP).
+    """
+    lines = []
+
+    def collect(event) -> None:
+        lines.append(event.message)
+
+    h.resetOptions()  # a persistent model keeps no option of an earlier solve
+    h.setOptionValue("output_flag", True)
+    h.setOptionValue("log_to_console", bool(options.verbose))
+    settings = dict(options.extra)
+    for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
+                       ("threads", options.threads)):
+        if value is not None:
+            settings[key] = value
+    if not form.is_mip and "solver" not in settings and _is_dense(form):
+        settings["solver"] = "ipm"
+    for key, value in settings.items():
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise BackendError(f"HiGHS rejected option {key}={value!r}")
+    if options.start is not None:
+        initial = highspy.HighsSolution()
+        initial.col_value = options.start
+        initial.value_valid = True
+        h.setSolution(initial)
+    h.cbLogging += collect
+    began = time.perf_counter()
+    try:
         _run_interruptibly(h)
-        wall = time.perf_counter() - began
-        info, solution = h.getInfo(), h.getSolution()
-        feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
-        raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall,
-                        iterations=int(info.simplex_iteration_count))
-        if feasible:
-            raw.x = np.asarray(solution.col_value, dtype=float)
-            raw.objective = info.objective_function_value
-        if form.is_mip:
-            raw.bound = info.mip_dual_bound
-        elif solution.dual_valid:
-            # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
-            raw.row_duals = np.asarray(solution.row_dual, dtype=float)
-            raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
+    finally:
+        h.cbLogging -= collect
         h.setOptionValue("output_flag", False)
-        with open(log_path, encoding="utf-8", errors="replace") as fh:
-            raw.log = fh.read()
-        return raw
+    wall = time.perf_counter() - began
+    info, solution = h.getInfo(), h.getSolution()
+    feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
+    raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall, log="".join(lines),
+                    iterations=int(info.simplex_iteration_count))
+    if feasible:
+        raw.x = np.asarray(solution.col_value, dtype=float)
+        raw.objective = info.objective_function_value
+    if form.is_mip:
+        raw.bound = info.mip_dual_bound
+    elif solution.dual_valid:
+        # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
+        raw.row_duals = np.asarray(solution.row_dual, dtype=float)
+        raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
+    return raw
 
 
 def _passed(form: MatrixForm) -> highspy.Highs:
