@@ -182,8 +182,8 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     time limit, since the level is then unknown); and the value of that
     strategy with its choices fixed.  With ``time_limit`` a MIP that stops
     early contributes its incumbent and bound, and the point's ``mip_gap``
-    says how far it got.  ``progress`` (optional) is called with ``(k_done,
-    k_total)`` after each level.
+    says how far it got.  ``persistent=False`` builds every LP afresh.
+    ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
     """
     own = game.player(player)
     total = own.num_decision_points
@@ -194,6 +194,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
     level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
     choice_lp = _choice_lp(game, player)
+    persistent = options.pop("persistent", True)
 
     incumbent = np.full(total + 1, -np.inf)
     bound = np.full(total + 1, np.inf)
@@ -205,7 +206,8 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     def run(model: Model, start: dict | None = None):
         nonlocal wall
         # The greedy step's LPs differ by a few right-hand sides: one persistent model, warm-started.
-        sol = model.solve(backend, mip_gap=mip_gap, start=start, persistent=not model.is_mip, **options)
+        sol = model.solve(backend, mip_gap=mip_gap, start=start, persistent=persistent and not model.is_mip,
+                          **options)
         counts["mip" if model.is_mip else "lp"] += 1
         wall += sol.wall_time
         if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):

@@ -1,7 +1,7 @@
 """Benchmark: re-solving one changed LP in a persistent HiGHS model against building it afresh.
 
     python scripts/bench_persistent.py [--game leduc] [--player 1] [--rhs-steps 300]
-                                       [--greedy-steps 2] [--search-lps 600]
+                                       [--greedy-steps 2] [--search-lps 600] [--sweep-time-limit S]
 
 Three workloads, each run both ways in the same process on the same LPs,
 with the objectives of the two ways compared:
@@ -21,6 +21,11 @@ with the objectives of the two ways compared:
   root), replayed three ways: the search's own ``FaceLP`` (one ``highspy``
   model, column bounds changed, started from the parent node's basis),
   ``Model.set_bounds`` with ``persistent=True``, and fresh models.
+* ``k-sweep`` (with ``--sweep-time-limit S``): the whole MIP k-sweep
+  (:func:`gamelp.models.determinism.k_sweep`, each MIP stopped after ``S``
+  seconds) with ``persistent=False`` and with its default, the persistent
+  greedy-step LPs; the MIPs are the same both ways, so the difference is the
+  LPs'.  ``max |diff|`` compares the curves' values.
 
 Prints per workload and way the wall time, the LPs, the simplex iterations
 (the search's own LP does not count them), the largest objective difference
@@ -32,9 +37,9 @@ import time
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, integer, run_script
+from gamelp.cli.args import OneLineParser, finite_float, integer, run_script
 from gamelp.game import load_game
-from gamelp.models.determinism import _choice_lp, _greedy_step
+from gamelp.models.determinism import _choice_lp, _greedy_step, k_sweep
 from gamelp.models.kdet_search import FaceLP, KdetSearch
 from gamelp.models.nash import sequence_form_lp, solve_nash
 
@@ -61,7 +66,7 @@ class Tally:
 def report(workload: str, ways: dict[str, Tally]) -> None:
     fresh = ways["fresh"]
     for name, tally in ways.items():
-        iterations = f"{tally.iterations:10d}" if tally.persistent is not None else f"{'-':>10s}"
+        iterations = f"{tally.iterations:10d}" if tally.iterations is not None else f"{'-':>10s}"
         diff = np.max(np.abs(np.array(tally.objectives) - fresh.objectives))
         print(f"{workload:12s} {name:18s} {tally.seconds:9.3f} {tally.lps:6d} {iterations} {diff:10.1e} "
               f"{fresh.seconds / tally.seconds:8.2f}", flush=True)
@@ -115,6 +120,7 @@ def search_lps(game, player: int, count: int) -> dict[str, Tally]:
     ways = {name: Tally(persistent) for name, persistent in (("fresh", False), ("persistent", True))}
     face = FaceLP(game, player)
     own_lp = ways["FaceLP (search's)"] = Tally(None)
+    own_lp.iterations = None
     for choice, basis in calls:
         began = time.perf_counter()
         value = face.solve(choice, basis)[0]
@@ -129,6 +135,19 @@ def search_lps(game, player: int, count: int) -> dict[str, Tally]:
     return ways
 
 
+def whole_sweep(game, player: int, time_limit: float) -> dict[str, Tally]:
+    ways = {}
+    for name, persistent in (("fresh", False), ("persistent", True)):
+        tally = ways[name] = Tally(persistent)
+        began = time.perf_counter()
+        result = k_sweep(game, player, mip_gap=1e-6, time_limit=time_limit, persistent=persistent)
+        tally.seconds = time.perf_counter() - began
+        tally.lps, tally.objectives = result.lps_solved, list(result.values)
+        tally.iterations = None
+        print(f"k-sweep {name}: {result.mips_solved} MIPs, {result.lps_solved} LPs", flush=True)
+    return ways
+
+
 def main() -> int:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="a built-in game name or a game file (default leduc)")
@@ -136,6 +155,8 @@ def main() -> int:
     parser.add_argument("--rhs-steps", type=integer(1), default=300, help="re-solves of the RHS sweep")
     parser.add_argument("--greedy-steps", type=integer(0), default=2, help="greedy steps from the Nash strategy")
     parser.add_argument("--search-lps", type=integer(0), default=600, help="search face LPs to replay")
+    parser.add_argument("--sweep-time-limit", type=finite_float(0.0), default=None,
+                        help="also run the whole MIP k-sweep both ways, each MIP stopped after this many seconds")
     args = parser.parse_args()
     game = load_game(args.game)
     print(f"{game.name}, player {args.player}: persistent HiGHS re-solves against fresh models")
@@ -146,6 +167,8 @@ def main() -> int:
         report("greedy step", greedy_steps(game, args.player, args.greedy_steps))
     if args.search_lps:
         report("search LPs", search_lps(game, args.player, args.search_lps))
+    if args.sweep_time_limit is not None:
+        report("k-sweep", whole_sweep(game, args.player, args.sweep_time_limit))
     return 0
 
 

@@ -225,3 +225,20 @@ def test_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_bench_persistent_prints_equal_objectives_both_ways(tmp_path):
+    out = run_script("bench_persistent.py", "--game", "kuhn", "--rhs-steps", 20, "--greedy-steps", 1,
+                     "--search-lps", 20, "--sweep-time-limit", 5, cwd=tmp_path)
+    rows = {}
+    for line in out.splitlines()[2:]:
+        fields = line[31:].split()
+        if len(fields) == 5:  # workload (12 columns), way (18 columns), seconds, LPs, iterations, diff, speed-up
+            rows[line[:12].strip(), line[13:31].strip()] = fields
+    assert {workload for workload, _ in rows} == {"rhs sweep", "greedy step", "search LPs", "k-sweep"}
+    for (workload, way), (seconds, lps, iterations, diff, speedup) in rows.items():
+        assert float(seconds) > 0 and float(diff) < 1e-9, (workload, way)
+        assert lps == rows[workload, "fresh"][1]  # both ways solve the same LPs
+    assert rows["rhs sweep", "fresh"][1] == "20"
+    assert int(rows["rhs sweep", "persistent"][2]) < int(rows["rhs sweep", "fresh"][2])  # warm starts
+    assert ("search LPs", "FaceLP (search's)") in rows
