@@ -28,7 +28,7 @@ with the objectives of the two ways compared:
   LPs'.  ``max |diff|`` compares the curves' values.
 
 Prints per workload and way the wall time, the LPs, the simplex iterations
-(the search's own LP does not count them), the largest objective difference
+the largest objective difference
 to the fresh solves and the ratio of wall times.  Run it under ``nice -n 10``
 on a shared machine.
 """
@@ -120,11 +120,11 @@ def search_lps(game, player: int, count: int) -> dict[str, Tally]:
     ways = {name: Tally(persistent) for name, persistent in (("fresh", False), ("persistent", True))}
     face = FaceLP(game, player)
     own_lp = ways["FaceLP (search's)"] = Tally(None)
-    own_lp.iterations = None
     for choice, basis in calls:
         began = time.perf_counter()
         value = face.solve(choice, basis)[0]
         own_lp.seconds += time.perf_counter() - began
+        own_lp.iterations += face.highs.getInfo().simplex_iteration_count
         own_lp.lps += 1
         own_lp.objectives.append(value)
     for name in ("fresh", "persistent"):

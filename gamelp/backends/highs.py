@@ -105,10 +105,14 @@ def _run_interruptibly(h: highspy.Highs) -> None:
             signal.signal(signal.SIGINT, previous)
         for callback in callbacks:
             callback.unsubscribe(check)
+    if stop.is_set() and h.getModelStatus() != highspy.HighsModelStatus.kInterrupt:
+        raise KeyboardInterrupt  # pressed after HiGHS's last callback: stop here all the same
 
 
-def _run(h: highspy.Highs, form: MatrixForm, options: Options) -> RawResult:
+def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> RawResult:
     """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result.
+
+    ``began``: when the caller started passing or changing the model (the wall time counts from there).
 
     The log is collected through HiGHS's logging callback (no log file: a
     file per solve cost more than a warm re-solve of Leduc's LP).
@@ -136,12 +140,11 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options) -> RawResult:
         initial.col_value = options.start
         initial.value_valid = True
         h.setSolution(initial)
-    h.cbLogging += collect
-    began = time.perf_counter()
+    h.cbLogging.subscribe(collect)
     try:
         _run_interruptibly(h)
     finally:
-        h.cbLogging -= collect
+        h.cbLogging.unsubscribe(collect)
         h.setOptionValue("output_flag", False)
     wall = time.perf_counter() - began
     info, solution = h.getInfo(), h.getSolution()
@@ -164,7 +167,7 @@ def _passed(form: MatrixForm) -> highspy.Highs:
     """A new HiGHS instance holding ``form``, quiet until a solve sets its output."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    if h.passModel(_highs_lp(form)) != highspy.HighsStatus.kOk:
+    if h.passModel(_highs_lp(form)) == highspy.HighsStatus.kError:
         raise BackendError(f"HiGHS refused model {form.name!r}")
     return h
 
@@ -176,7 +179,7 @@ def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
                                         ("bounds", changes.bounds, h.changeColsBounds, (form.col_lb, form.col_ub)),
                                         ("costs", changes.costs, h.changeColsCost, (form.c,))):
         if where.size and change(where.size, where.astype(np.int32),
-                                 *(array[where] for array in arrays)) != highspy.HighsStatus.kOk:
+                                 *(array[where] for array in arrays)) == highspy.HighsStatus.kError:
             raise BackendError(f"HiGHS refused the changed {what} of model {form.name!r}")
     if changes.objective:
         h.changeObjectiveSense(highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize)
@@ -199,7 +202,8 @@ class HighsBackend(Backend):
         return True
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
-        return _run(_passed(form), form, options)
+        began = time.perf_counter()
+        return _run(_passed(form), form, options, began)
 
     def solve_persistent(self, model: Model, form: MatrixForm, factors: Scaling, options: Options) -> RawResult:
         """Solve ``form`` (``model`` scaled by ``factors``) in the HiGHS instance kept for ``model``.
@@ -208,16 +212,17 @@ class HighsBackend(Backend):
         scaling, passes the whole model; later ones change only the entries
         that differ and re-run, so the simplex starts from the last basis.
         """
+        began = time.perf_counter()
         session = model.sessions.get(self.name)
         with session.lock if session is not None else contextlib.nullcontext():
             changes = session.pending(model, form, factors) if session is not None else None
-            if changes is None:
-                session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)
-            else:
-                _apply(session.solver, form, changes)
-                session.form, session.revision = form, model.revision
             try:
-                raw = _run(session.solver, form, options)
+                if changes is None:
+                    session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)
+                else:
+                    _apply(session.solver, form, changes)
+                    session.form, session.revision = form, model.revision
+                raw = _run(session.solver, form, options, began)
             except BaseException:
                 model.sessions.pop(self.name, None)  # the solver's state is unknown: rebuild next time
                 raise
