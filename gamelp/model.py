@@ -332,6 +332,10 @@ class Model:
         self._changed_values("bounds", block.name, col_lb=self._patched("col_lb", block.slice, lower),
                              col_ub=self._patched("col_ub", block.slice, upper))
 
+    def __getstate__(self) -> dict:
+        """Copies leave the solver sessions behind: a copy of a model starts with none."""
+        return {**self.__dict__, "sessions": {}}
+
     # ----------------------------------------------------------------- the change log
     def _changed_structure(self) -> None:
         self._revision += 1

@@ -1,5 +1,7 @@
 """The model's change log and the persistent HiGHS session: every re-solve equals a fresh solve."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,14 @@ def test_change_log_names_flat_rows_and_columns_and_patches_the_cached_form():
     assert patched.maximize == rebuilt.maximize and patched.objective_constant == rebuilt.objective_constant
     m.add_constraints("extra", {"x": np.ones((1, 12))}, "<=", 4.0)
     assert m.changes_since(start) is None and m.changes_since(m.revision) is not None
+
+
+def test_a_copy_starts_without_the_session_and_leaves_the_original_alone():
+    m = random_model(13)
+    m.solve("highs", persistent=True)
+    twin = copy.deepcopy(m)
+    assert twin.sessions == {} and "highs" in m.sessions
+    twin.set_rhs("floor", 1e3)
+    assert twin.solve("highs", persistent=True).status == INFEASIBLE
+    assert m.solve("highs", persistent=True).status == OPTIMAL
+    assert m.solve("highs", persistent=True).objective == pytest.approx(m.solve("highs").objective)
