@@ -304,10 +304,7 @@ class Model:
             block = self._block(key)
             objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
         self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
-        c = np.zeros(self.num_variables)
-        for name, coeffs in objective.items():
-            c[self.variables[name].slice] = coeffs
-        self._changed_values("objective", "", c=c, maximize=sense == "max",
+        self._changed_values("objective", "", c=self._costs(), maximize=sense == "max",
                              objective_constant=self.objective_constant)
 
     def set_rhs(self, name: str, rhs) -> None:
@@ -386,11 +383,17 @@ class Model:
             self._form = replace(self._form, name=self.name)
         return self._form
 
-    def _flatten(self) -> MatrixForm:
-        n = self.num_variables
-        c = np.zeros(n)
+    def _costs(self) -> np.ndarray:
+        """The objective coefficients over all variables (read-only)."""
+        c = np.zeros(self.num_variables)
         for name, coeffs in self.objective.items():
             c[self.variables[name].slice] = coeffs
+        c.setflags(write=False)
+        return c
+
+    def _flatten(self) -> MatrixForm:
+        n = self.num_variables
+        c = self._costs()
         blocks = list(self.constraints.values())
         # Blocks built before later variable blocks were added have fewer columns: pad them.
         matrices = [sp.csr_matrix((b.matrix.data, b.matrix.indices, b.matrix.indptr), shape=(b.size, n))
@@ -411,7 +414,7 @@ class Model:
             ConeBlock(k.name, sp.csr_matrix((k.matrix.data, k.matrix.indices, k.matrix.indptr),
                                             shape=(k.matrix.shape[0], n)), k.constant)
             for k in self.cones.values())
-        for array in (c, row_sense, rhs, col_lb, col_ub, integer, binary):
+        for array in (row_sense, rhs, col_lb, col_ub, integer, binary):
             array.setflags(write=False)  # the form is cached and shared: change the model, not the form
         return MatrixForm(c, self.objective_constant, self.sense == "max", A, row_sense, rhs,
                           col_lb, col_ub, integer, binary, cones, self.name,

@@ -135,6 +135,7 @@ def test_change_log_names_flat_rows_and_columns_and_patches_the_cached_form():
     assert m.changes_since(start).costs.tolist() == list(range(12)) and m.changes_since(start).objective
     patched = m.matrix_form()
     assert patched.A is form.A  # the matrix is not rebuilt for a value change
+    assert not any(getattr(patched, name).flags.writeable for name in ("c", "rhs", "col_lb", "col_ub"))
     rebuilt = m._flatten()
     for name in ("c", "rhs", "col_lb", "col_ub", "row_sense"):
         np.testing.assert_array_equal(getattr(patched, name), getattr(rebuilt, name))
