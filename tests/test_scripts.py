@@ -243,4 +243,3 @@ def test_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
-
