@@ -19,8 +19,13 @@ Dual values follow one convention on every backend: the derivative of the
 optimal objective with respect to the constraint's right-hand side.
 
 Blocks are immutable (their arrays are read-only): change right-hand sides
-and bounds with :meth:`Model.set_rhs` and :meth:`Model.set_bounds`, which
-also drop the cached :class:`MatrixForm`.
+and bounds with :meth:`Model.set_rhs` and :meth:`Model.set_bounds`, and the
+objective with :meth:`Model.set_objective`.  These value setters patch the
+cached :class:`MatrixForm` and log which flat rows and columns they touched
+(:meth:`Model.changes_since`), so a persistent solver session (the HiGHS
+backend's, ``solve(..., persistent=True)``) applies only the difference and
+warm-starts; adding blocks is a structural change that such a session
+answers with a full rebuild.
 """
 
 from __future__ import annotations
@@ -146,6 +151,20 @@ def _as_vector(value, size: int, what: str) -> np.ndarray:
     return arr
 
 
+@dataclass(frozen=True)
+class Changes:
+    """What the value setters changed after some revision, as flat indices of the :class:`MatrixForm`.
+
+    ``rows``: right-hand sides; ``bounds``: column bounds; ``costs``: objective
+    coefficients; ``objective``: whether the sense or the constant may have changed.
+    """
+
+    rows: np.ndarray
+    bounds: np.ndarray
+    costs: np.ndarray
+    objective: bool
+
+
 @dataclass
 class Model:
     """A linear / mixed-integer / second-order-cone model built from named blocks."""
@@ -158,6 +177,14 @@ class Model:
     objective_constant: float = 0.0
     sense: str = "min"
     _form: MatrixForm | None = field(default=None, init=False, repr=False, compare=False)
+    # The change log: every change bumps the revision; structural ones (add_*) also move
+    # _structure; value setters stamp (kind, block) with it (see changes_since).
+    _revision: int = field(default=0, init=False, repr=False, compare=False)
+    _structure: int = field(default=0, init=False, repr=False, compare=False)
+    _stamps: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    # Persistent solver sessions by backend name, owned by the model so they die with it;
+    # ``model.sessions.clear()`` frees them earlier.
+    sessions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # ----------------------------------------------------------------- building
     @property
@@ -202,7 +229,7 @@ class Model:
         block = VarBlock(name, self.num_variables, size, kind, lower, upper,
                          tuple(labels) if labels is not None else None)
         self.variables[name] = block
-        self._form = None
+        self._changed_structure()
         return block
 
     def _block(self, key: VarBlock | str) -> VarBlock:
@@ -253,7 +280,7 @@ class Model:
                                 _as_vector(rhs, rows, f"constraint block {name!r} rhs"),
                                 tuple(labels) if labels is not None else None)
         self.constraints[name] = block
-        self._form = None
+        self._changed_structure()
         return block
 
     def add_cone(self, name: str, terms: Mapping, constant=0.0) -> ConeBlock:
@@ -265,7 +292,7 @@ class Model:
             raise ModelError(f"cone block {name!r}: needs at least one row")
         block = ConeBlock(name, matrix, _as_vector(constant, matrix.shape[0], f"cone block {name!r} constant"))
         self.cones[name] = block
-        self._form = None
+        self._changed_structure()
         return block
 
     def set_objective(self, terms: Mapping, sense: str = "min", constant: float = 0.0) -> None:
@@ -277,7 +304,8 @@ class Model:
             block = self._block(key)
             objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
         self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
-        self._form = None
+        self._changed_values("objective", "", c=self._costs(), maximize=sense == "max",
+                             objective_constant=self.objective_constant)
 
     def set_rhs(self, name: str, rhs) -> None:
         """Replace the right-hand sides of constraint block ``name`` (a scalar is broadcast)."""
@@ -285,8 +313,9 @@ class Model:
             block = self.constraints[name]
         except KeyError:
             raise ModelError(f"model {self.name!r}: unknown constraint block {name!r}") from None
-        self.constraints[name] = replace(block, rhs=_as_vector(rhs, block.size, f"constraint block {name!r} rhs"))
-        self._form = None
+        block = self.constraints[name] = replace(block, rhs=_as_vector(rhs, block.size,
+                                                                       f"constraint block {name!r} rhs"))
+        self._changed_values("rhs", name, rhs=self._patched("rhs", block.slice, block.rhs))
 
     def set_bounds(self, name: str, lb=None, ub=None) -> None:
         """Replace the lower and / or upper bounds of variable block ``name`` (``None`` keeps them)."""
@@ -296,8 +325,54 @@ class Model:
         if block.kind == "binary":
             lower, upper = _as_vector(np.maximum(lower, 0.0), block.size, name), \
                 _as_vector(np.minimum(upper, 1.0), block.size, name)
-        self.variables[block.name] = replace(block, lb=lower, ub=upper)
+        block = self.variables[block.name] = replace(block, lb=lower, ub=upper)
+        self._changed_values("bounds", block.name, col_lb=self._patched("col_lb", block.slice, lower),
+                             col_ub=self._patched("col_ub", block.slice, upper))
+
+    def __getstate__(self) -> dict:
+        """Copies leave the solver sessions behind: a copy of a model starts with none."""
+        return {**self.__dict__, "sessions": {}}
+
+    # ----------------------------------------------------------------- the change log
+    def _changed_structure(self) -> None:
+        self._revision += 1
+        self._structure = self._revision
         self._form = None
+
+    def _patched(self, field_name: str, where: slice, values: np.ndarray) -> np.ndarray | None:
+        """The cached form's ``field_name`` with ``values`` at ``where`` (None when nothing is cached)."""
+        if self._form is None:
+            return None
+        array = getattr(self._form, field_name).copy()
+        array[where] = values
+        array.setflags(write=False)
+        return array
+
+    def _changed_values(self, kind: str, block: str, **form_fields) -> None:
+        """Log a value change of ``kind`` in ``block`` and patch the cached form with ``form_fields``."""
+        self._revision += 1
+        self._stamps[kind, block] = self._revision
+        if self._form is not None:
+            self._form = replace(self._form, **form_fields)
+
+    @property
+    def revision(self) -> int:
+        """A counter every change moves forward: a session remembers the revision it has applied."""
+        return self._revision
+
+    def changes_since(self, revision: int) -> Changes | None:
+        """What changed after ``revision``, or None if a structural change (a block added) came after it."""
+        if self._structure > revision:
+            return None
+        newer = {key for key, stamp in self._stamps.items() if stamp > revision}
+
+        def indices(blocks: dict, kind: str) -> np.ndarray:
+            ranges = [np.arange(b.start, b.start + b.size) for name, b in blocks.items() if (kind, name) in newer]
+            return np.concatenate(ranges) if ranges else np.zeros(0, dtype=np.int64)
+
+        costs = np.arange(self.num_variables) if ("objective", "") in newer else np.zeros(0, dtype=np.int64)
+        return Changes(indices(self.constraints, "rhs"), indices(self.variables, "bounds"), costs,
+                       ("objective", "") in newer)
 
     # ----------------------------------------------------------------- reading
     def matrix_form(self) -> MatrixForm:
@@ -308,11 +383,17 @@ class Model:
             self._form = replace(self._form, name=self.name)
         return self._form
 
-    def _flatten(self) -> MatrixForm:
-        n = self.num_variables
-        c = np.zeros(n)
+    def _costs(self) -> np.ndarray:
+        """The objective coefficients over all variables (read-only)."""
+        c = np.zeros(self.num_variables)
         for name, coeffs in self.objective.items():
             c[self.variables[name].slice] = coeffs
+        c.setflags(write=False)
+        return c
+
+    def _flatten(self) -> MatrixForm:
+        n = self.num_variables
+        c = self._costs()
         blocks = list(self.constraints.values())
         # Blocks built before later variable blocks were added have fewer columns: pad them.
         matrices = [sp.csr_matrix((b.matrix.data, b.matrix.indices, b.matrix.indptr), shape=(b.size, n))
@@ -333,7 +414,7 @@ class Model:
             ConeBlock(k.name, sp.csr_matrix((k.matrix.data, k.matrix.indices, k.matrix.indptr),
                                             shape=(k.matrix.shape[0], n)), k.constant)
             for k in self.cones.values())
-        for array in (c, row_sense, rhs, col_lb, col_ub, integer, binary):
+        for array in (row_sense, rhs, col_lb, col_ub, integer, binary):
             array.setflags(write=False)  # the form is cached and shared: change the model, not the form
         return MatrixForm(c, self.objective_constant, self.sense == "max", A, row_sense, rhs,
                           col_lb, col_ub, integer, binary, cones, self.name,

@@ -66,6 +66,7 @@ class Solution:
     objective_bound: float | None = None
     reduced_costs: dict[str, np.ndarray] = field(default_factory=dict)
     violation: float | None = None
+    iterations: int | None = None  # simplex iterations, where the backend counts them
 
     @property
     def optimal(self) -> bool:

@@ -176,13 +176,14 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     feasible start for every ``k``.  Then per value level: ``P(k)`` at the
     first ``k`` of the level, started from the better of the best known
     strategy with enough determinism and a greedy step from the previous
-    level (:func:`_greedy_step`, LPs only); the most determinism that keeps
+    level (:func:`_greedy_step`, LPs only, re-solved by changing the
+    right-hand sides of one persistent model); the most determinism that keeps
     that value (which ends the level; skipped when ``P(k)`` stopped at its
     time limit, since the level is then unknown); and the value of that
     strategy with its choices fixed.  With ``time_limit`` a MIP that stops
     early contributes its incumbent and bound, and the point's ``mip_gap``
-    says how far it got.  ``progress`` (optional) is called with ``(k_done,
-    k_total)`` after each level.
+    says how far it got.  ``persistent=False`` builds every LP afresh.
+    ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
     """
     own = game.player(player)
     total = own.num_decision_points
@@ -193,6 +194,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
     level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
     choice_lp = _choice_lp(game, player)
+    persistent = options.pop("persistent", True)
 
     incumbent = np.full(total + 1, -np.inf)
     bound = np.full(total + 1, np.inf)
@@ -203,7 +205,9 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
 
     def run(model: Model, start: dict | None = None):
         nonlocal wall
-        sol = model.solve(backend, mip_gap=mip_gap, start=start, **options)
+        # The greedy step's LPs differ by a few right-hand sides: one persistent model, warm-started.
+        sol = model.solve(backend, mip_gap=mip_gap, start=start, persistent=persistent and not model.is_mip,
+                          **options)
         counts["mip" if model.is_mip else "lp"] += 1
         wall += sol.wall_time
         if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):

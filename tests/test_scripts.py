@@ -27,7 +27,7 @@ def test_homework_nash_script_prints_the_values():
     assert abs(float(rows[("leduc", "sum")][2])) < 1e-9
 
 
-# ---- the Esche (2018) scripts at a tiny scale, their printed figures checked ----
+# ---- scripts at a tiny scale, their printed figures checked ----
 def run_script(name, *args, cwd):
     done = subprocess.run([sys.executable, str(SCRIPTS[0].parent / name), *map(str, args)], capture_output=True,
                           text=True, timeout=300, cwd=cwd)
@@ -35,6 +35,24 @@ def run_script(name, *args, cwd):
     return done.stdout
 
 
+def test_bench_persistent_prints_equal_objectives_both_ways(tmp_path):
+    out = run_script("bench_persistent.py", "--game", "kuhn", "--rhs-steps", 20, "--greedy-steps", 1,
+                     "--search-lps", 20, "--sweep-time-limit", 5, cwd=tmp_path)
+    rows = {}
+    for line in out.splitlines()[2:]:
+        fields = line[31:].split()
+        if len(fields) == 5:  # workload (12 columns), way (18 columns), seconds, LPs, iterations, diff, speed-up
+            rows[line[:12].strip(), line[13:31].strip()] = fields
+    assert {workload for workload, _ in rows} == {"rhs sweep", "greedy step", "search LPs", "k-sweep"}
+    for (workload, way), (seconds, lps, iterations, diff, speedup) in rows.items():
+        assert float(seconds) > 0 and float(diff) < 1e-9, (workload, way)
+        assert lps == rows[workload, "fresh"][1]  # both ways solve the same LPs
+    assert rows["rhs sweep", "fresh"][1] == "20"
+    assert int(rows["rhs sweep", "persistent"][2]) < int(rows["rhs sweep", "fresh"][2])  # warm starts
+    assert ("search LPs", "FaceLP (search's)") in rows
+
+
+# ---- the Esche (2018) scripts ----
 def test_esche_lp_script_prints_the_thesis_mix_and_uniqueness(tmp_path):
     out = run_script("esche_3_1_lp.py", "--out", tmp_path, cwd=tmp_path)
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}

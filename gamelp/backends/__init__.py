@@ -14,7 +14,9 @@ take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`
 solve, judge the result (:func:`gamelp.backends.base.finish`), unscale it
 and split it by block.  Options: ``time_limit`` (seconds), ``mip_gap``
 (relative), ``threads``, ``verbose``, ``start`` (block name -> values, a
-MIP start) and any solver-specific keyword.  Ctrl-C during a solve stops the
+MIP start), ``persistent`` (keep the solver's model for the next solve of
+the same model, on backends that can; others solve afresh) and any
+solver-specific keyword.  Ctrl-C during a solve stops the
 solver and raises :class:`~gamelp.errors.SolveInterrupted` carrying what it had.
 """
 
@@ -128,10 +130,12 @@ def check(model, backend: str = DEFAULT_BACKEND) -> None:
 
 def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_limit: float | None = None,
           mip_gap: float | None = None, threads: int | None = None, start: dict | None = None,
-          **options) -> Solution:
+          persistent: bool = False, **options) -> Solution:
     """Solve ``model`` on ``backend``; refusals come before any work.
 
     ``start`` (block name -> values) is a feasible point offered to a MIP solver as its first incumbent.
+    ``persistent``: on a backend with that capability, keep the solver's model in ``model.sessions``
+    and, next time, change only what the value setters changed and warm-start from the last solve.
     """
     chosen = _resolve(model, backend)
     form = model.matrix_form()
@@ -140,7 +144,10 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
     if start is not None and form.is_mip:
         opts.start = factors.scaled_start(model.full_vector(start))
     logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)
-    raw = chosen.solve(scaled, opts)
+    if persistent and chosen.capabilities.persistent:
+        raw = chosen.solve_persistent(model, scaled, factors, opts)
+    else:
+        raw = chosen.solve(scaled, opts)
     status, fields = finish(scaled, raw)
 
     def per_block(vector, unscale, split):
@@ -152,7 +159,8 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
         duals=per_block(fields["row_duals"], factors.duals, form.split_rows),
         reduced_costs=per_block(fields["reduced_costs"], factors.reduced_costs, form.split_values),
         mip_gap=fields["mip_gap"], objective_bound=factors.objective_value(fields["bound"]),
-        wall_time=raw.wall_time, log=raw.log, backend=chosen.name, violation=fields["violation"])
+        wall_time=raw.wall_time, log=raw.log, backend=chosen.name, violation=fields["violation"],
+        iterations=raw.iterations)
     if status == Status.INTERRUPTED:
         raise SolveInterrupted(solution)
     return solution

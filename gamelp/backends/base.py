@@ -16,15 +16,23 @@ every backend, what the result vouches for:
 * duals and reduced costs only for a continuous model at an optimum;
 * ``objective_bound``: the solver's proven bound (the objective itself at
   an LP optimum), and the relative gap ``|objective - bound| / max(|objective|, 1e-10)``.
+
+A backend with the ``persistent`` capability also keeps a :class:`Session`
+per model (``solve(..., persistent=True)``): its solver object holds the
+scaled form of the last solve, and :meth:`Session.pending` says which flat
+rows and columns to change in it, from the model's change log
+(:meth:`gamelp.model.Model.changes_since`), or that it must be rebuilt.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from gamelp.model import MatrixForm
+from gamelp.backends.scaling import Scaling
+from gamelp.model import Changes, MatrixForm, Model
 from gamelp.solution import Status
 
 FEASIBILITY_TOLERANCE = 1e-6
@@ -42,11 +50,12 @@ class Capabilities:
     duals: bool = True
     mip_start: bool = False
     time_limit: bool = True
+    persistent: bool = False  # keeps the solver's model between solves and applies only the changes
     accuracy: float = 1e-7  # relative accuracy to expect of an optimum (first-order methods: ~1e-4)
 
     def names(self) -> list[str]:
         flags = {"LP": self.lp, "MIP": self.mip, "SOC": self.soc, "duals": self.duals,
-                 "MIP start": self.mip_start, "time limit": self.time_limit}
+                 "MIP start": self.mip_start, "time limit": self.time_limit, "persistent": self.persistent}
         return [name for name, on in flags.items() if on]
 
 
@@ -74,6 +83,43 @@ class RawResult:
     reduced_costs: np.ndarray | None = None  # c - A^T y
     wall_time: float = 0.0
     log: str = ""
+    iterations: int | None = None  # simplex iterations, where the solver counts them
+
+
+@dataclass
+class Session:
+    """One model's solver object kept by a persistent backend between solves.
+
+    ``form`` and ``factors`` are the scaled form the solver holds and the
+    scaling that made it; ``revision`` is the model revision it reflects.
+    """
+
+    solver: object
+    form: MatrixForm
+    factors: Scaling
+    revision: int
+    lock: threading.Lock = field(default_factory=threading.Lock)  # one solve at a time per model
+
+    def pending(self, model: Model, scaled: MatrixForm, factors: Scaling) -> Changes | None:
+        """The entries of ``scaled`` that differ from the solver's copy, or None when it must be rebuilt.
+
+        A rebuild is due after a structural change of the model, or when the
+        scaling a fresh solve would use differs from the session's (so the
+        solver always holds exactly the model a fresh solve would pass).
+        """
+        changes = model.changes_since(self.revision)
+        if changes is None or not (np.array_equal(factors.row, self.factors.row)
+                                   and np.array_equal(factors.column, self.factors.column)
+                                   and factors.objective == self.factors.objective):
+            return None
+        old = self.form
+        rows = changes.rows[scaled.rhs[changes.rows] != old.rhs[changes.rows]]
+        bounds = changes.bounds[(scaled.col_lb[changes.bounds] != old.col_lb[changes.bounds])
+                                | (scaled.col_ub[changes.bounds] != old.col_ub[changes.bounds])]
+        costs = changes.costs[scaled.c[changes.costs] != old.c[changes.costs]]
+        objective = changes.objective and (scaled.maximize != old.maximize
+                                           or scaled.objective_constant != old.objective_constant)
+        return Changes(rows, bounds, costs, objective)
 
 
 class Backend:
@@ -89,6 +135,10 @@ class Backend:
         """Refuse (a :class:`~gamelp.errors.BackendError`) what this solver cannot take beyond its capabilities."""
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        raise NotImplementedError
+
+    def solve_persistent(self, model: Model, form: MatrixForm, factors: Scaling, options: Options) -> RawResult:
+        """Solve ``form`` (``model`` scaled by ``factors``) in a :class:`Session` kept in ``model.sessions``."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

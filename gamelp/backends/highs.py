@@ -5,31 +5,40 @@ building costs one sparse conversion, not a Python loop over rows.  A large,
 dense LP (a big payoff matrix) goes to HiGHS's interior-point method with
 crossover, which is several times faster there than simplex (n = 1000 random
 matrix game: 6 s against 28 s) and still ends at a vertex with exact duals;
-pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs in a
-worker thread with HiGHS's interrupt callbacks on, so Ctrl-C stops it
-within a callback's time and the result has status ``interrupted``.
+pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs with
+HiGHS's interrupt callbacks on, so Ctrl-C stops it within a callback's time
+and the result has status ``interrupted``.
+
+With ``persistent=True`` the ``highspy.Highs`` instance stays with the model
+(:meth:`HighsBackend.solve_persistent`): a re-solve after ``set_rhs``,
+``set_bounds`` or ``set_objective`` changes only the rows, columns and costs
+that differ (``changeRowsBounds``, ``changeColsBounds``, ``changeColsCost``)
+and re-runs, so the dual (or primal) simplex starts from the previous basis;
+a MIP keeps its integrality and restarts its search.  Options are reset and
+applied afresh for every solve.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
 import re
-import tempfile
+import signal
+import threading
 import time
 from collections import Counter
 
 import highspy
 import numpy as np
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, Session
+from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
-from gamelp.model import MatrixForm
+from gamelp.model import Changes, MatrixForm, Model
 from gamelp.solution import Status
 
 # An LP with at least this many non-zeros, at least this dense, defaults to the interior-point method.
 DENSE_LP_NONZEROS = 200_000
 DENSE_LP_DENSITY = 0.2
-POLL_SECONDS = 0.1  # how often the waiting main thread wakes to notice Ctrl-C
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -64,38 +73,124 @@ def _highs_lp(form: MatrixForm) -> highspy.HighsLp:
     return lp
 
 
-def _is_dense(lp: highspy.HighsLp) -> bool:
-    nonzeros = len(lp.a_matrix_.value_)
-    cells = max(lp.num_row_ * lp.num_col_, 1)
+def _is_dense(form: MatrixForm) -> bool:
+    nonzeros = form.A.nnz
+    cells = max(form.A.shape[0] * form.A.shape[1], 1)
     return nonzeros >= DENSE_LP_NONZEROS and nonzeros / cells >= DENSE_LP_DENSITY
 
 
-def _new_highs(log_path: str | None, verbose: bool) -> highspy.Highs:
+def _run_interruptibly(h: highspy.Highs) -> None:
+    """Run HiGHS; Ctrl-C during the run asks it, through its interrupt callbacks, to stop (``interrupted``).
+
+    The run stays in the calling thread (a hand-off to a solver thread cost
+    more than a warm re-solve of Leduc's LP on a loaded machine).  On the
+    main thread a SIGINT handler sets the flag the callbacks check; the
+    handler runs at the next callback, which executes Python code.
+    """
+    stop = threading.Event()
+
+    def check(event) -> None:
+        if stop.is_set():
+            event.interrupt()
+
+    callbacks = (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt)
+    for callback in callbacks:
+        callback.subscribe(check)
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set()) if on_main else None
+    try:
+        h.run()
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous)
+        for callback in callbacks:
+            callback.unsubscribe(check)
+    if stop.is_set() and h.getModelStatus() != highspy.HighsModelStatus.kInterrupt:
+        raise KeyboardInterrupt  # pressed after HiGHS's last callback: stop here all the same
+
+
+def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> RawResult:
+    """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result.
+
+    ``began``: when the caller started passing or changing the model (the wall time counts from there).
+
+    The log is collected through HiGHS's logging callback (no log file: a
+    file per solve cost more than a warm re-solve of Leduc's LP).
+    """
+    lines = []
+
+    def collect(event) -> None:
+        lines.append(event.message)
+
+    h.resetOptions()  # a persistent model keeps no option of an earlier solve
+    h.setOptionValue("output_flag", True)
+    h.setOptionValue("log_to_console", bool(options.verbose))
+    settings = dict(options.extra)
+    for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
+                       ("threads", options.threads)):
+        if value is not None:
+            settings[key] = value
+    if not form.is_mip and "solver" not in settings and _is_dense(form):
+        settings["solver"] = "ipm"
+    for key, value in settings.items():
+        if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+            raise BackendError(f"HiGHS rejected option {key}={value!r}")
+    if options.start is not None:
+        initial = highspy.HighsSolution()
+        initial.col_value = options.start
+        initial.value_valid = True
+        h.setSolution(initial)
+    h.cbLogging.subscribe(collect)
+    try:
+        _run_interruptibly(h)
+    finally:
+        h.cbLogging.unsubscribe(collect)
+        h.setOptionValue("output_flag", False)
+    wall = time.perf_counter() - began
+    info, solution = h.getInfo(), h.getSolution()
+    feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
+    raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall, log="".join(lines),
+                    iterations=int(info.simplex_iteration_count))
+    if feasible:
+        raw.x = np.asarray(solution.col_value, dtype=float)
+        raw.objective = info.objective_function_value
+    if form.is_mip:
+        raw.bound = info.mip_dual_bound
+    elif solution.dual_valid:
+        # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
+        raw.row_duals = np.asarray(solution.row_dual, dtype=float)
+        raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
+    return raw
+
+
+def _passed(form: MatrixForm) -> highspy.Highs:
+    """A new HiGHS instance holding ``form``, quiet until a solve sets its output."""
     h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose or log_path))
-    h.setOptionValue("log_to_console", bool(verbose))
-    if log_path:
-        h.setOptionValue("log_file", log_path)
+    h.setOptionValue("output_flag", False)
+    if h.passModel(_highs_lp(form)) == highspy.HighsStatus.kError:
+        raise BackendError(f"HiGHS refused model {form.name!r}")
     return h
 
 
-def _run_interruptibly(h: highspy.Highs) -> None:
-    """Run HiGHS in its own thread; Ctrl-C in this one asks it, through its interrupt callbacks, to stop."""
-    h.HandleUserInterrupt = True
-    thread = h.startSolve()
-    while True:
-        try:
-            if h.wait(POLL_SECONDS)[0]:
-                break
-        except KeyboardInterrupt:
-            h.cancelSolve()  # HiGHS stops at its next callback and reports kInterrupt
-    thread.join()
+def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
+    """Change in ``h`` the row bounds, column bounds, costs and objective that ``changes`` names."""
+    lower, upper = form.row_bounds
+    for what, where, change, arrays in (("rows", changes.rows, h.changeRowsBounds, (lower, upper)),
+                                        ("bounds", changes.bounds, h.changeColsBounds, (form.col_lb, form.col_ub)),
+                                        ("costs", changes.costs, h.changeColsCost, (form.c,))):
+        if where.size and change(where.size, where.astype(np.int32),
+                                 *(array[where] for array in arrays)) == highspy.HighsStatus.kError:
+            raise BackendError(f"HiGHS refused the changed {what} of model {form.name!r}")
+    if changes.objective:
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize)
+        h.changeObjectiveOffset(form.objective_constant)
 
 
 class HighsBackend(Backend):
-    """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible."""
+    """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible, persistent."""
 
-    capabilities = Capabilities(lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True)
+    capabilities = Capabilities(lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True,
+                                persistent=True)
 
     def __init__(self, solver: str | None = None):
         if solver:
@@ -107,44 +202,32 @@ class HighsBackend(Backend):
         return True
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
-        with tempfile.TemporaryDirectory() as tmp:
-            log_path = os.path.join(tmp, "highs.log")
-            h = _new_highs(log_path, options.verbose)
-            settings = dict(options.extra)
-            for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
-                               ("threads", options.threads)):
-                if value is not None:
-                    settings[key] = value
-            lp = _highs_lp(form)
-            if not form.is_mip and "solver" not in settings and _is_dense(lp):
-                settings["solver"] = "ipm"
-            for key, value in settings.items():
-                if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
-                    raise BackendError(f"HiGHS rejected option {key}={value!r}")
-            began = time.perf_counter()
-            h.passModel(lp)
-            if options.start is not None:
-                initial = highspy.HighsSolution()
-                initial.col_value = options.start
-                initial.value_valid = True
-                h.setSolution(initial)
-            _run_interruptibly(h)
-            wall = time.perf_counter() - began
-            info, solution = h.getInfo(), h.getSolution()
-            feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
-            raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall)
-            if feasible:
-                raw.x = np.asarray(solution.col_value, dtype=float)
-                raw.objective = info.objective_function_value
-            if form.is_mip:
-                raw.bound = info.mip_dual_bound
-            elif solution.dual_valid:
-                # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
-                raw.row_duals = np.asarray(solution.row_dual, dtype=float)
-                raw.reduced_costs = np.asarray(solution.col_dual, dtype=float)
-            h.setOptionValue("output_flag", False)
-            with open(log_path, encoding="utf-8", errors="replace") as fh:
-                raw.log = fh.read()
+        began = time.perf_counter()
+        return _run(_passed(form), form, options, began)
+
+    def solve_persistent(self, model: Model, form: MatrixForm, factors: Scaling, options: Options) -> RawResult:
+        """Solve ``form`` (``model`` scaled by ``factors``) in the HiGHS instance kept for ``model``.
+
+        The first solve, and the first after a structural change or a new
+        scaling, passes the whole model; later ones change only the entries
+        that differ and re-run, so the simplex starts from the last basis.
+        """
+        began = time.perf_counter()
+        session = model.sessions.get(self.name)
+        with session.lock if session is not None else contextlib.nullcontext():
+            changes = session.pending(model, form, factors) if session is not None else None
+            try:
+                if changes is None:
+                    session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)
+                else:
+                    _apply(session.solver, form, changes)
+                    session.form, session.revision = form, model.revision
+                raw = _run(session.solver, form, options, began)
+            except BaseException:
+                model.sessions.pop(self.name, None)  # the solver's state is unknown: rebuild next time
+                raise
+            if raw.status in (Status.INTERRUPTED, Status.ERROR):
+                model.sessions.pop(self.name, None)
             return raw
 
 
@@ -178,7 +261,8 @@ def write(model, path: str) -> None:
                            "written here cannot hold")
     if not str(path).endswith((".lp", ".mps")):
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
-    h = _new_highs(None, False)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
     lp = _highs_lp(model.matrix_form())
     lp.col_names_ = _file_names(model.variables.values())
     lp.row_names_ = _file_names(model.constraints.values())
