@@ -1,6 +1,7 @@
 """Benchmark: SCIP (PySCIPOpt) against HiGHS on the k-determinism MIP P(k) at the k where the Leduc sweep resists.
 
     python scripts/bench_kdet_scip.py [--game leduc] [--k1 116,120,125,130,135,140] [--k2 107,115,125,135]
+                                      [--formulations bigm,forcing] [--solvers highs,scip]
                                       [--time-limit 60] [--gap 0.01] [--out out]
 
 For each player and ``k`` the model is :func:`gamelp.models.determinism.kdet_mip`,
@@ -15,6 +16,12 @@ P(k) by solving P(k) with its ``z`` fixed.  Both get the same wall-clock time
 limit and relative gap target, one thread, and run one after the other on
 each model (so the load of a shared machine hits both alike).
 
+``--formulations forcing`` also measures P(k) with one more row per decision
+point, ``value + sum_a (LP - phi[ja]) z[ja] <= LP`` (``phi[ja]`` the Nash LP
+with ``j`` playing ``a``; :func:`add_forcing_rows`): the single-point forcing
+bounds of the search written as valid inequalities linking the value to the
+determinism binaries.
+
 Per model it prints each solver's root bound (the dual bound when the root
 node was done: SCIP's ``getDualboundRoot``, HiGHS's best bound on the last log
 row after the root LP with no node processed; the final bound when presolve or the root node
@@ -26,6 +33,7 @@ Writes ``OUT/bench_kdet_scip.json``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -34,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import pyscipopt
+import scipy.sparse as sp
 
 from gamelp.backends import get
 from gamelp.backends.base import Options
@@ -43,7 +52,7 @@ from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc
 from gamelp.model import MatrixForm
 from gamelp.models.determinism import deterministic_choices, kdet_mip
-from gamelp.models.kdet_search import KdetSearch
+from gamelp.models.kdet_search import UNDECIDED, KdetSearch
 
 # A row of HiGHS's MIP log table: source letter, nodes processed, in queue, leaves, explored %, best bound,
 # best solution, gap, cuts, cuts in the LP, conflicts, LP iterations, time.
@@ -123,6 +132,27 @@ def starting_point(model, search: KdetSearch, k: int) -> tuple[float, np.ndarray
     return solution.objective, model.full_vector(solution.values)
 
 
+def add_forcing_rows(model, search: KdetSearch, nash_value: float) -> None:
+    """Per decision point ``j``: ``value + sum_a (LP - phi[ja]) z[ja] <= LP``, ``phi[ja]`` the LP with ``j`` playing ``a``.
+
+    Valid for P(k): if ``j`` plays ``a`` whenever reached the value is at most
+    ``phi[ja]``, else every ``z[ja]`` of ``j`` is 0 and the row is the LP bound.
+    """
+    own = search.own
+    sequences = np.arange(1, own.num_sequences)
+    owner = own.decision_point_of[sequences]
+    loss = np.empty(sequences.size)
+    for i, s in enumerate(sequences):
+        choice = np.full(own.num_decision_points, UNDECIDED)
+        choice[owner[i]] = s - own.starts[owner[i]]
+        loss[i] = nash_value - search.lp.solve(choice)[0]
+    value_row = model.objective["v"][None, :]
+    model.add_constraints("forcing_cap", {"v": np.repeat(value_row, own.num_decision_points, axis=0),
+                                          "z": sp.csr_matrix((np.maximum(loss, 0.0), (owner, sequences - 1)),
+                                                             shape=(own.num_decision_points, sequences.size))},
+                          "<=", nash_value)
+
+
 def in_original_units(result: dict, objective_scale: float) -> dict:
     for key in ("root_bound", "bound", "incumbent"):
         if result[key] is not None:
@@ -139,12 +169,26 @@ def k_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
+def names(allowed: tuple[str, ...]):
+    """Type of a comma-separated list of names from ``allowed``."""
+    def parse(text: str) -> list[str]:
+        chosen = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in chosen if name not in allowed]
+        if unknown or not chosen:
+            raise argparse.ArgumentTypeError(f"expected some of {', '.join(allowed)}, got {text!r}")
+        return chosen
+    return parse
+
+
 def main() -> None:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="leduc, kuhn or a Leduc variant RxS")
     parser.add_argument("--k1", type=k_list, default="116,120,125,130,135,140", help="player 1's k to solve")
     parser.add_argument("--k2", type=k_list, default="107,115,125,135", help="player 2's k to solve")
     parser.add_argument("--time-limit", type=float, default=60.0, help="wall-clock seconds per solver and model")
+    parser.add_argument("--formulations", type=names(("bigm", "forcing")), default="bigm",
+                        help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)")
+    parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
     parser.add_argument("--gap", type=float, default=0.01, help="relative gap at which both solvers stop")
     parser.add_argument("--out", default="out")
     args = parser.parse_args()
@@ -156,26 +200,30 @@ def main() -> None:
                          f"so k runs from 0 to {total}")
     print(f"{args.game}: P(k) with a {args.time_limit:g} s wall limit and a {args.gap:.0%} gap target per solver "
           f"(load average {', '.join(f'{v:.1f}' for v in os.getloadavg())})", flush=True)
-    header = f"{'pl':>2} {'k':>4} {'start':>10} | " + " | ".join(
-        f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}" for name in ("HiGHS", "SCIP"))
+    solvers = {name: {"highs": solve_highs, "scip": solve_scip}[name] for name in args.solvers}
+    header = f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} | " + " | ".join(
+        f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}" for name in solvers)
     print(header, flush=True)
     runs = []
     for player, ks in ((1, args.k1), (2, args.k2)):
         search = KdetSearch(game, player, rel_gap=args.gap)
-        search.solve_root()
+        nash_value = search.solve_root()
         search.solve_top()
-        for k in ks:
+        for k, formulation in itertools.product(ks, args.formulations):
             model = kdet_mip(game, player, k)
             start_value, start = starting_point(model, search, k)
+            if formulation == "forcing":
+                add_forcing_rows(model, search, nash_value)
             scaled, factors = scale(model.matrix_form())
             start = factors.scaled_start(start)
             results = {name: in_original_units(solve(scaled, start, args.time_limit, args.gap), factors.objective)
-                       for name, solve in (("highs", solve_highs), ("scip", solve_scip))}
-            runs.append({"player": player, "k": k, "start_value": start_value, **results})
-            print(f"{player:>2} {k:>4} {start_value:>10.6f} | " + " | ".join(
+                       for name, solve in solvers.items()}
+            runs.append({"player": player, "k": k, "formulation": formulation, "start_value": start_value, **results})
+            print(f"{player:>2} {k:>4} {formulation:>7} {start_value:>10.6f} | " + " | ".join(
                 f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
                 f"{r['nodes']:>6} {r['seconds']:>5.1f}" for r in results.values()), flush=True)
-    ratios = [run["scip"]["gap"] / run["highs"]["gap"] for run in runs if run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
+    ratios = [run["scip"]["gap"] / run["highs"]["gap"] for run in runs
+              if len(solvers) == 2 and run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
     if ratios:
         print(f"final gap SCIP / HiGHS: geometric mean {np.exp(np.mean(np.log(ratios))):.2f} over {len(ratios)} models; "
               f"SCIP's bound lower (better) on {sum(r['scip']['bound'] < r['highs']['bound'] - 1e-9 for r in runs)}"
