@@ -16,17 +16,20 @@ P(k) by solving P(k) with its ``z`` fixed.  Both get the same wall-clock time
 limit and relative gap target, one thread, and run one after the other on
 each model (so the load of a shared machine hits both alike).
 
+Let ``phi[ja]`` be the Nash LP with decision point ``j`` playing ``a``.
 ``--formulations forcing`` also measures P(k) with one more row per decision
-point, ``value + sum_a (LP - phi[ja]) z[ja] <= LP`` (``phi[ja]`` the Nash LP
-with ``j`` playing ``a``; :func:`add_forcing_rows`): the single-point forcing
-bounds of the search written as valid inequalities linking the value to the
-determinism binaries.
+point, ``value + sum_a (LP - phi[ja]) z[ja] <= LP`` (:func:`add_forcing_rows`):
+the single-point forcing bounds written as valid inequalities linking the
+value to the determinism binaries.
 
-Per model it prints each solver's root bound (the dual bound when the root
-node was done: SCIP's ``getDualboundRoot``, HiGHS's best bound on the last log
-row after the root LP with no node processed; the final bound when presolve or the root node
-solved the model), final bound, incumbent, relative gap, nodes and
-seconds; then the geometric mean of the ratio of the two solvers' final gaps.
+Per model it prints the start's value; the single-point forcing bound of P(k)
+(``forced``: the ``k``-th largest ``max_a phi[ja]``, since ``k`` pure points
+each cap the value at their ``phi``); and per solver the root bound (the dual
+bound when the root node was done: SCIP's ``getDualboundRoot``, HiGHS's best
+bound on the last log row after the root LP with no node processed; the final
+bound when presolve or the root node solved the model), final bound,
+incumbent, relative gap, nodes and seconds.  Then the geometric mean of the
+ratio of the two solvers' final gaps.
 Writes ``OUT/bench_kdet_scip.json``.
 """
 
@@ -132,23 +135,34 @@ def starting_point(model, search: KdetSearch, k: int) -> tuple[float, np.ndarray
     return solution.objective, model.full_vector(solution.values)
 
 
-def add_forcing_rows(model, search: KdetSearch, nash_value: float) -> None:
-    """Per decision point ``j``: ``value + sum_a (LP - phi[ja]) z[ja] <= LP``, ``phi[ja]`` the LP with ``j`` playing ``a``.
+def forcing_values(search: KdetSearch) -> np.ndarray:
+    """``phi[ja]`` per sequence ``ja`` (the empty sequence left out): the Nash LP with ``j`` playing ``a``."""
+    own = search.own
+    phi = np.empty(own.num_sequences - 1)
+    for s in range(1, own.num_sequences):
+        choice = np.full(own.num_decision_points, UNDECIDED)
+        choice[own.decision_point_of[s]] = s - own.starts[own.decision_point_of[s]]
+        phi[s - 1] = search.lp.solve(choice)[0]
+    return phi
+
+
+def single_forcing_bound(own, phi: np.ndarray, k: int, nash_value: float) -> float:
+    """The ``k``-th largest ``max_a phi[ja]``: P(k) makes ``k`` points pure, each caps the value at its ``phi``."""
+    best = np.maximum.reduceat(phi, own.starts - 1)
+    return float(np.sort(best)[::-1][k - 1]) if k else nash_value
+
+
+def add_forcing_rows(model, own, phi: np.ndarray, nash_value: float) -> None:
+    """Per decision point ``j``: ``value + sum_a (LP - phi[ja]) z[ja] <= LP``.
 
     Valid for P(k): if ``j`` plays ``a`` whenever reached the value is at most
     ``phi[ja]``, else every ``z[ja]`` of ``j`` is 0 and the row is the LP bound.
     """
-    own = search.own
     sequences = np.arange(1, own.num_sequences)
-    owner = own.decision_point_of[sequences]
-    loss = np.empty(sequences.size)
-    for i, s in enumerate(sequences):
-        choice = np.full(own.num_decision_points, UNDECIDED)
-        choice[owner[i]] = s - own.starts[owner[i]]
-        loss[i] = nash_value - search.lp.solve(choice)[0]
+    loss = np.maximum(nash_value - phi, 0.0)
     value_row = model.objective["v"][None, :]
     model.add_constraints("forcing_cap", {"v": np.repeat(value_row, own.num_decision_points, axis=0),
-                                          "z": sp.csr_matrix((np.maximum(loss, 0.0), (owner, sequences - 1)),
+                                          "z": sp.csr_matrix((loss, (own.decision_point_of[sequences], sequences - 1)),
                                                              shape=(own.num_decision_points, sequences.size))},
                           "<=", nash_value)
 
@@ -201,7 +215,7 @@ def main() -> None:
     print(f"{args.game}: P(k) with a {args.time_limit:g} s wall limit and a {args.gap:.0%} gap target per solver "
           f"(load average {', '.join(f'{v:.1f}' for v in os.getloadavg())})", flush=True)
     solvers = {name: {"highs": solve_highs, "scip": solve_scip}[name] for name in args.solvers}
-    header = f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} | " + " | ".join(
+    header = f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} {'forced':>10} | " + " | ".join(
         f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}" for name in solvers)
     print(header, flush=True)
     runs = []
@@ -209,17 +223,20 @@ def main() -> None:
         search = KdetSearch(game, player, rel_gap=args.gap)
         nash_value = search.solve_root()
         search.solve_top()
+        phi = forcing_values(search)
         for k, formulation in itertools.product(ks, args.formulations):
             model = kdet_mip(game, player, k)
             start_value, start = starting_point(model, search, k)
             if formulation == "forcing":
-                add_forcing_rows(model, search, nash_value)
+                add_forcing_rows(model, search.own, phi, nash_value)
             scaled, factors = scale(model.matrix_form())
             start = factors.scaled_start(start)
             results = {name: in_original_units(solve(scaled, start, args.time_limit, args.gap), factors.objective)
                        for name, solve in solvers.items()}
-            runs.append({"player": player, "k": k, "formulation": formulation, "start_value": start_value, **results})
-            print(f"{player:>2} {k:>4} {formulation:>7} {start_value:>10.6f} | " + " | ".join(
+            forced = single_forcing_bound(search.own, phi, k, nash_value)
+            runs.append({"player": player, "k": k, "formulation": formulation, "start_value": start_value,
+                         "single_forcing_bound": forced, **results})
+            print(f"{player:>2} {k:>4} {formulation:>7} {start_value:>10.6f} {forced:>10.6f} | " + " | ".join(
                 f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
                 f"{r['nodes']:>6} {r['seconds']:>5.1f}" for r in results.values()), flush=True)
     ratios = [run["scip"]["gap"] / run["highs"]["gap"] for run in runs
