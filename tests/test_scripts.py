@@ -239,7 +239,7 @@ def test_kdet_scip_bench_prints_both_solvers_at_the_exact_kuhn_values(tmp_path):
     exact = {(1, 0): -1 / 18, (1, 6): -1 / 6, (2, 6): solve_deterministic(load_game("kuhn"), 2).value}
     assert set(rows) == {(*key, form) for key in exact for form in ("bigm", "forcing")}
     for (player, k, _), line in rows.items():  # the forcing rows are valid: they keep the optimum
-        assert float(line[0].split()[-1]) >= exact[player, k] - 1e-9  # the single-point forcing bound
+        assert float(line[0].split()[-1]) >= exact[player, k] - 1e-6  # the single-point forcing bound (6 digits)
         for solver in line[1:]:  # HiGHS, then SCIP: root bound, bound, value, gap, nodes, seconds
             value = exact[player, k]
             root, bound, found = (float(field) for field in solver.split()[:3])
