@@ -243,3 +243,25 @@ def test_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_kdet_scip_bench_prints_both_solvers_at_the_exact_kuhn_values(tmp_path):
+    pytest.importorskip("pyscipopt")
+    from gamelp.game import load_game
+    from gamelp.models.determinism import solve_deterministic
+
+    out = run_script("bench_kdet_scip.py", "--game", "kuhn", "--k1", "0,6", "--k2", "6", "--time-limit", 20,
+                     "--formulations", "bigm,forcing", "--out", tmp_path, cwd=tmp_path)
+    rows = {(int(line.split()[0]), int(line.split()[1]), line.split()[2]): line.split("|") for line in out.splitlines()
+            if line.split()[:1] in (["1"], ["2"])}
+    exact = {(1, 0): -1 / 18, (1, 6): -1 / 6, (2, 6): solve_deterministic(load_game("kuhn"), 2).value}
+    assert set(rows) == {(*key, form) for key in exact for form in ("bigm", "forcing")}
+    for (player, k, _), line in rows.items():  # the forcing rows are valid: they keep the optimum
+        assert float(line[0].split()[-1]) >= exact[player, k] - 1e-6  # the single-point forcing bound (6 digits)
+        for solver in line[1:]:  # HiGHS, then SCIP: root bound, bound, value, gap, nodes, seconds
+            value = exact[player, k]
+            root, bound, found = (float(field) for field in solver.split()[:3])
+            assert bound == pytest.approx(value, abs=1e-6) and found == pytest.approx(value, abs=1e-6)
+            assert root >= bound - 1e-9
+    saved = json.loads((tmp_path / "bench_kdet_scip.json").read_text())["runs"]
+    assert [run["scip"]["start_accepted"] for run in saved] == [True] * 6

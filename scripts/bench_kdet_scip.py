@@ -1,0 +1,257 @@
+"""Benchmark: SCIP (PySCIPOpt) against HiGHS on the k-determinism MIP P(k) at the k where the Leduc sweep resists.
+
+    python scripts/bench_kdet_scip.py [--game leduc] [--k1 116,120,125,130,135,140] [--k2 107,115,125,135]
+                                      [--formulations bigm,forcing] [--solvers highs,scip]
+                                      [--time-limit 60] [--gap 0.01] [--out out]
+
+For each player and ``k`` the model is :func:`gamelp.models.determinism.kdet_mip`,
+flattened and scaled by the model layer exactly as gamelp's ``highs`` backend
+receives it (:func:`gamelp.backends.scaling.scale`).  HiGHS solves that form
+through the ``highs`` backend; SCIP gets the same columns, rows and bounds,
+built row by row through PySCIPOpt (no file in between, so the columns keep
+their order).  Both start from the same incumbent: the best strategy with
+``k`` or more pure points that :class:`gamelp.models.kdet_search.KdetSearch`
+finds by its greedy dive and the deterministic ILP, completed to a point of
+P(k) by solving P(k) with its ``z`` fixed.  Both get the same wall-clock time
+limit and relative gap target, one thread, and run one after the other on
+each model (so the load of a shared machine hits both alike).
+
+Let ``phi[ja]`` be the Nash LP with decision point ``j`` playing ``a``.
+``--formulations forcing`` also measures P(k) with one more row per decision
+point, ``value + sum_a (LP - phi[ja]) z[ja] <= LP`` (:func:`add_forcing_rows`):
+the single-point forcing bounds written as valid inequalities linking the
+value to the determinism binaries.
+
+Per model it prints the start's value; the single-point forcing bound of P(k)
+(``forced``: the ``k``-th largest ``max_a phi[ja]``, since ``k`` pure points
+each cap the value at their ``phi``); and per solver the root bound (the dual
+bound when the root node was done: SCIP's ``getDualboundRoot``, HiGHS's best
+bound on the last log row after the root LP with no node processed; the final
+bound when presolve or the root node solved the model), final bound,
+incumbent, relative gap, nodes and seconds.  Then the geometric mean of the
+ratio of the two solvers' final gaps.
+Writes ``OUT/bench_kdet_scip.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import pyscipopt
+import scipy.sparse as sp
+
+from gamelp.backends import get
+from gamelp.backends.base import Options
+from gamelp.backends.scaling import scale
+from gamelp.cli.args import OneLineParser, run_script
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.games.poker import leduc
+from gamelp.model import MatrixForm
+from gamelp.models.determinism import deterministic_choices, kdet_mip
+from gamelp.models.kdet_search import UNDECIDED, KdetSearch
+
+# A row of HiGHS's MIP log table: source letter, nodes processed, in queue, leaves, explored %, best bound,
+# best solution, gap, cuts, cuts in the LP, conflicts, LP iterations, time.
+_HIGHS_ROW = re.compile(r"^\s*[A-Za-z]?\s+(\d+)\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s.*\s(\d+)\s+[\d.]+s\s*$")
+_HIGHS_NODES = re.compile(r"^\s*Nodes\s+(\d+)\s*$", re.MULTILINE)
+
+
+def build_game(name: str) -> SequenceFormGame:
+    """``leduc``, ``kuhn`` or a Leduc variant ``RxS`` (R ranks, S suits)."""
+    if "x" not in name:
+        return load_game(name)
+    ranks, suits = (int(part) for part in name.split("x"))
+    return SequenceFormGame.from_dict(leduc(ranks=ranks, suits=suits), f"leduc_{name}")
+
+
+def scip_model(form: MatrixForm) -> tuple[pyscipopt.Model, list]:
+    """The matrix form as a PySCIPOpt model, one variable per column in order, one linear row per row."""
+    model = pyscipopt.Model(form.name)
+    model.hideOutput()
+    kinds = np.where(form.binary, "B", np.where(form.integer, "I", "C"))
+    columns = [model.addVar(f"c{i}", vtype=kinds[i], obj=float(form.c[i]),
+                            lb=None if np.isneginf(form.col_lb[i]) else float(form.col_lb[i]),
+                            ub=None if np.isposinf(form.col_ub[i]) else float(form.col_ub[i]))
+               for i in range(form.c.size)]
+    A = form.A.tocsr()
+    for r in range(A.shape[0]):
+        cells = slice(A.indptr[r], A.indptr[r + 1])
+        row = pyscipopt.quicksum(float(a) * columns[j] for a, j in zip(A.data[cells], A.indices[cells]))
+        rhs = float(form.rhs[r])
+        model.addCons(row <= rhs if form.row_sense[r] == "<" else row >= rhs if form.row_sense[r] == ">"
+                      else row == rhs, name=f"r{r}")
+    if form.objective_constant:
+        model.addObjoffset(form.objective_constant)
+    if form.maximize:
+        model.setMaximize()
+    return model, columns
+
+
+def solve_scip(form: MatrixForm, start: np.ndarray, time_limit: float, gap: float) -> dict:
+    model, columns = scip_model(form)
+    model.setParam("limits/time", time_limit)
+    model.setParam("limits/gap", gap)
+    began = time.perf_counter()
+    sol = model.createSol()
+    for column, value in zip(columns, start):
+        model.setSolVal(sol, column, float(value))
+    accepted = model.addSol(sol)  # checked when solving starts
+    model.optimize()
+    root = model.getDualboundRoot()
+    if model.isInfinity(abs(root)):  # solved in presolve, before any root node
+        root = model.getDualbound()
+    return {"status": model.getStatus(), "start_accepted": bool(accepted), "root_bound": root,
+            "bound": model.getDualbound(), "incumbent": model.getPrimalbound(), "nodes": model.getNNodes(),
+            "seconds": time.perf_counter() - began}
+
+
+def solve_highs(form: MatrixForm, start: np.ndarray, time_limit: float, gap: float) -> dict:
+    began = time.perf_counter()
+    raw = get("highs").solve(form, Options(time_limit=time_limit, mip_gap=gap, threads=1, start=start))
+    rows = [(int(m.group(1)), float(m.group(2)), int(m.group(3)))
+            for m in map(_HIGHS_ROW.match, raw.log.splitlines()) if m]
+    # The root's bound: the last row after the root LP (iterations > 0) before any node was processed;
+    # without such a row the root node or presolve decided the model and the final bound is the root's.
+    root = [bound for processed, bound, iterations in rows if processed == 0 and iterations > 0] or [raw.bound]
+    nodes = _HIGHS_NODES.search(raw.log)
+    return {"status": raw.status.value, "root_bound": root[-1], "bound": raw.bound,
+            "incumbent": raw.objective, "nodes": int(nodes.group(1)) if nodes else None,
+            "seconds": time.perf_counter() - began}
+
+
+def starting_point(model, search: KdetSearch, k: int) -> tuple[float, np.ndarray]:
+    """The search's best strategy with ``k`` pure points, completed to a point of P(k) (its choices fixed)."""
+    z = deterministic_choices(search.own, search.strategy[k])
+    model.set_bounds("z", lb=z, ub=z)
+    solution = model.solve("highs")
+    model.set_bounds("z", lb=0.0, ub=1.0)
+    return solution.objective, model.full_vector(solution.values)
+
+
+def forcing_values(search: KdetSearch) -> np.ndarray:
+    """``phi[ja]`` per sequence ``ja`` (the empty sequence left out): the Nash LP with ``j`` playing ``a``."""
+    own = search.own
+    phi = np.empty(own.num_sequences - 1)
+    for s in range(1, own.num_sequences):
+        choice = np.full(own.num_decision_points, UNDECIDED)
+        choice[own.decision_point_of[s]] = s - own.starts[own.decision_point_of[s]]
+        phi[s - 1] = search.lp.solve(choice)[0]
+    return phi
+
+
+def single_forcing_bound(own, phi: np.ndarray, k: int, nash_value: float) -> float:
+    """The ``k``-th largest ``max_a phi[ja]``: P(k) makes ``k`` points pure, each caps the value at its ``phi``."""
+    best = np.maximum.reduceat(phi, own.starts - 1)
+    return float(np.sort(best)[::-1][k - 1]) if k else nash_value
+
+
+def add_forcing_rows(model, own, phi: np.ndarray, nash_value: float) -> None:
+    """Per decision point ``j``: ``value + sum_a (LP - phi[ja]) z[ja] <= LP``.
+
+    Valid for P(k): if ``j`` plays ``a`` whenever reached the value is at most
+    ``phi[ja]``, else every ``z[ja]`` of ``j`` is 0 and the row is the LP bound.
+    """
+    sequences = np.arange(1, own.num_sequences)
+    loss = np.maximum(nash_value - phi, 0.0)
+    value_row = model.objective["v"][None, :]
+    model.add_constraints("forcing_cap", {"v": np.repeat(value_row, own.num_decision_points, axis=0),
+                                          "z": sp.csr_matrix((loss, (own.decision_point_of[sequences], sequences - 1)),
+                                                             shape=(own.num_decision_points, sequences.size))},
+                          "<=", nash_value)
+
+
+def in_original_units(result: dict, objective_scale: float) -> dict:
+    for key in ("root_bound", "bound", "incumbent"):
+        if result[key] is not None:
+            result[key] /= objective_scale
+    value, bound = result["incumbent"], result["bound"]
+    result["gap"] = abs(bound - value) / max(abs(value), 1e-10) if None not in (value, bound) else None
+    return result
+
+
+def k_list(text: str) -> list[int]:
+    try:
+        return [int(k) for k in text.split(",") if k.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+
+
+def names(allowed: tuple[str, ...]):
+    """Type of a comma-separated list of names from ``allowed``."""
+    def parse(text: str) -> list[str]:
+        chosen = [name.strip() for name in text.split(",") if name.strip()]
+        unknown = [name for name in chosen if name not in allowed]
+        if unknown or not chosen:
+            raise argparse.ArgumentTypeError(f"expected some of {', '.join(allowed)}, got {text!r}")
+        return chosen
+    return parse
+
+
+def main() -> None:
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="leduc", help="leduc, kuhn or a Leduc variant RxS")
+    parser.add_argument("--k1", type=k_list, default="116,120,125,130,135,140", help="player 1's k to solve")
+    parser.add_argument("--k2", type=k_list, default="107,115,125,135", help="player 2's k to solve")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="wall-clock seconds per solver and model")
+    parser.add_argument("--formulations", type=names(("bigm", "forcing")), default="bigm",
+                        help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)")
+    parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
+    parser.add_argument("--gap", type=float, default=0.01, help="relative gap at which both solvers stop")
+    parser.add_argument("--out", default="out")
+    args = parser.parse_args()
+    game = build_game(args.game)
+    for player, ks in ((1, args.k1), (2, args.k2)):
+        total = game.player(player).num_decision_points
+        if any(not 0 <= k <= total for k in ks):
+            parser.error(f"argument --k{player}: player {player} of {args.game} has {total} decision points, "
+                         f"so k runs from 0 to {total}")
+    print(f"{args.game}: P(k) with a {args.time_limit:g} s wall limit and a {args.gap:.0%} gap target per solver "
+          f"(load average {', '.join(f'{v:.1f}' for v in os.getloadavg())})", flush=True)
+    solvers = {name: {"highs": solve_highs, "scip": solve_scip}[name] for name in args.solvers}
+    header = f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} {'forced':>10} | " + " | ".join(
+        f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}" for name in solvers)
+    print(header, flush=True)
+    runs = []
+    for player, ks in ((1, args.k1), (2, args.k2)):
+        search = KdetSearch(game, player, rel_gap=args.gap)
+        nash_value = search.solve_root()
+        search.solve_top()
+        phi = forcing_values(search)
+        for k, formulation in itertools.product(ks, args.formulations):
+            model = kdet_mip(game, player, k)
+            start_value, start = starting_point(model, search, k)
+            if formulation == "forcing":
+                add_forcing_rows(model, search.own, phi, nash_value)
+            scaled, factors = scale(model.matrix_form())
+            start = factors.scaled_start(start)
+            results = {name: in_original_units(solve(scaled, start, args.time_limit, args.gap), factors.objective)
+                       for name, solve in solvers.items()}
+            forced = single_forcing_bound(search.own, phi, k, nash_value)
+            runs.append({"player": player, "k": k, "formulation": formulation, "start_value": start_value,
+                         "single_forcing_bound": forced, **results})
+            print(f"{player:>2} {k:>4} {formulation:>7} {start_value:>10.6f} {forced:>10.6f} | " + " | ".join(
+                f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
+                f"{r['nodes']:>6} {r['seconds']:>5.1f}" for r in results.values()), flush=True)
+    ratios = [run["scip"]["gap"] / run["highs"]["gap"] for run in runs
+              if len(solvers) == 2 and run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
+    if ratios:
+        print(f"final gap SCIP / HiGHS: geometric mean {np.exp(np.mean(np.log(ratios))):.2f} over {len(ratios)} models; "
+              f"SCIP's bound lower (better) on {sum(r['scip']['bound'] < r['highs']['bound'] - 1e-9 for r in runs)}"
+              f" of {len(runs)}", flush=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    temporary = out / "bench_kdet_scip.json.tmp"
+    temporary.write_text(json.dumps({"game": args.game, "time_limit": args.time_limit, "gap": args.gap,
+                                     "load_average_end": os.getloadavg(), "runs": runs}, indent=1))
+    temporary.replace(out / "bench_kdet_scip.json")
+
+
+if __name__ == "__main__":
+    run_script(main)
