@@ -54,7 +54,11 @@ def main(argv=None) -> int:
                         help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
     parser.add_argument("--evaluation", choices=EVALUATIONS, default="life",
                         help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
-    parser.add_argument("--eval-cap", type=int, default=500, help="evaluation cap per search (default: 500)")
+    parser.add_argument("--life-threshold", type=int, default=12,
+                        help="life at which the imperfect player's searches stop and evaluate, 12, 8, 4 as in "
+                             "Section 2.6 (default: 12); 0 searches every sampled deal to the end with the C search")
+    parser.add_argument("--eval-cap", type=int, default=500,
+                        help="leaves per sampled deal, per move with --life-threshold 0 (default: 500)")
     parser.add_argument("--defensive", choices=("castable", "hand"), default="castable",
                         help="what the defensive player counts as a lethal hand of bolts (default: castable)")
     parser.add_argument("--seed", type=int, default=0)
@@ -68,11 +72,13 @@ def main(argv=None) -> int:
     thesis = {tuple(defensive if p == "defensive" else p for p in pair): figures
               for pair, figures in THESIS[args.max_creatures].items()}
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
-    out = Path(args.out) / (f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}_s{args.seed}"
+    out = Path(args.out) / (f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}"
+                            f"_{args.evaluation}{args.life_threshold}_cap{args.eval_cap}_s{args.seed}"
                             + ("_hand" if args.defensive == "hand" else ""))
     result = sweep.run_tournament(
         players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
-        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, imperfect_samples=args.samples),
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,
+                                    imperfect_samples=args.samples),
         out=out, execution=Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}

@@ -83,6 +83,28 @@ def test_esche_players_script_prints_three_pairings(tmp_path):
     assert rates == {"imperfect v aggressive", "imperfect v defensive-hand", "defensive-hand v aggressive"}
 
 
+def test_esche_players_script_plays_the_16_creature_case_by_exact_sampled_deals(tmp_path):
+    import sqlite3
+
+    out = run_script("esche_3_4_players.py", "--max-creatures", 16, "--games", 2, "--repeats", 1, "--workers", 1,
+                     "--life-threshold", 0, "--eval-cap", 100000, "--quiet", "--out", tmp_path, cwd=tmp_path)
+    rates = {line[:30].strip(): line[30:].split() for line in out.splitlines() if " v " in line[:30]}
+    assert list(rates) == ["imperfect v aggressive"] and rates["imperfect v aggressive"][2:] == ["59", "(8.9)"]
+    (run,) = tmp_path.glob("c16_g2_r1_n2_life0_cap100000_s0")
+    params = json.loads(sqlite3.connect(run / "games.sqlite").execute("SELECT params FROM run").fetchone()[0])
+    assert params["life_threshold"] == 0 and len(params["decks"]) == 55
+    nodes = sqlite3.connect(run / "games.sqlite").execute("SELECT nodes FROM matches").fetchall()
+    assert len(nodes) == 2 and all(n > 0 for (n,) in nodes)  # the imperfect player searched
+
+
+def test_exact_benchmark_projects_the_55_deck_matrix(tmp_path):
+    out = run_script("bench_mtg_exact.py", "--games", 3, "--python-games", 1, "--max-creatures", 16, cwd=tmp_path)
+    assert "the 55-deck matrix (297,000 games)" in out
+    c_row = next(line.split() for line in out.splitlines() if line.startswith("C "))
+    assert c_row[1] == "3"
+    assert "on the same 1 games: winners agree in" in out
+
+
 def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
     out = run_script("esche_small_sweep.py", "--creatures", 0, "--bolts", "28,40", "--games", 2, "--repeats", 2,
                      "--workers", 1, "--quiet", "--out", tmp_path, cwd=tmp_path)

@@ -42,6 +42,7 @@ from gamelp.games.mtg.engine import (
     PLAYER_BASE, RESPOND, Game, at_cutoff, creatures, decider,
 )
 from gamelp.games.mtg.evaluation import get_evaluation
+from gamelp.games.mtg.exact import exact_value
 from gamelp.games.mtg.search import CapReached, Searcher
 
 TIER_STEP = 4
@@ -262,17 +263,37 @@ class ImperfectPlayer(Player):
         wins = np.zeros(len(moves), dtype=np.int64)
         for _ in range(self.samples):
             sample_game, sample_state = determinize(game, state, me, table, self.rng, self.candidates)
-            searcher = Searcher(sample_game, evaluate, tier, cap=self.sample_cap)
-            for i, move in enumerate(moves):
-                try:
-                    value = searcher.value(sample_game.step(sample_state, move))
-                except CapReached:
-                    continue
-                if (value > 0) if me == 0 else (value < 0):
+            values = (self._exact_values if tier == 0 else self._cut_off_values)(
+                sample_game, [sample_game.step(sample_state, move) for move in moves], evaluate, tier)
+            for i, value in enumerate(values):
+                if value is not None and ((value > 0) if me == 0 else (value < 0)):
                     wins[i] += 1
-            self.nodes += searcher.nodes
-            self.evaluations += searcher.leaves
         return moves[int(np.argmax(wins))]
+
+    def _cut_off_values(self, game, children, evaluate, tier) -> list:
+        """Values of ``children`` (None when capped) by the Python search with the evaluation at ``tier``;
+        one search and one cap for all of them."""
+        searcher = Searcher(game, evaluate, tier, cap=self.sample_cap)
+        values = []
+        for child in children:
+            try:
+                values.append(searcher.value(child))
+            except CapReached:
+                values.append(None)
+        self.nodes += searcher.nodes
+        self.evaluations += searcher.leaves
+        return values
+
+    def _exact_values(self, game, children, evaluate, tier) -> list:
+        """Exact values of ``children`` (None when capped) by the C search to the end of the game,
+        ``sample_cap`` leaves for each."""
+        values = []
+        for child in children:
+            value, nodes, leaves = exact_value(game, child, self.sample_cap)
+            values.append(value)
+            self.nodes += nodes
+            self.evaluations += leaves
+        return values
 
 
 def make_player(kind: str, rng: np.random.Generator, evaluation: str = "forest",
