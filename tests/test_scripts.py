@@ -198,6 +198,16 @@ def test_esche_table_3_4_script_solves_the_16_creature_decks(tmp_path):
     value = solve_matrix_nash(played.submatrix(keep, keep), "row").value
     assert float(rows["value"][0]) == pytest.approx(value, abs=5e-5)
 
+def test_esche_table_3_4_script_plays_only_the_analysed_decks(tmp_path):
+    import sqlite3
+
+    out = run_script("esche_table_3_4.py", "--creatures", "12,16", "--bolts", "0,16,20", "--games", 2, "--analysed",
+                     "--evaluation", "life", "--life-threshold", 0, "--quiet", "--out", tmp_path, cwd=tmp_path)
+    assert "deck game over 5 of the thesis's 55 decks" in out and "20 games over 10 pairs" in out
+    params = json.loads(sqlite3.connect(tmp_path / "games.sqlite").execute("SELECT params FROM run").fetchone()[0])
+    assert params["decks"] == ["12C16L", "12C20L", "16C0L", "16C16L", "16C20L"]
+
+
 def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     import os
     import re
