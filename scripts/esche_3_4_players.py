@@ -61,6 +61,10 @@ def main(argv=None) -> int:
                         help="leaves per sampled deal, per move with --life-threshold 0 (default: 500)")
     parser.add_argument("--defensive", choices=("castable", "hand"), default="castable",
                         help="what the defensive player counts as a lethal hand of bolts (default: castable)")
+    parser.add_argument("--perfect", action="store_true",
+                        help="also play the perfect-information player (it sees both hands and libraries) against "
+                             "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
+                             "exact play, the ceiling of any sampling player (not in the thesis)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2, help="local worker processes (default: 2)")
     parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
@@ -71,10 +75,12 @@ def main(argv=None) -> int:
     defensive = DEFENSIVE[args.defensive]
     thesis = {tuple(defensive if p == "defensive" else p for p in pair): figures
               for pair, figures in THESIS[args.max_creatures].items()}
+    if args.perfect:
+        thesis[("perfect", "aggressive")] = ("-", "-")
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
     out = Path(args.out) / (f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}"
                             f"_{args.evaluation}{args.life_threshold}_cap{args.eval_cap}_s{args.seed}"
-                            + ("_hand" if args.defensive == "hand" else ""))
+                            + ("_hand" if args.defensive == "hand" else "") + ("_perfect" if args.perfect else ""))
     result = sweep.run_tournament(
         players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
         settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,

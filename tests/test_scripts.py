@@ -87,14 +87,17 @@ def test_esche_players_script_plays_the_16_creature_case_by_exact_sampled_deals(
     import sqlite3
 
     out = run_script("esche_3_4_players.py", "--max-creatures", 16, "--games", 2, "--repeats", 1, "--workers", 1,
-                     "--life-threshold", 0, "--eval-cap", 100000, "--quiet", "--out", tmp_path, cwd=tmp_path)
+                     "--life-threshold", 0, "--eval-cap", 100000, "--perfect", "--quiet", "--out", tmp_path,
+                     cwd=tmp_path)
     rates = {line[:30].strip(): line[30:].split() for line in out.splitlines() if " v " in line[:30]}
-    assert list(rates) == ["imperfect v aggressive"] and rates["imperfect v aggressive"][2:] == ["59", "(8.9)"]
-    (run,) = tmp_path.glob("c16_g2_r1_n2_life0_cap100000_s0")
+    assert list(rates) == ["imperfect v aggressive", "perfect v aggressive"]
+    assert rates["imperfect v aggressive"][2:] == ["59", "(8.9)"] and rates["perfect v aggressive"][2:] == ["-", "(-)"]
+    assert "6 games over 3 pairs" in out  # imperfect v perfect is played too
+    (run,) = tmp_path.glob("c16_g2_r1_n2_life0_cap100000_s0_perfect")
     params = json.loads(sqlite3.connect(run / "games.sqlite").execute("SELECT params FROM run").fetchone()[0])
     assert params["life_threshold"] == 0 and len(params["decks"]) == 55
     nodes = sqlite3.connect(run / "games.sqlite").execute("SELECT nodes FROM matches").fetchall()
-    assert len(nodes) == 2 and all(n > 0 for (n,) in nodes)  # the imperfect player searched
+    assert len(nodes) == 6 and all(n > 0 for (n,) in nodes)  # a searching player in every game
 
 
 def test_exact_benchmark_projects_the_55_deck_matrix(tmp_path):

@@ -137,3 +137,17 @@ def test_imperfect_player_searches_its_sampled_deals_to_the_end_in_c(monkeypatch
     players.ImperfectPlayer(np.random.default_rng(3), "life", life_threshold=12, samples=2).choose(
         game, state, game.legal_moves(state), players.Table(game.decks))
     assert len(calls) == searched
+
+
+def test_perfect_player_against_a_heuristic_plays_the_python_searchers_move_by_the_c_search(monkeypatch):
+    """Facing another kind at life threshold 0, the perfect player's move is the C search's, and it is
+    the first best move of the Python search on every late position."""
+    from gamelp.games.mtg import players
+
+    searched = []
+    monkeypatch.setattr(players, "exact_value", lambda *args: searched.append(1) or exact_value(*args))
+    for game, state in late_positions(40):
+        moves = game.legal_moves(state)
+        chosen = players.PerfectPlayer("life", life_threshold=0, eval_cap=None).choose(game, state, moves, None)
+        assert chosen == Searcher(game, threshold=0, cap=None).best_move(state)[0]
+    assert len(searched) >= 40
