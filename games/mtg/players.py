@@ -284,8 +284,9 @@ class ImperfectPlayer(Player):
         wins = np.zeros(len(moves), dtype=np.int64)
         for _ in range(self.samples):
             sample_game, sample_state = determinize(game, state, me, table, self.rng, self.candidates)
-            values = (self._exact_values if tier == 0 else self._cut_off_values)(
-                sample_game, [sample_game.step(sample_state, move) for move in moves], evaluate, tier)
+            children = [sample_game.step(sample_state, move) for move in moves]
+            values = (self._exact_values(sample_game, children) if tier == 0
+                      else self._cut_off_values(sample_game, children, evaluate, tier))
             for i, value in enumerate(values):
                 if value is not None and ((value > 0) if me == 0 else (value < 0)):
                     wins[i] += 1
@@ -305,7 +306,7 @@ class ImperfectPlayer(Player):
         self.evaluations += searcher.leaves
         return values
 
-    def _exact_values(self, game, children, evaluate, tier) -> list:
+    def _exact_values(self, game, children) -> list:
         """Exact values of ``children`` (None when capped) by the C search to the end of the game,
         ``sample_cap`` leaves for each."""
         values = []

@@ -126,7 +126,7 @@ def test_imperfect_player_searches_its_sampled_deals_to_the_end_in_c(monkeypatch
         deal, dealt = players.determinize(game, state, me, players.Table(game.decks), np.random.default_rng(4),
                                           thesis_decks())
         children = [deal.step(dealt, move) for move in moves]
-        exact = player._exact_values(deal, children, None, 0)
+        exact = player._exact_values(deal, children)
         assert exact == player._cut_off_values(deal, children, None, 0)
         checked += len(children)
     assert checked > 12
