@@ -180,7 +180,8 @@ def cmd_compare(args) -> None:
 def plot(results, thesis, path) -> None:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(results), figsize=(4.6 * len(results), 4.2), squeeze=False)
+    side = max(4.2, 0.32 * max(len(labels) for labels, _ in results.values()))  # room for a z in every cell
+    fig, axes = plt.subplots(1, len(results), figsize=(1.1 * side * len(results), side), squeeze=False)
     for ax, (name, (labels, cells)) in zip(axes[0], results.items()):
         n = len(labels)
         diff = np.full((n, n), np.nan)

@@ -581,25 +581,30 @@ static PyObject *py_value(PyObject *self, PyObject *args) {
     return close_search(&x, Py_BuildValue("(NLL)", value, x.nodes, x.leaves));
 }
 
+static int at_cutoff(const int *s, int life) {
+    return s[BASE[0] + LIFE] <= life || s[BASE[1] + LIFE] <= life;
+}
+
 static PyObject *py_play(PyObject *self, PyObject *args) {
     PyObject *libraries, *rules, *state;
     long long cap;
-    int table_bits;
+    int table_bits, stop_life;
     Deal g;
     State s, next;
     Search x;
-    if (!PyArg_ParseTuple(args, "OOOLi", &libraries, &rules, &state, &cap, &table_bits)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOLii", &libraries, &rules, &state, &cap, &table_bits, &stop_life)) return NULL;
     if (parse_deal(libraries, rules, &g) < 0 || parse_state(state, s) < 0) return NULL;
     if (open_search(&x, &g, cap, table_bits) < 0) return NULL;
     settle(&g, s);
-    while (s[PHASE] != OVER) {
+    while (s[PHASE] != OVER && !at_cutoff(s, stop_life)) {
         int move = best_move(&x, s);
         if (move < 0) break;
         step(&g, s, move, next);
         memcpy(s, next, sizeof(State));
     }
     PyObject *winner = s[PHASE] == OVER && s[WINNER] != NO_WINNER ? PyLong_FromLong(s[WINNER]) : Py_NewRef(Py_None);
-    return close_search(&x, Py_BuildValue("(NiLL)", winner, s[TURN], x.nodes, x.leaves));
+    return close_search(&x, Py_BuildValue("(NiLLON)", winner, s[TURN], x.nodes, x.leaves,
+                                          x.stop == CAPPED ? Py_True : Py_False, state_tuple(s)));
 }
 
 static PyMethodDef methods[] = {
@@ -609,7 +614,8 @@ static PyMethodDef methods[] = {
     {"value", py_value, METH_VARARGS,
      "value(libraries, rules, state, cap, table_bits) -> (1, -1 or None when capped, nodes, leaves)"},
     {"play", py_play, METH_VARARGS,
-     "play(libraries, rules, state, cap, table_bits) -> (winner or None when capped, turn, nodes, leaves)"},
+     "play(libraries, rules, state, cap, table_bits, stop_life) -> (winner or None, turn, nodes, leaves, capped, "
+     "state): play until the game ends or a player has stop_life life or less"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -30,12 +30,15 @@ DEFAULT_TABLE_BITS = 22
 
 
 class ExactPlay(NamedTuple):
-    """A game played out exactly: the winner (None when capped), the last turn and the search counts."""
+    """A game played exactly: the winner (None when capped or stopped early), the last turn, the
+    search counts, whether the cap stopped it, and the state where play stopped."""
 
     winner: int | None
     turn: int
     nodes: int
     leaves: int
+    capped: bool
+    state: tuple
 
 
 def _deal(game: Game) -> tuple[tuple[bytes, bytes], tuple[int, ...]]:
@@ -56,10 +59,13 @@ def exact_value(game: Game, state, cap: int | None = None,
     return _exact.value(libraries, rules, tuple(state), _cap(cap), table_bits)
 
 
-def play_exact(game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS) -> ExactPlay:
-    """Play ``state`` to the end, both players choosing their first best move in move order."""
+def play_exact(game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS,
+               stop_life: int = 0) -> ExactPlay:
+    """Play ``state`` on, both players choosing their first best move in move order, until the game
+    ends or a player has ``stop_life`` life or less (the evaluation cut-off of
+    :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end)."""
     libraries, rules = _deal(game)
-    return ExactPlay(*_exact.play(libraries, rules, tuple(state), _cap(cap), table_bits))
+    return ExactPlay(*_exact.play(libraries, rules, tuple(state), _cap(cap), table_bits, stop_life))
 
 
 def legal_moves(game: Game, state) -> tuple[str, ...]:

@@ -9,9 +9,11 @@ The same games give the 8- and 4-life training sets. A forest has 9 trees,
 each split drawing sqrt(60) features (scikit-learn's ``max_features="sqrt"``).
 
 Here the perfect-information player plays with no evaluation function (exact
-alpha-beta to the end of the game, :class:`~gamelp.games.mtg.search.Searcher`
-with ``threshold=0``), so the winner of the game played out from a recorded
-position is that position's minimax winner, which is how it is computed.
+alpha-beta to the end of the game, the C search of
+:mod:`gamelp.games.mtg.exact`, which plays the moves
+:class:`~gamelp.games.mtg.search.Searcher` plays), so the winner of the game
+played out from a recorded position is that position's minimax winner, which
+is how it is computed.
 
 Storage is data, never code: a forest is the arrays of its scikit-learn trees
 (``children_left``, ``children_right``, ``feature``, ``threshold`` and the
@@ -45,9 +47,9 @@ from gamelp.errors import ForestError
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,
-    SICK, TAPPED, TURN, Game, Rules, at_cutoff, decider, is_over,
+    SICK, TAPPED, TURN, Game, Rules, decider, is_over,
 )
-from gamelp.games.mtg.search import CapReached, Searcher
+from gamelp.games.mtg.exact import exact_value, play_exact
 
 logger = logging.getLogger(__name__)
 
@@ -135,22 +137,26 @@ class TrainingSet:
 
 def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, decks=None) -> dict | None:
     """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
-    or None when its exact search scores more than ``label_cap`` positions."""
+    or None when its exact search scores more than ``label_cap`` positions (leaves of the C
+    search, :mod:`gamelp.games.mtg.exact`, summed over the game)."""
     rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
     decks = analysed_decks(max_creatures) if decks is None else decks
     pair = [decks[i] for i in rng.integers(len(decks), size=2)]
     game, state = Game.deal(pair[0], pair[1], rng, g % 2, rules or Rules())
-    searcher = Searcher(game, None, threshold=0, cap=label_cap)
+    budget = label_cap
     recorded = {}
-    try:
-        for t in thresholds:
-            while not is_over(state) and not at_cutoff(state, t):
-                state = game.step(state, searcher.best_move(state)[0])
-            if is_over(state):
-                break
-            recorded[t] = (features(game, state), 1 if searcher.value(state) > 0 else 0)
-    except CapReached:
-        return None
+    for t in thresholds:
+        played = play_exact(game, state, budget, stop_life=t)
+        if played.capped:
+            return None
+        state, budget = played.state, None if budget is None else budget - played.leaves
+        if is_over(state):
+            break
+        value, _, leaves = exact_value(game, state, budget)
+        if value is None:
+            return None
+        budget = None if budget is None else budget - leaves
+        recorded[t] = (features(game, state), 1 if value > 0 else 0)
     return recorded
 
 

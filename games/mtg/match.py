@@ -143,7 +143,7 @@ def _exact_game(game: Game, state, eval_cap: int, first: int) -> GameResult:
     """Two perfect players with no evaluation cut-off: the game played out by the C search."""
     played = play_exact(game, state, eval_cap)
     return GameResult(played.winner, played.turn, played.nodes, played.leaves, False, first,
-                      capped=played.winner is None)
+                      capped=played.capped)
 
 
 def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, verify, first, verbose, log):

@@ -81,6 +81,22 @@ def test_c_games_are_the_python_searchers_games():
             python_state = game.step(python_state, searcher.best_move(python_state)[0])
         played = play_exact(game, state, cap=None)
         assert (played.winner, played.turn) == (winner(python_state), python_state[TURN])
+        assert played.state == python_state and not played.capped
+
+
+def test_play_exact_stops_where_a_player_first_has_the_stop_life():
+    for seed, (deck0, deck1) in enumerate([("8C24L", "8C32L"), ("0C40L", "4C24L"), ("4C32L", "0C28L")]):
+        game, state = Game.deal(deck0, deck1, np.random.default_rng(seed), seed % 2)
+        searcher = Searcher(game, threshold=0, cap=None)
+        python_state = state
+        while python_state[PHASE] != OVER and min(lives(python_state)) > 12:
+            python_state = game.step(python_state, searcher.best_move(python_state)[0])
+        played = play_exact(game, state, cap=None, stop_life=12)
+        assert played.state == python_state and not played.capped
+        assert played.winner == winner(python_state)  # None unless the game ended before 12 life
+        assert min(lives(played.state)) <= 12 or played.state[PHASE] == OVER
+        resumed = play_exact(game, played.state, cap=None)
+        assert resumed.winner == play_exact(game, state, cap=None).winner
 
 
 def test_play_game_at_threshold_zero_uses_the_c_search_and_caps_to_a_draw():

@@ -33,6 +33,36 @@ def fitted():
     return model, rng.integers(-5, 30, size=(300, len(FEATURE_NAMES))).astype(float)
 
 
+def python_training_game(g: int, thresholds, seed, max_creatures) -> dict:
+    """The training game of ``forest._training_game`` re-played by the Python search (no cap)."""
+    from gamelp.games.mtg.deck import analysed_decks
+    from gamelp.games.mtg.engine import at_cutoff, is_over
+    from gamelp.games.mtg.search import Searcher
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, g]))
+    decks = analysed_decks(max_creatures)
+    game, state = Game.deal(*[decks[i] for i in rng.integers(len(decks), size=2)], rng, g % 2)
+    searcher, recorded = Searcher(game, None, threshold=0, cap=None), {}
+    for t in thresholds:
+        while not is_over(state) and not at_cutoff(state, t):
+            state = game.step(state, searcher.best_move(state)[0])
+        if is_over(state):
+            break
+        recorded[t] = (features(game, state), 1 if searcher.value(state) > 0 else 0)
+    return recorded
+
+
+def test_training_positions_and_labels_of_the_c_search_are_the_python_searchs():
+    """Bolt-only and 4-creature decks keep the Python search to seconds."""
+    data = collect_positions(16, thresholds=(12, 8, 4), seed=5, label_cap=None, max_creatures=4)
+    python = [python_training_game(g, (12, 8, 4), 5, 4) for g in range(16)]
+    for t in (12, 8, 4):
+        expected = [game[t] for game in python if t in game]
+        assert len(expected) == len(data.y[t]) > 0
+        np.testing.assert_array_equal(data.X[t], np.array([row for row, _ in expected], dtype=float))
+        np.testing.assert_array_equal(data.y[t], [label for _, label in expected])
+
+
 def test_training_records_the_first_positions_at_12_and_8_life(training):
     X12, y12, X8 = training.X[12], training.y[12], training.X[8]
     assert X12.shape[1] == 60 and 0 < len(y12) <= 8 and 0 < y12.mean() < 1
