@@ -101,6 +101,31 @@ def test_esche_players_script_prints_three_pairings(tmp_path):
     assert rates == {"imperfect v aggressive", "imperfect v defensive-hand", "defensive-hand v aggressive"}
 
 
+def test_esche_players_script_plays_the_16_creature_case_by_exact_sampled_deals(tmp_path):
+    import sqlite3
+
+    out = run_script("esche_3_4_players.py", "--max-creatures", 16, "--games", 2, "--repeats", 1, "--workers", 1,
+                     "--life-threshold", 0, "--eval-cap", 100000, "--perfect", "--quiet", "--out", tmp_path,
+                     cwd=tmp_path)
+    rates = {line[:30].strip(): line[30:].split() for line in out.splitlines() if " v " in line[:30]}
+    assert list(rates) == ["imperfect v aggressive", "perfect v aggressive"]
+    assert rates["imperfect v aggressive"][2:] == ["59", "(8.9)"] and rates["perfect v aggressive"][2:] == ["-", "(-)"]
+    assert "6 games over 3 pairs" in out  # imperfect v perfect is played too
+    (run,) = tmp_path.glob("c16_g2_r1_n2_life0_cap100000_s0_perfect")
+    params = json.loads(sqlite3.connect(run / "games.sqlite").execute("SELECT params FROM run").fetchone()[0])
+    assert params["life_threshold"] == 0 and len(params["decks"]) == 55
+    nodes = sqlite3.connect(run / "games.sqlite").execute("SELECT nodes FROM matches").fetchall()
+    assert len(nodes) == 6 and all(n > 0 for (n,) in nodes)  # a searching player in every game
+
+
+def test_exact_benchmark_projects_the_55_deck_matrix(tmp_path):
+    out = run_script("bench_mtg_exact.py", "--games", 3, "--python-games", 1, "--max-creatures", 16, cwd=tmp_path)
+    assert "the 55-deck matrix (297,000 games)" in out
+    c_row = next(line.split() for line in out.splitlines() if line.startswith("C "))
+    assert c_row[1] == "3"
+    assert "on the same 1 games: winners agree in" in out
+
+
 def test_esche_small_sweep_script_solves_what_it_played(tmp_path):
     out = run_script("esche_small_sweep.py", "--creatures", 0, "--bolts", "28,40", "--games", 2, "--repeats", 2,
                      "--workers", 1, "--quiet", "--out", tmp_path, cwd=tmp_path)
@@ -193,6 +218,16 @@ def test_esche_table_3_4_script_solves_the_16_creature_decks(tmp_path):
     keep = [k for k, d in enumerate(played.row_labels) if d != "12C0L"]
     value = solve_matrix_nash(played.submatrix(keep, keep), "row").value
     assert float(rows["value"][0]) == pytest.approx(value, abs=5e-5)
+
+def test_esche_table_3_4_script_plays_only_the_analysed_decks(tmp_path):
+    import sqlite3
+
+    out = run_script("esche_table_3_4.py", "--creatures", "12,16", "--bolts", "0,16,20", "--games", 2, "--analysed",
+                     "--evaluation", "life", "--life-threshold", 0, "--quiet", "--out", tmp_path, cwd=tmp_path)
+    assert "deck game over 5 of the thesis's 55 decks" in out and "20 games over 10 pairs" in out
+    params = json.loads(sqlite3.connect(tmp_path / "games.sqlite").execute("SELECT params FROM run").fetchone()[0])
+    assert params["decks"] == ["12C16L", "12C20L", "16C0L", "16C16L", "16C20L"]
+
 
 def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     import os

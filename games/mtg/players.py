@@ -6,12 +6,14 @@ From Esche (2018), ch. 2.1 and 2.6:
   true state, cutting off at a life threshold with an evaluation function. When
   a player is already at or below the threshold, the cut-off moves down in
   steps of 4 (12, 8, 4, as the thesis's forests); below the last step the
-  search runs to the end of the game.
+  search runs to the end of the game, in C (:mod:`gamelp.games.mtg.exact`).
 * ``imperfect``: at every choice, draw ``samples`` determinisations (its own
   library order; an opponent deck consistent with every card the opponent has
   shown, then the opponent's hand and library order), search the
   perfect-information game after each candidate move, and play the move that
-  wins most samples.
+  wins most samples (the first such move in move order). Below the last
+  cut-off step (``life_threshold=0``: always) each sampled deal is searched to
+  its end by the C search: perfect-information Monte Carlo.
 * ``aggressive``: bolts the opponent at once, always attacks, never blocks,
   pays 4 life against a Vexing Devil whenever it has more than 4 life.
 * ``defensive``: bolts opponent creatures when it can (attackers first), bolts
@@ -42,6 +44,7 @@ from gamelp.games.mtg.engine import (
     PLAYER_BASE, RESPOND, Game, at_cutoff, creatures, decider,
 )
 from gamelp.games.mtg.evaluation import get_evaluation
+from gamelp.games.mtg.exact import exact_value
 from gamelp.games.mtg.search import CapReached, Searcher
 
 TIER_STEP = 4
@@ -193,7 +196,10 @@ class PerfectPlayer(Player):
         return self._searchers[tier]
 
     def choose(self, game, state, moves, table):
-        searcher = self.searcher(game, cutoff_tier(state, self.life_threshold))
+        tier = cutoff_tier(state, self.life_threshold)
+        if tier == 0:
+            return self._exact_choice(game, state, moves)
+        searcher = self.searcher(game, tier)
         if self.eval_cap is not None:
             searcher.cap = searcher.leaves + self.eval_cap
         try:
@@ -202,6 +208,22 @@ class PerfectPlayer(Player):
             self.capped_decisions += 1
             move = moves[0]
         return move
+
+
+    def _exact_choice(self, game, state, moves) -> str:
+        """The first of ``moves`` that wins for the mover by the C search to the end (as
+        ``Searcher.best_move``), else the first move; ``eval_cap`` leaves for each move's search."""
+        me = decider(state)
+        for move in moves:
+            value, nodes, leaves = exact_value(game, game.step(state, move), self.eval_cap)
+            self._spent_nodes += nodes
+            self._spent_evaluations += leaves
+            if value is None:
+                self.capped_decisions += 1
+                return moves[0]
+            if (value > 0) == (me == 0):
+                return move
+        return moves[0]
 
 
 def consistent_decks(shown, candidates) -> list[Deck]:
@@ -262,17 +284,38 @@ class ImperfectPlayer(Player):
         wins = np.zeros(len(moves), dtype=np.int64)
         for _ in range(self.samples):
             sample_game, sample_state = determinize(game, state, me, table, self.rng, self.candidates)
-            searcher = Searcher(sample_game, evaluate, tier, cap=self.sample_cap)
-            for i, move in enumerate(moves):
-                try:
-                    value = searcher.value(sample_game.step(sample_state, move))
-                except CapReached:
-                    continue
-                if (value > 0) if me == 0 else (value < 0):
+            children = [sample_game.step(sample_state, move) for move in moves]
+            values = (self._exact_values(sample_game, children) if tier == 0
+                      else self._cut_off_values(sample_game, children, evaluate, tier))
+            for i, value in enumerate(values):
+                if value is not None and ((value > 0) if me == 0 else (value < 0)):
                     wins[i] += 1
-            self.nodes += searcher.nodes
-            self.evaluations += searcher.leaves
         return moves[int(np.argmax(wins))]
+
+    def _cut_off_values(self, game, children, evaluate, tier) -> list:
+        """Values of ``children`` (None when capped) by the Python search with the evaluation at ``tier``;
+        one search and one cap for all of them."""
+        searcher = Searcher(game, evaluate, tier, cap=self.sample_cap)
+        values = []
+        for child in children:
+            try:
+                values.append(searcher.value(child))
+            except CapReached:
+                values.append(None)
+        self.nodes += searcher.nodes
+        self.evaluations += searcher.leaves
+        return values
+
+    def _exact_values(self, game, children) -> list:
+        """Exact values of ``children`` (None when capped) by the C search to the end of the game,
+        ``sample_cap`` leaves for each."""
+        values = []
+        for child in children:
+            value, nodes, leaves = exact_value(game, child, self.sample_cap)
+            values.append(value)
+            self.nodes += nodes
+            self.evaluations += leaves
+        return values
 
 
 def make_player(kind: str, rng: np.random.Generator, evaluation: str = "forest",

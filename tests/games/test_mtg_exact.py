@@ -116,3 +116,54 @@ def test_cap_counts_leaves_like_the_python_search():
     assert exact_value(game, state, cap=leaves - 1)[0] is None
     with pytest.raises(CapReached):
         Searcher(game, threshold=0, cap=0).value(state)
+
+
+def test_imperfect_player_searches_its_sampled_deals_to_the_end_in_c(monkeypatch):
+    """At life threshold 0 (perfect-information Monte Carlo) every move of every sampled deal is valued by
+    the C search, and those values are the Python search's on the same deals."""
+    from gamelp.games.mtg import players
+    from gamelp.games.mtg.deck import thesis_decks
+
+    calls = []
+
+    def counted(game, state, cap=None):
+        calls.append(state)
+        return exact_value(game, state, cap)
+
+    monkeypatch.setattr(players, "exact_value", counted)
+    checked = 0
+    for game, state in late_positions(12):
+        moves = game.legal_moves(state)
+        me = players.decider(state)
+        player = players.ImperfectPlayer(np.random.default_rng(3), life_threshold=0, samples=2, sample_cap=None)
+        before = len(calls)
+        chosen = player.choose(game, state, moves, players.Table(game.decks))
+        assert len(calls) - before == 2 * len(moves) and chosen in moves
+        deal, dealt = players.determinize(game, state, me, players.Table(game.decks), np.random.default_rng(4),
+                                          thesis_decks())
+        children = [deal.step(dealt, move) for move in moves]
+        exact = player._exact_values(deal, children)
+        assert exact == player._cut_off_values(deal, children, None, 0)
+        checked += len(children)
+    assert checked > 12
+    # with a cut-off above both lives the sampled deals stop at the evaluation, in Python: no C search
+    searched = len(calls)
+    game, state = late_positions(1, life=14)[0]
+    assert min(lives(state)) > 4
+    players.ImperfectPlayer(np.random.default_rng(3), "life", life_threshold=12, samples=2).choose(
+        game, state, game.legal_moves(state), players.Table(game.decks))
+    assert len(calls) == searched
+
+
+def test_perfect_player_against_a_heuristic_plays_the_python_searchers_move_by_the_c_search(monkeypatch):
+    """Facing another kind at life threshold 0, the perfect player's move is the C search's, and it is
+    the first best move of the Python search on every late position."""
+    from gamelp.games.mtg import players
+
+    searched = []
+    monkeypatch.setattr(players, "exact_value", lambda *args: searched.append(1) or exact_value(*args))
+    for game, state in late_positions(40):
+        moves = game.legal_moves(state)
+        chosen = players.PerfectPlayer("life", life_threshold=0, eval_cap=None).choose(game, state, moves, None)
+        assert chosen == Searcher(game, threshold=0, cap=None).best_move(state)[0]
+    assert len(searched) >= 40
