@@ -1,9 +1,12 @@
-"""The committed exact 33-deck matrix (Esche 2018, Appendix B's decks, perfect play to the end at 20 life).
+"""The committed exact deck matrices (Esche 2018, perfect play to the end at 20 life).
 
-The matrix is package data, so these tests check that it is what it claims:
-the thesis's 33 decks, a constant-sum game of 200 games a cell, and cells that
-the simulator replays game for game.  The deck LP on it is solved on every LP
-backend and must agree.
+``mtg_exact_33``: Appendix B's 33 decks.  ``mtg_exact_55``: the 55 decks of
+Table 3.4 (at most 16 creatures), from a separate run.  Both are package data,
+so these tests check that they are what they claim: the thesis's decks, a
+constant-sum game of 200 games a cell (draws at the search cap left out),
+cells that the simulator replays game for game, and two runs that agree on
+their common cells.  The deck LP on each is solved on every LP backend and
+must agree.
 """
 
 from importlib import resources
@@ -12,6 +15,7 @@ import numpy as np
 import pytest
 
 from gamelp import available_backends
+from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.sweep import GameSettings, run_sweep
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
@@ -52,6 +56,61 @@ def test_three_cells_replay_game_for_game():
     rows = [committed.row_labels.index(label) for label in labels]
     assert result.matrix.row_labels == labels
     np.testing.assert_allclose(result.matrix.payoffs, committed.payoffs[np.ix_(rows, rows)], atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def exact55():
+    return MatrixGame.from_csv(DATA / "mtg_exact_55_payoffs.csv", DATA / "mtg_exact_55_std.csv")
+
+
+def replay(creatures, bolts):
+    return run_sweep(creatures, bolts, games=GAMES_PER_CELL, seed=3,
+                     settings=GameSettings(evaluation="life", life_threshold=0)).matrix
+
+
+def test_the_exact_55_deck_matrix_holds_table_3_4_decks(exact55):
+    assert exact55.row_labels == exact55.col_labels == tuple(map(str, analysed_decks(16)))
+    assert len(exact55.row_labels) == 55
+
+
+def test_the_two_exact_runs_agree_on_all_528_common_cells(exact, exact55):
+    """The 55-deck run replayed Appendix B's 33 decks independently of the 33-deck run."""
+    index = [exact55.row_labels.index(label) for label in exact.row_labels]
+    np.testing.assert_array_equal(exact55.payoffs[np.ix_(index, index)], exact.payoffs)
+
+
+def test_the_exact_55_deck_matrix_is_constant_sum_with_draws_left_out(exact55):
+    C, n = exact55.payoffs, len(exact55.row_labels)
+    off = ~np.eye(n, dtype=bool)
+    np.testing.assert_allclose((C + C.T)[off], 1.0, atol=1e-12)
+    # each cell is wins / decided games for some number of decided games in 194..200 (a few capped draws)
+    decided = np.arange(194, GAMES_PER_CELL + 1)
+    whole = np.abs(C[..., None] * decided - np.round(C[..., None] * decided)) < 1e-6
+    assert whole.any(axis=2).all()
+    binomial = np.sqrt(C[..., None] * (1 - C[..., None]) / decided)
+    matches = whole & np.isclose(exact55.std[..., None], binomial, rtol=1e-5)
+    assert matches.any(axis=2)[off].all()  # the std is binomial over one of those counts
+
+
+def test_a_16_creature_cell_with_a_capped_draw_replays_game_for_game(exact55):
+    result = replay([16], [28, 32])
+    rows = [exact55.row_labels.index(label) for label in ("16C28L", "16C32L")]
+    np.testing.assert_allclose(result.payoffs, exact55.payoffs[np.ix_(rows, rows)], atol=1e-12)
+    assert result.payoffs[0, 1] == pytest.approx(87 / 199)  # 87 wins, 112 losses, 1 draw at the cap
+
+
+@pytest.mark.parametrize("backend", LP_BACKENDS)
+def test_table_3_4_deck_game_on_the_exact_matrix(exact55, backend):
+    """Value 1/2 with a mix that guarantees it; Table 3.4's nine-deck mix does not come close."""
+    result = solve_matrix_nash(exact55, "row", backend)
+    assert result.value == pytest.approx(0.5, abs=1e-7)
+    mix = np.array([result.strategy_dict("row")[label] for label in exact55.row_labels])
+    assert (mix @ exact55.payoffs).min() >= 0.5 - 1e-7
+    table_3_4 = np.zeros(55)
+    for label, percent in {"0C36L": 16, "4C32L": 8, "8C32L": 5, "12C20L": 14, "12C24L": 7, "12C28L": 17,
+                           "16C16L": 6, "16C20L": 16, "16C24L": 10}.items():
+        table_3_4[exact55.row_labels.index(label)] = percent / 100
+    assert (table_3_4 @ exact55.payoffs).min() < 0.3
 
 
 @pytest.mark.parametrize("backend", LP_BACKENDS)
