@@ -14,12 +14,11 @@ matrix of the pool, 200 games a pair (528 pairs for 33 decks, 1,485 for 55).
     python scripts/bench_mtg_exact.py --max-creatures 16 --games 20 --python-games 0 --cap 50000000
 """
 
-import argparse
 import time
 
 import numpy as np
 
-from gamelp.cli.args import run_script
+from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.games.mtg import play_game
 from gamelp.games.mtg.deck import analysed_decks
 
@@ -41,14 +40,14 @@ def report(name: str, results, elapsed: float, cpu: float) -> None:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=1000, help="games played in C (default: 1000)")
-    parser.add_argument("--python-games", type=int, default=150,
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=integer(1), default=1000, help="games played in C (default: 1000)")
+    parser.add_argument("--python-games", type=integer(0), default=150,
                         help="the first games of those also played by the Python search (default: 150)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: Appendix B's 33 decks (8, default) or Table 3.4's 55 (16)")
-    parser.add_argument("--cap", type=int, default=500_000, help="leaves per game before a draw (default: 500000)")
+    parser.add_argument("--cap", type=integer(1), default=500_000, help="leaves per game before a draw (default: 500000)")
     args = parser.parse_args(argv)
     decks = [str(d) for d in analysed_decks(args.max_creatures)]
     rng = np.random.default_rng(args.seed)

@@ -33,11 +33,10 @@ is 30.2% and 49.8%, the thesis's 34% (sd 7.3).
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
-from gamelp.cli.args import run_script
+from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
@@ -53,19 +52,19 @@ THESIS = {
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=10, help="games per pairing and repeat (thesis: 200; default: 10)")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats (thesis: 20; default: 3)")
-    parser.add_argument("--samples", type=int, default=2,
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=integer(1), default=10, help="games per pairing and repeat (thesis: 200; default: 10)")
+    parser.add_argument("--repeats", type=integer(1), default=3, help="repeats (thesis: 20; default: 3)")
+    parser.add_argument("--samples", type=integer(1), default=2,
                         help="deals the imperfect player samples per decision (default: 2)")
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
     parser.add_argument("--evaluation", choices=EVALUATIONS, default="life",
                         help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
-    parser.add_argument("--life-threshold", type=int, default=12,
+    parser.add_argument("--life-threshold", type=integer(0), default=12,
                         help="life at which the imperfect player's searches stop and evaluate, 12, 8, 4 as in "
                              "Section 2.6 (default: 12); 0 searches every sampled deal to the end with the C search")
-    parser.add_argument("--eval-cap", type=int, default=500,
+    parser.add_argument("--eval-cap", type=integer(1), default=500,
                         help="leaves per sampled deal, per move with --life-threshold 0 (default: 500)")
     parser.add_argument("--defensive", choices=("castable", "hand"), default="castable",
                         help="what the defensive player counts as a lethal hand of bolts (default: castable)")
@@ -74,7 +73,7 @@ def main(argv=None) -> int:
                              "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
                              "exact play, the ceiling of any sampling player (not in the thesis)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2, help="local worker processes (default: 2)")
+    parser.add_argument("--workers", type=integer(1), default=2, help="local worker processes (default: 2)")
     parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
     parser.add_argument("--out", default="out/esche_3_4", help="store and results directory (default: out/esche_3_4)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
