@@ -169,7 +169,7 @@ def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAU
 
 
 def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *,
-            mip_gap: float = 1e-6, progress=None, **options) -> KSweep:
+            mip_gap: float = 1e-6, progress=None, persistent: bool = True, **options) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
 
     ``P(|J|)`` (the deterministic ILP) is solved first: its strategy is a
@@ -194,7 +194,6 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
     level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
     choice_lp = _choice_lp(game, player)
-    persistent = options.pop("persistent", True)
 
     incumbent = np.full(total + 1, -np.inf)
     bound = np.full(total + 1, np.inf)

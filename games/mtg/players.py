@@ -209,7 +209,6 @@ class PerfectPlayer(Player):
             move = moves[0]
         return move
 
-
     def _exact_choice(self, game, state, moves) -> str:
         """The first of ``moves`` that wins for the mover by the C search to the end (as
         ``Searcher.best_move``), else the first move; ``eval_cap`` leaves for each move's search."""
