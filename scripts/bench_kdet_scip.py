@@ -194,7 +194,7 @@ def names(allowed: tuple[str, ...]):
     return parse
 
 
-def main() -> None:
+def main(argv=None) -> int:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="leduc, kuhn or a Leduc variant RxS")
     parser.add_argument("--k1", type=k_list, default="116,120,125,130,135,140", help="player 1's k to solve")
@@ -205,7 +205,7 @@ def main() -> None:
     parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
     parser.add_argument("--gap", type=float, default=0.01, help="relative gap at which both solvers stop")
     parser.add_argument("--out", default="out")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     game = build_game(args.game)
     for player, ks in ((1, args.k1), (2, args.k2)):
         total = game.player(player).num_decision_points

@@ -148,7 +148,7 @@ def whole_sweep(game, player: int, time_limit: float) -> dict[str, Tally]:
     return ways
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="a built-in game name or a game file (default leduc)")
     parser.add_argument("--player", type=integer(1, 2), default=1)
@@ -157,7 +157,7 @@ def main() -> int:
     parser.add_argument("--search-lps", type=integer(0), default=600, help="search face LPs to replay")
     parser.add_argument("--sweep-time-limit", type=finite_float(0.0), default=None,
                         help="also run the whole MIP k-sweep both ways, each MIP stopped after this many seconds")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     game = load_game(args.game)
     print(f"{game.name}, player {args.player}: persistent HiGHS re-solves against fresh models")
     print(f"{'workload':12s} {'way':18s} {'seconds':>9s} {'LPs':>6s} {'iterations':>10s} {'max |diff|':>10s} "

@@ -1,8 +1,10 @@
 """Shared fixtures: the built-in games, loaded once per session."""
 
 import copy
+import importlib.util
 import json
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +31,19 @@ def kuhn_dict():
     """A fresh, mutable copy of the Kuhn game file's JSON object."""
     text = resources.files("gamelp.games").joinpath("data", "kuhn.json").read_text()
     return copy.deepcopy(json.loads(text))
+
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def load_script(relative: str):
+    """Import ``scripts/<relative>`` (e.g. ``"esche/esche_3_1_lp.py"``) as a module; scripts are no package.
+
+    A script exposes ``build_parser()``, ``main(argv) -> result`` (a dataclass of
+    the figures it reports, printing nothing) and ``report(result)``.
+    """
+    path = SCRIPTS / relative
+    spec = importlib.util.spec_from_file_location(f"gamelp_script_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -23,14 +23,23 @@ BACKEND_HELP = (f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default
 
 
 
-def run_script(main) -> None:
-    """Run a script's ``main()`` and exit with its status; a ``GamelpError`` (bad input, a refused
-    resume) is one line on stderr and status 2, Ctrl-C is status 130, never a traceback."""
+def run_script(main, report=None) -> None:
+    """Run a script: ``main(argv) -> result``, then ``report(result)`` prints it; exit with a status.
+
+    ``main`` returns the script's figures as data (a dataclass) and prints
+    nothing; ``report`` is the only place that writes them to stdout.  A
+    ``main`` without ``report`` returns an exit status (the older form).  A
+    ``GamelpError`` (bad input, a refused resume) is one line on stderr and
+    status 2, Ctrl-C is status 130, never a traceback.
+    """
     from gamelp.errors import GamelpError
 
     name = Path(sys.argv[0]).name
     try:
-        status = main()
+        result = main(sys.argv[1:])
+        status = 0 if report is not None else result
+        if report is not None:
+            report(result)
     except GamelpError as exc:
         print(f"{name}: error: {exc}", file=sys.stderr)
         status = 2
@@ -38,6 +47,7 @@ def run_script(main) -> None:
         print(f"{name}: interrupted", file=sys.stderr)
         status = 130
     sys.exit(status)
+
 
 class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2."""
