@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
-from gamelp.backends.highs import _highs_lp
+from gamelp.backends.highs import _highs_lp, new_highs
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.models.determinism import DETERMINISM_TOL, KSweep, SweepPoint
@@ -77,8 +77,7 @@ class FaceLP:
     def __init__(self, game: SequenceFormGame, player: int):
         self.own = game.player(player)
         model = sequence_form_lp(game, player)
-        self.highs = highspy.Highs()
-        self.highs.setOptionValue("output_flag", False)
+        self.highs = new_highs()
         if self.highs.passModel(_highs_lp(model.matrix_form())) != highspy.HighsStatus.kOk:
             raise SolveError(f"{model.name}: HiGHS refused the model")
         self.first_x = model.variables["x"].slice.start

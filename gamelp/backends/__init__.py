@@ -12,7 +12,8 @@ ones with their capabilities.
 :func:`solve` is the path every solve takes: refuse what the backend cannot
 take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`),
 solve, judge the result (:func:`gamelp.backends.base.finish`), unscale it
-and split it by block.  Options: ``time_limit`` (seconds), ``mip_gap``
+and split it by block; whatever the solver writes to standard output goes
+to stderr (:mod:`gamelp.backends.quiet`).  Options: ``time_limit`` (seconds), ``mip_gap``
 (relative), ``threads``, ``verbose``, ``start`` (block name -> values, a
 MIP start), ``persistent`` (keep the solver's model for the next solve of
 the same model, on backends that can; others solve afresh) and any
@@ -29,6 +30,7 @@ import logging
 import numpy as np
 
 from gamelp.backends.base import Backend, Capabilities, Options, finish
+from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.scaling import scale
 from gamelp.errors import BackendError, SolveInterrupted
 from gamelp.solution import Solution, Status
@@ -74,7 +76,8 @@ def registered_backends() -> list[Backend]:
 @functools.cache
 def _installed(backend: str) -> bool:
     """Whether ``backend`` is installed (asked once per process: some answers take a solver start-up)."""
-    return get(backend).available()
+    with solver_output_to_stderr():
+        return get(backend).available()
 
 
 def available_backends() -> list[Backend]:
@@ -144,10 +147,11 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
     if start is not None and form.is_mip:
         opts.start = factors.scaled_start(model.full_vector(start))
     logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)
-    if persistent and chosen.capabilities.persistent:
-        raw = chosen.solve_persistent(model, scaled, factors, opts)
-    else:
-        raw = chosen.solve(scaled, opts)
+    with solver_output_to_stderr():  # a solver's own writes to standard output (banners, logs) go to stderr
+        if persistent and chosen.capabilities.persistent:
+            raw = chosen.solve_persistent(model, scaled, factors, opts)
+        else:
+            raw = chosen.solve(scaled, opts)
     status, fields = finish(scaled, raw)
 
     def per_block(vector, unscale, split):

@@ -31,6 +31,7 @@ from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 from pyomo.common.tee import capture_output
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.gurobi import STATUS as GUROBI_STATUS
 from gamelp.errors import BackendError
 from gamelp.model import MatrixForm
@@ -198,6 +199,8 @@ class CvxpyBackend(Backend):
                 raise BackendError(f"gamelp knows no {what} option for {self.name}; "
                                    "pass the solver's own option as a keyword instead")
             opts[table[self.solver]] = value
+        if self.solver == "HIGHS" and options.threads is not None:
+            use_threads(options.threads)
         if self.solver in _REOPTIMIZE:
             opts.setdefault("reoptimize", True)
         return opts

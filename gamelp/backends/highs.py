@@ -31,6 +31,8 @@ import highspy
 import numpy as np
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult, Session
+from gamelp.backends.highs_threads import use_threads
+from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
 from gamelp.model import Changes, MatrixForm, Model
@@ -51,6 +53,13 @@ _STATUS = {
     highspy.HighsModelStatus.kInterrupt: Status.INTERRUPTED,
 }
 _FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
+
+def new_highs() -> highspy.Highs:
+    """A silent ``highspy.Highs``: its start-up banner (highspy 1.16 and later) is dropped."""
+    with discard_stdout():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+    return h
 
 
 def _highs_lp(form: MatrixForm) -> highspy.HighsLp:
@@ -130,6 +139,11 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
                        ("threads", options.threads)):
         if value is not None:
             settings[key] = value
+    if "threads" in settings:
+        try:
+            use_threads(settings["threads"])
+        except ValueError as exc:
+            raise BackendError(f"HiGHS rejected option {exc}") from None
     if not form.is_mip and "solver" not in settings and _is_dense(form):
         settings["solver"] = "ipm"
     for key, value in settings.items():
@@ -165,8 +179,7 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
 
 def _passed(form: MatrixForm) -> highspy.Highs:
     """A new HiGHS instance holding ``form``, quiet until a solve sets its output."""
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     if h.passModel(_highs_lp(form)) == highspy.HighsStatus.kError:
         raise BackendError(f"HiGHS refused model {form.name!r}")
     return h
@@ -261,8 +274,7 @@ def write(model, path: str) -> None:
                            "written here cannot hold")
     if not str(path).endswith((".lp", ".mps")):
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     lp = _highs_lp(model.matrix_form())
     lp.col_names_ = _file_names(model.variables.values())
     lp.row_names_ = _file_names(model.constraints.values())

@@ -49,6 +49,8 @@ from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.highs_threads import use_threads
+from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.gurobi import check_size
 from gamelp.errors import BackendError
 from gamelp.model import MatrixForm
@@ -185,8 +187,9 @@ def _row_values(form: MatrixForm, pm, duals) -> np.ndarray:
 
 def _check_highs_options(name: str, options: dict) -> None:
     """HiGHS ignores unknown options with a log line; refuse them instead, as the highs backend does."""
-    probe = highspy.Highs()
-    probe.setOptionValue("output_flag", False)
+    with discard_stdout():  # highspy's start-up banner
+        probe = highspy.Highs()
+        probe.setOptionValue("output_flag", False)
     for key, value in options.items():
         if probe.setOptionValue(key, value) != highspy.HighsStatus.kOk:
             raise BackendError(f"{name}: HiGHS rejected option {key}={value!r}")
@@ -239,6 +242,8 @@ class PyomoBackend(Backend):
                 var.set_value(float(value), skip_validation=True)
         if _family_name(self.solver) == "highs":
             _check_highs_options(self.name, options.extra)
+            if options.threads is not None:
+                use_threads(options.threads)
         buffer = io.StringIO()
         began = time.perf_counter()
         # Solve with tee on and capture at the file-descriptor level, so the log always holds

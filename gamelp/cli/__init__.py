@@ -8,16 +8,19 @@ simulator groups :mod:`~gamelp.cli.mtg` and :mod:`~gamelp.cli.locm`, which are
 imported only when their command runs (or for help), so ``gamelp solve`` loads
 no simulator.  Shared argument types live in :mod:`~gamelp.cli.args`, JSON and
 progress output in :mod:`~gamelp.cli.output`.  Bad input prints one line naming
-the fault and exits with status 2.
+the fault and exits with status 2.  Standard output carries only the command's
+own output: what libraries write to file descriptor 1 from C goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import sys
 
+from gamelp.backends.quiet import stdout_to_stderr
 from gamelp.cli import backends, files, kdet, matrix, solve
 from gamelp.cli.args import LOG_LEVELS, OneLineParser, log_level
 from gamelp.errors import GamelpError
@@ -77,7 +80,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
+        # Libraries' C-level writes to file descriptor 1 go to stderr; the command's own prints still reach stdout.
+        with stdout_to_stderr() as stdout, contextlib.redirect_stdout(stdout):
+            return args.func(args)
     except GamelpError as exc:
         print(f"gamelp: error: {exc}", file=sys.stderr)
         return 2

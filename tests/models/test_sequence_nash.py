@@ -79,17 +79,31 @@ def kuhn_family(alpha):
             "dK_pl1": {"k": 1 - 3 * alpha, "b": 3 * alpha}, "dK/kb_pl1": {"f": 0.0, "c": 1.0}}
 
 
-def test_kuhn_equilibrium_is_the_known_family(kuhn):
+@pytest.mark.parametrize("backend", ["highs", "gurobi", "cvxpy:CLARABEL", "pyomo:appsi_highs"])
+def test_kuhn_equilibrium_is_the_known_family(kuhn, backend):
     """Player 1 in Kuhn: with a jack it bets with some alpha in [0, 1/3]; with a king it bets 3 alpha;
-    with a queen it never bets and calls a bet with alpha + 1/3; it folds a jack and calls with a king."""
-    result = solve_nash(kuhn, 1, "highs")
-    assert result.value == pytest.approx(-1 / 18, abs=1e-12)
+    with a queen it never bets and calls a bet with alpha + 1/3; it folds a jack and calls with a king.
+
+    Any point of the optimal face may come back (highspy 1.16 returns alpha = 1/3, where the king never
+    checks), so the family is checked only where the strategy reaches: an information set whose
+    actions' realisation weights sum to zero may hold any behaviour.
+    """
+    result = solve_nash(kuhn, 1, backend)
+    assert result.value == pytest.approx(-1 / 18, abs=1e-7)
+    assert kuhn.guaranteed_value(1, result.strategy) == pytest.approx(-1 / 18, abs=1e-7)
     behaviour = kuhn.pl1.to_behavioural(result.strategy)
     alpha = behaviour["dJ_pl1"]["b"]
-    assert -1e-9 <= alpha <= 1 / 3 + 1e-9
+    assert -1e-7 <= alpha <= 1 / 3 + 1e-7
+    weight = dict(zip(kuhn.pl1.labels, result.strategy))
+    checked = set()
     for point, probs in kuhn_family(alpha).items():
+        reach = sum(weight[f"{point}:{action}"] for action in probs)
+        if reach < 1e-6:
+            continue
+        checked.add(point)
         for action, p in probs.items():
-            assert behaviour[point][action] == pytest.approx(p, abs=1e-9), (point, action)
+            assert behaviour[point][action] == pytest.approx(p, abs=1e-6), (point, action)
+    assert {"dJ_pl1", "dQ_pl1", "dK_pl1", "dJ/kb_pl1", "dQ/kb_pl1"} <= checked  # reached whatever alpha is
     # every member of the family secures the value, and leaving it does not
     for a in (0.0, 0.1, 1 / 3):
         assert kuhn.guaranteed_value(1, kuhn.pl1.from_behavioural(kuhn_family(a))) == pytest.approx(-1 / 18, abs=1e-12)
