@@ -7,9 +7,9 @@ installs beside the others, the transitive ones at their newest.  Two changes fo
 torch keeps the pin of ``.ci/constraints.txt`` (the CPU build on disk; no
 other version installs without a download of several GB), so the CUDA
 packages that PyPI's torch wheel lists (``nvidia-*``, ``triton``) are left
-out; and the build backend is held at the lowest version ``[build-system]``
-declares, so the declared minimum also builds the C extension (and is the one
-installed where a runtime dependency asks for it too).
+out.  With ``--build`` it prints instead the lowest versions ``[build-system]``
+declares, for ``pip install --build-constraint``: the declared minimum of
+setuptools then builds the C extension.
 """
 
 import re
@@ -22,19 +22,18 @@ CUDA_ONLY = re.compile(r"^(nvidia-|triton==)")
 
 
 def main() -> None:
-    constraints = Path(".ci/constraints.txt")
+    if sys.argv[1:] == ["--build"]:
+        for requirement in tomllib.loads(Path("pyproject.toml").read_text())["build-system"]["requires"]:
+            print(requirement.replace(">=", "=="))
+        return
     resolved = subprocess.run(
         ["uv", "pip", "compile", "pyproject.toml", "--extra", "test", "--resolution", "lowest-direct",
-         "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}", "-c", str(constraints),
+         "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}", "-c", ".ci/constraints.txt",
          "--only-binary", ":all:", "--no-header", "--no-annotate", "--quiet"],
         check=True, capture_output=True, text=True).stdout
-    build = [re.sub(r">=", "==", r) for r in tomllib.loads(Path("pyproject.toml").read_text())["build-system"]["requires"]]
-    build_names = {re.match(r"[\w.-]+", pin).group(0) for pin in build}
     for line in resolved.splitlines():
-        name = re.match(r"[\w.-]*", line).group(0)
-        if name and not CUDA_ONLY.match(line) and name not in build_names:
+        if line.strip() and not CUDA_ONLY.match(line):
             print(line.strip())
-    print("\n".join(build))
 
 
 if __name__ == "__main__":
