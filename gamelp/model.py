@@ -431,10 +431,6 @@ class Model:
             self._block(name)  # an unknown name is a ModelError
         return self.matrix_form().full_vector(values)
 
-    def split_duals(self, y: np.ndarray) -> dict[str, np.ndarray]:
-        """Cut a full row-dual vector into one array per constraint block."""
-        return self.matrix_form().split_rows(y)
-
     # ----------------------------------------------------------------- solving and export
     def solve(self, backend: str = "auto", **options):
         """Solve on ``backend`` (``"auto"``, ``"highs"``, ``"gurobi"``, ``"pyomo:<solver>"``, ``"cvxpy:<SOLVER>"``)."""

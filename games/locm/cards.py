@@ -23,7 +23,7 @@ import numpy as np
 
 from gamelp.errors import LocmError
 
-CREATURE, GREEN_ITEM, RED_ITEM, BLUE_ITEM = 0, 1, 2, 3
+CREATURE, GREEN_ITEM, BLUE_ITEM = 0, 1, 3  # a red item (2) follows the rules of every item
 TYPE_NAMES = ("creature", "itemGreen", "itemRed", "itemBlue")
 ABILITY_LETTERS = "BCDGLW"
 BREAKTHROUGH, CHARGE, DRAIN, GUARD, LETHAL, WARD = (1 << i for i in range(6))

@@ -174,7 +174,6 @@ class PerfectPlayer(Player):
         self._game = None
         self._spent_nodes = 0
         self._spent_evaluations = 0
-        self.capped_decisions = 0
 
     @property
     def nodes(self):
@@ -205,7 +204,6 @@ class PerfectPlayer(Player):
         try:
             move, _ = searcher.best_move(state)
         except CapReached:
-            self.capped_decisions += 1
             move = moves[0]
         return move
 
@@ -218,7 +216,6 @@ class PerfectPlayer(Player):
             self._spent_nodes += nodes
             self._spent_evaluations += leaves
             if value is None:
-                self.capped_decisions += 1
                 return moves[0]
             if (value > 0) == (me == 0):
                 return move

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -272,7 +273,7 @@ def test_int_list_parsing():
     assert int_list("0,4,8") == [0, 4, 8]
     assert int_list("0:12:4,20") == [0, 4, 8, 12, 20]
     for bad in ("", "a", "0:8:0"):
-        with pytest.raises(Exception):
+        with pytest.raises(argparse.ArgumentTypeError):
             int_list(bad)
 
 
