@@ -6,8 +6,6 @@ prints the mix beside the thesis's (0C40L 20%, 8C28L 40%, 8C32L 40%, value
 0.5) and runs the uniqueness test on the full matrix as Section 3.3 does.
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 from dataclasses import dataclass

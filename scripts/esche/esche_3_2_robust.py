@@ -13,8 +13,6 @@ LP certifies, the worst case recomputed for the returned mix, and
 Mangasarian's verdict for the interval LPs (Section 3.3).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 from dataclasses import dataclass

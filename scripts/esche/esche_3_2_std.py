@@ -20,8 +20,6 @@ the sweep and ``appendix_b_std.csv`` (Appendix B's 33 decks) for the robust LPs:
     python scripts/esche/esche_3_2_robust.py --std out/std-life3/appendix_b_std.csv
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from dataclasses import dataclass

@@ -32,8 +32,6 @@ over 2,000 games on random decks (at most 8 creatures), defensive v aggressive
 is 30.2% and 49.8%, the thesis's 34% (sd 7.3).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 from dataclasses import dataclass

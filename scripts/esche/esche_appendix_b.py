@@ -37,8 +37,6 @@ runs moves the win rates:
     python scripts/esche/esche_appendix_b.py paired out/appb-exact out/appb-draw
 """
 
-from __future__ import annotations
-
 import argparse
 import functools
 from dataclasses import dataclass, field

@@ -14,8 +14,6 @@ life-difference evaluation and a small cap); ``--evaluation forest
     python scripts/esche/esche_small_sweep.py --bolts 16:56:4 --games 50 --repeats 4 --workers 2
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 from dataclasses import dataclass

@@ -17,8 +17,6 @@ accuracy of 85%" with the choice falling between 9 and 27 trees.
         [--curve 1,3,9,27,81 --plot figures_3_1_3_2.png]
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor

@@ -8,8 +8,6 @@ that reaches the cap is a draw. Printed beside the thesis's 100 games per cap.
         [--evaluation forest]
 """
 
-from __future__ import annotations
-
 import argparse
 import time
 from dataclasses import dataclass

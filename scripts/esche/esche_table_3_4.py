@@ -20,8 +20,6 @@ the matrix shipped as ``games/data/mtg_exact_55_payoffs.csv``.
 ``--creatures`` and ``--bolts`` shrink the grid.
 """
 
-from __future__ import annotations
-
 import argparse
 import sys
 from dataclasses import dataclass
