@@ -27,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # esche_appendix_b.py, also when imported by path
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:  # esche_appendix_b.py beside this script, also when this script is imported by path
+    sys.path.insert(0, HERE)
 from esche_appendix_b import add_game_arguments, game_setup, thesis_matrix  # noqa: E402
 from gamelp.cli.args import OneLineParser, integer, output_directory, run_script  # noqa: E402
 from gamelp.errors import RunError  # noqa: E402

@@ -194,7 +194,13 @@ def parse_rule(text: str) -> tuple[str, object]:
     if name not in fields or not value:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE with NAME one of {', '.join(fields)}, got {text!r}")
     kind = type(getattr(Rules(), name))
-    return name, (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+    if kind is bool:
+        return name, value.lower() in ("1", "true", "yes")
+    try:
+        return name, kind(value)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number" if kind is float else f"a {kind.__name__}"
+        raise argparse.ArgumentTypeError(f"{name} expects {what}, got {value!r}") from None
 
 
 def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12) -> None:

@@ -25,7 +25,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # esche_appendix_b.py, also when imported by path
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:  # esche_appendix_b.py beside this script, also when this script is imported by path
+    sys.path.insert(0, HERE)
 from esche_appendix_b import add_game_arguments, game_setup  # noqa: E402
 from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, run_script  # noqa: E402
 from gamelp.games.mtg.deck import analysed_decks  # noqa: E402

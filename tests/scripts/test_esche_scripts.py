@@ -293,6 +293,9 @@ def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path, monkeypatch, caps
     ("esche_table_3_2_cap.py", ["--caps", "5000", "x"], "argument --caps: expected a number, got 'x'"),
     ("esche_3_1_lp.py", ["--tolerance", "nan", "--out", "out"], "argument --tolerance: must be a finite number"),
     ("esche_table_3_4.py", ["--games", "-1", "--out", "out"], "argument --games: must be at least 1, got -1"),
+    ("esche_appendix_b.py", ["run", "--rule", "starting_life=abc", "--out", "out"],
+     "argument --rule: starting_life expects a whole number, got 'abc'"),
+    ("esche_3_4_players.py", ["--seed", "-1", "--out", "out"], "argument --seed: must be at least 0, got -1"),
 ])
 def test_esche_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
     done = subprocess.run([sys.executable, str(ESCHE / name), *args], capture_output=True, text=True, timeout=120,
