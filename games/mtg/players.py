@@ -124,7 +124,7 @@ class DefensivePlayer(Player):
     the bolts it can cast now (in hand, with open mana): over random decks with at most 8 creatures
     it then beats the aggressive heuristic 30% of the time, the thesis 34% (Section 3.4).
     ``lethal_from="hand"`` (kind ``defensive-hand``) counts every bolt in hand, castable over this and
-    later turns or not: 50% (``scripts/esche_3_4_players.py`` prints both).
+    later turns or not: 50% (``scripts/esche/esche_3_4_players.py`` prints both).
     """
 
     def __init__(self, lethal_from: str = "castable"):

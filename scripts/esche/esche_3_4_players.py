@@ -12,10 +12,11 @@ cap: the imperfect player still costs seconds a game); raise ``--games 200
 With few games per repeat the deviation over repeats is larger than the
 thesis's (it shrinks like 1/sqrt(games)).
 
-    python scripts/esche_3_4_players.py
-    python scripts/esche_3_4_players.py --games 200 --repeats 20 --workers 2 --out out/esche_3_4
-    python scripts/esche_3_4_players.py --max-creatures 16   # the 59% (sd 8.9) case
-    python scripts/esche_3_4_players.py --max-creatures 16 --life-threshold 0 --eval-cap 1000000 --samples 8 --perfect
+    python scripts/esche/esche_3_4_players.py
+    python scripts/esche/esche_3_4_players.py --games 200 --repeats 20 --workers 2 --out out/esche_3_4
+    python scripts/esche/esche_3_4_players.py --max-creatures 16   # the 59% (sd 8.9) case
+    python scripts/esche/esche_3_4_players.py --max-creatures 16 --life-threshold 0 --eval-cap 1000000 \\
+        --samples 8 --perfect
 
 ``--life-threshold 0`` makes the imperfect player search every sampled deal
 to its end with the C search (perfect-information Monte Carlo) and
@@ -31,16 +32,17 @@ over 2,000 games on random decks (at most 8 creatures), defensive v aggressive
 is 30.2% and 49.8%, the thesis's 34% (sd 7.3).
 """
 
-from __future__ import annotations
-
+import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, integer, run_script
+from gamelp.cli.args import OneLineParser, integer, output_directory, run_script
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.runner import Execution
+from gamelp.io import write_text
 
 IMPERFECT = "imperfect"
 DEFENSIVE = {"castable": "defensive", "hand": "defensive-hand"}  # player kinds
@@ -51,9 +53,34 @@ THESIS = {
 }
 
 
-def main(argv=None) -> int:
+@dataclass
+class Pairing:
+    """One pairing of Section 3.4: the row player's win rate in percent and its deviation over repeats."""
+
+    row: str
+    col: str
+    ours: float  # percent
+    ours_sd: float  # percent, over repeats
+    thesis: int | str  # percent ("-" where the thesis has none)
+    thesis_sd: float | str
+
+
+@dataclass
+class Tournament:
+    """Section 3.4's tournament: the pairings beside the thesis's, and the batch they come from."""
+
+    max_creatures: int
+    games: int  # games per pairing and repeat
+    repeats: int
+    pairings: list[Pairing]
+    batch: sweep.BatchResult  # every pair of the players (the matrix, counts, draws)
+    out: Path  # the run's store and results directory
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=integer(1), default=10, help="games per pairing and repeat (thesis: 200; default: 10)")
+    parser.add_argument("--games", type=integer(1), default=10,
+                        help="games per pairing and repeat (thesis: 200; default: 10)")
     parser.add_argument("--repeats", type=integer(1), default=3, help="repeats (thesis: 20; default: 3)")
     parser.add_argument("--samples", type=integer(1), default=2,
                         help="deals the imperfect player samples per decision (default: 2)")
@@ -72,12 +99,17 @@ def main(argv=None) -> int:
                         help="also play the perfect-information player (it sees both hands and libraries) against "
                              "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
                              "exact play, the ceiling of any sampling player (not in the thesis)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--workers", type=integer(1), default=2, help="local worker processes (default: 2)")
     parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
-    parser.add_argument("--out", default="out/esche_3_4", help="store and results directory (default: out/esche_3_4)")
+    parser.add_argument("--out", type=output_directory, default="out/esche_3_4",
+                        help="store and results directory (default: out/esche_3_4)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> Tournament:
+    args = build_parser().parse_args(argv)
 
     defensive = DEFENSIVE[args.defensive]
     thesis = {tuple(defensive if p == "defensive" else p for p in pair): figures
@@ -90,24 +122,33 @@ def main(argv=None) -> int:
                             + ("_hand" if args.defensive == "hand" else "") + ("_perfect" if args.perfect else ""))
     result = sweep.run_tournament(
         players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
-        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,
-                                    imperfect_samples=args.samples),
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap,
+                                    life_threshold=args.life_threshold, imperfect_samples=args.samples),
         out=out, execution=Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}
-    print(f"Section 3.4, decks with up to {args.max_creatures} creatures, {args.games} games x {args.repeats} repeats")
-    print(f"{'pairing':<30} {'ours %':>7} {'(sd)':>6}   {'thesis %':>8} {'(sd)':>6}")
-    report = []
+    pairings = []
     for (row, col), (rate, sd) in thesis.items():
         i, j = index[row], index[col]
-        ours, ours_sd = 100 * result.matrix.payoffs[i, j], 100 * result.matrix.std[i, j]
-        print(f"{row + ' v ' + col:<30} {ours:>7.1f} {f'({ours_sd:.1f})':>6}   {rate:>8} {f'({sd})':>6}")
-        report.append({"row": row, "col": col, "ours": ours, "ours_sd": ours_sd, "thesis": rate, "thesis_sd": sd})
-    print(result.summary())
-    (out / "section_3_4.json").write_text(json.dumps(report, indent=2))
-    print(f"wrote {out}/section_3_4.json, payoffs.csv, std.csv, pairs.csv, {sweep.STORE_NAME}")
-    return 0
+        ours, ours_sd = 100 * float(result.matrix.payoffs[i, j]), 100 * float(result.matrix.std[i, j])
+        pairings.append(Pairing(row, col, ours, ours_sd, rate, sd))
+    payload = [{"row": p.row, "col": p.col, "ours": p.ours, "ours_sd": p.ours_sd, "thesis": p.thesis,
+               "thesis_sd": p.thesis_sd} for p in pairings]
+    write_text(out / "section_3_4.json", json.dumps(payload, indent=2))
+    return Tournament(max_creatures=args.max_creatures, games=args.games, repeats=args.repeats, pairings=pairings,
+                      batch=result, out=out)
+
+
+def report(result: Tournament) -> None:
+    print(f"Section 3.4, decks with up to {result.max_creatures} creatures, {result.games} games x {result.repeats} "
+          "repeats")
+    print(f"{'pairing':<30} {'ours %':>7} {'(sd)':>6}   {'thesis %':>8} {'(sd)':>6}")
+    for p in result.pairings:
+        print(f"{p.row + ' v ' + p.col:<30} {p.ours:>7.1f} {f'({p.ours_sd:.1f})':>6}   {p.thesis:>8} "
+              f"{f'({p.thesis_sd})':>6}")
+    print(result.batch.summary())
+    print(f"wrote {result.out}/section_3_4.json, payoffs.csv, std.csv, pairs.csv, {sweep.STORE_NAME}")
 
 
 if __name__ == "__main__":
-    run_script(main)
+    run_script(main, report)

@@ -4,7 +4,7 @@
 with optional rule changes, so a one-factor run differs from the reference
 run in that factor only:
 
-    python scripts/esche_appendix_b.py run --creatures 0,8 --bolts 28,32,40 --games 100 \\
+    python scripts/esche/esche_appendix_b.py run --creatures 0,8 --bolts 28,32,40 --games 100 \\
         --life-threshold 0 --rule first_player_draws=1 --out out/appb-draw
 
 ``compare`` reads one or more sweep directories (``payoffs.csv`` and
@@ -21,7 +21,7 @@ prints the three ways of scoring the same games: the thesis's (mismatches
 and draws dropped), every verdict kept, and every game scored by its
 verified minimax winner. ``--plot`` draws a heatmap of ours - thesis.
 
-    python scripts/esche_appendix_b.py compare out/appb-exact out/appb-forest --plot docs/esche-appendix-b.png
+    python scripts/esche/esche_appendix_b.py compare out/appb-exact out/appb-forest --plot docs/esche-appendix-b.png
 
 ``forest-accuracy`` measures the cached 12-life forest's error rate on
 positions reached by exact play between given decks (no search over the
@@ -34,26 +34,154 @@ common games and how many games changed winner each way; McNemar's exact
 test on the pooled changes says whether the factor that differs between the
 runs moves the win rates:
 
-    python scripts/esche_appendix_b.py paired out/appb-exact out/appb-draw
+    python scripts/esche/esche_appendix_b.py paired out/appb-exact out/appb-draw
 """
-
-from __future__ import annotations
 
 import argparse
 import functools
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, run_script
+from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script
+from gamelp.errors import RunError
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
-from gamelp.games.mtg.sweep import GameSettings, run_sweep, stored_games
+from gamelp.games.mtg.sweep import BatchResult, GameSettings, run_sweep, stored_games
 from gamelp.games.runner import Execution
+from gamelp.io import atomic_path
 from gamelp.matrix import MatrixGame
 
 THESIS_GAMES = 200
+
+
+# ----------------------------------------------------------------------------- what each command returns
+
+
+@dataclass
+class Run:
+    """``run``: a deck grid played with the given rule changes."""
+
+    rules: dict
+    batch: BatchResult
+    out: str
+
+
+@dataclass
+class Cell:
+    """A played cell beside Appendix B's: the row deck's win rate, ours and the thesis's."""
+
+    row: str
+    col: str
+    ours: float
+    se: float  # our standard error (the sweep's deviation)
+    thesis: float
+    z: float  # (ours - thesis) / sqrt(se^2 + thesis (1 - thesis) / 200)
+
+
+@dataclass
+class SweepComparison:
+    """One sweep directory against Appendix B."""
+
+    directory: Path
+    labels: list[str]  # the decks of its cells, in Appendix B's order
+    cells: list[Cell]
+    scorings: dict | None = None  # (row, col) -> rates under three scorings, for a verified sweep with mismatches
+
+    @property
+    def within_3se(self) -> int:
+        return int(sum(abs(c.z) <= 3 for c in self.cells))
+
+    @property
+    def mean_gap(self) -> float:
+        """Mean |ours - thesis| over the cells."""
+        return float(np.mean([abs(c.ours - c.thesis) for c in self.cells]))
+
+
+@dataclass
+class Comparison:
+    """``compare``: every directory's cells against Appendix B."""
+
+    sweeps: list[SweepComparison]
+    plot: str | None
+
+
+@dataclass
+class PairedCell:
+    """A cell's common decided games of two runs with the same seed."""
+
+    row: str
+    col: str
+    games: int
+    base: float  # the row deck's win rate over these games in the base run
+    other: float  # and in the other run
+    to_row: int  # games that changed winner to the row deck
+    to_col: int  # and to the column deck
+
+
+@dataclass
+class Paired:
+    """``paired``: two runs with the same seed compared game by game, McNemar's exact test on the changes."""
+
+    base: str
+    other: str
+    common: int  # common decided games
+    cells: list[PairedCell]
+    gained: int  # changes to the row deck, summed over cells
+    lost: int  # changes to the column deck
+    p: float  # McNemar's exact p
+    gaps: dict[str, float]  # "base"/"other" -> mean |rate - Appendix B| over these games
+
+
+@dataclass
+class ForestAccuracy:
+    """``forest-accuracy``: the cached 12-life forest's errors on positions reached by exact play."""
+
+    games: int
+    positions: int
+    capped: int  # positions skipped at the label cap
+    wrong: int
+
+
+@dataclass
+class MatrixFiles:
+    """``matrix``: a sweep's played cells written as CSVs."""
+
+    payoffs: str
+    std: str
+    decks: int
+
+
+@dataclass
+class SeatRun:
+    """A sweep directory's first-player shares and dispersion among mid-range decks."""
+
+    directory: Path
+    decided: int  # decided games
+    first_share: float  # share of them the first player won
+    among: int  # decided games between mid-range decks
+    first_share_among: float
+    cells: int
+    statistic: float  # T = sum 4 n (rate - 1/2)^2
+    p: float  # lower-tail p
+
+
+@dataclass
+class Seats:
+    """``seats``: Appendix B's dispersion test and our runs' first-player shares."""
+
+    low: int
+    high: int
+    cells: int  # Appendix B's cells between mid-range decks
+    statistic: float  # Appendix B's T
+    p: float  # its lower-tail p
+    first_player_share: float  # the first (or second) player won at least this share of those games
+    runs: list[SeatRun] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- shared with the other scripts
 
 
 def thesis_matrix() -> MatrixGame:
@@ -66,18 +194,24 @@ def parse_rule(text: str) -> tuple[str, object]:
     if name not in fields or not value:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE with NAME one of {', '.join(fields)}, got {text!r}")
     kind = type(getattr(Rules(), name))
-    return name, (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+    if kind is bool:
+        return name, value.lower() in ("1", "true", "yes")
+    try:
+        return name, kind(value)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number" if kind is float else f"a {kind.__name__}"
+        raise argparse.ArgumentTypeError(f"{name} expects {what}, got {value!r}") from None
 
 
 def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12) -> None:
     """The game settings, rule changes and execution options shared by the sweep scripts."""
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
-    parser.add_argument("--life-threshold", type=int, default=life_threshold)
-    parser.add_argument("--eval-cap", type=int, default=500_000)
+    parser.add_argument("--life-threshold", type=integer(0), default=life_threshold)
+    parser.add_argument("--eval-cap", type=integer(1), default=500_000)
     parser.add_argument("--rule", type=parse_rule, action="append", default=[],
                         help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=integer(1), default=1)
     parser.add_argument("--quiet", action="store_true")
 
 
@@ -90,12 +224,14 @@ def game_setup(args) -> tuple[dict, GameSettings, Execution, functools.partial |
     return rules, settings, Execution(workers=args.workers, progress=not args.quiet), game_fn
 
 
-def cmd_run(args) -> None:
+# ----------------------------------------------------------------------------- the commands
+
+
+def cmd_run(args) -> Run:
     rules, settings, execution, game_fn = game_setup(args)
     result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, settings=settings, out=args.out,
                        execution=execution, game_fn=game_fn)
-    print(result.summary())
-    print(f"rules changed: {rules or 'none'}; wrote {args.out}")
+    return Run(rules=rules, batch=result, out=args.out)
 
 
 def scorings(store: Path, labels) -> dict:
@@ -144,37 +280,26 @@ def compare(directory: Path, thesis: MatrixGame):
             continue  # a deck Appendix B does not hold
         t = thesis.payoffs[index[a], index[b]]
         z = (o - t) / np.sqrt(se**2 + t * (1 - t) / THESIS_GAMES)
-        cells.append((a, b, o, se, t, z))
-    labels = sorted({c[0] for c in cells} | {c[1] for c in cells}, key=list(thesis.row_labels).index)
+        cells.append(Cell(a, b, float(o), float(se), float(t), float(z)))
+    labels = sorted({c.row for c in cells} | {c.col for c in cells}, key=list(thesis.row_labels).index)
     return labels, cells
 
 
-def cmd_compare(args) -> None:
+def cmd_compare(args) -> Comparison:
     thesis = thesis_matrix()
-    results = {}
+    sweeps = []
     for directory in map(Path, args.dirs):
         labels, cells = compare(directory, thesis)
-        results[directory.name] = (labels, cells)
-        print(f"\n{directory}: {len(cells)} cells, row deck's win rate")
-        print(f"{'row':>7} {'col':>7} {'ours':>7} {'se':>6} {'thesis':>7} {'z':>7}")
-        for a, b, o, se, t, z in cells:
-            print(f"{a:>7} {b:>7} {o:7.3f} {se:6.3f} {t:7.3f} {z:7.2f}")
-        zs = np.array([c[5] for c in cells])
-        print(f"within 3 SE of Appendix B: {int((np.abs(zs) <= 3).sum())} of {len(zs)}; "
-              f"mean |ours - thesis| = {np.mean([abs(c[2] - c[4]) for c in cells]):.3f}")
+        sweep = SweepComparison(directory, labels, cells)
         store = directory / "games.sqlite"
         if store.exists():
             rates = scorings(store, labels)
             if any(r["mismatch"] for r in rates.values()):
-                print("the same games scored three ways (thesis: mismatches and draws dropped; verdict: every "
-                      "verdict kept; truth: every game by minimax's winner), mismatch share")
-                for a, b, *_ in cells:
-                    r = rates[(a, b)]
-                    print(f"{a:>7} {b:>7}  thesis {r['thesis']:.3f}  verdict {r['verdict']:.3f}  "
-                          f"truth {r['truth']:.3f}  mismatches {r['mismatch']:.1%}  draws {int(r['draws'])}")
+                sweep.scorings = rates
+        sweeps.append(sweep)
     if args.plot:
-        plot(results, thesis, args.plot)
-        print(f"\nwrote {args.plot}")
+        plot({s.directory.name: (s.labels, s.cells) for s in sweeps}, thesis, args.plot)
+    return Comparison(sweeps=sweeps, plot=args.plot)
 
 
 def plot(results, thesis, path) -> None:
@@ -186,18 +311,20 @@ def plot(results, thesis, path) -> None:
         n = len(labels)
         diff = np.full((n, n), np.nan)
         position = {label: k for k, label in enumerate(labels)}
-        for a, b, o, se, t, z in cells:
-            diff[position[a], position[b]] = o - t
-            diff[position[b], position[a]] = t - o
+        for c in cells:
+            diff[position[c.row], position[c.col]] = c.ours - c.thesis
+            diff[position[c.col], position[c.row]] = c.thesis - c.ours
         image = ax.imshow(diff, cmap="RdBu_r", vmin=-0.5, vmax=0.5)
-        for a, b, o, se, t, z in cells:
-            for r, c, zz in ((position[a], position[b], z), (position[b], position[a], -z)):
-                ax.text(c, r, f"{zz:+.0f}", ha="center", va="center", fontsize=6 if n > 8 else 8)
+        for c in cells:
+            for r, col, zz in ((position[c.row], position[c.col], c.z), (position[c.col], position[c.row], -c.z)):
+                ax.text(col, r, f"{zz:+.0f}", ha="center", va="center", fontsize=6 if n > 8 else 8)
         ax.set_xticks(range(n), labels, rotation=90, fontsize=7 if n > 8 else 9)
         ax.set_yticks(range(n), labels, fontsize=7 if n > 8 else 9)
         ax.set_title(f"{name}: ours - Appendix B (text: z)", fontsize=9)
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="row deck's win rate, ours - thesis")
-    fig.savefig(path, dpi=130, bbox_inches="tight")
+    with atomic_path(path) as temporary:
+        fig.savefig(temporary, dpi=130, bbox_inches="tight")
+    plt.close(fig)
 
 
 def store_games(directory: Path, score_mismatches: bool = True) -> dict:
@@ -208,7 +335,7 @@ def store_games(directory: Path, score_mismatches: bool = True) -> dict:
             for a, b, _, g, w, m, _ in stored_games(directory)}
 
 
-def cmd_paired(args) -> None:
+def cmd_paired(args) -> Paired:
     from scipy.stats import binomtest
 
     base, other = store_games(Path(args.base)), store_games(Path(args.other))
@@ -216,27 +343,26 @@ def cmd_paired(args) -> None:
     cells: dict = {}
     for a, b, g in common:
         cells.setdefault((a, b), []).append((base[(a, b, g)], other[(a, b, g)]))
-    print(f"{args.base} against {args.other}: {len(common)} common decided games")
-    print(f"{'row':>7} {'col':>7} {'games':>5} {'base':>6} {'other':>6} {'to row':>6} {'to col':>6}")
+    rows = []
     gained = lost = 0
     for (a, b), pairs in sorted(cells.items()):
         x = np.array(pairs)
         up, down = int(((x[:, 0] == 1) & (x[:, 1] == 0)).sum()), int(((x[:, 0] == 0) & (x[:, 1] == 1)).sum())
         gained, lost = gained + up, lost + down
-        print(f"{a:>7} {b:>7} {len(x):5d} {1 - x[:, 0].mean():6.3f} {1 - x[:, 1].mean():6.3f} {up:6d} {down:6d}")
+        rows.append(PairedCell(a, b, len(x), float(1 - x[:, 0].mean()), float(1 - x[:, 1].mean()), up, down))
     changed = gained + lost
     p = binomtest(gained, changed).pvalue if changed else 1.0
-    print(f"games that changed winner: {changed} of {len(common)} ({gained} to the row deck, {lost} to the column "
-          f"deck); McNemar exact p = {p:.3g}")
     thesis = thesis_matrix()
     index = {label: i for i, label in enumerate(thesis.row_labels)}
+    gaps = {}
     for name, column in (("base", 0), ("other", 1)):
-        gaps = [abs(1 - np.mean([w[column] for w in pairs]) - thesis.payoffs[index[a], index[b]])
-                for (a, b), pairs in cells.items() if a in index and b in index]
-        print(f"{name}: mean |rate - Appendix B| over these games {np.mean(gaps):.3f}")
+        gaps[name] = float(np.mean([abs(1 - np.mean([w[column] for w in pairs]) - thesis.payoffs[index[a], index[b]])
+                                    for (a, b), pairs in cells.items() if a in index and b in index]))
+    return Paired(base=args.base, other=args.other, common=len(common), cells=rows, gained=gained, lost=lost,
+                  p=float(p), gaps=gaps)
 
 
-def cmd_matrix(args) -> None:
+def cmd_matrix(args) -> MatrixFiles:
     """Write the played cells of a (possibly unfinished) sweep as payoffs and std CSVs."""
     thesis = thesis_matrix()
     cells = played_cells(Path(args.dir))
@@ -247,12 +373,13 @@ def cmd_matrix(args) -> None:
         payoffs[at[a], at[b]], payoffs[at[b], at[a]] = rate, 1 - rate
         std[at[a], at[b]] = std[at[b], at[a]] = se
     if len(cells) != len(labels) * (len(labels) - 1) // 2:
-        raise SystemExit(f"{args.dir}: {len(cells)} cells played, not every pair of {len(labels)} decks")
-    MatrixGame(payoffs, labels, labels, std=std).to_csv(f"{args.prefix}_payoffs.csv", std_path=f"{args.prefix}_std.csv")
-    print(f"wrote {args.prefix}_payoffs.csv and {args.prefix}_std.csv ({len(labels)} decks)")
+        raise RunError(f"{args.dir}: {len(cells)} cells played, not every pair of {len(labels)} decks")
+    names = f"{args.prefix}_payoffs.csv", f"{args.prefix}_std.csv"
+    MatrixGame(payoffs, labels, labels, std=std).to_csv(names[0], std_path=names[1])
+    return MatrixFiles(payoffs=names[0], std=names[1], decks=len(labels))
 
 
-def cmd_forest_accuracy(args) -> None:
+def cmd_forest_accuracy(args) -> ForestAccuracy:
     """The cached 12-life forest's accuracy on positions reached by exact play between ``--decks``."""
     from gamelp.games.mtg.deck import Deck
     from gamelp.games.mtg.forest import collect_positions, forest_evaluation
@@ -261,9 +388,8 @@ def cmd_forest_accuracy(args) -> None:
     data = collect_positions(args.games, (12,), [args.seed, 2], label_cap=args.label_cap, workers=args.workers,
                              decks=[Deck.parse(d) for d in args.decks.split(",")], progress=not args.quiet)
     X, y = data.X[12], data.y[12]
-    wrong = int((forest.predict(X) != y).sum())
-    print(f"forest at 12 life on {len(y)} positions reached by exact play ({args.games} games, "
-          f"{data.capped} skipped at the label cap): {wrong} wrong ({wrong / len(y):.1%})")
+    return ForestAccuracy(games=args.games, positions=len(y), capped=data.capped,
+                          wrong=int((forest.predict(X) != y).sum()))
 
 
 def cell_games(rate: float, most: int = THESIS_GAMES) -> int:
@@ -295,47 +421,110 @@ def seat_dispersion(cells) -> tuple[int, float, float, float]:
     return len(rates), statistic, float(chi2.cdf(statistic, len(rates))), float(q)
 
 
-def cmd_seats(args) -> None:
+def cmd_seats(args) -> Seats:
     """Did the seat decide the games? Appendix B's dispersion test beside our runs' first-player shares."""
     thesis = thesis_matrix()
     labels = list(thesis.row_labels)
     inside = [a for a in labels if mid_range(a, args.low, args.high)]
-    print(f"cells between decks with {args.low} to {args.high} bolts; T = sum 4 n (rate - 1/2)^2, "
-          "at least one per cell in expectation if the seat does not decide games")
     cells = [(thesis.payoffs[i, j], cell_games(thesis.payoffs[i, j]))
              for i, a in enumerate(labels) for j, b in enumerate(labels) if i < j and a in inside and b in inside]
     k, statistic, p, q = seat_dispersion(cells)
-    print(f"Appendix B: {k} cells, T = {statistic:.1f} (lower-tail p = {p:.2g}); the first (or second) player "
-          f"won at least {q:.1%} of these games")
+    result = Seats(low=args.low, high=args.high, cells=k, statistic=statistic, p=p, first_player_share=q)
     for directory in map(Path, args.dirs):
         games = [g for g in stored_games(directory) if g.winner is not None]
-        among = [g for g in games if mid_range(g.deck1, args.low, args.high) and mid_range(g.deck2, args.low, args.high)]
+        among = [g for g in games
+                 if mid_range(g.deck1, args.low, args.high) and mid_range(g.deck2, args.low, args.high)]
         tally: dict = {}
         for g in among:
             tally.setdefault((g.deck1, g.deck2), []).append(g.winner == 0)
-        first = np.mean([g.winner == g.first for g in among]) if among else float("nan")
+        first = float(np.mean([g.winner == g.first for g in among])) if among else float("nan")
         k, statistic, p, q = seat_dispersion([(np.mean(w), len(w)) for w in tally.values()]) if tally else (0, 0, 1, 0)
-        print(f"{directory}: first player won {np.mean([g.winner == g.first for g in games]):.1%} of {len(games)} "
-              f"decided games, {first:.1%} of {len(among)} between these decks; {k} cells, T = {statistic:.1f} "
-              f"(lower-tail p = {p:.2g})")
+        result.runs.append(SeatRun(directory, len(games), float(np.mean([g.winner == g.first for g in games])),
+                                   len(among), first, k, statistic, p))
+    return result
 
 
-def main(argv=None) -> int:
-    from gamelp.cli.args import int_list
+# ----------------------------------------------------------------------------- printing
 
+
+def report_run(result: Run) -> None:
+    print(result.batch.summary())
+    print(f"rules changed: {result.rules or 'none'}; wrote {result.out}")
+
+
+def report_compare(result: Comparison) -> None:
+    for sweep in result.sweeps:
+        print(f"\n{sweep.directory}: {len(sweep.cells)} cells, row deck's win rate")
+        print(f"{'row':>7} {'col':>7} {'ours':>7} {'se':>6} {'thesis':>7} {'z':>7}")
+        for c in sweep.cells:
+            print(f"{c.row:>7} {c.col:>7} {c.ours:7.3f} {c.se:6.3f} {c.thesis:7.3f} {c.z:7.2f}")
+        print(f"within 3 SE of Appendix B: {sweep.within_3se} of {len(sweep.cells)}; "
+              f"mean |ours - thesis| = {sweep.mean_gap:.3f}")
+        if sweep.scorings is not None:
+            print("the same games scored three ways (thesis: mismatches and draws dropped; verdict: every "
+                  "verdict kept; truth: every game by minimax's winner), mismatch share")
+            for c in sweep.cells:
+                r = sweep.scorings[(c.row, c.col)]
+                print(f"{c.row:>7} {c.col:>7}  thesis {r['thesis']:.3f}  verdict {r['verdict']:.3f}  "
+                      f"truth {r['truth']:.3f}  mismatches {r['mismatch']:.1%}  draws {int(r['draws'])}")
+    if result.plot:
+        print(f"\nwrote {result.plot}")
+
+
+def report_paired(result: Paired) -> None:
+    print(f"{result.base} against {result.other}: {result.common} common decided games")
+    print(f"{'row':>7} {'col':>7} {'games':>5} {'base':>6} {'other':>6} {'to row':>6} {'to col':>6}")
+    for c in result.cells:
+        print(f"{c.row:>7} {c.col:>7} {c.games:5d} {c.base:6.3f} {c.other:6.3f} {c.to_row:6d} {c.to_col:6d}")
+    print(f"games that changed winner: {result.gained + result.lost} of {result.common} ({result.gained} to the row "
+          f"deck, {result.lost} to the column deck); McNemar exact p = {result.p:.3g}")
+    for name, gap in result.gaps.items():
+        print(f"{name}: mean |rate - Appendix B| over these games {gap:.3f}")
+
+
+def report_forest_accuracy(result: ForestAccuracy) -> None:
+    print(f"forest at 12 life on {result.positions} positions reached by exact play ({result.games} games, "
+          f"{result.capped} skipped at the label cap): {result.wrong} wrong ({result.wrong / result.positions:.1%})")
+
+
+def report_matrix(result: MatrixFiles) -> None:
+    print(f"wrote {result.payoffs} and {result.std} ({result.decks} decks)")
+
+
+def report_seats(result: Seats) -> None:
+    print(f"cells between decks with {result.low} to {result.high} bolts; T = sum 4 n (rate - 1/2)^2, "
+          "at least one per cell in expectation if the seat does not decide games")
+    print(f"Appendix B: {result.cells} cells, T = {result.statistic:.1f} (lower-tail p = {result.p:.2g}); the first "
+          f"(or second) player won at least {result.first_player_share:.1%} of these games")
+    for run in result.runs:
+        print(f"{run.directory}: first player won {run.first_share:.1%} of {run.decided} decided games, "
+              f"{run.first_share_among:.1%} of {run.among} between these decks; {run.cells} cells, "
+              f"T = {run.statistic:.1f} (lower-tail p = {run.p:.2g})")
+
+
+REPORTS = {Run: report_run, Comparison: report_compare, Paired: report_paired, ForestAccuracy: report_forest_accuracy,
+           MatrixFiles: report_matrix, Seats: report_seats}
+
+
+def report(result) -> None:
+    """Print what one command found (its table, as the command always printed it)."""
+    REPORTS[type(result)](result)
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="play a deck grid, optionally with changed rules")
     run.add_argument("--creatures", type=int_list, default=[0, 8])
     run.add_argument("--bolts", type=int_list, default=[28, 32, 40])
-    run.add_argument("--games", type=int, default=100)
+    run.add_argument("--games", type=integer(1), default=100)
     add_game_arguments(run, life_threshold=0)
     run.add_argument("--verify", action="store_true")
-    run.add_argument("--out", required=True)
+    run.add_argument("--out", type=output_directory, required=True)
     run.set_defaults(func=cmd_run)
     comp = commands.add_parser("compare", help="compare sweep directories with Appendix B")
     comp.add_argument("dirs", nargs="+", help="sweep output directories")
-    comp.add_argument("--plot", help="heatmap PNG of ours - thesis")
+    comp.add_argument("--plot", type=plot_path, help="heatmap PNG of ours - thesis")
     comp.set_defaults(func=cmd_compare)
     paired = commands.add_parser("paired", help="game-by-game comparison of two runs with the same seed")
     paired.add_argument("base", help="the reference sweep directory")
@@ -343,10 +532,10 @@ def main(argv=None) -> int:
     paired.set_defaults(func=cmd_paired)
     accuracy = commands.add_parser("forest-accuracy", help="the forest's error rate on exact-play positions")
     accuracy.add_argument("--decks", default="0C28L,0C32L,0C40L,8C28L,8C32L,8C40L")
-    accuracy.add_argument("--games", type=int, default=200)
-    accuracy.add_argument("--seed", type=int, default=0)
-    accuracy.add_argument("--label-cap", type=int, default=50_000)
-    accuracy.add_argument("--workers", type=int, default=1)
+    accuracy.add_argument("--games", type=integer(1), default=200)
+    accuracy.add_argument("--seed", type=integer(0), default=0)
+    accuracy.add_argument("--label-cap", type=integer(1), default=50_000)
+    accuracy.add_argument("--workers", type=integer(1), default=1)
     accuracy.add_argument("--quiet", action="store_true")
     accuracy.set_defaults(func=cmd_forest_accuracy)
     matrix = commands.add_parser("matrix", help="write a sweep's played cells (finished or not) as CSVs")
@@ -355,13 +544,18 @@ def main(argv=None) -> int:
     matrix.set_defaults(func=cmd_matrix)
     seats = commands.add_parser("seats", help="did the seat decide the games? Appendix B's dispersion and ours")
     seats.add_argument("dirs", nargs="*", help="sweep directories whose first-player shares to print")
-    seats.add_argument("--low", type=int, default=24, help="fewest bolts of a mid-range deck")
-    seats.add_argument("--high", type=int, default=44, help="most bolts of a mid-range deck")
+    seats.add_argument("--low", type=integer(0), default=24, help="fewest bolts of a mid-range deck")
+    seats.add_argument("--high", type=integer(0), default=44, help="most bolts of a mid-range deck")
     seats.set_defaults(func=cmd_seats)
-    args = parser.parse_args(argv)
-    args.func(args)
-    return 0
+    return parser
+
+
+def main(argv: list[str] | None = None):
+    """Run one command; its dataclass (:class:`Run`, :class:`Comparison`, :class:`Paired`,
+    :class:`ForestAccuracy`, :class:`MatrixFiles` or :class:`Seats`) holds what it found."""
+    args = build_parser().parse_args(argv)
+    return args.func(args)
 
 
 if __name__ == "__main__":
-    run_script(main)
+    run_script(main, report)
