@@ -3,6 +3,7 @@
 import copy
 import importlib.util
 import json
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -45,5 +46,6 @@ def load_script(relative: str):
     path = SCRIPTS / relative
     spec = importlib.util.spec_from_file_location(f"gamelp_script_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve their annotations through sys.modules
     spec.loader.exec_module(module)
     return module
