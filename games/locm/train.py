@@ -240,10 +240,42 @@ def curve_table(curve: list[tuple[int, int, float]]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class TrainingSession:
+    """A finished :func:`train_session`: what was trained, its learning curve and where its files are."""
+
+    approach: str
+    battler: str
+    episodes: int
+    seconds: float
+    curve: list[tuple[int, int, float]]
+    out: Path
+
+    @property
+    def policy(self) -> Path:
+        return self.out / "policy.npz"
+
+    def report(self) -> str:
+        """The session as text: the time, the learning curve's table and the files written."""
+        return (f"{self.approach} with {self.battler}: {self.episodes} episodes per seat in {self.seconds:.0f} s\n"
+                f"{curve_table(self.curve)}\n"
+                f"wrote {self.policy} (draft with it as file:{self.policy}), "
+                f"{self.out / 'curve.csv'}, {self.out / 'curve.png'}")
+
+
 def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
                   minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
                   battles: int = 1, progress: bool = True) -> str:
-    """Train, then write in ``out``: ``policy.npz`` (both seats), ``curve.csv`` and ``curve.png``; returns a report.
+    """:func:`train_session`, then its report as text."""
+    return train_session(approach, battler, episodes, out, seed=seed, eval_episodes=eval_episodes,
+                         minibatches=minibatches, learning_rate_scale=learning_rate_scale, n_envs=n_envs,
+                         battles=battles, progress=progress).report()
+
+
+def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
+                  minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
+                  battles: int = 1, progress: bool = True) -> TrainingSession:
+    """Train, then write in ``out``: ``policy.npz`` (both seats), ``curve.csv`` and ``curve.png``.
 
     ``minibatches`` replaces the thesis's number of PPO mini-batches and
     ``learning_rate_scale`` multiplies its learning rates, for both seats.
@@ -277,30 +309,30 @@ def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0
     save_policy(out / "policy.npz", approach, result.drafter.policies)
     write_curve(result.curve, out / "curve.csv")
     plot_curve(result.curve, f"{approach} drafter, {battler} battler", out / "curve.png")
-    return (f"{approach} with {battler}: {episodes} episodes per seat in {seconds:.0f} s\n"
-            f"{curve_table(result.curve)}\n"
-            f"wrote {out / 'policy.npz'} (draft with it as file:{out / 'policy.npz'}), "
-            f"{out / 'curve.csv'}, {out / 'curve.png'}")
+    return TrainingSession(approach, battler, episodes, seconds, list(result.curve), out)
 
 
 def add_train_arguments(parser, default_out: str | None = None) -> None:
-    """The options of ``gamelp locm train`` (and of ``scripts/vieira_5_1_training.py``) on ``parser``."""
+    """The options of ``gamelp locm train`` (and of ``scripts/vieira/vieira_5_1_training.py``) on ``parser``."""
+    from gamelp.cli.args import finite_float, integer
+
     parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate",
                         help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)")
     parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack",
                         help="battler of both decks during training (default %(default)s)")
-    parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
-    parser.add_argument("--eval-episodes", type=int, default=1000,
+    parser.add_argument("--episodes", type=integer(1), default=30000,
+                        help="training episodes per seat (default %(default)s)")
+    parser.add_argument("--eval-episodes", type=integer(1), default=1000,
                         help="matches per checkpoint and seat against max-attack (default %(default)s)")
-    parser.add_argument("--minibatches", type=int, help="PPO mini-batches per batch for both seats "
+    parser.add_argument("--minibatches", type=integer(1), help="PPO mini-batches per batch for both seats "
                                                          "(default: the thesis's)")
-    parser.add_argument("--learning-rate-scale", type=float, default=1.0,
+    parser.add_argument("--learning-rate-scale", type=finite_float(0.0, strict=True), default=1.0,
                         help="multiplies the thesis's learning rates of both seats (default %(default)s)")
-    parser.add_argument("--envs", type=int, default=1,
+    parser.add_argument("--envs", type=integer(1), default=1,
                         help="environments per seat, stepped together (default %(default)s)")
-    parser.add_argument("--battles", type=int, default=1,
+    parser.add_argument("--battles", type=integer(1), default=1,
                         help="battles that score each training episode's deck (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="training seed (default %(default)s)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="training seed (default %(default)s)")
     parser.add_argument("--out", metavar="DIR", default=default_out, required=default_out is None,
                         help="output directory" + (f" (default {default_out})" if default_out else ""))
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

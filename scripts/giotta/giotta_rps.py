@@ -6,36 +6,57 @@ Writes into --out:
   rps_regret.png     A's weights of the MWU and OMWU self-play iterates from the same start
   rps.json           the numbers printed
 
-    python scripts/giotta_rps.py
-    python scripts/giotta_rps.py --games 1000 --reps 5000 --plays 8000
+    python scripts/giotta/giotta_rps.py
+    python scripts/giotta/giotta_rps.py --games 1000 --reps 5000 --plays 8000
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.games import pennies, rps
 from gamelp.games.rps import RPS
+from gamelp.io import write_text
 
 PAPER_TABLE4 = {"ScoreA": [335, 363, 394, 344, 358, 363, 356, 367, 362, 365],
                 "ScoreB": [252, 232, 223, 255, 242, 253, 233, 229, 232, 232]}
 """The first ten repetitions of the paper's Table 4 (A [0.2, 0.6, 0.2] vs B [0.4, 0.5, 0.1])."""
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=1000, help="games per match (default: 1000)")
-    parser.add_argument("--reps", type=int, default=1000, help="matches per weight pair (default: 1000)")
-    parser.add_argument("--plays", type=int, default=6000, help="plays of the step rule (default: 6000)")
-    parser.add_argument("--runs", type=int, default=300, help="step-rule runs to average (default: 300)")
-    parser.add_argument("--eta", type=float, default=0.1, help="MWU/OMWU step size (default: 0.1)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="out", help="output directory (default: out/)")
-    args = parser.parse_args(argv)
+@dataclass
+class RockPaperScissors:
+    """The figures of rps.json: each fixed-weight match, the step rule's final weights, the MWU/OMWU iterates."""
+    games: int
+    reps: int
+    plays: int
+    runs: int
+    fixed_weights: dict[str, dict]      # per pair: A, B, expected_A, expected_B, mean_A, sd_A, mean_B, sd_B
+    paper_table4: tuple[float, float]   # the means of the paper's Table 4 rows (A, B)
+    step_rule: dict                     # final_mean_weights_A, final_mean_abs_dev_A
+    regret: dict[str, list[float]]      # mwu_last_A, omwu_last_A
+    out: Path
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=integer(1), default=1000, help="games per match (default: 1000)")
+    parser.add_argument("--reps", type=integer(1), default=1000, help="matches per weight pair (default: 1000)")
+    parser.add_argument("--plays", type=integer(1), default=6000, help="plays of the step rule (default: 6000)")
+    parser.add_argument("--runs", type=integer(1), default=300, help="step-rule runs to average (default: 300)")
+    parser.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.1,
+                        help="MWU/OMWU step size (default: 0.1)")
+    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> RockPaperScissors:
+    args = build_parser().parse_args(argv)
     out = Path(args.out)
 
     summary = {"fixed_weights": {}}
@@ -48,10 +69,7 @@ def main(argv=None) -> int:
         summary["fixed_weights"][label] = {
             "A": list(wa), "B": list(wb), "expected_A": args.games * p_a, "expected_B": args.games * p_b,
             "mean_A": float(a.mean()), "sd_A": float(a.std()), "mean_B": float(b.mean()), "sd_B": float(b.std())}
-        print(f"{label:12s}: A wins {a.mean():6.1f} +- {a.std():4.1f} (expected {args.games * p_a:6.1f}), "
-              f"B wins {b.mean():6.1f} +- {b.std():4.1f} (expected {args.games * p_b:6.1f})")
-    paper_a, paper_b = np.mean(PAPER_TABLE4["ScoreA"]), np.mean(PAPER_TABLE4["ScoreB"])
-    print(f"paper (Table 4, first 10 of 1000 matches, favours A): A {paper_a:.1f}, B {paper_b:.1f}")
+    paper = (float(np.mean(PAPER_TABLE4["ScoreA"])), float(np.mean(PAPER_TABLE4["ScoreB"])))
     pennies.plot_score_histograms(panels, out / "rps_scores.png",
                                   f"Rock-paper-scissors: games won out of {args.games}, {args.reps} matches")
 
@@ -75,13 +93,24 @@ def main(argv=None) -> int:
     summary["step_rule"] = {"final_mean_weights_A": run.weights_a[:, -1].mean(axis=0).tolist(),
                             "final_mean_abs_dev_A": float(dev)}
     summary["regret"] = {"mwu_last_A": mwu_x[-1].tolist(), "omwu_last_A": omwu_x[-1].tolist()}
-    print(f"step rule after {args.plays} plays ({args.runs} runs): mean A weights "
-          f"{np.round(run.weights_a[:, -1].mean(axis=0), 3).tolist()}, mean |w - 1/3| {dev:.3f}")
-    print(f"MWU last iterate A {np.round(mwu_x[-1], 3).tolist()}, OMWU {np.round(omwu_x[-1], 3).tolist()}")
-    (out / "rps.json").write_text(json.dumps({"args": vars(args), **summary}, indent=2))
-    print(f"wrote rps_scores.png, rps_weights.png, rps_regret.png, rps.json into {out}")
-    return 0
+    write_text(out / "rps.json", json.dumps({"args": vars(args), **summary}, indent=2))
+    return RockPaperScissors(args.games, args.reps, args.plays, args.runs, summary["fixed_weights"], paper,
+                             summary["step_rule"], summary["regret"], out)
+
+
+def report(result: RockPaperScissors) -> None:
+    for label, pair in result.fixed_weights.items():
+        print(f"{label:12s}: A wins {pair['mean_A']:6.1f} +- {pair['sd_A']:4.1f} (expected {pair['expected_A']:6.1f}), "
+              f"B wins {pair['mean_B']:6.1f} +- {pair['sd_B']:4.1f} (expected {pair['expected_B']:6.1f})")
+    paper_a, paper_b = result.paper_table4
+    print(f"paper (Table 4, first 10 of 1000 matches, favours A): A {paper_a:.1f}, B {paper_b:.1f}")
+    rule, regret = result.step_rule, result.regret
+    print(f"step rule after {result.plays} plays ({result.runs} runs): mean A weights "
+          f"{np.round(rule['final_mean_weights_A'], 3).tolist()}, mean |w - 1/3| {rule['final_mean_abs_dev_A']:.3f}")
+    print(f"MWU last iterate A {np.round(regret['mwu_last_A'], 3).tolist()}, "
+          f"OMWU {np.round(regret['omwu_last_A'], 3).tolist()}")
+    print(f"wrote rps_scores.png, rps_weights.png, rps_regret.png, rps.json into {result.out}")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main, report)
