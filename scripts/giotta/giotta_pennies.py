@@ -11,8 +11,6 @@ Writes into --out:
     python scripts/giotta/giotta_pennies.py --plays 5000 --runs 1000 --seed 3
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import dataclass
 from pathlib import Path

@@ -10,8 +10,6 @@ Writes into --out:
     python scripts/giotta/giotta_rps.py --games 1000 --reps 5000 --plays 8000
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import dataclass
 from pathlib import Path

@@ -15,8 +15,6 @@ its logit beside the paper's Table 2.  Writes into --out:
     python scripts/giotta/giotta_yugioh.py --games 6860 --cell-games 40 --interactions
 """
 
-from __future__ import annotations
-
 import itertools
 import json
 import time

@@ -21,8 +21,6 @@ on random games (its rate depends on the game); on rock-paper-superscissors
 it is fast.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from pathlib import Path
 

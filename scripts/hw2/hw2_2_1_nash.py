@@ -7,8 +7,6 @@ the two players' values sum to zero; ``--verbose`` shows each solver log, as
 the homework asks.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 from gamelp.cli.args import OneLineParser, run_script

@@ -6,8 +6,6 @@ Prints the ILP value beside the LP value (what determinism costs) and the
 homework's Kuhn figure for player 1 (-0.1666...).
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 
 from gamelp.cli.args import OneLineParser, run_script

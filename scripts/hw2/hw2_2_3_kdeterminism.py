@@ -12,8 +12,6 @@ stops after ``--time-limit`` seconds, and a point that did not reach its gap
 says so (its bound) in the JSON and as a band in the plot.
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import dataclass
 from pathlib import Path

@@ -23,8 +23,6 @@ Outputs of each tournament go to
     python scripts/vieira/vieira_5_2_tournament.py --matches 500 --sets 4 --workers 2
 """
 
-from __future__ import annotations
-
 import json
 import time
 from dataclasses import dataclass

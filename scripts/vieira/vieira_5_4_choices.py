@@ -11,8 +11,6 @@ finds k = 5 over its ten drafters). ``--plot`` draws the first two components.
     python scripts/vieira/vieira_5_4_choices.py --drafts 2000 --plot choices.png
 """
 
-from __future__ import annotations
-
 import itertools
 import random
 from dataclasses import dataclass
