@@ -17,16 +17,6 @@ def test_script_help(script):
     assert "usage:" in done.stdout
 
 
-def test_homework_nash_script_prints_the_values():
-    script = SCRIPTS[0].parent / "hw2_2_1_nash.py"
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    rows = {tuple(line.split()[:2]): line.split() for line in done.stdout.splitlines()[1:]}
-    assert float(rows[("leduc", "1")][2]) == pytest.approx(-0.0856, abs=1e-4)
-    assert float(rows[("kuhn", "2")][2]) == pytest.approx(1 / 18, abs=1e-7)
-    assert abs(float(rows[("leduc", "sum")][2])) < 1e-9
-
-
 # ---- scripts at a tiny scale, their printed figures checked ----
 def run_script(name, *args, cwd):
     done = subprocess.run([sys.executable, str(SCRIPTS[0].parent / name), *map(str, args)], capture_output=True,
@@ -253,24 +243,9 @@ def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path):
     assert 0 < positions <= 4 and 0 <= wrong <= positions
 
 
-def test_vieira_choices_script_prints_figure_5_4_and_clusters(tmp_path):
-    out = run_script("vieira_5_4_choices.py", "--drafts", 40, "--plot", tmp_path / "choices.png", cwd=tmp_path)
-    table = {tuple(line.split()[:2]): line.split()[2:] for line in out.split("(Figure 5.5)")[0].splitlines()
-             if len(line.split()) in (3, 4) and line.split()[2][0].isdigit()}
-    assert len(table) == 28 and table[("max-attack", "icebox")][1] == "55.76"
-    assert table[("immediate", "lstm")][1] == "55.39"
-    assert all(abs(float(row[0]) - 33.3) < 6 for pair, row in table.items() if "random" in pair)  # 1,200 turns
-    clusters = [line.split() for line in out.split("(Figure 5.5)")[1].splitlines() if "cluster" in line]
-    assert [row[0] for row in clusters] == ["random", "max-attack", "icebox", "closet-ai", "coac", "immediate",
-                                             "history", "lstm"]
-    assert (tmp_path / "choices.png").stat().st_size > 1000
-
-
-
 @pytest.mark.parametrize("name, args, message", [
     ("esche_appendix_b.py", ["seats", "no-such-run"], "no-such-run/games.sqlite: cannot open the game store"),
     ("esche_3_2_std.py", ["--games", "0", "--out", "out"], "games per pair must be at least 1, got 0"),
-    ("vieira_5_4_choices.py", ["--learned", "nobody", "--drafts", "2"], "unknown drafter 'nobody'"),
     ("esche_table_3_1_forest.py", ["--curve", "0,9"], "tree counts must be at least 1"),
 ])
 def test_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
