@@ -324,8 +324,8 @@ def add_train_arguments(parser, default_out: str | None = None) -> None:
                         help="training episodes per seat (default %(default)s)")
     parser.add_argument("--eval-episodes", type=integer(1), default=1000,
                         help="matches per checkpoint and seat against max-attack (default %(default)s)")
-    parser.add_argument("--minibatches", type=integer(1), help="PPO mini-batches per batch for both seats "
-                                                         "(default: the thesis's)")
+    parser.add_argument("--minibatches", type=integer(1),
+                        help="PPO mini-batches per batch for both seats (default: the thesis's)")
     parser.add_argument("--learning-rate-scale", type=finite_float(0.0, strict=True), default=1.0,
                         help="multiplies the thesis's learning rates of both seats (default %(default)s)")
     parser.add_argument("--envs", type=integer(1), default=1,
