@@ -314,25 +314,22 @@ def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0
 
 def add_train_arguments(parser, default_out: str | None = None) -> None:
     """The options of ``gamelp locm train`` (and of ``scripts/vieira/vieira_5_1_training.py``) on ``parser``."""
-    from gamelp.cli.args import finite_float, integer
-
     parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate",
                         help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)")
     parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack",
                         help="battler of both decks during training (default %(default)s)")
-    parser.add_argument("--episodes", type=integer(1), default=30000,
-                        help="training episodes per seat (default %(default)s)")
-    parser.add_argument("--eval-episodes", type=integer(1), default=1000,
+    parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
+    parser.add_argument("--eval-episodes", type=int, default=1000,
                         help="matches per checkpoint and seat against max-attack (default %(default)s)")
-    parser.add_argument("--minibatches", type=integer(1),
-                        help="PPO mini-batches per batch for both seats (default: the thesis's)")
-    parser.add_argument("--learning-rate-scale", type=finite_float(0.0, strict=True), default=1.0,
+    parser.add_argument("--minibatches", type=int, help="PPO mini-batches per batch for both seats "
+                                                         "(default: the thesis's)")
+    parser.add_argument("--learning-rate-scale", type=float, default=1.0,
                         help="multiplies the thesis's learning rates of both seats (default %(default)s)")
-    parser.add_argument("--envs", type=integer(1), default=1,
+    parser.add_argument("--envs", type=int, default=1,
                         help="environments per seat, stepped together (default %(default)s)")
-    parser.add_argument("--battles", type=integer(1), default=1,
+    parser.add_argument("--battles", type=int, default=1,
                         help="battles that score each training episode's deck (default %(default)s)")
-    parser.add_argument("--seed", type=integer(0), default=0, help="training seed (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed (default %(default)s)")
     parser.add_argument("--out", metavar="DIR", default=default_out, required=default_out is None,
                         help="output directory" + (f" (default {default_out})" if default_out else ""))
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
