@@ -240,10 +240,42 @@ def curve_table(curve: list[tuple[int, int, float]]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class TrainingSession:
+    """A finished :func:`train_session`: what was trained, its learning curve and where its files are."""
+
+    approach: str
+    battler: str
+    episodes: int
+    seconds: float
+    curve: list[tuple[int, int, float]]
+    out: Path
+
+    @property
+    def policy(self) -> Path:
+        return self.out / "policy.npz"
+
+    def report(self) -> str:
+        """The session as text: the time, the learning curve's table and the files written."""
+        return (f"{self.approach} with {self.battler}: {self.episodes} episodes per seat in {self.seconds:.0f} s\n"
+                f"{curve_table(self.curve)}\n"
+                f"wrote {self.policy} (draft with it as file:{self.policy}), "
+                f"{self.out / 'curve.csv'}, {self.out / 'curve.png'}")
+
+
 def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
                   minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
                   battles: int = 1, progress: bool = True) -> str:
-    """Train, then write in ``out``: ``policy.npz`` (both seats), ``curve.csv`` and ``curve.png``; returns a report.
+    """:func:`train_session`, then its report as text."""
+    return train_session(approach, battler, episodes, out, seed=seed, eval_episodes=eval_episodes,
+                         minibatches=minibatches, learning_rate_scale=learning_rate_scale, n_envs=n_envs,
+                         battles=battles, progress=progress).report()
+
+
+def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
+                  minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
+                  battles: int = 1, progress: bool = True) -> TrainingSession:
+    """Train, then write in ``out``: ``policy.npz`` (both seats), ``curve.csv`` and ``curve.png``.
 
     ``minibatches`` replaces the thesis's number of PPO mini-batches and
     ``learning_rate_scale`` multiplies its learning rates, for both seats.
@@ -277,14 +309,11 @@ def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0
     save_policy(out / "policy.npz", approach, result.drafter.policies)
     write_curve(result.curve, out / "curve.csv")
     plot_curve(result.curve, f"{approach} drafter, {battler} battler", out / "curve.png")
-    return (f"{approach} with {battler}: {episodes} episodes per seat in {seconds:.0f} s\n"
-            f"{curve_table(result.curve)}\n"
-            f"wrote {out / 'policy.npz'} (draft with it as file:{out / 'policy.npz'}), "
-            f"{out / 'curve.csv'}, {out / 'curve.png'}")
+    return TrainingSession(approach, battler, episodes, seconds, list(result.curve), out)
 
 
 def add_train_arguments(parser, default_out: str | None = None) -> None:
-    """The options of ``gamelp locm train`` (and of ``scripts/vieira_5_1_training.py``) on ``parser``."""
+    """The options of ``gamelp locm train`` (and of ``scripts/vieira/vieira_5_1_training.py``) on ``parser``."""
     parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate",
                         help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)")
     parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack",

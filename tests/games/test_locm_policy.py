@@ -1,11 +1,9 @@
 """Learned drafters: numpy inference equal to the trained torch networks, policy files, seeded self-play training."""
 
-import importlib.util
 import random
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -211,22 +209,3 @@ def test_train_command_writes_both_seats_and_the_curve_and_refuses_bad_input(tmp
         assert gamelp_cli.main([*argv, *bad]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
-
-
-def test_training_script_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
-    script = Path(__file__).resolve().parents[2] / "scripts" / "vieira_5_1_training.py"
-    spec = importlib.util.spec_from_file_location("vieira_5_1_training", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.main(["--episodes", "20", "--eval-episodes", "2", "--minibatches", "1", "--seed", "1",
-                        "--out", str(tmp_path)]) == 0
-    drafter = make_drafter(f"file:{tmp_path / 'policy.npz'}")
-    assert sorted(drafter.policies) == [0, 1] and drafter.policies[0].activation == "elu"  # Table A.2
-    rows = (tmp_path / "curve.csv").read_text().splitlines()
-    assert rows[0] == "episodes,seat,win_rate"
-    # Rounds of 10 episodes (the opponent update of Table A.2): checkpoints after 10 and 20.
-    assert [row.split(",")[:2] for row in rows[1:]] == [["10", "0"], ["10", "1"], ["20", "0"], ["20", "1"]]
-    assert all(float(row.split(",")[2]) in (0.0, 0.5, 1.0) for row in rows[1:])  # 2 matches each
-    assert (tmp_path / "curve.png").stat().st_size > 0
-    assert "20 episodes per seat" in capsys.readouterr().out
-

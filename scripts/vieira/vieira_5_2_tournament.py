@@ -19,21 +19,20 @@ ellipsoid of 2 standard errors of its cells (Esche (2018), Section 2.4).
 Outputs of each tournament go to
 ``--out/<battler>/`` (resumable: rerun with the same flags to continue).
 
-    python scripts/vieira_5_2_tournament.py --battlers max-attack --matches 1000 --sets 2
-    python scripts/vieira_5_2_tournament.py --matches 500 --sets 4 --workers 2
+    python scripts/vieira/vieira_5_2_tournament.py --battlers max-attack --matches 1000 --sets 2
+    python scripts/vieira/vieira_5_2_tournament.py --matches 500 --sets 4 --workers 2
 """
 
-from __future__ import annotations
-
-import argparse
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from gamelp.cli.args import OneLineParser, integer, output_directory, run_script
 from gamelp.games.locm.drafters import LEARNED_DRAFTERS, PUBLISHED_DRAFTERS
-from gamelp.games.locm.tournament import DEFAULT_BATCH, run_tournament
+from gamelp.games.locm.tournament import DEFAULT_BATCH, TournamentResult, run_tournament
 from gamelp.games.runner import Execution
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
@@ -97,24 +96,72 @@ def thesis_matrix(battler: str, names: list[str]) -> np.ndarray:
     return np.array(table, dtype=float)[np.ix_(index, index)]
 
 
+@dataclass
+class NashMix:
+    """The row player's Nash mix over the drafters and Mangasarian's uniqueness verdict."""
+    value: float
+    mix: dict[str, float]
+    unique: bool
+
+
+@dataclass
+class RobustMix:
+    """The row player's robust mix over an ellipsoid of ``radius`` standard errors of the cells."""
+    radius: float
+    guaranteed_value: float
+    nominal_value: float
+    mix: dict[str, float]
+
+
+@dataclass
+class BattlerTable:
+    """One battler's tournament beside the thesis's table (rates are of the row drafter)."""
+    battler: str
+    tournament: TournamentResult    # ours: drafters, matrix.payoffs, seat_pooled_se, seat_rates, matches
+    thesis: np.ndarray              # the thesis's cells (%) in the order of tournament.drafters
+    per_pair: int
+    cells: list[dict]               # see compare()
+    nash_ours: NashMix
+    nash_thesis: NashMix
+    robust_ours: RobustMix
+    seconds: float                  # for the matches this run played
+
+
+@dataclass
+class Figure52:
+    tables: list[BattlerTable]
+    workers: int
+    out: Path
+
+
 def _mix(strategy: dict[str, float]) -> str:
     return ", ".join(f"{label} {100 * p:.1f}%" for label, p in strategy.items() if round(100 * p, 1) > 0)
 
 
-def nash_line(game: MatrixGame) -> str:
-    """The row player's Nash mix of ``game`` and Mangasarian's uniqueness verdict, in one line."""
+def nash_mix(game: MatrixGame) -> NashMix:
+    """The row player's Nash mix of ``game`` and Mangasarian's uniqueness verdict."""
     result = solve_matrix_nash(game, "row")
     verdict = check_uniqueness(result.model, result.solution)
-    unique = "unique" if verdict.unique else "NOT unique"
-    return f"value {result.value:.4f}; mix {_mix(result.strategy_dict())}; {unique}"
+    return NashMix(float(result.value), dict(result.strategy_dict()), bool(verdict.unique))
 
 
-def robust_line(game: MatrixGame) -> str:
+def nash_line(mix: NashMix) -> str:
+    """A Nash mix in one line."""
+    unique = "unique" if mix.unique else "NOT unique"
+    return f"value {mix.value:.4f}; mix {_mix(mix.mix)}; {unique}"
+
+
+def robust_mix(game: MatrixGame) -> RobustMix:
     """The row player's robust mix over the ellipsoid of radius ``ROBUST_RADIUS`` in the cells' standard errors
-    (Esche (2018), Section 2.4), with the value it guarantees there, in one line."""
+    (Esche (2018), Section 2.4), with the value it guarantees there."""
     result = solve_robust(game, "ellipsoidal", ROBUST_RADIUS)
-    return (f"guaranteed value {result.guaranteed_value:.4f} (nominal {result.nominal_value:.4f}); "
-            f"mix {_mix(result.strategy_dict())}")
+    return RobustMix(ROBUST_RADIUS, float(result.guaranteed_value), float(result.nominal_value),
+                     dict(result.strategy_dict()))
+
+
+def robust_line(mix: RobustMix) -> str:
+    """A robust mix, with the value it guarantees, in one line."""
+    return f"guaranteed value {mix.guaranteed_value:.4f} (nominal {mix.nominal_value:.4f}); mix {_mix(mix.mix)}"
 
 
 def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
@@ -130,17 +177,18 @@ def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
                 p = thesis[i, j] / 100
                 thesis_se = 100 * np.sqrt(p * (1 - p) / THESIS_DISTINCT_MATCHES)
                 z = (rate - thesis[i, j]) / (100 * se[i, j])
-                cells.append({"battler": battler, "row": row, "col": col, "ours": rate, "se": 100 * se[i, j],
-                              "thesis": float(thesis[i, j]), "z": z,
-                              "z_both": (rate - thesis[i, j]) / np.hypot(100 * se[i, j], thesis_se),
-                              "first_seat": 100 * ours.seat_rates[i, j, 0],
-                              "second_seat": 100 * ours.seat_rates[i, j, 1]})
+                cells.append({"battler": battler, "row": row, "col": col, "ours": float(rate),
+                              "se": float(100 * se[i, j]), "thesis": float(thesis[i, j]), "z": float(z),
+                              "z_both": float((rate - thesis[i, j]) / np.hypot(100 * se[i, j], thesis_se)),
+                              "first_seat": float(100 * ours.seat_rates[i, j, 0]),
+                              "second_seat": float(100 * ours.seat_rates[i, j, 1])})
     return cells
 
 
-def print_table(battler: str, ours, thesis: np.ndarray, cells: list[dict], per_pair: int) -> None:
+def print_table(table: BattlerTable) -> None:
+    ours, thesis, cells = table.tournament, table.thesis, table.cells
     names = list(ours.drafters)
-    print(f"\n{battler} battler: {ours.matches} matches, {per_pair} per pair; "
+    print(f"\n{table.battler} battler: {ours.matches} matches, {table.per_pair} per pair; "
           "cell = ours (SE) | Vieira (2020) [difference in SE], win rate of the row drafter, %")
     width = 29
     print(" " * 12 + "".join(f"{n:>{width}}" for n in names))
@@ -164,26 +212,32 @@ def print_table(battler: str, ours, thesis: np.ndarray, cells: list[dict], per_p
           + "".join(f"; {c['row']} v {c['col']} ({c['z_both']:+.1f})" for c in both))
     print("per seat (row drafter first / second), %: " + "; ".join(
         f"{c['row']} v {c['col']} {c['first_seat']:.1f} / {c['second_seat']:.1f}" for c in cells))
-    print(f"Nash over drafters, ours:          {nash_line(ours.matrix)}")
-    print(f"Nash over drafters, Vieira (2020): {nash_line(MatrixGame(thesis / 100, names, names))}")
-    errors = MatrixGame(ours.matrix.payoffs, names, names, std=ours.seat_pooled_se)
-    print(f"robust mix, ours (ellipsoidal, R = {ROBUST_RADIUS:g} standard errors): {robust_line(errors)}")
+    print(f"Nash over drafters, ours:          {nash_line(table.nash_ours)}")
+    print(f"Nash over drafters, Vieira (2020): {nash_line(table.nash_thesis)}")
+    print(f"robust mix, ours (ellipsoidal, R = {table.robust_ours.radius:g} standard errors): "
+          f"{robust_line(table.robust_ours)}")
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--battlers", default="max-attack,greedy", help="comma-separated (default: max-attack,greedy)")
-    parser.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
-    parser.add_argument("--sets", type=int, default=2,
+    parser.add_argument("--matches", type=integer(1), default=1000, help="matches per set (default: 1000)")
+    parser.add_argument("--sets", type=integer(1), default=2,
                         help="sets per pair, an even number: seats alternate (default: 2)")
     parser.add_argument("--learned", default=",".join(LEARNED_DRAFTERS),
                         help=f"comma-separated shipped learned drafters added to the {LEARNED_BATTLER} table "
                              f"(default: {','.join(LEARNED_DRAFTERS)}; '' for none)")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
-    parser.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="tournament seed (default: 0)")
+    parser.add_argument("--workers", type=integer(1), default=1, help="local worker processes (default: 1)")
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address instead of local workers")
-    parser.add_argument("--out", default="out/vieira_5_2", help="output directory (default: out/vieira_5_2)")
+    parser.add_argument("--out", type=output_directory, default="out/vieira_5_2",
+                        help="output directory (default: out/vieira_5_2)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> Figure52:
+    parser = build_parser()
     args = parser.parse_args(argv)
     battlers = [b.strip() for b in args.battlers.split(",") if b.strip()]
     unknown = [b for b in battlers if b not in THESIS]
@@ -195,6 +249,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=DEFAULT_BATCH,
                           progress=not args.quiet)
+    tables = []
     for battler in battlers:
         names = [name for name in THESIS[battler][0] if name in PUBLISHED_DRAFTERS
                  or battler == LEARNED_BATTLER and name in learned]
@@ -204,13 +259,21 @@ def main(argv=None) -> int:
                               out=out / battler, execution=execution)
         seconds = time.perf_counter() - start
         cells = compare(battler, ours, published)
-        print_table(battler, ours, published, cells, args.matches * args.sets)
-        print(f"({seconds:.1f} s for the matches this run played, {args.workers} worker(s))")
+        errors = MatrixGame(ours.matrix.payoffs, names, names, std=ours.seat_pooled_se)
+        tables.append(BattlerTable(battler, ours, published, args.matches * args.sets, cells,
+                                   nash_mix(ours.matrix), nash_mix(MatrixGame(published / 100, names, names)),
+                                   robust_mix(errors), seconds))
         with atomic_write(out / battler / "figure_5_2.json") as handle:
             json.dump({"args": vars(args), "seconds": seconds, "cells": cells}, handle, indent=2)
-    print(f"\nwrote each tournament's files and figure_5_2.json in {out}/<battler>/")
-    return 0
+    return Figure52(tables, args.workers, out)
+
+
+def report(result: Figure52) -> None:
+    for table in result.tables:
+        print_table(table)
+        print(f"({table.seconds:.1f} s for the matches this run played, {result.workers} worker(s))")
+    print(f"\nwrote each tournament's files and figure_5_2.json in {result.out}/<battler>/")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main, report)

@@ -7,20 +7,20 @@ Writes into --out:
   pennies_scores.png     score histograms for fixed weights (A favoured, B favoured, equilibrium)
   pennies.json           the numbers printed
 
-    python scripts/giotta_pennies.py
-    python scripts/giotta_pennies.py --plays 5000 --runs 1000 --seed 3
+    python scripts/giotta/giotta_pennies.py
+    python scripts/giotta/giotta_pennies.py --plays 5000 --runs 1000 --seed 3
 """
 
-from __future__ import annotations
-
-import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.games import pennies
 from gamelp.games.pennies import PENNIES
+from gamelp.io import write_text
 
 FIXED_PAIRS = {
     "favours A": ((0.7, 0.3), (0.6, 0.4)),
@@ -29,19 +29,37 @@ FIXED_PAIRS = {
 }
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--plays", type=int, default=2000, help="plays per run (default: 2000)")
-    parser.add_argument("--window", type=int, default=20, help="plays between adjustments (default: 20)")
-    parser.add_argument("--cutoff", type=int, default=4, help="losing margin that triggers a step (default: 4)")
-    parser.add_argument("--step", type=float, default=0.05, help="weight step (default: 0.05)")
-    parser.add_argument("--runs", type=int, default=500, help="independent runs for the mean (default: 500)")
-    parser.add_argument("--eta", type=float, default=0.1, help="MWU/OMWU step size (default: 0.1)")
-    parser.add_argument("--games", type=int, default=1000, help="games per fixed-weight match (default: 1000)")
-    parser.add_argument("--reps", type=int, default=1000, help="fixed-weight matches (default: 1000)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="out", help="output directory (default: out/)")
-    args = parser.parse_args(argv)
+@dataclass
+class Pennies:
+    """The figures of pennies.json: the step rule's runs, the MWU/OMWU iterates and each fixed-weight match."""
+    plays: int
+    runs: int
+    games: int
+    step_rule: dict[str, float | None]   # final_mean_heads_A/B, mean_abs_dev_A/B_after_1000 (None under 1000 plays)
+    regret: dict[str, float]             # mwu_last_heads_A, omwu_last_heads_A, mwu_average_heads_A
+    fixed_weights: dict[str, dict]       # per pair: A, B, expected_A, expected_B, mean_A, mean_B
+    out: Path
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--plays", type=integer(1), default=2000, help="plays per run (default: 2000)")
+    parser.add_argument("--window", type=integer(1), default=20, help="plays between adjustments (default: 20)")
+    parser.add_argument("--cutoff", type=integer(0), default=4,
+                        help="losing margin that triggers a step (default: 4)")
+    parser.add_argument("--step", type=finite_float(0.0, strict=True), default=0.05, help="weight step (default: 0.05)")
+    parser.add_argument("--runs", type=integer(1), default=500, help="independent runs for the mean (default: 500)")
+    parser.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.1,
+                        help="MWU/OMWU step size (default: 0.1)")
+    parser.add_argument("--games", type=integer(1), default=1000, help="games per fixed-weight match (default: 1000)")
+    parser.add_argument("--reps", type=integer(1), default=1000, help="fixed-weight matches (default: 1000)")
+    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> Pennies:
+    args = build_parser().parse_args(argv)
     out = Path(args.out)
 
     run = PENNIES.step_adjustment(pennies.PAPER_START_A, pennies.PAPER_START_B, n_plays=args.plays,
@@ -76,14 +94,6 @@ def main(argv=None) -> int:
         "mwu_last_heads_A": float(mwu_x[-1, 0]), "omwu_last_heads_A": float(omwu_x[-1, 0]),
         "mwu_average_heads_A": float(mwu_x[:, 0].mean()),
     }, "fixed_weights": {}}
-    print("paper: both players start pure and opposite and settle near P(heads) = 0.5 after about 1000 plays")
-    s = summary["step_rule"]
-    print(f"ours : step rule, {args.runs} runs: final mean P(heads) A {s['final_mean_heads_A']:.3f}, "
-          f"B {s['final_mean_heads_B']:.3f}; mean |P(heads) - 0.5| after 1000 plays: "
-          f"A {s['mean_abs_dev_A_after_1000']}, B {s['mean_abs_dev_B_after_1000']}")
-    r = summary["regret"]
-    print(f"       MWU last iterate P(heads) A {r['mwu_last_heads_A']:.3f} (average {r['mwu_average_heads_A']:.3f}),"
-          f" OMWU last iterate {r['omwu_last_heads_A']:.3f}")
 
     panels = []
     for i, (label, (wa, wb)) in enumerate(FIXED_PAIRS.items()):
@@ -93,14 +103,27 @@ def main(argv=None) -> int:
         summary["fixed_weights"][label] = {"A": wa, "B": wb, "expected_A": args.games * p_a,
                                            "expected_B": args.games * p_b, "mean_A": float(a.mean()),
                                            "mean_B": float(b.mean())}
-        print(f"fixed {label:12s}: A wins {a.mean():7.1f} (expected {args.games * p_a:6.1f}), "
-              f"B wins {b.mean():7.1f} (expected {args.games * p_b:6.1f})")
     pennies.plot_score_histograms(panels, out / "pennies_scores.png",
                                   f"Matching pennies: games won out of {args.games}, {args.reps} matches")
-    (out / "pennies.json").write_text(json.dumps({"args": vars(args), **summary}, indent=2))
-    print(f"wrote pennies_weights.png, pennies_regret.png, pennies_scores.png, pennies.json into {out}")
-    return 0
+    write_text(out / "pennies.json", json.dumps({"args": vars(args), **summary}, indent=2))
+    return Pennies(args.plays, args.runs, args.games, summary["step_rule"], summary["regret"],
+                   summary["fixed_weights"], out)
+
+
+def report(result: Pennies) -> None:
+    print("paper: both players start pure and opposite and settle near P(heads) = 0.5 after about 1000 plays")
+    s = result.step_rule
+    print(f"ours : step rule, {result.runs} runs: final mean P(heads) A {s['final_mean_heads_A']:.3f}, "
+          f"B {s['final_mean_heads_B']:.3f}; mean |P(heads) - 0.5| after 1000 plays: "
+          f"A {s['mean_abs_dev_A_after_1000']}, B {s['mean_abs_dev_B_after_1000']}")
+    r = result.regret
+    print(f"       MWU last iterate P(heads) A {r['mwu_last_heads_A']:.3f} (average {r['mwu_average_heads_A']:.3f}),"
+          f" OMWU last iterate {r['omwu_last_heads_A']:.3f}")
+    for label, pair in result.fixed_weights.items():
+        print(f"fixed {label:12s}: A wins {pair['mean_A']:7.1f} (expected {pair['expected_A']:6.1f}), "
+              f"B wins {pair['mean_B']:7.1f} (expected {pair['expected_B']:6.1f})")
+    print(f"wrote pennies_weights.png, pennies_regret.png, pennies_scores.png, pennies.json into {result.out}")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main, report)

@@ -16,16 +16,28 @@ from __future__ import annotations
 
 import argparse
 
-from gamelp.cli.args import run_script
-from gamelp.games.locm.train import add_train_arguments, run_train
+from gamelp.cli.args import OneLineParser, run_script
+from gamelp.games.locm.train import TrainingSession, add_train_arguments, train_session
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_train_arguments(parser, default_out="out/vieira_5_1")
-    args = parser.parse_args(argv)
-    return run_train(args)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> TrainingSession:
+    """Train; the result holds the learning curve, rows (episodes per seat, seat, win rate against max-attack)."""
+    args = build_parser().parse_args(argv)
+    return train_session(args.approach, args.battler, args.episodes, args.out, seed=args.seed,
+                         eval_episodes=args.eval_episodes, minibatches=args.minibatches,
+                         learning_rate_scale=args.learning_rate_scale, n_envs=args.envs, battles=args.battles,
+                         progress=not args.quiet)
+
+
+def report(result: TrainingSession) -> None:
+    print(result.report())
 
 
 if __name__ == "__main__":
-    run_script(main)
+    run_script(main, report)
