@@ -27,6 +27,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from gamelp.cli.args import run_script
+from gamelp.deps import require
 from gamelp.games import yugioh as ygo
 
 EXAMPLE_HANDS = ([3, 1, 1], [2, 1, 2], [1, 2, 2], [4, 0, 1], [1, 0, 4])
@@ -85,6 +87,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--out", default="out", help="output directory (default: out/)")
     args = parser.parse_args(argv)
+    require("statsmodels", "giotta_yugioh.py (its logit fits)")  # before minutes of simulation
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     pd.set_option("display.float_format", "{:.3f}".format)
@@ -142,4 +145,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main)

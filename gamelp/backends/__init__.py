@@ -34,7 +34,7 @@ import numpy as np
 
 from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.scaling import scale
-from gamelp.deps import installed, require
+from gamelp.deps import install_hint, installed, require
 from gamelp.errors import BackendError, SolveInterrupted
 from gamelp.solution import Solution, Status
 
@@ -156,7 +156,8 @@ def _resolve(model, backend: str) -> Backend:
         except BackendError:
             continue
         return candidate
-    raise BackendError(f"no installed backend can take model {model.name!r}")
+    hint = f" ({_missing(form, Capabilities())}: {install_hint('cvxpy')} adds Clarabel and SCS)" if form.cones else ""
+    raise BackendError(f"no installed backend can take model {model.name!r}{hint}")
 
 
 def check(model, backend: str = DEFAULT_BACKEND) -> None:
