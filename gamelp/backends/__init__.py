@@ -81,9 +81,13 @@ class MissingBackend(Backend):
         return ""
 
 
+def library(backend: str) -> str:
+    """The Python library a backend's family imports (``"cvxpy:SCS"`` -> ``"cvxpy"``, ``"gurobi"`` -> ``"gurobipy"``)."""
+    return _LIBRARIES[parse(backend)[0]]
+
+
 def _library_installed(backend: str) -> bool:
-    family, _ = parse(backend)
-    return installed(_LIBRARIES[family])
+    return installed(library(backend))
 
 
 @functools.cache

@@ -95,7 +95,7 @@ def _cmd_tournament(args) -> int:
     from gamelp.games.locm.tournament import report_table, run_tournament
     from gamelp.games.runner import Execution
 
-    require("matplotlib", "the tournament's figures (mana_curves.png, similarity.png)")  # before any match
+    require("matplotlib", "writing the tournament's figures (mana_curves.png, similarity.png)")  # before any match
     for module in ("dask", "distributed") if args.scheduler is not None else ():
         require(module, "--scheduler (a Dask cluster)")
     execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,

@@ -236,14 +236,15 @@ def test_a_hidden_optional_package_is_one_line_naming_its_extra(hidden, tmp_path
 
     env = {**os.environ, "MPLBACKEND": "Agg"}
     listed = run_hidden(hidden, "backends", "--json", env=env)
-    rows = {row["name"]: row["installed"] for row in json_of(listed)}
-    assert rows["highs"]
+    rows = {row["name"]: row for row in json_of(listed)}
+    assert rows["highs"]["installed"]
+    extra, commands = HIDDEN[hidden]
     if hidden in ("cvxpy", "pyomo", "gurobipy"):
         family = {"cvxpy": "cvxpy:", "pyomo": "pyomo:", "gurobipy": "gurobi"}[hidden]
-        assert not any(ok for name, ok in rows.items() if name.startswith(family))
+        for row in (row for name, row in rows.items() if name.startswith(family)):
+            assert not row["installed"] and row["install"] == f'pip install "gamelp[{extra}]"'
     solved = json_of(run_hidden(hidden, "solve", "leduc", "--json", env=env))
     assert solved["status"] == "optimal" and solved["backend"] == "highs"
-    extra, commands = HIDDEN[hidden]
     for command in commands:
         refused_in_one_line(run_hidden(hidden, *(word.format(tmp=tmp_path) for word in command), env=env), extra)
 
