@@ -29,6 +29,10 @@ class BackendError(GamelpError):
     """A backend refuses a model or is not available."""
 
 
+class MissingDependency(GamelpError):
+    """An optional package that a backend or command needs is not installed (the message names the extra)."""
+
+
 class SolveError(GamelpError):
     """A solve did not produce the optimum the caller needed."""
 

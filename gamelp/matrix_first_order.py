@@ -48,6 +48,8 @@ class FirstOrderResult:
     converged: bool           # the first-order run reached its target gap
     lp_rounds: int = 0        # LPs solved on growing supports (0: no exact step)
     lp_shape: tuple[int, int] | None = None  # rows x columns of the last restricted LP
+    lp_backend: str | None = None  # the backend of the support LPs (None: no exact step)
+    solver_version: str | None = None  # its solver's version
 
     @property
     def strategy(self) -> np.ndarray:
@@ -60,9 +62,14 @@ class FirstOrderResult:
         return dict(zip(player_labels(self.game, player), strategy.tolist()))
 
     def to_dict(self, player: str = "row") -> dict:
-        """JSON-ready summary from ``player``'s side: value, gap, status, the method and both strategies."""
+        """JSON-ready summary from ``player``'s side: value, gap, status, the method and both strategies.
+
+        ``backend`` is the method; ``lp_backend`` and ``solver_version`` name the support LPs' backend
+        and solver (None when no exact step ran).
+        """
         return {"value": self.value, "status": "converged" if self.converged else "iteration_limit",
-                "backend": self.method, "player": player, "gap": self.gap, "iterations": self.iterations,
+                "backend": self.method, "lp_backend": self.lp_backend, "solver_version": self.solver_version,
+                "player": player, "gap": self.gap, "iterations": self.iterations,
                 "guaranteed_value": self.value - self.gap, "lp_rounds": self.lp_rounds,
                 "strategy": self.strategy_dict(player), "opponent_strategy": self.strategy_dict(opponent_of(player))}
 
@@ -101,7 +108,8 @@ def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_roun
         if gap <= EXACT_TOLERANCE or (grown_rows.size == rows.size and grown_cols.size == cols.size):
             # Nothing left to add: what remains of the gap is the LP solver's own tolerance.
             return FirstOrderResult(game, start.method, float(x @ row_values), gap, x, y, start.iterations,
-                                    start.converged, round_, (rows.size, cols.size))
+                                    start.converged, round_, (rows.size, cols.size),
+                                    restricted.solution.backend, restricted.solution.solver_version)
         rows, cols = grown_rows, grown_cols
     raise SolveError(f"support LP: still a gap of {gap:.2e} after {max_rounds} rounds "
                      f"({rows.size} rows, {cols.size} columns)")

@@ -440,12 +440,18 @@ class Model:
 
     def to_pyomo(self):
         """The model as a ``pyomo.environ.ConcreteModel`` for users to extend."""
+        from gamelp.deps import require
+
+        require("pyomo", "Model.to_pyomo")
         from gamelp.backends.pyomo import build
 
         return build(self)
 
     def to_cvxpy(self):
         """The model as a ``cvxpy.Problem`` (with ``.var_blocks`` / ``.constraint_blocks``) to extend."""
+        from gamelp.deps import require
+
+        require("cvxpy", "Model.to_cvxpy")
         from gamelp.backends.cvxpy import build
 
         return build(self)

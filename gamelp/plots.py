@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from matplotlib.figure import Figure
+from gamelp.deps import require
 
-from gamelp.io import atomic_path
+require("matplotlib", "plotting")  # one line naming the extra (gamelp[plot]), not an ImportError
+from matplotlib.figure import Figure  # noqa: E402
+
+from gamelp.io import atomic_path  # noqa: E402
 
 
 def save_figure(fig: Figure, path) -> Path:

@@ -519,12 +519,13 @@ class RegretResult:
 
         The shape of the LP results' summaries (:class:`gamelp.models.GameResult`):
         ``value`` is ``player``'s utility, ``status`` ``converged`` (the target
-        gap was reached) or ``iteration_limit``.
+        gap was reached) or ``iteration_limit``; ``backend`` is the method and
+        ``solver_version`` None (no solver ran).
         """
         strategy = self.strategy_dict(player)
         return {"value": self.value if player == 1 else -self.value,
                 "status": "converged" if self.converged else "iteration_limit", "backend": self.method,
-                "player": player, "iterations": self.iterations, "gap": self.gap,
+                "solver_version": None, "player": player, "iterations": self.iterations, "gap": self.gap,
                 "strategy": dict(zip(strategy, np.round(list(strategy.values()), 12).tolist()))}
 
 

@@ -53,6 +53,9 @@ class Solution:
     between the two (0 for an LP).  ``violation`` is the largest constraint
     violation of the solver's point relative to ``1 + |rhs|``, measured in
     the scaled model the solver saw (None when it returned no point).
+    ``backend`` names the backend that solved and ``solver_version`` the
+    solver package and version behind it (``"highspy 1.16.0"``,
+    ``"cvxpy 1.9.3 / CLARABEL 0.11.1"``).
     """
 
     status: Status
@@ -67,6 +70,7 @@ class Solution:
     reduced_costs: dict[str, np.ndarray] = field(default_factory=dict)
     violation: float | None = None
     iterations: int | None = None  # simplex iterations, where the backend counts them
+    solver_version: str = ""
 
     @property
     def optimal(self) -> bool:
@@ -81,6 +85,6 @@ class Solution:
             parts.append(f"objective_bound={self.objective_bound!r}")
         if self.mip_gap:
             parts.append(f"mip_gap={self.mip_gap:.3g}")
-        parts += [f"backend={self.backend!r}", f"wall_time={self.wall_time:.3g}",
+        parts += [f"backend={self.backend!r}", f"solver_version={self.solver_version!r}", f"wall_time={self.wall_time:.3g}",
                   f"values={{{', '.join(f'{k!r}: <{v.size}>' for k, v in self.values.items())}}}"]
         return f"Solution({', '.join(parts)})"

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.deps import install_hint, installed
 from gamelp.errors import OpenSpielImportError
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
@@ -88,11 +89,10 @@ def _native_stderr_silenced():
 def load_spiel_game(game_string: str):
     """The ``pyspiel`` game of ``game_string``, checked importable (two players, zero-sum, listed chance)
     and turned turn-based if its moves are simultaneous."""
-    try:
-        import pyspiel
-    except ImportError:
-        raise OpenSpielImportError(f"{PREFIX}{game_string}: OpenSpiel is not installed "
-                                   "(pip install 'gamelp[openspiel]')") from None
+    if not installed("pyspiel"):
+        raise OpenSpielImportError(f"{PREFIX}{game_string}: OpenSpiel is not installed here; "
+                                   f"{install_hint('pyspiel')}")
+    import pyspiel
     where = f"{PREFIX}{game_string}"
     name = game_string.split("(", 1)[0]
     known = pyspiel.registered_names()

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.deps import require
 from gamelp.errors import MatrixGameSimError
 
 
@@ -175,6 +176,7 @@ PAPER_START_B = (1.0, 0.0)
 def plot_weights(series: dict[str, tuple[np.ndarray, np.ndarray]], path, ylabel: str,
                  title: str, equilibrium: float | None = None) -> Path:
     """Line plot of weights over plays, one line per label (``label -> (plays, weights)``)."""
+    require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
     from gamelp.plots import save_figure
@@ -196,6 +198,7 @@ def plot_weights(series: dict[str, tuple[np.ndarray, np.ndarray]], path, ylabel:
 
 def plot_score_histograms(panels: list[tuple[str, np.ndarray, np.ndarray]], path, title: str) -> Path:
     """One panel per ``(caption, scores of A, scores of B)``: overlaid histograms of the scores."""
+    require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
     from gamelp.plots import save_figure

@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from gamelp.deps import require
 from gamelp.errors import RunError
 from gamelp.matrix import MatrixGame
 
@@ -380,10 +381,9 @@ class _Dask:
     """A Dask distributed cluster reached through its scheduler address; the experiment is scattered once."""
 
     def __init__(self, experiment: Experiment, address: str):
-        try:
-            from dask.distributed import Client
-        except ImportError as exc:  # the [dist] extra
-            raise RunError("--scheduler needs dask[distributed] (pip install 'gamelp[dist]')") from exc
+        for module in ("dask", "distributed"):  # the [dist] extra
+            require(module, "--scheduler (a Dask cluster)")
+        from dask.distributed import Client
         try:
             self._client = Client(address, timeout="20s")
         except (OSError, TimeoutError, ValueError) as exc:

@@ -81,9 +81,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from gamelp.deps import require
 from gamelp.errors import YugiohError
+
+require("pandas", "the Yu-Gi-Oh simulator")  # one line naming the extra (gamelp[yugioh]), not an ImportError
+import pandas as pd  # noqa: E402
 
 MONSTER, SPELL, TRAP = 0, 1, 2
 ZONES = 5
@@ -403,6 +406,7 @@ def _design(records: pd.DataFrame, interactions: bool) -> pd.DataFrame:
 
 def fit_table1(records: pd.DataFrame, interactions: bool = False) -> WinModel:
     """Logit of ``win`` on FirstA, the recorded hand and A's weights (the paper's Table 1)."""
+    require("statsmodels", "fitting the Yu-Gi-Oh win model")
     import statsmodels.api as sm
 
     X = _design(records, interactions)
@@ -484,6 +488,7 @@ def fit_table2(records: pd.DataFrame) -> pd.DataFrame:
     over-parameterised one, ``P @ theta`` with ``P`` the projector orthogonal
     to the null direction (const +1, each As -1); covariance ``P C P``.
     """
+    require("statsmodels", "fitting the Yu-Gi-Oh win model")
     import statsmodels.api as sm
 
     strategies = [f"As{s}" for s in ("Half", "Always", "ADP")]

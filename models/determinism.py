@@ -139,6 +139,8 @@ class KSweep:
     lps_solved: int
     wall_time: float
     nodes: int = 0  # branch-and-bound nodes (search_sweep only)
+    backend: str = ""  # the backend that solved the MIPs and LPs
+    solver_version: str = ""  # its solver's version ("highspy 1.16.0")
 
     @property
     def values(self) -> np.ndarray:
@@ -148,7 +150,7 @@ class KSweep:
         """JSON-ready summary: the player, one row per ``k`` and the work the sweep took."""
         return {"player": self.player, "points": [p.to_dict() for p in self.points],
                 "mips_solved": self.mips_solved, "lps_solved": self.lps_solved, "nodes": self.nodes,
-                "wall_time": self.wall_time}
+                "wall_time": self.wall_time, "backend": self.backend, "solver_version": self.solver_version}
 
 
 @dataclass
@@ -201,6 +203,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
     counts = {"mip": 0, "lp": 0}
     wall = 0.0
+    solver = {"backend": "", "solver_version": ""}  # as the solutions report it
 
     def run(model: Model, start: dict | None = None):
         nonlocal wall
@@ -209,6 +212,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
                           **options)
         counts["mip" if model.is_mip else "lp"] += 1
         wall += sol.wall_time
+        solver.update(backend=sol.backend, solver_version=sol.solver_version)
         if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name} on {backend}: {sol.status}")
         return sol
@@ -260,7 +264,7 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
         x = best_known(k)[2]["x"]
         points.append(SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k]), determinism(own, x),
                                  dict(zip(own.labels, x.tolist()))))
-    return KSweep(player, points, counts["mip"], counts["lp"], wall)
+    return KSweep(player, points, counts["mip"], counts["lp"], wall, **solver)
 
 
 def _choice_lp(game: SequenceFormGame, player: int) -> Model:

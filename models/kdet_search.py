@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 
+from gamelp.backends import get as get_backend
 from gamelp.backends.highs import _highs_lp, new_highs
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
@@ -346,4 +347,4 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
                                  search.total - int(mixed_points(search.own, x).sum()),
                                  dict(zip(search.own.labels, x.tolist()))))
     return KSweep(player, points, int(searched.sum()), search.lp.solves, time.perf_counter() - began,
-                  nodes=search.nodes)
+                  nodes=search.nodes, backend="highs", solver_version=get_backend("highs").version())

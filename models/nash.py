@@ -110,6 +110,7 @@ class NashResult:
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, gap and sequence label -> probability."""
         return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
+                "solver_version": self.solution.solver_version,
                 "player": self.player, "deterministic": self.model.variables["x"].kind == "binary",
                 "guaranteed_value": self.guaranteed_value, "gap": self.gap,
                 "wall_time": self.solution.wall_time,
@@ -283,6 +284,7 @@ class MatrixNashResult:
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, form, gap and both strategies by label."""
         return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
+                "solver_version": self.solution.solver_version,
                 "player": self.player, "form": self.form, "guaranteed_value": self.guaranteed_value,
                 "gap": self.saddle_gap, "strategy": self.strategy_dict(),
                 "opponent_strategy": self.strategy_dict(opponent_of(self.player))}

@@ -386,6 +386,7 @@ class RobustResult:
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, form, the uncertainty set and the strategy."""
         return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
+                "solver_version": self.solution.solver_version,
                 "player": self.player, "form": self.form, "robust": self.kind, "radius": self.radius,
                 "guaranteed_value": self.guaranteed_value, "nominal_value": self.nominal_value,
                 "strategy": self.strategy_dict()}

@@ -7,7 +7,11 @@ for models with cones), ``"highs"`` (highspy), ``"gurobi"`` (gurobipy),
 solver, e.g. ``CLARABEL``, ``SCS``, ``HIGHS``, ``GUROBI``).  Each family is a
 :class:`~gamelp.backends.base.Backend` subclass; :func:`get` makes the
 instance for one string, :func:`available_backends` lists the registered
-ones with their capabilities.
+ones with their capabilities.  Whether a family's library is installed is
+asked with ``importlib.util.find_spec``, without importing it: listing the
+backends never imports a missing package, and :func:`get` of a backend whose
+library is missing raises :class:`~gamelp.errors.MissingDependency`, one line
+naming the extra to install (``pip install "gamelp[cvxpy]"``).
 
 :func:`solve` is the path every solve takes: refuse what the backend cannot
 take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`),
@@ -32,6 +36,7 @@ import numpy as np
 from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.scaling import scale
+from gamelp.deps import install_hint, installed, require
 from gamelp.errors import BackendError, SolveInterrupted
 from gamelp.solution import Solution, Status
 
@@ -41,12 +46,15 @@ DEFAULT_BACKEND = "auto"
 # Family -> "module:Class"; the module (and its solver library) is imported only when used.
 _FAMILIES = {"highs": "gamelp.backends.highs:HighsBackend", "gurobi": "gamelp.backends.gurobi:GurobiBackend",
              "pyomo": "gamelp.backends.pyomo:PyomoBackend", "cvxpy": "gamelp.backends.cvxpy:CvxpyBackend"}
+# Family -> the library its module imports (asked with find_spec before the module is imported).
+_LIBRARIES = {"highs": "highspy", "gurobi": "gurobipy", "pyomo": "pyomo", "cvxpy": "cvxpy"}
 # The registered backends, in the order "auto" prefers them.
 REGISTERED = ("highs", "cvxpy:CLARABEL", "gurobi", "cvxpy:HIGHS", "cvxpy:GUROBI", "cvxpy:SCS", "cvxpy:ECOS",
               "cvxpy:MOSEK", "pyomo:highs", "pyomo:appsi_highs", "pyomo:gurobi_direct", "pyomo:gurobi_persistent",
               "pyomo:glpk", "pyomo:cbc")
 
-__all__ = ["DEFAULT_BACKEND", "REGISTERED", "Backend", "Capabilities", "available_backends", "check", "get",
+__all__ = ["DEFAULT_BACKEND", "REGISTERED", "Backend", "Capabilities", "MissingBackend", "available_backends",
+           "check", "get",
            "registered_backends", "solve"]
 
 
@@ -60,24 +68,52 @@ def parse(backend: str) -> tuple[str, str | None]:
     return family, (solver.strip() or None)
 
 
+class MissingBackend(Backend):
+    """A registered backend whose library is not installed: listed, never imported, never solves."""
+
+    capabilities = Capabilities(lp=False, duals=False, time_limit=False)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def available(self) -> bool:
+        return False
+
+    def version(self) -> str:
+        return ""
+
+
+def library(backend: str) -> str:
+    """The Python library a backend's family imports (``"cvxpy:SCS"`` -> ``"cvxpy"``, ``"gurobi"`` -> ``"gurobipy"``)."""
+    return _LIBRARIES[parse(backend)[0]]
+
+
+def _library_installed(backend: str) -> bool:
+    return installed(library(backend))
+
+
 @functools.cache
 def get(backend: str) -> Backend:
-    """The backend instance for a string such as ``"highs"`` or ``"cvxpy:CLARABEL"`` (not ``"auto"``)."""
+    """The backend instance for a string such as ``"highs"`` or ``"cvxpy:CLARABEL"`` (not ``"auto"``).
+
+    Raises :class:`~gamelp.errors.MissingDependency` when the family's library is not installed.
+    """
     family, solver = parse(backend)
+    require(_LIBRARIES[family], f"backend {backend.strip()}")
     module_name, class_name = _FAMILIES[family].split(":")
     return getattr(importlib.import_module(module_name), class_name)(solver)
 
 
 def registered_backends() -> list[Backend]:
-    """Every registered backend, installed or not."""
-    return [get(name) for name in REGISTERED]
+    """Every registered backend, installed or not (a :class:`MissingBackend` where its library is missing)."""
+    return [get(name) if _library_installed(name) else MissingBackend(name) for name in REGISTERED]
 
 
 @functools.cache
 def _installed(backend: str) -> bool:
-    """Whether ``backend`` is installed (asked once per process: some answers take a solver start-up)."""
-    with solver_output_to_stderr():
-        return get(backend).available()
+    """Whether ``backend`` is installed (asked once per process; its library is never imported when missing)."""
+    with solver_output_to_stderr():  # some answers take a solver start-up, which may print
+        return _library_installed(backend) and get(backend).available()
 
 
 def available_backends() -> list[Backend]:
@@ -104,7 +140,9 @@ def _resolve(model, backend: str) -> Backend:
     """The backend that will solve ``model``: ``"auto"`` takes the first registered one that can."""
     form = model.matrix_form()
     if backend.strip().lower() != "auto":
-        chosen = get(backend)
+        chosen = get(backend)  # a missing library: MissingDependency, naming the extra
+        if chosen.package is not None:
+            require(chosen.package, f"backend {chosen.name}")  # the solver a family drives (cvxpy:CLARABEL)
         if not _installed(chosen.name):
             raise BackendError(f"backend {chosen.name} is not installed here; "
                                f"installed: {', '.join(b.name for b in available_backends())}")
@@ -115,6 +153,8 @@ def _resolve(model, backend: str) -> Backend:
         chosen.check(form)
         return chosen
     for name in REGISTERED:  # lazily: only the libraries of the backends tried are imported
+        if not _library_installed(name):
+            continue
         candidate = get(name)
         if _missing(form, candidate.capabilities) is not None or not _installed(name):
             continue
@@ -123,7 +163,8 @@ def _resolve(model, backend: str) -> Backend:
         except BackendError:
             continue
         return candidate
-    raise BackendError(f"no installed backend can take model {model.name!r}")
+    hint = f" ({_missing(form, Capabilities())}: {install_hint('cvxpy')} adds Clarabel and SCS)" if form.cones else ""
+    raise BackendError(f"no installed backend can take model {model.name!r}{hint}")
 
 
 def check(model, backend: str = DEFAULT_BACKEND) -> None:
@@ -164,7 +205,7 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
         reduced_costs=per_block(fields["reduced_costs"], factors.reduced_costs, form.split_values),
         mip_gap=fields["mip_gap"], objective_bound=factors.objective_value(fields["bound"]),
         wall_time=raw.wall_time, log=raw.log, backend=chosen.name, violation=fields["violation"],
-        iterations=raw.iterations)
+        iterations=raw.iterations, solver_version=chosen.version())
     if status == Status.INTERRUPTED:
         raise SolveInterrupted(solution)
     return solution

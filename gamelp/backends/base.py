@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gamelp.backends.scaling import Scaling
+from gamelp.deps import version as _distribution_version
 from gamelp.model import Changes, MatrixForm, Model
 from gamelp.solution import Status
 
@@ -127,8 +128,14 @@ class Backend:
 
     name: str = ""
     capabilities: Capabilities = Capabilities()
+    package: str | None = None  # a Python package the solver needs beyond the family's library (clarabel)
 
     def available(self) -> bool:
+        """Whether this solver is installed here, asked without importing its library (``find_spec``)."""
+        raise NotImplementedError
+
+    def version(self) -> str:
+        """The solver's package and version, e.g. ``"highspy 1.16.0"`` (read from package metadata)."""
         raise NotImplementedError
 
     def check(self, form: MatrixForm) -> None:
@@ -143,6 +150,12 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"<backend {self.name}: {', '.join(self.capabilities.names())}>"
+
+
+def package_version(distribution: str) -> str:
+    """``"name version"`` of an installed distribution (``"name (version unknown)"`` without metadata)."""
+    found = _distribution_version(distribution)
+    return f"{distribution} {found}" if found else f"{distribution} (version unknown)"
 
 
 def violation(form: MatrixForm, x: np.ndarray) -> float:

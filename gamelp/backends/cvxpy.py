@@ -18,8 +18,6 @@ gives the reduced costs ``c - A^T y`` of models without cones.
 
 from __future__ import annotations
 
-import io
-import sys
 import time
 import warnings
 
@@ -28,11 +26,12 @@ import cvxpy.settings as cps
 import numpy as np
 from cvxpy.constraints import SOC
 from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
-from pyomo.common.tee import capture_output
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
+from gamelp.backends.gurobi_licence import STATUS as GUROBI_STATUS
 from gamelp.backends.highs_threads import use_threads
-from gamelp.backends.gurobi import STATUS as GUROBI_STATUS
+from gamelp.backends.quiet import captured
+from gamelp.deps import installed
 from gamelp.errors import BackendError
 from gamelp.model import MatrixForm
 from gamelp.solution import Status
@@ -53,6 +52,12 @@ _MIP_GAP_OPTION = {"HIGHS": "mip_rel_gap", "GUROBI": "MIPGap", "COPT": "RelGap",
 _THREADS_OPTION = {"HIGHS": "threads", "GUROBI": "Threads", "COPT": "Threads"}
 # Solvers whose cvxpy interface can re-solve to tell infeasible from unbounded when presolve could not.
 _REOPTIMIZE = {"GUROBI", "CPLEX"}
+# The module each solver's Python package installs, and its distribution (for available() and version()).
+SOLVER_PACKAGES = {"CLARABEL": ("clarabel", "clarabel"), "SCS": ("scs", "scs"), "HIGHS": ("highspy", "highspy"),
+                   "GUROBI": ("gurobipy", "gurobipy"), "ECOS": ("ecos", "ecos"), "MOSEK": ("mosek", "Mosek"),
+                   "OSQP": ("osqp", "osqp"), "COPT": ("coptpy", "coptpy"), "SCIP": ("pyscipopt", "PySCIPOpt"),
+                   "CPLEX": ("cplex", "cplex"), "XPRESS": ("xpress", "xpress"), "CBC": ("cylp", "cylp"),
+                   "GLPK": ("cvxopt", "cvxopt"), "GLPK_MI": ("cvxopt", "cvxopt"), "CVXOPT": ("cvxopt", "cvxopt")}
 # First-order solvers: optima to about 1e-4, not 1e-7.
 _FIRST_ORDER = {"SCS", "OSQP"}
 # Attributes of the solver's own result object (cvxpy's extra_stats): (objective, best bound) of a MIP.
@@ -177,10 +182,22 @@ class CvxpyBackend(Backend):
             raise BackendError(f"cvxpy knows no solver {solver!r}; installed: {', '.join(cp.installed_solvers())}")
         self.solver = matches[0]
         self.name = f"cvxpy:{self.solver}"
+        self.package = SOLVER_PACKAGES.get(self.solver, (None, None))[0]
         self.capabilities = _capabilities(self.solver)
 
     def available(self) -> bool:
+        """Whether the solver's package is installed (``find_spec``, as cvxpy does for some solvers);
+        a solver gamelp knows no package of is asked of cvxpy."""
+        if self.solver in SOLVER_PACKAGES:
+            return installed(SOLVER_PACKAGES[self.solver][0])
         return self.solver in cp.installed_solvers()
+
+    def version(self) -> str:
+        """``"cvxpy 1.9.3 / CLARABEL 0.11.1"``: cvxpy's version and the solver package's."""
+        distribution = SOLVER_PACKAGES.get(self.solver, (None, None))[1]
+        found = package_version(distribution).partition(" ")[2] if distribution else ""
+        solver = f"{self.solver} {found}" if found and "unknown" not in found else self.solver
+        return f"{package_version('cvxpy')} / {solver}"
 
     def check(self, form: MatrixForm) -> None:
         solver = _solver_class(self.solver)
@@ -212,11 +229,10 @@ class CvxpyBackend(Backend):
             for name, block in form.variable_slices.items():
                 problem.var_blocks[name].value = options.start[block]
             opts["warm_start"] = True
-        buffer = io.StringIO()
         began = time.perf_counter()
         # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
-        # print there) and also shown live when verbose.
-        with capture_output([buffer, sys.stdout] if options.verbose else buffer, capture_fd=True):
+        # print there), never reaches standard output, and is copied to standard error when verbose.
+        with captured(echo=options.verbose) as log:
             try:
                 with warnings.catch_warnings():  # cvxpy warns of inaccurate or undecided results: the status says so
                     warnings.simplefilter("ignore", UserWarning)
@@ -228,7 +244,7 @@ class CvxpyBackend(Backend):
                 if not options.extra:
                     raise
                 raise BackendError(f"{self.name} rejected the options {sorted(options.extra)}: {exc}") from None
-        raw = RawResult(Status.ERROR, wall_time=time.perf_counter() - began, log=buffer.getvalue())
+        raw = RawResult(Status.ERROR, wall_time=time.perf_counter() - began, log=log.text)
         if failure is not None:
             raw.log += f"\n{failure}"
             return raw

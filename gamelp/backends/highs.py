@@ -30,7 +30,7 @@ from collections import Counter
 import highspy
 import numpy as np
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult, Session
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, Session, package_version
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.scaling import Scaling
@@ -212,7 +212,10 @@ class HighsBackend(Backend):
         self.name = "highs"
 
     def available(self) -> bool:
-        return True
+        return True  # highspy is a core dependency (and this module imports it)
+
+    def version(self) -> str:
+        return package_version("highspy")
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
         began = time.perf_counter()

@@ -32,15 +32,12 @@ from __future__ import annotations
 
 import functools
 import io
-import sys
 import time
 from dataclasses import dataclass, field
 
-import highspy
 import numpy as np
 import pyomo.environ as pe
 from pyomo.common.log import LoggingIntercept
-from pyomo.common.tee import capture_output
 from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
 from pyomo.contrib.solver.common.results import SolutionStatus
 from pyomo.contrib.solver.common.results import TerminationCondition as ContribTC
@@ -48,10 +45,10 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
+from gamelp.backends.gurobi_licence import check_size
 from gamelp.backends.highs_threads import use_threads
-from gamelp.backends.quiet import discard_stdout
-from gamelp.backends.gurobi import check_size
+from gamelp.backends.quiet import captured, discard_stdout
 from gamelp.errors import BackendError
 from gamelp.model import MatrixForm
 from gamelp.solution import Status
@@ -91,6 +88,11 @@ _FAMILIES = {
     "glpk": _Family("tmlim", "mipgap"),
     "cbc": _Family("sec", "ratioGap", "threads"),
 }
+
+
+# The Python package that drives each family's solver, where there is one (glpk and cbc are executables).
+_FAMILY_PACKAGES = {"highs": "highspy", "gurobi": "gurobipy", "cplex": "cplex", "xpress": "xpress",
+                    "scip": "PySCIPOpt"}
 
 
 def _family_name(solver: str) -> str:
@@ -186,7 +188,13 @@ def _row_values(form: MatrixForm, pm, duals) -> np.ndarray:
 
 
 def _check_highs_options(name: str, options: dict) -> None:
-    """HiGHS ignores unknown options with a log line; refuse them instead, as the highs backend does."""
+    """HiGHS ignores unknown options with a log line; refuse them instead, as the highs backend does.
+
+    highspy is imported here, not at module level: it is the package Pyomo's own ``highs`` and
+    ``appsi_highs`` solvers drive, asked only when one of them solves.
+    """
+    import highspy
+
     with discard_stdout():  # highspy's start-up banner
         probe = highspy.Highs()
         probe.setOptionValue("output_flag", False)
@@ -228,6 +236,13 @@ class PyomoBackend(Backend):
         except Exception:  # some plugins raise instead of answering False
             return False
 
+    def version(self) -> str:
+        """``"pyomo 6.10.1 / appsi_highs (highspy 1.16.0)"``: Pyomo's version, the solver, its package's."""
+        package = _FAMILY_PACKAGES.get(_family_name(self.solver))
+        found = package_version(package) if package else ""
+        solver = f"{self.solver} ({found})" if found and "unknown" not in found else self.solver
+        return f"{package_version('pyomo')} / {solver}"
+
     def check(self, form: MatrixForm) -> None:
         if _family_name(self.solver) == "gurobi":
             check_size(form, self.name)
@@ -244,18 +259,17 @@ class PyomoBackend(Backend):
             _check_highs_options(self.name, options.extra)
             if options.threads is not None:
                 use_threads(options.threads)
-        buffer = io.StringIO()
         began = time.perf_counter()
-        # Solve with tee on and capture at the file-descriptor level, so the log always holds
-        # the solver's own output; it is also shown live when verbose.
-        with capture_output([buffer, sys.stdout] if options.verbose else buffer, capture_fd=True):
+        # Solve with tee on and capture at the file-descriptor level, so the log always holds the
+        # solver's own output; it never reaches standard output and is copied to standard error when verbose.
+        with captured(echo=options.verbose) as log:
             try:
                 raw = self._contrib(form, pm, options) if self._uses_contrib(form) else self._legacy(form, pm, options)
             except BackendError:
                 raise
             except Exception as exc:  # Pyomo and its plugins raise many types; all mean "this solve failed"
                 raise BackendError(f"{self.name} failed on model {form.name!r}: {exc}") from None
-        raw.wall_time, raw.log = time.perf_counter() - began, buffer.getvalue()
+        raw.wall_time, raw.log = time.perf_counter() - began, log.text
         return raw
 
     def _contrib(self, form: MatrixForm, pm, options: Options) -> RawResult:

@@ -1,4 +1,4 @@
-"""Keep solvers' console output off standard output: file descriptor 1 points at stderr for a while.
+"""Keep solvers' console output off standard output: file descriptor 1 points elsewhere for a while.
 
 Solver libraries write to the process's file descriptor 1 from C, where
 ``sys.stdout`` redirection cannot reach: highspy 1.16 prints a two-line
@@ -8,15 +8,20 @@ descriptor 1 is a duplicate of file descriptor 2, so such writes land on
 stderr, and a command's own output still reaches the real standard output
 through the stream the context yields.  Nesting and threads are safe: the
 outermost entry redirects, the last exit restores.  :func:`discard_stdout`
-drops such writes instead (a start-up banner nobody asked for).
+drops such writes instead (a start-up banner nobody asked for), and
+:func:`captured` keeps them, Python's and C's, as a solver's log (the cvxpy
+and Pyomo backends run their solvers with logging on and keep the log in
+:attr:`~gamelp.solution.Solution.log`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import os
 import sys
+import tempfile
 import threading
 
 _lock = threading.Lock()
@@ -118,3 +123,39 @@ def discard_stdout():
                 _flush_all()
                 os.dup2(current, 1)
                 os.close(current)
+
+
+class Captured:
+    """The text a :func:`captured` block wrote (``text`` is set when the block ends)."""
+
+    text: str = ""
+
+
+@contextlib.contextmanager
+def captured(echo: bool = False):
+    """``with captured() as log: ...`` then ``log.text``: Python- and C-level standard output of the block.
+
+    File descriptor 1 points at a temporary file and ``sys.stdout`` at a buffer
+    for the duration; nothing reaches the process's standard output.  With
+    ``echo`` the log is copied to stderr afterwards.
+    """
+    log = Captured()
+    python_buffer = io.StringIO()
+    with tempfile.TemporaryFile() as sink:
+        with _lock:
+            _flush_all()
+            saved = os.dup(1)
+            os.dup2(sink.fileno(), 1)
+        try:
+            with contextlib.redirect_stdout(python_buffer):
+                yield log
+        finally:
+            with _lock:
+                _flush_all()
+                os.dup2(saved, 1)
+                os.close(saved)
+            sink.seek(0)
+            log.text = python_buffer.getvalue() + sink.read().decode("utf-8", errors="replace")
+    if echo and log.text:
+        sys.stderr.write(log.text)
+        sys.stderr.flush()

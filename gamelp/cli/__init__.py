@@ -50,7 +50,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
                            "programming: sequence-form game files (solve, kdet, validate, export), payoff "
                            "matrices (matrix) and the mini Magic simulator (mtg).")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_PrintVersions, nargs=0,
+                        help="show gamelp's version and the solver packages installed here, and exit")
     parser.add_argument("--log-level", type=log_level, default="WARNING",
                         help=f"logging level: {', '.join(LOG_LEVELS)} (default WARNING)")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -73,6 +74,22 @@ def _version() -> str:
         return version("gamelp")
     except PackageNotFoundError:  # run from a source tree that was never installed
         return "unknown"
+
+
+class _PrintVersions(argparse.Action):
+    """``--version``: print :func:`_versions` line by line (argparse's own version action re-wraps lines)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_versions())
+        parser.exit()
+
+
+def _versions() -> str:
+    """``gamelp 0.1.0`` and, one per line, the installed solver packages' versions (nothing imported)."""
+    from gamelp.deps import solver_versions
+
+    solvers = [f"  {name} {found}" for name, found in solver_versions().items()]
+    return "\n".join([f"gamelp {_version()}", "solvers:" if solvers else "solvers: none found", *solvers])
 
 
 def main(argv=None) -> int:

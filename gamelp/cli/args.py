@@ -105,6 +105,11 @@ def log_level(text: str) -> str:
 
 def plot_path(text: str) -> str:
     """A plot file whose extension matplotlib can write (checked before any solving starts)."""
+    from gamelp.deps import installed, install_hint
+
+    if not installed("matplotlib"):
+        raise argparse.ArgumentTypeError(f"writing a plot needs matplotlib, which is not installed here; "
+                                         f"{install_hint('matplotlib')}")
     from matplotlib.figure import Figure
 
     formats = Figure().canvas.get_supported_filetypes()

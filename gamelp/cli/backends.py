@@ -16,14 +16,21 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 
 def run_backends(args: argparse.Namespace) -> int:
-    from gamelp.backends import registered_backends
+    from gamelp.backends import MissingBackend, library, registered_backends
+    from gamelp.deps import install_hint
 
-    rows = [{"name": b.name, "installed": b.available(), "capabilities": b.capabilities.names()}
-            for b in registered_backends()]
+    rows = []
+    for b in registered_backends():
+        installed = b.available()
+        rows.append({"name": b.name, "installed": installed, "capabilities": b.capabilities.names(),
+                     "solver_version": b.version() if installed else None,
+                     # A family whose library is missing: the extra that installs it.
+                     "install": install_hint(library(b.name)) if isinstance(b, MissingBackend) else None})
     if args.json:
         print_json(rows)
     else:
         for row in rows:
             print(f"{row['name']:26s} {'installed' if row['installed'] else 'missing  '}  "
-                  f"{', '.join(row['capabilities'])}")
+                  f"{', '.join(row['capabilities'])}" + (f"  ({row['solver_version']})" if row["installed"] else "")
+                  + (f"({row['install']})" if row["install"] else ""))
     return 0

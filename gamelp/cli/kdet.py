@@ -74,7 +74,9 @@ def run_kdet(args) -> int:
         else:
             sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
                             time_limit=args.time_limit, progress=progress)
-        rows = sweep.to_dict()["points"]
+        # Every row says which solver produced it, as a single solve's row does.
+        rows = [{**row, "backend": sweep.backend, "solver_version": sweep.solver_version}
+                for row in sweep.to_dict()["points"]]
     if args.plot:
         from gamelp.plots import plot_k_sweep
 

@@ -91,9 +91,13 @@ def _cmd_play(args) -> int:
 
 
 def _cmd_tournament(args) -> int:
+    from gamelp.deps import require
     from gamelp.games.locm.tournament import report_table, run_tournament
     from gamelp.games.runner import Execution
 
+    require("matplotlib", "writing the tournament's figures (mana_curves.png, similarity.png)")  # before any match
+    for module in ("dask", "distributed") if args.scheduler is not None else ():
+        require(module, "--scheduler (a Dask cluster)")
     execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
                           progress=not args.quiet)
     result = run_tournament(args.drafters, args.battler, matches=args.matches, sets=args.sets, seed=args.seed,

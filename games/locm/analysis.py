@@ -29,6 +29,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from gamelp.deps import require
 from gamelp.games.locm.cards import TYPE_NAMES, CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 
@@ -82,6 +83,7 @@ def choice_similarity(choices_a: np.ndarray, choices_b: np.ndarray) -> float:
 
 def choice_projection(choices: Mapping[str, np.ndarray], dimensions: int = 2) -> dict[str, np.ndarray]:
     """Each drafter's choices (equal-shape arrays of positions 0..2) as a point in ``dimensions`` dimensions."""
+    require("sklearn", "the choice projection (PCA)")
     from sklearn.decomposition import PCA  # here, so that drafting never waits for scikit-learn's import
 
     names = list(choices)

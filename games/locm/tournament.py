@@ -49,6 +49,7 @@ from typing import Sequence
 
 import numpy as np
 
+from gamelp.deps import require
 from gamelp.errors import LocmError
 from gamelp.games.locm.analysis import MAX_COST, mana_curve, reference_mana_curve
 from gamelp.games.locm.battlers import make_battler
@@ -281,6 +282,7 @@ def write_outputs(result: TournamentResult, out: Path, figures: bool = True) -> 
 
 def plot_mana_curves(result: TournamentResult, path: Path) -> None:
     """Figure 5.3's kind: each drafter's mean mana curve, the card list's distribution dashed."""
+    require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
     from gamelp.plots import save_figure
@@ -302,6 +304,7 @@ def plot_mana_curves(result: TournamentResult, path: Path) -> None:
 
 def plot_similarity(result: TournamentResult, path: Path) -> None:
     """Figure 5.4's kind: the lower triangle of the choice-similarity matrix, in %."""
+    require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
     from gamelp.plots import save_figure

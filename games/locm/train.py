@@ -28,6 +28,7 @@ from typing import Callable
 
 import numpy as np
 
+from gamelp.deps import require
 from gamelp.errors import LocmError, OutputError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS
@@ -83,7 +84,17 @@ class TrainingResult:
     curve: list[tuple[int, int, float]]
 
 
+def require_training_packages(approach: str = "immediate", plot: bool = False) -> None:
+    """Refuse in one line, before any work, when a package training needs is missing (the ``rl`` extra)."""
+    what = "training a learned drafter"
+    for module in ("torch", "gymnasium", "stable_baselines3", *(("sb3_contrib",) if approach == "lstm" else ())):
+        require(module, what)
+    if plot:
+        require("matplotlib", f"{what}'s learning curve (curve.png)")
+
+
 def _torch():
+    require("torch", "training a learned drafter")
     import torch
     return torch
 
@@ -151,6 +162,7 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
     each seat's environments start with a random opponent, replaced by the
     other seat's frozen network before the first step).
     """
+    require_training_packages(approach)
     if approach not in POLICY_APPROACHES:
         raise LocmError(f"unknown trainable approach {approach!r}; expected one of {', '.join(POLICY_APPROACHES)}")
     if settings is None:
@@ -212,6 +224,7 @@ def write_curve(curve: list[tuple[int, int, float]], path) -> None:
 
 def plot_curve(curve: list[tuple[int, int, float]], title: str, path) -> None:
     """Figure 5.1's kind: each seat's win rate against max-attack over training, and their mean dashed."""
+    require("matplotlib", "plotting a learning curve")
     from matplotlib.figure import Figure
 
     from gamelp.plots import save_figure
@@ -284,6 +297,7 @@ def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0
 
     from gamelp.games.locm.policy import save_policy
 
+    require_training_packages(approach, plot=True)
     for name, value in (("episodes", episodes), ("eval episodes", eval_episodes), ("environments", n_envs),
                         ("battles", battles)):
         if value < 1:

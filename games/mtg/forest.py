@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.deps import require
 from gamelp.errors import ForestError
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
@@ -198,6 +199,7 @@ def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int 
 
 def train_forest(X, y, trees: int = 9, seed: int = 0):
     """A scikit-learn random forest with the thesis's settings (``max_features="sqrt"``)."""
+    require("sklearn", "training a random forest")
     from sklearn.ensemble import RandomForestClassifier
 
     return RandomForestClassifier(n_estimators=trees, max_features="sqrt", random_state=seed).fit(X, y)
@@ -389,6 +391,7 @@ def train_forests(games: int = 1000, seed: int = 0, trees: int = 9, thresholds=T
     paths = {t: directory / cache_name(t, games, seed, trees) for t in thresholds}
     with _locked(directory / f"forest_g{games}_s{seed}_n{trees}.lock"):
         if not all(p.exists() for p in paths.values()):
+            require("sklearn", "training the mini Magic forest evaluation")  # before the games are played
             logger.warning("training the forests for %s life on %d games (cached in %s)",
                            "/".join(map(str, thresholds)), games, directory)
             data = collect_positions(games, thresholds, seed, label_cap=label_cap, progress=progress, workers=workers)

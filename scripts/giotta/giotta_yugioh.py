@@ -26,6 +26,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from gamelp.cli.args import OneLineParser, integer, output_directory, run_script
+from gamelp.deps import require
 from gamelp.games import yugioh as ygo
 from gamelp.io import atomic_write, write_text
 from gamelp.plots import save_figure
@@ -106,6 +107,7 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> YugiohTables:
     args = build_parser().parse_args(argv)
+    require("statsmodels", "giotta_yugioh.py (its logit fits)")  # before minutes of simulation
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rules1 = ygo.Rules(life=args.life)

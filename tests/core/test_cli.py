@@ -167,10 +167,22 @@ def test_out_that_is_a_file_or_under_a_file_is_refused(capsys, tmp_path):
     assert existing.read_text() == "keep me"
 
 
-def test_version():
+def test_version_lists_the_installed_solvers_without_importing_them():
+    """``gamelp --version``: gamelp's version, then one line per solver package installed, read from metadata."""
+    from importlib import metadata
+
     done = run_cli("--version")
     assert done.returncode == 0
-    assert done.stdout.strip() == f"gamelp {__import__('importlib.metadata').metadata.version('gamelp')}"
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == f"gamelp {metadata.version('gamelp')}" and lines[1] == "solvers:"
+    listed = dict(line.split() for line in lines[2:])
+    for name in ("highspy", "cvxpy", "pyomo", "gurobipy", "clarabel", "scs"):
+        assert listed[name] == metadata.version(name)
+    probe = ("import sys; from gamelp.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\n"
+             "print(sorted(m for m in ('cvxpy', 'pyomo', 'gurobipy', 'clarabel', 'scs') if m in sys.modules), "
+             "file=sys.stderr)")
+    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert imported.stderr.strip().splitlines()[-1] == "[]"
 
 
 def test_regret_method_says_when_it_stopped_at_its_iteration_limit(capsys):

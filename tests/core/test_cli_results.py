@@ -1,6 +1,7 @@
 """The gamelp command prints the results' own ``to_dict()`` summaries: no dictionary is rebuilt on the way."""
 
 import json
+from importlib import metadata
 
 import pytest
 
@@ -54,9 +55,15 @@ def test_an_lp_solve_prints_the_nash_and_uniqueness_summaries(capsys, kuhn):
 
 def test_a_kdet_sweep_prints_each_points_summary(capsys, kuhn):
     by_mip = cli_json(capsys, "kdet", "kuhn", "--player", "2", "--sweep", "--method", "mip", "--quiet")
-    assert by_mip == plain([p.to_dict() for p in k_sweep(kuhn, 2).points])
+    def rows(sweep):  # each row also says which solver produced it
+        return plain([{**p.to_dict(), "backend": sweep.backend, "solver_version": sweep.solver_version}
+                      for p in sweep.points])
+
+    assert by_mip == rows(k_sweep(kuhn, 2))
     by_search = cli_json(capsys, "kdet", "kuhn", "--player", "2", "--sweep", "--quiet")
-    assert by_search == plain([p.to_dict() for p in search_sweep(kuhn, 2, rel_gap=1e-6, abs_gap=1e-9).points])
+    assert by_search == rows(search_sweep(kuhn, 2, rel_gap=1e-6, abs_gap=1e-9))
+    assert {(row["backend"], row["solver_version"]) for row in by_mip + by_search} == {
+        ("highs", f"highspy {metadata.version('highspy')}")}
     assert [row["k"] for row in by_search] == list(range(len(kuhn.pl2.decision_points) + 1))
 
 

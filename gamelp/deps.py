@@ -1,0 +1,88 @@
+"""Optional packages: which extra installs each, whether it is installed, and installed versions.
+
+gamelp's core install (numpy, scipy, networkx, highspy, jsonschema, tqdm)
+solves every LP and MIP on HiGHS.  Everything else comes with an extra
+(``pip install "gamelp[cvxpy]"``); code that needs such a package calls
+:func:`require` before importing it, so a missing package is one line
+(:class:`~gamelp.errors.MissingDependency`, a ``GamelpError``) naming the
+extra to install, never a traceback.  :func:`installed` asks
+``importlib.util.find_spec`` and never imports the package.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.util
+
+from gamelp.errors import MissingDependency
+
+# Import name -> (distribution on PyPI, the gamelp extra that installs it).
+PACKAGES = {
+    "cvxpy": ("cvxpy", "cvxpy"),
+    "clarabel": ("clarabel", "cvxpy"),
+    "scs": ("scs", "cvxpy"),
+    "pyomo": ("pyomo", "pyomo"),
+    "gurobipy": ("gurobipy", "gurobi"),
+    "sklearn": ("scikit-learn", "mtg"),
+    "matplotlib": ("matplotlib", "plot"),
+    "pandas": ("pandas", "yugioh"),
+    "statsmodels": ("statsmodels", "yugioh"),
+    "pyspiel": ("open_spiel", "openspiel"),
+    "pygambit": ("pygambit", "gambit"),
+    "pyscipopt": ("pyscipopt", "scip"),
+    "dask": ("dask", "dist"),
+    "distributed": ("distributed", "dist"),
+    "torch": ("torch", "rl"),
+    "gymnasium": ("gymnasium", "rl"),
+    "stable_baselines3": ("stable-baselines3", "rl"),
+    "sb3_contrib": ("sb3-contrib", "rl"),
+}
+# Solver packages `gamelp --version` reports, in this order (distribution names).
+SOLVER_DISTRIBUTIONS = ("highspy", "gurobipy", "pyomo", "cvxpy", "clarabel", "scs", "ecos", "osqp", "pyscipopt")
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported here, asked without importing it.
+
+    A module set to ``None`` in ``sys.modules`` (hidden) counts as missing, as
+    does one whose parent package is missing or whose spec cannot be found.
+    """
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a missing parent package, or a module with no spec
+        return False
+
+
+def install_hint(module: str) -> str:
+    """``pip install "gamelp[extra]"`` for the extra that installs ``module``."""
+    top = module.partition(".")[0]
+    _, extra = PACKAGES.get(top, (top, None))
+    return f'pip install "gamelp[{extra}]"' if extra else f"pip install {top}"
+
+
+def require(module: str, what: str) -> None:
+    """Raise :class:`MissingDependency` (one line naming the extra) unless ``module`` is installed.
+
+    ``what`` names what needs it (``"backend cvxpy:CLARABEL"``, ``"the forest evaluation"``).
+    """
+    if not installed(module):
+        top = module.partition(".")[0]
+        distribution = PACKAGES.get(top, (top, None))[0]
+        raise MissingDependency(f"{what} needs {distribution}, which is not installed here; "
+                                f"{install_hint(module)}")
+
+
+@functools.cache
+def version(distribution: str) -> str | None:
+    """The installed version of ``distribution`` (read from its metadata, nothing imported), or None."""
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def solver_versions() -> dict[str, str]:
+    """The installed solver packages and their versions (distribution -> version), nothing imported."""
+    found = {name: version(name) for name in SOLVER_DISTRIBUTIONS}
+    return {name: v for name, v in found.items() if v is not None}
