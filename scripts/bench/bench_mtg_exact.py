@@ -99,7 +99,8 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
                         help="deck pool: Appendix B's 33 decks (8, default) or Table 3.4's 55 (16)")
-    parser.add_argument("--cap", type=integer(1), default=500_000, help="leaves per game before a draw (default: 500000)")
+    parser.add_argument("--cap", type=integer(1), default=500_000,
+                        help="leaves per game before a draw (default: 500000)")
     return parser
 
 
