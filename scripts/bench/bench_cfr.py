@@ -32,8 +32,6 @@ can be trusted.
     python scripts/bench/bench_cfr.py --game kuhn --target 1e-4
 """
 
-from __future__ import annotations
-
 import argparse
 import importlib
 import json

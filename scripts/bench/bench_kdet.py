@@ -21,8 +21,6 @@ Leduc by both methods (``kuhn``, a variant ``RxS``).  Writes
 ``OUT/bench_kdet_leduc.png`` (``bench_kdet_GAME.png``).
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import os

@@ -26,8 +26,6 @@ The last lines estimate the wall time of a 5-drafter round-robin with
     python scripts/bench/bench_locm.py --battlers max-attack --seconds 5 --workers 1
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import multiprocessing

@@ -16,8 +16,6 @@ measurement runs in this one process with ``torch.set_num_threads(1)``.
     python scripts/bench/bench_locm_train.py --episodes 100
 """
 
-from __future__ import annotations
-
 import argparse
 import dataclasses
 import sys

@@ -22,8 +22,6 @@ out is not tried on larger sizes.  Peers are installed here with pip when
 missing (never required by gamelp).  Every run's value is checked against gamelp's.
 """
 
-from __future__ import annotations
-
 import argparse
 import importlib.util
 import json

@@ -8,8 +8,6 @@ with the thesis's 100 games in 366 s (3 draws) on a 2.66 GHz core.
     python scripts/bench/bench_mtg.py [--games 100] [--cap 500000] [--evaluation forest]
 """
 
-from __future__ import annotations
-
 import time
 from dataclasses import dataclass
 

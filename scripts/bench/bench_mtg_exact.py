@@ -14,8 +14,6 @@ matrix of the pool, 200 games a pair (528 pairs for 33 decks, 1,485 for 55).
     python scripts/bench/bench_mtg_exact.py --max-creatures 16 --games 20 --python-games 0 --cap 50000000
 """
 
-from __future__ import annotations
-
 import time
 from dataclasses import dataclass
 

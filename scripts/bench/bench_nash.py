@@ -10,8 +10,6 @@ backend on bigger Leduc variants from the generator to show how the time
 grows with the number of sequences.
 """
 
-from __future__ import annotations
-
 import argparse
 import importlib
 import subprocess

@@ -33,8 +33,6 @@ to the fresh solves and the ratio of wall times.  Run it under ``nice -n 10``
 on a shared machine.
 """
 
-from __future__ import annotations
-
 import sys
 import time
 from dataclasses import dataclass

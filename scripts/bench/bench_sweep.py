@@ -13,8 +13,6 @@ of sending single matches to workers and committing them one by one.
     python scripts/bench/bench_sweep.py --workers 1,2,4 --batch-sizes 1 --player perfect --evaluation forest --games 20
 """
 
-from __future__ import annotations
-
 import json
 import os
 import sys
