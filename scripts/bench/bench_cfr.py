@@ -32,7 +32,6 @@ can be trusted.
     python scripts/bench/bench_cfr.py --game kuhn --target 1e-4
 """
 
-import argparse
 import importlib
 import json
 import os

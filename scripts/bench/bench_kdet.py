@@ -23,6 +23,7 @@ Leduc by both methods (``kuhn``, a variant ``RxS``).  Writes
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -72,7 +73,8 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
 def run_pair(method: str, game_name: str, args) -> dict:
     """Both players' sweeps by ``method``, in two processes side by side: the run's wall time and results."""
     began = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    # Fresh processes: a forked child of a process that had solved with HiGHS waits forever on its thread scheduler
+    with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(sweep, method, game_name, p, args) for p in (1, 2)]
         results = [f.result() for f in futures]
     wall = time.perf_counter() - began
