@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
-
 from gamelp.game import load_game
 from gamelp.io import write_text
 from gamelp.models.nash import solve_nash

@@ -33,9 +33,9 @@ from pathlib import Path
 
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.errors import GamelpError, SolveError
-from gamelp.io import write_text
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc
+from gamelp.io import write_text
 from gamelp.models.determinism import k_sweep
 from gamelp.models.kdet_search import search_sweep
 from gamelp.plots import plot_k_sweep

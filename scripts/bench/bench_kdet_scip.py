@@ -53,8 +53,8 @@ from gamelp.backends.base import Options
 from gamelp.backends.scaling import scale
 from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
 from gamelp.game import SequenceFormGame, load_game
-from gamelp.io import write_text
 from gamelp.games.poker import leduc
+from gamelp.io import write_text
 from gamelp.model import MatrixForm
 from gamelp.models.determinism import deterministic_choices, kdet_mip
 from gamelp.models.kdet_search import UNDECIDED, KdetSearch

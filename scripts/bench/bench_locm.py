@@ -38,8 +38,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, finite_float, integer, int_list, run_script
-
+from gamelp.cli.args import OneLineParser, finite_float, int_list, integer, run_script
 from gamelp.games.locm.battlers import BATTLERS, make_battler
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State

@@ -18,8 +18,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script
 from scipy.optimize import linprog
+
+from conftest import SCRIPTS, load_script
 
 LEDUC = -0.085606  # player 1's value of Leduc hold'em, to six digits
 KUHN = -1 / 18  # player 1's value of Kuhn poker
