@@ -27,14 +27,11 @@ The machine's load average (``os.getloadavg()``) is printed before and
 after and kept in the JSON: on a shared machine it says how far the seconds
 can be trusted.
 
-    python scripts/bench_cfr.py                       # Leduc: methods to 1e-4..1e-6, OpenSpiel at 1e-4
-    python scripts/bench_cfr.py --skip-python         # only gamelp and OpenSpiel C++
-    python scripts/bench_cfr.py --game kuhn --target 1e-4
+    python scripts/bench/bench_cfr.py                       # Leduc: methods to 1e-4..1e-6, OpenSpiel at 1e-4
+    python scripts/bench/bench_cfr.py --skip-python         # only gamelp and OpenSpiel C++
+    python scripts/bench/bench_cfr.py --game kuhn --target 1e-4
 """
 
-from __future__ import annotations
-
-import argparse
 import importlib
 import json
 import os
@@ -42,9 +39,12 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.game import load_game
+from gamelp.io import write_text
 from gamelp.models.nash import solve_nash
 from gamelp.regret import CHECK_EVERY, solve_regret
 
@@ -74,8 +74,9 @@ def ensure_openspiel() -> bool:
         importlib.import_module("pyspiel")
         return True
     except ImportError:
-        print("open-spiel is missing: installing it with pip (benchmark peer only) ...", flush=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "open-spiel"], check=False)
+        print("open-spiel is missing: installing it with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "open-spiel"], check=False,
+                              stdout=sys.stderr)
         if done.returncode != 0:
             return False
         importlib.invalidate_caches()
@@ -126,70 +127,96 @@ def run_openspiel(kind: str, game_name: str, params: dict, target: float, max_it
 
 def compare_methods(name: str, methods: list[str], targets: list[float], max_iterations: int,
                     repeats: int, check_every: int) -> list[dict]:
-    """Iterations and seconds of each method to each target, printed as one row per method."""
+    """Iterations and seconds of each method to each target: one row per method and target."""
     rows = []
-    print(f"gamelp on {name}: iterations / seconds to each saddle-point gap (median of {repeats} runs)")
-    print(f"{'method':<10}" + "".join(f"{f'gap {target:g}':>32}" for target in targets))
     for method in methods:
-        cells = []
         for target in targets:
             run = run_gamelp(name, target, max_iterations, repeats, method, check_every)
             rows.append(dict(run, method=method, target=target))
-            text = f"{run['iterations']} / {run['seconds']:.2f} s" + ("" if run["reached"] else " (not reached)")
-            cells.append(f"{text:>32}")
-        print(f"{method:<10}" + "".join(cells), flush=True)
+        print(f"{method}: done", file=sys.stderr, flush=True)
     return rows
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+@dataclass
+class CfrRace:
+    """The methods' table and, unless skipped, CFR+ against OpenSpiel's; the LP's value to check them by."""
+
+    game: str
+    target: float  # the OpenSpiel comparison's gap
+    targets: list[float]  # the methods table's gaps
+    repeats: int
+    lp_value: float  # player 1's value by the Nash LP
+    methods: list[dict]  # per method and target: method, target, solver, iterations, gap, value, seconds, reached
+    runs: list[dict] | None  # gamelp's CFR+ then OpenSpiel's runs, each with ratio_to_gamelp (None: skipped)
+    fastest_method: dict | None  # the methods row fastest to ``target`` (None: none reached it, or skipped)
+    openspiel_missing: bool  # OpenSpiel could not be installed: ``runs`` holds gamelp's only
+    load_average: dict  # before and after: os.getloadavg()
+    path: str  # the JSON written
+
+    @property
+    def off_lp(self) -> list[dict]:
+        """Methods rows whose value is further from the LP's than their gap allows."""
+        return [row for row in self.methods if abs(row["value"] - self.lp_value) > row["gap"]]
+
+    @property
+    def status(self) -> int:
+        """0 if every run reached its target, else 1."""
+        return 0 if all(row["reached"] for row in (self.runs or []) + self.methods) else 1
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(OPENSPIEL_GAMES), default="leduc", help="default: leduc")
-    parser.add_argument("--target", type=float, default=1e-4,
+    parser.add_argument("--target", type=finite_float(0.0, strict=True), default=1e-4,
                         help="OpenSpiel comparison: saddle-point gap to reach (default: 1e-4)")
-    parser.add_argument("--max-iterations", type=int, default=20000,
+    parser.add_argument("--max-iterations", type=integer(1), default=20000,
                         help="OpenSpiel comparison: give up after (default: 20000)")
     parser.add_argument("--methods", nargs="+", default=["cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+"],
                         help="first table's methods; NAME@GAMMA averages with weights t^GAMMA instead of the "
                              "method's own (e.g. pdcfr+@20)")
-    parser.add_argument("--targets", type=float, nargs="+", default=[1e-4, 1e-5, 1e-6],
+    parser.add_argument("--targets", type=finite_float(0.0, strict=True), nargs="+", default=[1e-4, 1e-5, 1e-6],
                         help="first table's gaps (default: 1e-4 1e-5 1e-6)")
-    parser.add_argument("--method-max-iterations", type=int, default=200000,
+    parser.add_argument("--method-max-iterations", type=integer(1), default=200000,
                         help="first table: give up after (default: 200000)")
     parser.add_argument("--skip-openspiel", action="store_true", help="only the first table")
-    parser.add_argument("--repeats", type=int, default=3, help="gamelp runs; the median time is kept (default: 3)")
-    parser.add_argument("--check-gap-every", type=int, default=CHECK_EVERY,
+    parser.add_argument("--repeats", type=integer(1), default=3,
+                        help="gamelp runs; the median time is kept (default: 3)")
+    parser.add_argument("--check-gap-every", type=integer(1), default=CHECK_EVERY,
                         help=f"gamelp: iterations between two gap measurements (default: {CHECK_EVERY})")
-    parser.add_argument("--check-every", type=int, default=1,
+    parser.add_argument("--check-every", type=integer(1), default=1,
                         help="OpenSpiel C++: iterations between nash_conv checks (default: 1)")
-    parser.add_argument("--python-check-every", type=int, default=5,
+    parser.add_argument("--python-check-every", type=integer(1), default=5,
                         help="OpenSpiel Python: iterations between nash_conv checks (default: 5)")
     parser.add_argument("--skip-python", action="store_true", help="skip OpenSpiel's (slow) Python CFR+")
     parser.add_argument("--python-six-cards", action="store_true",
                         help="also run the Python CFR+ on the six-card Leduc (several minutes)")
-    parser.add_argument("--out", default="out", help="directory for bench_cfr.json (default: out/)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", type=output_directory, default="out",
+                        help="directory for bench_cfr.json (default: out/)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> CfrRace:
+    args = build_parser().parse_args(argv)
 
     load = {"before": os.getloadavg()}
-    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in load["before"]), flush=True)
     lp_value = solve_nash(load_game(args.game), 1).value
     method_rows = compare_methods(args.game, args.methods, args.targets, args.method_max_iterations, args.repeats,
                                   args.check_gap_every)
-    for row in method_rows:
-        if abs(row["value"] - lp_value) > row["gap"]:
-            print(f"  {row['method']} at {row['target']:g}: value {row['value']:.9f} is off the LP's {lp_value:.9f}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    path = out / "bench_cfr.json"
+    race = CfrRace(game=args.game, target=args.target, targets=args.targets, repeats=args.repeats, lp_value=lp_value,
+                   methods=method_rows, runs=None, fastest_method=None, openspiel_missing=False, load_average=load,
+                   path=str(path))
     if args.skip_openspiel:
         load["after"] = os.getloadavg()
-        print("load average after: " + ", ".join(f"{v:.2f}" for v in load["after"]))
-        (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
-                                                       "methods": method_rows}, indent=2))
-        return 0 if all(row["reached"] for row in method_rows) else 1
-    print()
+        write_text(path, json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
+                                     "methods": method_rows}, indent=2))
+        return race
     ours = run_gamelp(args.game, args.target, args.max_iterations, args.repeats, check_every=args.check_gap_every)
-    best = min((row for row in method_rows if row["target"] == args.target and row["reached"]),
-               key=lambda row: row["seconds"], default=None)
-    rows = [ours]
+    race.fastest_method = min((row for row in method_rows if row["target"] == args.target and row["reached"]),
+                              key=lambda row: row["seconds"], default=None)
+    rows = race.runs = [ours]
     if ensure_openspiel():
         name = OPENSPIEL_GAMES[args.game]
         variants = [{"suit_isomorphism": True}, {"suit_isomorphism": False}] if args.game == "leduc" else [{}]
@@ -200,31 +227,58 @@ def main(argv=None) -> int:
                 rows.append(run_openspiel("python", name, params, args.target, args.max_iterations,
                                           args.python_check_every))
     else:
-        print("open-spiel could not be installed: only gamelp's figures are shown")
-
-    print(f"CFR+ on {args.game} to a saddle-point gap of {args.target:g} (LP value of player 1: {lp_value:.6f})")
-    print(f"{'solver':<44} {'iters':>6} {'gap':>9} {'value':>10} {'solve s':>9} {'ms/iter':>8} "
-          f"{'check s':>8} {'time / gamelp':>13}")
+        race.openspiel_missing = True
     for row in rows:
         row["ratio_to_gamelp"] = row["seconds"] / ours["seconds"]
-        check = "" if row["eval_seconds"] is None else f"{row['eval_seconds']:.2f}"
-        note = "" if row["reached"] else "  (target not reached)"
-        print(f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
-              f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
-              f"{row['ratio_to_gamelp']:>13.1f}{note}")
-    if best is not None:
-        print(f"gamelp's fastest method at {args.target:g}: {best['method']} in {best['seconds']:.3f} s; "
-              + "; ".join(f"{row['solver']} takes {row['seconds'] / best['seconds']:.1f} x as long"
-                          for row in rows[1:] if row["reached"]))
     load["after"] = os.getloadavg()
-    print("load average after: " + ", ".join(f"{v:.2f}" for v in load["after"]))
-    (out / "bench_cfr.json").write_text(json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
-                                                   "methods": method_rows, "runs": rows, "fastest_method": best},
-                                                  indent=2))
+    write_text(path, json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
+                                 "methods": method_rows, "runs": rows, "fastest_method": race.fastest_method},
+                                indent=2))
+    return race
+
+
+def report(result: CfrRace) -> None:
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in result.load_average["before"]))
+    print(f"gamelp on {result.game}: iterations / seconds to each saddle-point gap (median of {result.repeats} runs)")
+    print(f"{'method':<10}" + "".join(f"{f'gap {target:g}':>32}" for target in result.targets))
+    cells: dict[str, list[str]] = {}
+    for run in result.methods:
+        text = f"{run['iterations']} / {run['seconds']:.2f} s" + ("" if run["reached"] else " (not reached)")
+        cells.setdefault(run["method"], []).append(f"{text:>32}")
+    for method, row in cells.items():
+        print(f"{method:<10}" + "".join(row))
+    for row in result.off_lp:
+        print(f"  {row['method']} at {row['target']:g}: value {row['value']:.9f} is off the LP's {result.lp_value:.9f}")
+    if result.runs is not None:
+        print()
+        if result.openspiel_missing:
+            print("open-spiel could not be installed: only gamelp's figures are shown")
+        print(f"CFR+ on {result.game} to a saddle-point gap of {result.target:g} "
+              f"(LP value of player 1: {result.lp_value:.6f})")
+        print(f"{'solver':<44} {'iters':>6} {'gap':>9} {'value':>10} {'solve s':>9} {'ms/iter':>8} "
+              f"{'check s':>8} {'time / gamelp':>13}")
+        for row in result.runs:
+            check = "" if row["eval_seconds"] is None else f"{row['eval_seconds']:.2f}"
+            note = "" if row["reached"] else "  (target not reached)"
+            print(f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
+                  f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
+                  f"{row['ratio_to_gamelp']:>13.1f}{note}")
+        best = result.fastest_method
+        if best is not None:
+            print(f"gamelp's fastest method at {result.target:g}: {best['method']} in {best['seconds']:.3f} s; "
+                  + "; ".join(f"{row['solver']} takes {row['seconds'] / best['seconds']:.1f} x as long"
+                              for row in result.runs[1:] if row["reached"]))
+    print("load average after: " + ", ".join(f"{v:.2f}" for v in result.load_average["after"]))
+
+
+def finish(result: CfrRace) -> None:
+    """Report, then exit with status 1 if a run missed its target."""
+    report(result)
     sys.stdout.flush()
+    sys.stderr.flush()
     # pyspiel can crash while the interpreter tears down its objects; the results are written by now.
-    os._exit(0 if all(row["reached"] for row in rows + method_rows) else 1)
+    os._exit(result.status)
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, finish)

@@ -1,7 +1,7 @@
 """Benchmark: re-solving one changed LP in a persistent HiGHS model against building it afresh.
 
-    python scripts/bench_persistent.py [--game leduc] [--player 1] [--rhs-steps 300]
-                                       [--greedy-steps 2] [--search-lps 600] [--sweep-time-limit S]
+    python scripts/bench/bench_persistent.py [--game leduc] [--player 1] [--rhs-steps 300]
+                                             [--greedy-steps 2] [--search-lps 600] [--sweep-time-limit S]
 
 Three workloads, each run both ways in the same process on the same LPs,
 with the objectives of the two ways compared:
@@ -33,7 +33,9 @@ to the fresh solves and the ratio of wall times.  Run it under ``nice -n 10``
 on a shared machine.
 """
 
+import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,13 +65,37 @@ class Tally:
         return sol
 
 
-def report(workload: str, ways: dict[str, Tally]) -> None:
+@dataclass
+class Way:
+    """One way of solving one workload's LPs, against the fresh way."""
+
+    workload: str  # "rhs sweep", "greedy step", "search LPs" or "k-sweep"
+    way: str  # "fresh", "persistent" or "FaceLP (search's)"
+    seconds: float
+    lps: int
+    iterations: int | None  # simplex iterations (None: not counted, the k-sweep's)
+    max_diff: float  # the largest objective difference to the fresh way's, LP by LP
+    speedup: float  # the fresh way's seconds over this way's
+    mips: int | None = None  # the k-sweep's MIPs
+
+
+@dataclass
+class PersistentSpeed:
+    """Each workload's ways, in the order run."""
+
+    game: str
+    player: int
+    ways: list[Way]
+
+    def way(self, workload: str, way: str) -> Way:
+        return next(row for row in self.ways if (row.workload, row.way) == (workload, way))
+
+
+def compare(workload: str, ways: dict[str, Tally], mips: dict[str, int] | None = None) -> list[Way]:
     fresh = ways["fresh"]
-    for name, tally in ways.items():
-        iterations = f"{tally.iterations:10d}" if tally.iterations is not None else f"{'-':>10s}"
-        diff = np.max(np.abs(np.array(tally.objectives) - fresh.objectives))
-        print(f"{workload:12s} {name:18s} {tally.seconds:9.3f} {tally.lps:6d} {iterations} {diff:10.1e} "
-              f"{fresh.seconds / tally.seconds:8.2f}", flush=True)
+    return [Way(workload, name, tally.seconds, tally.lps, tally.iterations,
+                float(np.max(np.abs(np.array(tally.objectives) - fresh.objectives))), fresh.seconds / tally.seconds,
+                None if mips is None else mips[name]) for name, tally in ways.items()]
 
 
 def rhs_sweep(game, player: int, steps: int) -> dict[str, Tally]:
@@ -135,8 +161,8 @@ def search_lps(game, player: int, count: int) -> dict[str, Tally]:
     return ways
 
 
-def whole_sweep(game, player: int, time_limit: float) -> dict[str, Tally]:
-    ways = {}
+def whole_sweep(game, player: int, time_limit: float) -> tuple[dict[str, Tally], dict[str, int]]:
+    ways, mips = {}, {}
     for name, persistent in (("fresh", False), ("persistent", True)):
         tally = ways[name] = Tally(persistent)
         began = time.perf_counter()
@@ -144,11 +170,12 @@ def whole_sweep(game, player: int, time_limit: float) -> dict[str, Tally]:
         tally.seconds = time.perf_counter() - began
         tally.lps, tally.objectives = result.lps_solved, list(result.values)
         tally.iterations = None
-        print(f"k-sweep {name}: {result.mips_solved} MIPs, {result.lps_solved} LPs", flush=True)
-    return ways
+        mips[name] = result.mips_solved
+        print(f"k-sweep {name}: {result.mips_solved} MIPs, {result.lps_solved} LPs", file=sys.stderr, flush=True)
+    return ways, mips
 
 
-def main(argv=None) -> int:
+def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="a built-in game name or a game file (default leduc)")
     parser.add_argument("--player", type=integer(1, 2), default=1)
@@ -157,20 +184,31 @@ def main(argv=None) -> int:
     parser.add_argument("--search-lps", type=integer(0), default=600, help="search face LPs to replay")
     parser.add_argument("--sweep-time-limit", type=finite_float(0.0), default=None,
                         help="also run the whole MIP k-sweep both ways, each MIP stopped after this many seconds")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> PersistentSpeed:
+    args = build_parser().parse_args(argv)
     game = load_game(args.game)
-    print(f"{game.name}, player {args.player}: persistent HiGHS re-solves against fresh models")
+    ways = compare("rhs sweep", rhs_sweep(game, args.player, args.rhs_steps))
+    if args.greedy_steps:
+        ways += compare("greedy step", greedy_steps(game, args.player, args.greedy_steps))
+    if args.search_lps:
+        ways += compare("search LPs", search_lps(game, args.player, args.search_lps))
+    if args.sweep_time_limit is not None:
+        ways += compare("k-sweep", *whole_sweep(game, args.player, args.sweep_time_limit))
+    return PersistentSpeed(game=game.name, player=args.player, ways=ways)
+
+
+def report(result: PersistentSpeed) -> None:
+    print(f"{result.game}, player {result.player}: persistent HiGHS re-solves against fresh models")
     print(f"{'workload':12s} {'way':18s} {'seconds':>9s} {'LPs':>6s} {'iterations':>10s} {'max |diff|':>10s} "
           f"{'speed-up':>8s}")
-    report("rhs sweep", rhs_sweep(game, args.player, args.rhs_steps))
-    if args.greedy_steps:
-        report("greedy step", greedy_steps(game, args.player, args.greedy_steps))
-    if args.search_lps:
-        report("search LPs", search_lps(game, args.player, args.search_lps))
-    if args.sweep_time_limit is not None:
-        report("k-sweep", whole_sweep(game, args.player, args.sweep_time_limit))
-    return 0
+    for row in result.ways:
+        iterations = f"{row.iterations:10d}" if row.iterations is not None else f"{'-':>10s}"
+        print(f"{row.workload:12s} {row.way:18s} {row.seconds:9.3f} {row.lps:6d} {iterations} {row.max_diff:10.1e} "
+              f"{row.speedup:8.2f}")
 
 
 if __name__ == "__main__":
-    run_script(main)
+    run_script(main, report)

@@ -22,11 +22,9 @@ must choose the action ours choose.
 The last lines estimate the wall time of a 5-drafter round-robin with
 2,000 matches per pair (10 pairs) at the measured rates.
 
-    python scripts/bench_locm.py --gym-python /tmp/gymlocm-venv/bin/python
-    python scripts/bench_locm.py --battlers max-attack --seconds 5 --workers 1
+    python scripts/bench/bench_locm.py --gym-python /tmp/gymlocm-venv/bin/python
+    python scripts/bench/bench_locm.py --battlers max-attack --seconds 5 --workers 1
 """
-
-from __future__ import annotations
 
 import argparse
 import json
@@ -36,10 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gamelp.games.locm.battlers import make_battler
+from gamelp.cli.args import OneLineParser, finite_float, int_list, integer, run_script
+from gamelp.games.locm.battlers import BATTLERS, make_battler
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State
 from gamelp.games.locm.match import play_match
@@ -180,41 +180,84 @@ def gym_agreement(python: str, matches: int) -> tuple[int, dict]:
         return len(positions), json.loads(_run_gym(python, "agree", str(path)))
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--battlers", default="max-attack,greedy", help="comma-separated (default: both)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="wall time per measurement (default: 20)")
-    parser.add_argument("--workers", default="1,2", help="gamelp process counts to measure (default: 1,2)")
+ROUND_ROBIN_MATCHES = 10 * 2000  # 5 drafters: 10 pairs, 2,000 matches each
+
+
+@dataclass
+class LocmSpeed:
+    """Matches per second of each engine and battler, and the round-robin's estimated wall time."""
+
+    agreement: tuple[int, dict] | None  # positions checked, and per battler how many gym-locm chose ours at
+    rows: list[dict]  # battler, engine ("gym-locm" or "gamelp"), processes, rate (matches/s), ratio (to gym-locm's
+    #                   rate, None without gym-locm), matches
+
+    @property
+    def estimates(self) -> dict[tuple[str, int], float]:
+        """Minutes of the 5-drafter round-robin at each gamelp (battler, processes) rate."""
+        return {(row["battler"], row["processes"]): ROUND_ROBIN_MATCHES / row["rate"] / 60
+                for row in self.rows if row["engine"] == "gamelp"}
+
+
+def battler_list(text: str) -> list[str]:
+    chosen = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in BATTLERS]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"expected battlers among {', '.join(BATTLERS)}, got {text!r}")
+    return chosen
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog=__doc__)
+    parser.add_argument("--battlers", type=battler_list, default="max-attack,greedy",
+                        help="comma-separated (default: both)")
+    parser.add_argument("--seconds", type=finite_float(0.0, strict=True), default=20.0,
+                        help="wall time per measurement (default: 20)")
+    parser.add_argument("--workers", type=int_list, default=[1, 2],
+                        help="gamelp process counts to measure (default: 1,2)")
     parser.add_argument("--gym-python", help="a Python >= 3.12 with gym-locm installed (omit to skip gym-locm)")
-    parser.add_argument("--agreement-matches", type=int, default=30,
+    parser.add_argument("--agreement-matches", type=integer(0), default=30,
                         help="matches whose positions check that gym-locm's battlers choose ours (default: 30)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> LocmSpeed:
+    parser = build_parser()
     args = parser.parse_args(argv)
-    workers = [int(w) for w in args.workers.split(",")]
+    if min(args.workers) < 1:
+        parser.error(f"argument --workers: process counts must be at least 1, got {min(args.workers)}")
 
+    agreement = None
     if args.gym_python and args.agreement_matches:
-        count, agree = gym_agreement(args.gym_python, args.agreement_matches)
-        print(f"same action as gym-locm's agent at {count} positions: "
-              + ", ".join(f"{name} {agree[name]}" for name in agree), flush=True)
-
-    print(f"{'battler':<11} {'engine':<18} {'matches/s':>10} {'vs gym-locm':>12} {'matches':>8}")
-    rates = {}
-    for name in args.battlers.split(","):
+        agreement = gym_agreement(args.gym_python, args.agreement_matches)
+    rows = []
+    for name in args.battlers:
         gym = None
         if args.gym_python:
             played, gym = gym_rate(args.gym_python, name, args.seconds)
-            print(f"{name:<11} {'gym-locm, 1 core':<18} {gym:>10.1f} {'1.0x':>12} {played:>8}", flush=True)
-        for count in workers:
+            rows.append({"battler": name, "engine": "gym-locm", "processes": 1, "rate": gym, "ratio": 1.0,
+                         "matches": played})
+        for count in args.workers:
             played, rate = gamelp_rate(name, args.seconds, count)
-            rates[name, count] = rate
-            ratio = f"{rate / gym:.1f}x" if gym else "-"
-            print(f"{name:<11} {f'gamelp, {count} proc':<18} {rate:>10.1f} {ratio:>12} {played:>8}", flush=True)
-    matches = 10 * 2000
-    for (name, count), rate in rates.items():
-        print(f"5-drafter round-robin, 2,000 matches per pair, {name}, {count} proc: "
-              f"{matches / rate / 60:.1f} min")
-    return 0
+            rows.append({"battler": name, "engine": "gamelp", "processes": count, "rate": rate,
+                         "ratio": rate / gym if gym else None, "matches": played})
+            print(f"{name}, gamelp, {count} proc: {played} matches", file=sys.stderr, flush=True)
+    return LocmSpeed(agreement=agreement, rows=rows)
+
+
+def report(result: LocmSpeed) -> None:
+    if result.agreement is not None:
+        count, agree = result.agreement
+        print(f"same action as gym-locm's agent at {count} positions: "
+              + ", ".join(f"{name} {agree[name]}" for name in agree))
+    print(f"{'battler':<11} {'engine':<18} {'matches/s':>10} {'vs gym-locm':>12} {'matches':>8}")
+    for row in result.rows:
+        engine = "gym-locm, 1 core" if row["engine"] == "gym-locm" else f"gamelp, {row['processes']} proc"
+        ratio = f"{row['ratio']:.1f}x" if row["ratio"] is not None else "-"
+        print(f"{row['battler']:<11} {engine:<18} {row['rate']:>10.1f} {ratio:>12} {row['matches']:>8}")
+    for (name, count), minutes in result.estimates.items():
+        print(f"5-drafter round-robin, 2,000 matches per pair, {name}, {count} proc: {minutes:.1f} min")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, report)

@@ -22,8 +22,6 @@ out is not tried on larger sizes.  Peers are installed here with pip when
 missing (never required by gamelp).  Every run's value is checked against gamelp's.
 """
 
-from __future__ import annotations
-
 import argparse
 import importlib.util
 import json
@@ -31,12 +29,15 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.errors import SolveError
+from gamelp.io import write_text
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
 
@@ -64,10 +65,11 @@ print(time.perf_counter() - start, value)
 
 def ensure_installed(name: str) -> bool:
     if importlib.util.find_spec(name) is None:
-        print(f"installing {PEERS[name]} with pip (benchmark peer only) ...", flush=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--only-binary", ":all:", PEERS[name]])
+        print(f"installing {PEERS[name]} with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--only-binary", ":all:", PEERS[name]],
+                              stdout=sys.stderr)
         if done.returncode != 0:
-            print(f"  could not install {name}; skipped")
+            print(f"  could not install {name}; skipped", file=sys.stderr)
             return False
     return True
 
@@ -109,14 +111,31 @@ def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float
             "reached": result.converged, "value": result.value}
 
 
-def race_first_order(args) -> int:
+@dataclass
+class MatrixSpeed:
+    """The peers' table (``rows`` per size, ``largest`` size solved by each), or with ``first_order`` the race."""
+
+    first_order: bool
+    rows: list[dict]  # peers: n, gamelp (seconds or "timeout"), value, and per peer its seconds or a status;
+    #                   first order: n, first_order {iterations, gap, seconds, reached, value}, lp (a dict or why
+    #                   it was skipped), load averages
+    peers: list[str] = field(default_factory=list)  # the peers measured (installed)
+    largest: dict | None = None  # per solver the largest n solved within the time limit
+    notes: list[str] = field(default_factory=list)  # a peer's value off gamelp's, a peer that could not be installed
+    stopped: str | None = None  # why gamelp stopped at the time limit
+    timeout: float = 0.0  # seconds per run
+    method: str = ""  # first order: the method
+    fo_budget: float = 0.0
+    load_average_before: tuple | None = None
+    path: str = ""  # the JSON written
+
+
+def race_first_order(args) -> MatrixSpeed:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     rows, last_lp = [], None
-    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
-    print(f"{'n':>6} {args.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
-          f"{'|value diff|':>12}", flush=True)
+    before = os.getloadavg()
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
         fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
@@ -125,7 +144,6 @@ def race_first_order(args) -> int:
         if args.lp_budget <= 0 or (predicted is not None and predicted > args.lp_budget):
             row["lp"] = ("skipped: --lp-budget 0" if args.lp_budget <= 0 else
                          f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s")
-            lp_text = f"{'skipped':>11} {'':>8} {'':>12}"
         else:
             start = time.perf_counter()
             lp = solve_matrix_nash(MatrixGame(A), "row", args.backend)
@@ -133,33 +151,55 @@ def race_first_order(args) -> int:
             last_lp = (n, seconds)
             diff = None if fo["value"] is None else abs(fo["value"] - lp.value)
             row["lp"] = {"seconds": seconds, "value": lp.value, "value_difference": diff}
-            lp_text = f"{seconds:11.1f} {seconds / fo['seconds']:8.2f} " + (f"{diff:12.2e}" if diff is not None
-                                                                              else f"{'':>12}")
-        note = "" if fo["reached"] else f"  (stopped at the {args.fo_budget:g} s budget)"
-        print(f"{n:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}", flush=True)
-        if isinstance(row["lp"], str):
-            print(f"       LP {row['lp']}")
         row["load_average_after"] = os.getloadavg()
-        print("       load average after: " + ", ".join(f"{v:.2f}" for v in row["load_average_after"]), flush=True)
+        print(f"n = {n} done", file=sys.stderr, flush=True)
         rows.append(row)
-    (out / "bench_matrix_first_order.json").write_text(json.dumps({"args": vars(args), "rows": rows}, indent=2))
-    return 0
+    path = out / "bench_matrix_first_order.json"
+    write_text(path, json.dumps({"args": vars(args), "rows": rows}, indent=2))
+    return MatrixSpeed(first_order=True, rows=rows, method=args.method, fo_budget=args.fo_budget,
+                       load_average_before=before, path=str(path))
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[33, 100, 250, 500, 1000, 2000])
+def report_first_order(result: MatrixSpeed) -> None:
+    print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in result.load_average_before))
+    print(f"{'n':>6} {result.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
+          f"{'|value diff|':>12}")
+    for row in result.rows:
+        fo, lp = row["first_order"], row["lp"]
+        if isinstance(lp, str):
+            lp_text = f"{'skipped':>11} {'':>8} {'':>12}"
+        else:
+            diff = lp["value_difference"]
+            lp_text = f"{lp['seconds']:11.1f} {lp['seconds'] / fo['seconds']:8.2f} " + (
+                f"{diff:12.2e}" if diff is not None else f"{'':>12}")
+        note = "" if fo["reached"] else f"  (stopped at the {result.fo_budget:g} s budget)"
+        print(f"{row['n']:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}")
+        if isinstance(lp, str):
+            print(f"       LP {lp}")
+        print("       load average after: " + ", ".join(f"{v:.2f}" for v in row["load_average_after"]))
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=integer(1), nargs="+", default=[33, 100, 250, 500, 1000, 2000])
     parser.add_argument("--backend", default=DEFAULT_BACKEND)
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per peer run")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=finite_float(0.0, strict=True), default=60.0, help="seconds per peer run")
+    parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=list(PEERS))
-    parser.add_argument("--out", default="out")
+    parser.add_argument("--out", type=output_directory, default="out")
     parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
     parser.add_argument("--method", default="dcfr+", help="first-order method (default dcfr+)")
-    parser.add_argument("--target-gap", type=float, default=1e-6, help="first-order target (default 1e-6)")
-    parser.add_argument("--fo-budget", type=float, default=1800.0, help="seconds per first-order run")
-    parser.add_argument("--lp-budget", type=float, default=300.0,
+    parser.add_argument("--target-gap", type=finite_float(0.0, strict=True), default=1e-6,
+                        help="first-order target (default 1e-6)")
+    parser.add_argument("--fo-budget", type=finite_float(0.0, strict=True), default=1800.0,
+                        help="seconds per first-order run")
+    parser.add_argument("--lp-budget", type=finite_float(), default=300.0,
                         help="skip an LP whose extrapolated time passes this (seconds, default 300; 0: no LP)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> MatrixSpeed:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.first_order:
         if args.sizes == parser.get_default("sizes"):
@@ -168,11 +208,12 @@ def main(argv=None) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    peers = [name for name in args.peers if ensure_installed(name)]
+    installed = {name: ensure_installed(name) for name in args.peers}
+    notes = [f"could not install {name}; skipped" for name, ok in installed.items() if not ok]
+    peers = [name for name in args.peers if installed[name]]
     alive = set(peers)
     rng = np.random.default_rng(args.seed)
-    rows, largest = [], {name: None for name in ["gamelp"] + peers}
-    print(f"{'n':>5} {'gamelp (s)':>11} " + " ".join(f"{name + ' (s)':>14} {'ratio':>7}" for name in peers))
+    rows, largest, stopped = [], {name: None for name in ["gamelp"] + peers}, None
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
         path = out / f"bench_matrix_{n}.npy"
@@ -181,38 +222,60 @@ def main(argv=None) -> int:
         try:
             ours = solve_matrix_nash(MatrixGame(A), "row", args.backend, time_limit=args.timeout)
         except SolveError as exc:  # the solver's own time limit: no reference value for the peers
-            print(f"{n:5d} gamelp stopped at the {args.timeout:g} s limit ({exc}); stopping")
+            stopped = str(exc)
             rows.append({"n": n, "gamelp": "timeout"})
+            path.unlink()
             break
         seconds = time.perf_counter() - start
         largest["gamelp"] = n
         row = {"n": n, "gamelp": seconds, "value": ours.value}
-        cells = []
         for name in peers:
             if name not in alive:
-                cells.append(f"{'skipped':>14} {'':>7}")
                 continue
             peer_seconds, value, status = run_peer(name, path, args.timeout)
             if peer_seconds is None:
                 alive.discard(name)
-                cells.append(f"{status[:14]:>14} {'':>7}")
                 row[name] = status
                 continue
             if abs(value - ours.value) > 1e-6:
-                status = f"value {value:.8f} != {ours.value:.8f}"
+                notes.append(f"{name} at n={n}: value {value:.8f} != {ours.value:.8f}")
             largest[name] = n
             row[name] = peer_seconds
-            cells.append(f"{peer_seconds:14.3f} {peer_seconds / seconds:7.1f}")
-            if status != "ok":
-                print(f"  {name} at n={n}: {status}")
         rows.append(row)
         path.unlink()
-        print(f"{n:5d} {seconds:11.3f} " + " ".join(cells), flush=True)
+        print(f"n = {n} done", file=sys.stderr, flush=True)
+    path = out / "bench_matrix.json"
+    write_text(path, json.dumps({"rows": rows, "largest": largest}, indent=2))
+    return MatrixSpeed(first_order=False, rows=rows, peers=peers, largest=largest, notes=notes, stopped=stopped,
+                       timeout=args.timeout, path=str(path))
+
+
+def report(result: MatrixSpeed) -> None:
+    if result.first_order:
+        report_first_order(result)
+        return
+    for note in result.notes:
+        if note.startswith("could not install"):
+            print(f"  {note}")
+    print(f"{'n':>5} {'gamelp (s)':>11} " + " ".join(f"{name + ' (s)':>14} {'ratio':>7}" for name in result.peers))
+    for row in result.rows:
+        if row["gamelp"] == "timeout":
+            print(f"{row['n']:5d} gamelp stopped at the {result.timeout:g} s limit ({result.stopped}); stopping")
+            break
+        for note in result.notes:
+            if note.startswith(tuple(f"{name} at n={row['n']}:" for name in result.peers)):
+                print(f"  {note}")
+        cells = []
+        for name in result.peers:
+            peer = row.get(name, "skipped")
+            if isinstance(peer, str):
+                cells.append(f"{peer[:14]:>14} {'':>7}")
+            else:
+                cells.append(f"{peer:14.3f} {peer / row['gamelp']:7.1f}")
+        print(f"{row['n']:5d} {row['gamelp']:11.3f} " + " ".join(cells))
     print("\nlargest size solved within the time limit: " +
-          ", ".join(f"{name} {size}" for name, size in largest.items()))
-    (out / "bench_matrix.json").write_text(json.dumps({"rows": rows, "largest": largest}, indent=2))
-    return 0
+          ", ".join(f"{name} {size}" for name, size in result.largest.items()))
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_script(main, report)

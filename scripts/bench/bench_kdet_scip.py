@@ -1,8 +1,8 @@
 """Benchmark: SCIP (PySCIPOpt) against HiGHS on the k-determinism MIP P(k) at the k where the Leduc sweep resists.
 
-    python scripts/bench_kdet_scip.py [--game leduc] [--k1 116,120,125,130,135,140] [--k2 107,115,125,135]
-                                      [--formulations bigm,forcing] [--solvers highs,scip]
-                                      [--time-limit 60] [--gap 0.01] [--out out]
+    python scripts/bench/bench_kdet_scip.py [--game leduc] [--k1 116,120,125,130,135,140] [--k2 107,115,125,135]
+                                            [--formulations bigm,forcing] [--solvers highs,scip]
+                                            [--time-limit 60] [--gap 0.01] [--out out]
 
 For each player and ``k`` the model is :func:`gamelp.models.determinism.kdet_mip`,
 flattened and scaled by the model layer exactly as gamelp's ``highs`` backend
@@ -33,14 +33,14 @@ ratio of the two solvers' final gaps.
 Writes ``OUT/bench_kdet_scip.json``.
 """
 
-from __future__ import annotations
-
 import argparse
 import itertools
 import json
 import os
 import re
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,9 +50,10 @@ import scipy.sparse as sp
 from gamelp.backends import get
 from gamelp.backends.base import Options
 from gamelp.backends.scaling import scale
-from gamelp.cli.args import OneLineParser, run_script
+from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc
+from gamelp.io import write_text
 from gamelp.model import MatrixForm
 from gamelp.models.determinism import deterministic_choices, kdet_mip
 from gamelp.models.kdet_search import UNDECIDED, KdetSearch
@@ -194,17 +195,48 @@ def names(allowed: tuple[str, ...]):
     return parse
 
 
-def main(argv=None) -> int:
+@dataclass
+class ScipRace:
+    """One run per player, k and formulation: the start, the forcing bound and each solver's figures."""
+
+    game: str
+    time_limit: float
+    gap: float
+    solvers: list[str]
+    load_average_start: tuple
+    runs: list[dict]  # player, k, formulation, start_value, single_forcing_bound, and per solver (highs, scip) its
+    #                   status, root_bound, bound, incumbent, gap, nodes, seconds (scip: start_accepted)
+    path: str  # the JSON written
+
+    @property
+    def gap_ratios(self) -> list[float]:
+        """SCIP's final gap over HiGHS's, per model where both are positive."""
+        return [run["scip"]["gap"] / run["highs"]["gap"] for run in self.runs
+                if len(self.solvers) == 2 and run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
+
+    @property
+    def scip_better(self) -> int:
+        """Models where SCIP's final bound is lower (better) than HiGHS's."""
+        return sum(r["scip"]["bound"] < r["highs"]["bound"] - 1e-9 for r in self.runs)
+
+
+def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="leduc, kuhn or a Leduc variant RxS")
     parser.add_argument("--k1", type=k_list, default="116,120,125,130,135,140", help="player 1's k to solve")
     parser.add_argument("--k2", type=k_list, default="107,115,125,135", help="player 2's k to solve")
-    parser.add_argument("--time-limit", type=float, default=60.0, help="wall-clock seconds per solver and model")
+    parser.add_argument("--time-limit", type=finite_float(0.0, strict=True), default=60.0,
+                        help="wall-clock seconds per solver and model")
     parser.add_argument("--formulations", type=names(("bigm", "forcing")), default="bigm",
                         help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)")
     parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
-    parser.add_argument("--gap", type=float, default=0.01, help="relative gap at which both solvers stop")
-    parser.add_argument("--out", default="out")
+    parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap at which both solvers stop")
+    parser.add_argument("--out", type=output_directory, default="out")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> ScipRace:
+    parser = build_parser()
     args = parser.parse_args(argv)
     game = build_game(args.game)
     for player, ks in ((1, args.k1), (2, args.k2)):
@@ -212,12 +244,8 @@ def main(argv=None) -> int:
         if any(not 0 <= k <= total for k in ks):
             parser.error(f"argument --k{player}: player {player} of {args.game} has {total} decision points, "
                          f"so k runs from 0 to {total}")
-    print(f"{args.game}: P(k) with a {args.time_limit:g} s wall limit and a {args.gap:.0%} gap target per solver "
-          f"(load average {', '.join(f'{v:.1f}' for v in os.getloadavg())})", flush=True)
+    load_start = os.getloadavg()
     solvers = {name: {"highs": solve_highs, "scip": solve_scip}[name] for name in args.solvers}
-    header = f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} {'forced':>10} | " + " | ".join(
-        f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}" for name in solvers)
-    print(header, flush=True)
     runs = []
     for player, ks in ((1, args.k1), (2, args.k2)):
         search = KdetSearch(game, player, rel_gap=args.gap)
@@ -236,22 +264,32 @@ def main(argv=None) -> int:
             forced = single_forcing_bound(search.own, phi, k, nash_value)
             runs.append({"player": player, "k": k, "formulation": formulation, "start_value": start_value,
                          "single_forcing_bound": forced, **results})
-            print(f"{player:>2} {k:>4} {formulation:>7} {start_value:>10.6f} {forced:>10.6f} | " + " | ".join(
-                f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
-                f"{r['nodes']:>6} {r['seconds']:>5.1f}" for r in results.values()), flush=True)
-    ratios = [run["scip"]["gap"] / run["highs"]["gap"] for run in runs
-              if len(solvers) == 2 and run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
-    if ratios:
-        print(f"final gap SCIP / HiGHS: geometric mean {np.exp(np.mean(np.log(ratios))):.2f} over {len(ratios)} models; "
-              f"SCIP's bound lower (better) on {sum(r['scip']['bound'] < r['highs']['bound'] - 1e-9 for r in runs)}"
-              f" of {len(runs)}", flush=True)
+            print(f"player {player}, k = {k}, {formulation}: done", file=sys.stderr, flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    temporary = out / "bench_kdet_scip.json.tmp"
-    temporary.write_text(json.dumps({"game": args.game, "time_limit": args.time_limit, "gap": args.gap,
-                                     "load_average_end": os.getloadavg(), "runs": runs}, indent=1))
-    temporary.replace(out / "bench_kdet_scip.json")
+    path = out / "bench_kdet_scip.json"
+    write_text(path, json.dumps({"game": args.game, "time_limit": args.time_limit, "gap": args.gap,
+                                 "load_average_end": os.getloadavg(), "runs": runs}, indent=1))
+    return ScipRace(game=args.game, time_limit=args.time_limit, gap=args.gap, solvers=list(solvers),
+                    load_average_start=load_start, runs=runs, path=str(path))
+
+
+def report(result: ScipRace) -> None:
+    print(f"{result.game}: P(k) with a {result.time_limit:g} s wall limit and a {result.gap:.0%} gap target per "
+          f"solver (load average {', '.join(f'{v:.1f}' for v in result.load_average_start)})")
+    print(f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} {'forced':>10} | " + " | ".join(
+        f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}"
+        for name in result.solvers))
+    for run in result.runs:
+        print(f"{run['player']:>2} {run['k']:>4} {run['formulation']:>7} {run['start_value']:>10.6f} "
+              f"{run['single_forcing_bound']:>10.6f} | " + " | ".join(
+                  f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
+                  f"{r['nodes']:>6} {r['seconds']:>5.1f}" for r in (run[name] for name in result.solvers)))
+    ratios = result.gap_ratios
+    if ratios:
+        print(f"final gap SCIP / HiGHS: geometric mean {np.exp(np.mean(np.log(ratios))):.2f} over {len(ratios)} "
+              f"models; SCIP's bound lower (better) on {result.scip_better} of {len(result.runs)}")
 
 
 if __name__ == "__main__":
-    run_script(main)
+    run_script(main, report)

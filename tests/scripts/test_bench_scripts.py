@@ -1,0 +1,362 @@
+"""The benchmark scripts (scripts/bench/) at a tiny scale, in this process: the figures they return checked.
+
+Each test calls a script's ``main`` with the smallest sizes its flags allow
+and checks the returned figures against a published value (Kuhn -1/18,
+Leduc -0.085606), against an independent computation in the test (a scipy
+LP, replayed games), or against the other figures of the same run (ratios
+against the measured times, counts against the flags), never against a time
+bound.  Peers that are not gamelp dependencies (OpenSpiel, pygambit: in the
+``test`` extra) join where they are installed and are left out with the
+script's own flag where not (always for nashpy and gym-locm), so that no test
+installs anything.
+"""
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from conftest import SCRIPTS, load_script
+
+LEDUC = -0.085606  # player 1's value of Leduc hold'em, to six digits
+KUHN = -1 / 18  # player 1's value of Kuhn poker
+OPENSPIEL = all(importlib.util.find_spec(name) for name in ("pyspiel", "ecos"))  # ecos: its sequence-form LP's solver
+PYGAMBIT = importlib.util.find_spec("pygambit") is not None
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    """``bench("bench_cfr")``: the script as a module, importable by its name in worker processes too.
+
+    The scripts that measure several processes (bench_kdet, bench_locm) start
+    them fresh (spawn), and a fresh process finds a script's function by its
+    module's name: a link under that name on ``sys.path`` (which spawned
+    processes inherit) lets it.
+    """
+    links = tmp_path / "modules"
+    links.mkdir()
+    monkeypatch.syspath_prepend(str(links))
+
+    def load(name: str):
+        module = load_script(f"bench/{name}.py")
+        (links / f"{module.__name__}.py").symlink_to(SCRIPTS / "bench" / f"{name}.py")
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        return module
+
+    return load
+
+
+def matrix_value(A):
+    """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
+    m, n = A.shape
+    # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
+    done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
+                   A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
+    return -done.fun
+
+
+def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path, capsys):
+    script = bench("bench_cfr")
+    result = script.main(["--game", "kuhn", "--methods", "cfr+", "dcfr", "--targets", "1e-2", "1e-3", "--repeats", "1",
+                          "--target", "1e-3", "--skip-python", *([] if OPENSPIEL else ["--skip-openspiel"]),
+                          "--out", str(tmp_path)])
+    saved = json.loads((tmp_path / "bench_cfr.json").read_text())
+    assert result.lp_value == saved["lp_value"] == pytest.approx(KUHN, abs=1e-9)
+    assert saved["methods"] == result.methods
+    methods = {(row["method"], row["target"]): row for row in result.methods}
+    assert sorted(methods) == [("cfr+", 1e-3), ("cfr+", 1e-2), ("dcfr", 1e-3), ("dcfr", 1e-2)]
+    for (method, target), row in methods.items():
+        assert row["reached"] and row["gap"] <= target and row["iterations"] % 10 == 0  # gap checked every 10
+        assert abs(row["value"] - KUHN) <= row["gap"]  # a saddle-point gap bounds the value's error
+        assert row["iterations"] >= methods[method, 1e-2]["iterations"]
+    assert result.off_lp == [] and result.status == 0
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "gamelp on kuhn: iterations / seconds to each saddle-point gap" in out and "off the LP's" not in out
+    if not OPENSPIEL:
+        assert result.runs is None and "runs" not in saved and "OpenSpiel" not in out
+        return
+    assert not result.openspiel_missing and saved["runs"] == result.runs
+    ours, *peers = result.runs
+    assert ours["iterations"] == methods["cfr+", 1e-3]["iterations"]  # the same deterministic run
+    assert [peer["solver"] for peer in peers] == ["OpenSpiel c++ CFR+"]
+    for row in result.runs:
+        assert row["reached"] and abs(row["value"] - KUHN) <= row["gap"] <= 1e-3
+        assert row["ratio_to_gamelp"] == pytest.approx(row["seconds"] / ours["seconds"])
+    fastest = min((methods[m, 1e-3] for m in ("cfr+", "dcfr")), key=lambda row: row["seconds"])
+    assert result.fastest_method == saved["fastest_method"] == fastest
+    assert "CFR+ on kuhn to a saddle-point gap of 0.001" in out
+
+
+def test_bench_kdet_sweeps_kuhn_by_both_methods_to_the_same_curves(bench, tmp_path, capsys):
+    from gamelp.game import load_game
+    from gamelp.models.determinism import solve_deterministic
+
+    script = bench("bench_kdet")
+    result = script.main(["--game", "kuhn", "--out", str(tmp_path)])
+    assert [run["method"] for run in result.sweeps] == ["mip", "search"] and result.variants == []
+    assert result.mip_over_search == pytest.approx(result.sweeps[0]["wall"] / result.sweeps[1]["wall"])
+    kuhn = load_game("kuhn")
+    curves = {}
+    for run in result.sweeps:
+        assert run["game"] == "kuhn" and [r["player"] for r in run["players"]] == [1, 2]
+        for r in run["players"]:
+            assert "failed" not in r
+            points = r["points"]
+            assert [p["k"] for p in points] == list(range(kuhn.player(r["player"]).num_decision_points + 1))
+            # V(0) is the Nash value; V(all points) the best deterministic strategy's value
+            assert points[0]["value"] == pytest.approx(KUHN if r["player"] == 1 else -KUHN, abs=1e-6)
+            assert points[-1]["value"] == pytest.approx(solve_deterministic(kuhn, r["player"]).value, abs=1e-6)
+            assert all(p["value"] <= p["bound"] + 1e-9 for p in points)
+            assert [p["k"] for p in r["over"]] == [p["k"] for p in points if p["bound"] - p["value"]
+                                                  > max(0.01 * abs(p["value"]), 1e-4) * (1 + 1e-9)]
+            curves[run["method"], r["player"]] = [p["value"] for p in points]
+    for player in (1, 2):  # both methods within the 1% gap (1e-4 absolute near 0) of each other
+        for mip, search in zip(curves["mip", player], curves["search", player], strict=True):
+            assert mip == pytest.approx(search, rel=0.01, abs=1e-4)
+    saved = json.loads((tmp_path / "bench_kdet.json").read_text())
+    assert [(run["method"], run["wall"]) for run in saved["runs"]] == [(run["method"], run["wall"])
+                                                                        for run in result.sweeps]
+    assert (tmp_path / "bench_kdet_kuhn.png").stat().st_size > 1000 and result.plot.endswith("bench_kdet_kuhn.png")
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "kuhn, mip:" in out and "kuhn, search:" in out and "wall time ratio mip / search:" in out
+
+
+def test_bench_kdet_scip_solves_both_formulations_at_the_exact_kuhn_values(bench, tmp_path, capsys):
+    pytest.importorskip("pyscipopt")
+    from gamelp.game import load_game
+    from gamelp.models.determinism import solve_deterministic
+
+    script = bench("bench_kdet_scip")
+    # a gap target of 0: both solvers prove each optimum (at 1% SCIP may stop short of it)
+    result = script.main(["--game", "kuhn", "--k1", "0,6", "--k2", "6", "--time-limit", "20", "--gap", "0",
+                          "--formulations", "bigm,forcing", "--out", str(tmp_path)])
+    exact = {(1, 0): KUHN, (1, 6): -1 / 6, (2, 6): solve_deterministic(load_game("kuhn"), 2).value}
+    runs = {(run["player"], run["k"], run["formulation"]): run for run in result.runs}
+    assert list(runs) == [(*key, form) for key in exact for form in ("bigm", "forcing")]
+    assert result.solvers == ["highs", "scip"]
+    for (player, k, _), run in runs.items():  # the forcing rows are valid: they keep the optimum
+        value = exact[player, k]
+        assert run["single_forcing_bound"] >= value - 1e-6 and run["start_value"] <= value + 1e-6
+        for solver in ("highs", "scip"):
+            figures = run[solver]
+            assert figures["bound"] == pytest.approx(value, abs=1e-6)
+            assert figures["incumbent"] == pytest.approx(value, abs=1e-6)
+            assert figures["root_bound"] >= figures["bound"] - 1e-9
+            gap = abs(figures["bound"] - figures["incumbent"]) / max(abs(figures["incumbent"]), 1e-10)
+            assert figures["gap"] == gap
+    assert result.gap_ratios == [run["scip"]["gap"] / run["highs"]["gap"] for run in result.runs
+                                 if run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
+    assert result.scip_better == sum(run["scip"]["bound"] < run["highs"]["bound"] - 1e-9 for run in result.runs)
+    saved = json.loads((tmp_path / "bench_kdet_scip.json").read_text())["runs"]
+    assert [run["scip"]["start_accepted"] for run in saved] == [True] * 6
+    assert saved == json.loads(json.dumps(result.runs))
+    script.report(result)
+    assert "kuhn: P(k) with a 20 s wall limit" in capsys.readouterr().out
+
+
+def test_bench_locm_rates_agree_with_the_matches_played(bench, capsys):
+    script = bench("bench_locm")
+    result = script.main(["--battlers", "max-attack,greedy", "--seconds", "0.2", "--workers", "1,2"])
+    assert result.agreement is None  # no --gym-python: gym-locm is not measured
+    rows = {(row["battler"], row["processes"]): row for row in result.rows}
+    assert list(rows) == [("max-attack", 1), ("max-attack", 2), ("greedy", 1), ("greedy", 2)]
+    for (battler, workers), row in rows.items():
+        assert row["engine"] == "gamelp" and row["ratio"] is None
+        assert row["matches"] >= workers and row["rate"] <= row["matches"] / 0.2  # each process plays >= 0.2 s
+    # 10 pairs x 2,000 matches at each measured rate
+    assert result.estimates == {key: 20_000 / row["rate"] / 60 for key, row in rows.items()}
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "gym-locm, 1 core" not in out and "5-drafter round-robin, 2,000 matches per pair, greedy, 2 proc" in out
+
+
+def test_bench_locm_train_rates_and_session_estimates(bench, capsys):
+    script = bench("bench_locm_train")
+    result = script.main(["--battlers", "max-attack", "--episodes", "1", "--env-episodes", "2", "--minibatches", "1",
+                          "--envs", "1"])
+    (env,) = result.environment
+    assert env["battler"] == "max-attack" and env["episodes"] == 2
+    assert env["steps_per_second"] / env["episodes_per_second"] == pytest.approx(30)  # a draft episode: 30 picks
+    assert [(row["envs"], row["minibatches"]) for row in result.training] == [(1, None), (1, 1)]
+    for row in result.training:  # 2 seats x 30,000 episodes at the rate
+        assert row["episodes_per_second"] > 0
+        assert row["hours"] * row["episodes_per_second"] == pytest.approx(60_000 / 3600)
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "thesis mini-batches" in out and "1 mini-batches" in out
+
+
+def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_path, capsys):
+    script = bench("bench_matrix")
+    peers = ["pygambit"] if PYGAMBIT else []
+    result = script.main(["--sizes", "3", "12", "--peers", *peers, "--out", str(tmp_path)])
+    saved = json.loads((tmp_path / "bench_matrix.json").read_text())
+    assert saved == {"rows": result.rows, "largest": result.largest} and result.peers == peers
+    rng = np.random.default_rng(0)
+    for row, n in zip(result.rows, (3, 12), strict=True):
+        assert row["n"] == n and row["value"] == pytest.approx(matrix_value(rng.uniform(size=(n, n))), abs=1e-7)
+        assert isinstance(row["gamelp"], float)
+        for peer in peers:  # solved by the peer (seconds, not a status) to gamelp's value within 1e-6
+            assert isinstance(row[peer], float)
+    assert result.notes == [] and result.stopped is None  # no value off gamelp's, nothing left to install
+    assert result.largest == dict.fromkeys(["gamelp", *peers], 12) and not list(tmp_path.glob("*.npy"))
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "largest size solved within the time limit: gamelp 12" in out and "!=" not in out
+
+    result = script.main(["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6",
+                          "--out", str(tmp_path)])
+    first, second = json.loads((tmp_path / "bench_matrix_first_order.json").read_text())["rows"]
+    assert [first, second] == json.loads(json.dumps(result.rows))
+    rng = np.random.default_rng(0)
+    assert first["lp"]["value"] == pytest.approx(matrix_value(rng.uniform(size=(20, 20))), abs=1e-7)
+    fo = first["first_order"]
+    assert fo["reached"] and fo["gap"] <= 1e-5 and abs(fo["value"] - first["lp"]["value"]) <= fo["gap"]
+    assert first["lp"]["value_difference"] == abs(fo["value"] - first["lp"]["value"])
+    assert second["first_order"]["reached"] and second["lp"].startswith("skipped: predicted")  # LP time ~ n^3
+    script.report(result)
+    assert "LP skipped: predicted" in capsys.readouterr().out
+
+
+def test_bench_mtg_counts_the_games_it_played(bench, capsys):
+    from gamelp.games.mtg import play_game, thesis_decks
+
+    script = bench("bench_mtg")
+    result = script.main(["--games", "4", "--cap", "2000", "--evaluation", "life", "--seed", "1"])
+    decks = thesis_decks()
+    pairs = np.random.default_rng(1).integers(len(decks), size=(4, 2))
+    replayed = [play_game(decks[i], decks[j], seed=1 + g, first=g % 2, eval_cap=2000, evaluation="life")
+                for g, (i, j) in enumerate(pairs)]
+    assert result.games == 4 and result.cap == 2000 and result.evaluation == "life"
+    assert result.nodes == sum(r.nodes for r in replayed)
+    assert result.draws == sum(r.winner is None for r in replayed) and result.thesis_draws == pytest.approx(0.12)
+    assert result.evaluations == sum(r.evaluations for r in replayed)
+    assert result.thesis_seconds == pytest.approx(14.64) and result.thesis_seconds_per_game == pytest.approx(3.66)
+    assert result.seconds_per_game == result.seconds / 4 and result.games_per_second == 1 / result.seconds_per_game
+    assert result.speedup == pytest.approx(3.66 / result.seconds_per_game)
+    assert result.cpu_speedup == pytest.approx(14.64 / result.cpu_seconds)
+    script.report(result)
+    out = capsys.readouterr().out
+    assert out.startswith("4 perfect-information games, cap 2,000, life evaluation") and "(aim: 10x)" in out
+
+
+def test_bench_mtg_exact_c_and_python_agree(bench, capsys):
+    script = bench("bench_mtg_exact")
+    result = script.main(["--games", "6", "--python-games", "3", "--seed", "2"])
+    assert (result.c.games, result.c_same.games, result.python_same.games) == (6, 3, 3)
+    assert result.c_same.winners == result.c.winners[:3]  # the same seeded games
+    assert result.median_nodes <= result.largest_nodes
+    assert result.agree == result.decided >= 3 - result.c_same.draws - result.python_same.draws
+    assert result.c_same.draws == sum(w is None for w in result.c_same.winners)
+    assert result.decks == 33 and result.matrix_games == 105_600
+    assert result.cpu_hours == pytest.approx(105_600 / result.c.games_per_cpu_second / 3600)
+    assert result.wall_hours == pytest.approx(result.cpu_hours / 2)
+    assert result.cpu_ratio == result.python_same.cpu_seconds / result.c_same.cpu_seconds
+    script.report(result)
+    assert "on the same 3 games: winners agree in" in capsys.readouterr().out
+
+
+def test_bench_mtg_exact_projects_the_55_deck_matrix(bench, capsys):
+    script = bench("bench_mtg_exact")
+    result = script.main(["--games", "3", "--python-games", "1", "--max-creatures", "16"])
+    assert result.decks == 55 and result.matrix_games == 297_000 and result.c.games == 3
+    assert result.c_same.games == result.python_same.games == 1
+    assert result.cpu_hours == pytest.approx(297_000 * result.c.cpu_seconds / 3 / 3600)
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "the 55-deck matrix (297,000 games)" in out and "on the same 1 games: winners agree in" in out
+
+
+def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path, capsys):
+    from gamelp.game import load_game
+    from gamelp.games import poker
+    from gamelp.models.nash import solve_nash
+
+    script = bench("bench_nash")
+    result = script.main(["--repeats", "1", "--backends", "highs,cvxpy:CLARABEL,nosuch", "--variants", "3x2,4x2",
+                          *([] if OPENSPIEL else ["--no-openspiel"])])
+    assert result.repeats == 1 and (result.openspiel is not None) == OPENSPIEL
+    if OPENSPIEL:
+        assert round(result.openspiel[1], 6) == LEDUC
+    ours, theirs, refused = result.backends
+    assert refused == {"backend": "nosuch", "refused": refused["refused"]}
+    assert refused["refused"].startswith("unknown backend 'nosuch'")
+    for row, backend in ((ours, "highs"), (theirs, "cvxpy:CLARABEL")):
+        assert row["backend"] == backend and round(row["value"], 6) == LEDUC
+        if OPENSPIEL:
+            assert row["ratio"] == pytest.approx(result.openspiel[0] / row["seconds"])
+        else:
+            assert row["ratio"] is None
+    assert [(row["ranks"], row["suits"]) for row in result.growth] == [(3, 2), (4, 2)]
+    assert round(result.growth[0]["value"], 6) == LEDUC
+    assert result.growth[0]["sequences"] == load_game("leduc").pl1.num_sequences < result.growth[1]["sequences"]
+    poker.write_game(poker.leduc(ranks=4, suits=2), tmp_path / "leduc_4x2.json")
+    other_backend = solve_nash(load_game(tmp_path / "leduc_4x2.json"), 1, "cvxpy:CLARABEL").value
+    assert result.growth[1]["value"] == pytest.approx(other_backend, abs=2e-6)
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "nosuch                   refused: unknown backend 'nosuch'" in out and "4 ranks x 2 suits" in out
+
+
+def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
+    script = bench("bench_persistent")
+    result = script.main(["--game", "kuhn", "--rhs-steps", "20", "--greedy-steps", "1", "--search-lps", "20",
+                          "--sweep-time-limit", "5"])
+    assert result.game == "kuhn" and result.player == 1
+    assert [(row.workload, row.way) for row in result.ways] == [
+        ("rhs sweep", "fresh"), ("rhs sweep", "persistent"), ("greedy step", "fresh"), ("greedy step", "persistent"),
+        ("search LPs", "fresh"), ("search LPs", "persistent"), ("search LPs", "FaceLP (search's)"),
+        ("k-sweep", "fresh"), ("k-sweep", "persistent")]
+    for row in result.ways:
+        fresh = result.way(row.workload, "fresh")
+        assert row.seconds > 0 and row.max_diff < 1e-9, row
+        assert row.lps == fresh.lps  # both ways solve the same LPs
+        assert row.speedup == fresh.seconds / row.seconds
+    assert result.way("rhs sweep", "fresh").lps == 20
+    assert result.way("rhs sweep", "persistent").iterations < result.way("rhs sweep", "fresh").iterations  # warm
+    assert result.way("k-sweep", "fresh").iterations is None
+    assert result.way("k-sweep", "fresh").mips == result.way("k-sweep", "persistent").mips > 0  # the same MIPs
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "kuhn, player 1: persistent HiGHS re-solves against fresh models" in out and "FaceLP (search's)" in out
+
+
+@pytest.mark.parametrize("game, workers, batches, args, matches", [
+    ("mtg", [1, 2], [1, 4], ["--creatures", "0", "--bolts", "28,32,40", "--games", "2"], 3 * 2),  # 3 decks, 3 pairs
+    ("locm", [1], [1, 8], ["--drafters", "random,icebox,max-attack", "--matches", "4"], 3 * 4),
+])
+def test_bench_sweep_plays_the_same_matches_in_every_configuration(bench, tmp_path, capsys, game, workers, batches,
+                                                                   args, matches):
+    script = bench("bench_sweep")
+    result = script.main(["--game", game, "--workers", ",".join(map(str, workers)), "--batch-sizes",
+                          ",".join(map(str, batches)), *args, "--out", str(tmp_path)])
+    assert result.game == game and result.entrants == 3 and result.same
+    runs = json.loads((tmp_path / f"bench_sweep_{game}.json").read_text())["runs"]
+    assert runs == result.runs
+    assert [(row["workers"], row["batch_size"]) for row in runs] == [(w, b) for w in workers for b in batches]
+    for row in runs:
+        assert row["matches"] == matches and row["same_matrix"]
+        assert row["matches_per_second"] == pytest.approx(matches / row["seconds"])
+        assert row["speedup"] == pytest.approx(row["matches_per_second"] / runs[0]["matches_per_second"])
+    script.report(result)
+    assert capsys.readouterr().out.startswith(f"{game}: 3 entrants, {matches} matches per run")
+
+
+@pytest.mark.parametrize("name, args, message", [
+    ("bench_mtg.py", ["--games", "0"], "argument --games: must be at least 1, got 0"),
+    ("bench_nash.py", ["--variants", "3y2"], "argument --variants: expected variants like 3x2,4x2"),
+    ("bench_kdet.py", ["--methods", "mip,lp", "--out", "out"], "argument --methods: expected mip and / or search"),
+    ("bench_locm.py", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
+    ("bench_sweep.py", ["--workers", "0", "--out", "out"], "counts must be at least 1"),
+])
+def test_bench_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
+    done = subprocess.run([sys.executable, str(SCRIPTS / "bench" / name), *args], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
