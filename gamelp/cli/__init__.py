@@ -35,14 +35,13 @@ SIMULATOR_GROUPS = {
 
 
 def _command_in(argv) -> str | None:
-    """The sub-command named on a command line (``None`` when there is none yet)."""
-    words = iter(argv)
-    for word in words:
-        if word == "--log-level":
-            next(words, None)
-        elif not word.startswith("-"):
-            return word
-    return None
+    """The sub-command named on a command line (``None`` when there is none yet), found by argparse itself:
+    a parser with only the top-level options and one positional word, which ignores the rest."""
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument("--log-level")
+    first.add_argument("command", nargs="?")
+    known, _ = first.parse_known_args(argv)
+    return known.command
 
 
 def build_parser(argv=None) -> argparse.ArgumentParser:
