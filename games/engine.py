@@ -210,13 +210,13 @@ def _mutable_parts(obj, static: Iterable[str] = ()) -> dict[int, tuple[str, Any]
     stack = [("state", obj)]
     while stack:
         path, item = stack.pop()
-        if id(item) in seen or isinstance(item, _SCALARS) or isinstance(item, np.ndarray):
-            if isinstance(item, np.ndarray) and item.flags.writeable:
-                found[id(item)] = (path, item)
+        if id(item) in seen or isinstance(item, _SCALARS):
             continue
         seen.add(id(item))
         if _is_mutable(item):
             found[id(item)] = (path, item)
+        if isinstance(item, (np.ndarray, np.generic, np.random.Generator, random.Random)):
+            continue  # leaves: an array's elements (object arrays aside) and a generator's state are inside it
         if isinstance(item, tuple) and hasattr(item, "_fields"):  # a named tuple: its fields are attributes
             stack.extend((f"{path}.{name}", x) for name, x in zip(item._fields, item) if name not in static)
         elif isinstance(item, (list, tuple)):
@@ -225,7 +225,7 @@ def _mutable_parts(obj, static: Iterable[str] = ()) -> dict[int, tuple[str, Any]
             stack.extend((f"{path}[{k!r}]", v) for k, v in item.items())
         elif isinstance(item, (set, frozenset)):
             stack.extend((f"{path}{{}}", x) for x in item)
-        elif not isinstance(item, (np.random.Generator, random.Random, np.generic)):
+        else:
             stack.extend((f"{path}.{name}", value) for name, value in _attributes(item) if name not in static)
     return found
 
