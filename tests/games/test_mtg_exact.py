@@ -332,3 +332,15 @@ def test_the_c_rules_are_the_python_rule_parameters_in_the_order_python_sends_th
     assert not re.search(r"starting_life|opening_hand", C_SOURCE)
     # the card codes the C glue accepts are the Python deck's
     assert "g->library[p][i] > 2" in C_SOURCE and len(CARD_LETTERS) == 3
+
+
+def test_the_c_engine_hard_codes_no_rule_number():
+    """Life totals, damage, the life payment and the hand limit reach the C engine through its Rules only:
+    its code holds no number but 0, 1 and the three card kinds (so no rule value is stated twice)."""
+    engine = C_SOURCE[C_SOURCE.index("/* ---- the engine"):C_SOURCE.index("/* ---- the transposition table")]
+    code = re.sub(r"/\*.*?\*/", "", engine, flags=re.S)
+    assert set(re.findall(r"(?<![\w\[])\d+(?!\w)", code)) == {"0", "1", "3"}
+    assert re.findall(r".*\b3\b.*", code) == ["        for (int c = 0; c < 3; c++)"]
+    assert len(CARD_LETTERS) == 3
+    for field in C_RULE_FIELDS:
+        assert f"g->rules.{field}" in code
