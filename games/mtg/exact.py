@@ -17,16 +17,41 @@ caps, cannot.
 
 The cap counts leaves (terminal positions) over the whole game, as the Python
 players count them, and a capped game is a draw (``winner`` None).
+
+The Python twin: when the extension cannot be imported (a source checkout never
+built, a platform without a compiler), importing this module warns once, in one
+line, and every function below runs the Python engine and search instead
+(:func:`exact_value_python`, :func:`play_exact_python`, ...): the same values and,
+for games the cap does not stop, the same games, only slower; node and leaf counts
+are the Python search's. ``COMPILED`` tells which one runs. The tests compare the
+two on random positions (tests/games/test_mtg_exact.py) and check the constants the
+C source re-states (state layout, phases, moves, the rule parameters it reads)
+against the Python ones.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
-from gamelp.games.mtg import _exact
-from gamelp.games.mtg.engine import Game
+from gamelp.games.mtg.engine import OVER, PHASE, STATE_SIZE, TURN, Game, at_cutoff, winner
+from gamelp.games.mtg.search import CapReached, Searcher
+
+try:
+    from gamelp.games.mtg import _exact
+except ImportError as error:  # the extension is not built: the Python twin plays instead
+    _exact = None
+    warnings.warn(f"gamelp.games.mtg._exact is not available ({error}); the exact mini Magic search "
+                  f"falls back to the Python search, which is much slower", RuntimeWarning, stacklevel=2)
+
+COMPILED = _exact is not None
+"""True when the C search runs, False when its Python twin does."""
 
 DEFAULT_TABLE_BITS = 22
+
+C_RULE_FIELDS = ("first_player_draws", "instant_bolts", "max_hand", "bolt_damage", "devil_power", "life_payment")
+"""The :class:`~gamelp.games.mtg.engine.Rules` fields the C engine reads, in the order of its ``Rules``
+struct (the other fields only shape the opening state, which Python builds)."""
 
 
 class ExactPlay(NamedTuple):
@@ -44,8 +69,7 @@ class ExactPlay(NamedTuple):
 def _deal(game: Game) -> tuple[tuple[bytes, bytes], tuple[int, ...]]:
     rules = game.rules
     libraries = tuple(bytes(library) for library in game.libraries)
-    return libraries, (rules.first_player_draws, rules.instant_bolts, rules.max_hand, rules.bolt_damage,
-                       rules.devil_power, rules.life_payment)
+    return libraries, tuple(getattr(rules, field) for field in C_RULE_FIELDS)
 
 
 def _cap(cap: int | None) -> int:
@@ -55,6 +79,8 @@ def _cap(cap: int | None) -> int:
 def exact_value(game: Game, state, cap: int | None = None,
                 table_bits: int = DEFAULT_TABLE_BITS) -> tuple[int | None, int, int]:
     """(value for player 0: 1 or -1, None when capped; nodes; leaves) of ``state`` by the C search."""
+    if _exact is None:
+        return exact_value_python(game, state, cap, table_bits)
     libraries, rules = _deal(game)
     return _exact.value(libraries, rules, tuple(state), _cap(cap), table_bits)
 
@@ -64,17 +90,79 @@ def play_exact(game: Game, state, cap: int | None = 500_000, table_bits: int = D
     """Play ``state`` on, both players choosing their first best move in move order, until the game
     ends or a player has ``stop_life`` life or less (the evaluation cut-off of
     :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end)."""
+    if _exact is None:
+        return play_exact_python(game, state, cap, table_bits, stop_life)
     libraries, rules = _deal(game)
     return ExactPlay(*_exact.play(libraries, rules, tuple(state), _cap(cap), table_bits, stop_life))
 
 
 def legal_moves(game: Game, state) -> tuple[str, ...]:
     """The C engine's legal moves (the tests compare them with :meth:`Game.legal_moves`)."""
+    if _exact is None:
+        return legal_moves_python(game, state)
     libraries, rules = _deal(game)
     return _exact.legal_moves(libraries, rules, tuple(state))
 
 
 def step(game: Game, state, move: str) -> tuple:
     """The C engine's settled state after ``move`` (the tests compare it with :meth:`Game.step`)."""
+    if _exact is None:
+        return step_python(game, state, move)
     libraries, rules = _deal(game)
     return _exact.step(libraries, rules, tuple(state), move)
+
+
+# ---- the Python twin -------------------------------------------------------------
+def _check(state, table_bits: int | None = None) -> tuple:
+    """The checks the C glue makes on its arguments, with its errors."""
+    state = tuple(state)
+    if len(state) != STATE_SIZE:
+        raise ValueError(f"state must hold {STATE_SIZE} fields, got {len(state)}")
+    if table_bits is not None and not 4 <= table_bits <= 30:
+        raise ValueError(f"table_bits must lie in 4..30, got {table_bits}")
+    return state
+
+
+def exact_value_python(game: Game, state, cap: int | None = None,
+                       table_bits: int = DEFAULT_TABLE_BITS) -> tuple[int | None, int, int]:
+    """:func:`exact_value` by the Python search (:class:`~gamelp.games.mtg.search.Searcher` with no cut-off);
+    ``table_bits`` is checked and otherwise unused."""
+    state = _check(state, table_bits)
+    searcher = Searcher(game, threshold=0, cap=cap)
+    try:
+        value = int(searcher.value(state))
+    except CapReached:
+        value = None
+    return value, searcher.nodes, searcher.leaves
+
+
+def play_exact_python(game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS,
+                      stop_life: int = 0) -> ExactPlay:
+    """:func:`play_exact` by the Python search: one searcher (one table, one leaf count for the cap) for the
+    whole game, each player taking :meth:`~gamelp.games.mtg.search.Searcher.best_move`."""
+    state = list(_check(state, table_bits))
+    game._settle(state)  # the C play settles its starting state too
+    state = tuple(state)
+    searcher = Searcher(game, threshold=0, cap=cap)
+    capped = False
+    while state[PHASE] != OVER and not at_cutoff(state, stop_life):
+        try:
+            move, _ = searcher.best_move(state)
+        except CapReached:
+            capped = True
+            break
+        state = game.step(state, move)
+    return ExactPlay(winner(state), state[TURN], searcher.nodes, searcher.leaves, capped, state)
+
+
+def legal_moves_python(game: Game, state) -> tuple[str, ...]:
+    """:func:`legal_moves` by the Python engine."""
+    return game.legal_moves(_check(state))
+
+
+def step_python(game: Game, state, move: str) -> tuple:
+    """:func:`step` by the Python engine, refusing an illegal move as the C engine does."""
+    state = _check(state)
+    if move not in game.legal_moves(state):
+        raise ValueError(f"move {move} is not legal here")
+    return game.step(state, move)

@@ -1,10 +1,23 @@
-"""The C search of the mini Magic game against the Python engine and search it re-states."""
+"""The C search of the mini Magic game against the Python engine and search it re-states, and its Python twin."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from gamelp.games.mtg import engine as mtg_engine
+from gamelp.games.mtg import exact as exact_module
+from gamelp.games.mtg.deck import CARD_LETTERS
 from gamelp.games.mtg.engine import OVER, PHASE, TURN, Game, Rules, lives, winner
-from gamelp.games.mtg.exact import exact_value, legal_moves, play_exact, step
+from gamelp.games.mtg.exact import (
+    C_RULE_FIELDS, exact_value, exact_value_python, legal_moves, legal_moves_python, play_exact, play_exact_python,
+    step, step_python,
+)
 from gamelp.games.mtg.match import play_game
 from gamelp.games.mtg.search import CapReached, Searcher
 
@@ -167,3 +180,167 @@ def test_perfect_player_against_a_heuristic_plays_the_python_searchers_move_by_t
         chosen = players.PerfectPlayer("life", life_threshold=0, eval_cap=None).choose(game, state, moves, None)
         assert chosen == Searcher(game, threshold=0, cap=None).best_move(state)[0]
     assert len(searched) >= 40
+
+
+# ---- the Python twin: the fallback, the property-based comparison, the shared constants --------------------------
+
+HIDE_THE_EXTENSION = """
+import sys, warnings
+sys.modules["gamelp.games.mtg._exact"] = None  # import of the extension now raises ImportError
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    from gamelp.games.mtg import exact
+print(len(caught), caught[0].category.__name__ if caught else "-", str(caught[0].message) if caught else "-")
+import numpy as np
+from gamelp.games.mtg.engine import Game
+from gamelp.games.mtg.match import play_game
+game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
+print(exact.COMPILED, exact.exact_value is not None, exact.legal_moves(game, state))
+played = play_game("4C8L", "0C12L", seed=1, life_threshold=0, evaluation="life")
+print(played.winner, played.turns)
+"""
+
+
+def test_a_missing_extension_falls_back_to_the_python_search_with_a_one_line_warning():
+    """The extension hidden in a fresh interpreter: one warning, then the Python twin plays the same game."""
+    done = subprocess.run([sys.executable, "-c", HIDE_THE_EXTENSION], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    count, category, message = lines[0].split(" ", 2)
+    assert (count, category) == ("1", "RuntimeWarning") and "\n" not in message
+    assert "_exact is not available" in message and "Python search" in message
+    game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
+    assert lines[1] == f"False True {legal_moves(game, state)}"
+    compiled = play_game("4C8L", "0C12L", seed=1, life_threshold=0, evaluation="life")
+    assert lines[2] == f"{compiled.winner} {compiled.turns}"
+    assert exact_module.COMPILED  # this interpreter has the extension
+
+
+def test_the_python_twin_refuses_what_the_c_glue_refuses():
+    game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not legal"):
+        step_python(game, state, "B")
+    with pytest.raises(ValueError, match="26 fields"):
+        legal_moves_python(game, state[:-1])
+    for function in (exact_value, exact_value_python):
+        with pytest.raises(ValueError, match="table_bits"):
+            function(game, state, table_bits=3)
+
+
+@st.composite
+def small_positions(draw):
+    """A small deal (short libraries, small hands and lives, any rule variant) and a position reached from its
+    opening by random legal moves: small enough for the Python search to solve in milliseconds."""
+    rules = Rules(first_player_draws=draw(st.booleans()), instant_bolts=draw(st.booleans()),
+                  starting_life=draw(st.integers(3, 9)), opening_hand=draw(st.integers(1, 4)),
+                  max_hand=draw(st.integers(2, 7)), bolt_damage=draw(st.integers(1, 4)),
+                  devil_power=draw(st.integers(1, 5)), life_payment=draw(st.integers(1, 5)))
+    card = st.integers(0, 2)
+    libraries = [draw(st.lists(card, min_size=0, max_size=9)) for _ in range(2)]
+    game = Game(libraries, rules)
+    state = game.opening_state(first=draw(st.integers(0, 1)))
+    for choice in draw(st.lists(st.integers(0, 7), max_size=12)):
+        moves = game.legal_moves(state)
+        if not moves:
+            break
+        state = game.step(state, moves[choice % len(moves)])
+    return game, state
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_positions())
+def test_c_and_python_searches_agree_on_random_positions(position):
+    """Value and exact play of the C search and its Python twin on random small positions and rules: the
+    same value, the same moves, the same last state; the transitions along the way are the same too."""
+    game, state = position
+    c_value, c_nodes, c_leaves = exact_value(game, state)
+    py_value, py_nodes, py_leaves = exact_value_python(game, state)
+    assert c_value == py_value
+    assert c_value in (1, -1)
+    if state[PHASE] != OVER:
+        assert c_nodes >= c_leaves > 0 and py_nodes >= py_leaves > 0
+    c_play = play_exact(game, state, cap=None)
+    py_play = play_exact_python(game, state, cap=None)
+    assert (c_play.winner, c_play.turn, c_play.state, c_play.capped) == (
+        py_play.winner, py_play.turn, py_play.state, py_play.capped)
+    assert c_play.winner == (0 if c_value == 1 else 1)
+    assert legal_moves(game, state) == legal_moves_python(game, state)
+    for move in legal_moves_python(game, state):
+        assert step(game, state, move) == step_python(game, state, move)
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_positions(), st.integers(0, 40))
+def test_c_and_python_searches_cap_alike(position, cap):
+    """A cap on leaves: each side is capped exactly when its own search needs more leaves than the cap (the
+    counts differ: the C search plays a Mountain first), and an uncapped value is the true one."""
+    game, state = position
+    truth, _, c_leaves = exact_value(game, state)
+    _, _, py_leaves = exact_value_python(game, state)
+    c_value, _, _ = exact_value(game, state, cap=cap)
+    py_value, _, _ = exact_value_python(game, state, cap=cap)
+    assert c_value == (truth if c_leaves <= cap else None)
+    assert py_value == (truth if py_leaves <= cap else None)
+
+
+# ---- constants the C source re-states --------------------------------------------------------------------------
+C_SOURCE = Path(exact_module.__file__).with_name("_exact.c").read_text()
+
+
+def c_enums():
+    """The C source's enums, each as its list of names in order (values 0, 1, 2, ...: none sets a value)."""
+    enums = []
+    for body in re.findall(r"enum\s*\{([^}]*)\}", C_SOURCE):
+        names = [name.strip() for name in body.split(",") if name.strip()]
+        assert all(re.fullmatch(r"[A-Z_][A-Z0-9_]*", name) for name in names), names
+        enums.append(names)
+    return enums
+
+
+def c_define(name: str) -> int:
+    return int(re.search(rf"#define\s+{name}\s+(\d+)", C_SOURCE).group(1))
+
+
+def test_the_c_state_layout_phases_and_moves_are_the_python_engines():
+    fields, player_fields, phases, moves, stops = c_enums()
+    for names in (fields, player_fields, phases):
+        assert [getattr(mtg_engine, name) for name in names] == list(range(len(names)))
+    assert len(fields) == mtg_engine.PLAYER_BASE[0]
+    assert len(player_fields) == mtg_engine.PLAYER_BASE[1] - mtg_engine.PLAYER_BASE[0]
+    assert [name.lower() for name in phases] == list(mtg_engine.PHASE_NAMES)
+    assert c_define("STATE_SIZE") == mtg_engine.STATE_SIZE == mtg_engine.PLAYER_BASE[1] + len(player_fields)
+    assert c_define("NO_WINNER") == mtg_engine.NO_WINNER
+    base = re.search(r"static const int BASE\[2\]\s*=\s*\{\s*(\d+)\s*,\s*(\d+)\s*\}", C_SOURCE).groups()
+    assert tuple(int(b) for b in base) == mtg_engine.PLAYER_BASE
+    # moves: the enum MV_* and the array of their letters name the Python engine's moves, discards in card order
+    letters = re.findall(r'"(\w+)"', re.search(r"MOVE_NAMES\[N_MOVES\]\s*=\s*\{([^}]*)\}", C_SOURCE).group(1))
+    assert moves[-1] == "N_MOVES" and [f"MV_{letter}" for letter in letters] == moves[:-1]
+    assert set(letters) == set(mtg_engine.MOVE_NAMES)
+    assert tuple(letters[-3:]) == mtg_engine.DISCARD_MOVES == tuple("X" + c for c in CARD_LETTERS)
+    longest = max(len(game.legal_moves(s)) for seed in range(20) for game, states in [random_walk(Rules(), seed)]
+                  for s in states)
+    assert longest <= c_define("MAX_MOVES")
+    assert stops == ["RUNNING", "CAPPED", "INTERRUPTED"]
+
+
+def test_the_c_rules_are_the_python_rule_parameters_in_the_order_python_sends_them():
+    struct = re.search(r"typedef struct \{\s*int ([^;]*);\s*\} Rules;", C_SOURCE).group(1)
+    assert tuple(name.strip() for name in struct.split(",")) == C_RULE_FIELDS
+    assert set(C_RULE_FIELDS) <= set(Rules.__dataclass_fields__)
+    unread = set(Rules.__dataclass_fields__) - set(C_RULE_FIELDS)
+    assert unread == {"starting_life", "opening_hand"}  # they shape the opening state only, built in Python
+    assert not re.search(r"starting_life|opening_hand", C_SOURCE)
+    # the card codes the C glue accepts are the Python deck's
+    assert "g->library[p][i] > 2" in C_SOURCE and len(CARD_LETTERS) == 3
+
+
+def test_the_c_engine_hard_codes_no_rule_number():
+    """Life totals, damage, the life payment and the hand limit reach the C engine through its Rules only:
+    its code holds no number but 0, 1 and the three card kinds (so no rule value is stated twice)."""
+    engine = C_SOURCE[C_SOURCE.index("/* ---- the engine"):C_SOURCE.index("/* ---- the transposition table")]
+    code = re.sub(r"/\*.*?\*/", "", engine, flags=re.S)
+    assert set(re.findall(r"(?<![\w\[])\d+(?!\w)", code)) == {"0", "1", "3"}
+    assert re.findall(r".*\b3\b.*", code) == ["        for (int c = 0; c < 3; c++)"]
+    assert len(CARD_LETTERS) == 3
+    for field in C_RULE_FIELDS:
+        assert f"g->rules.{field}" in code
