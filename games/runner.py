@@ -281,13 +281,20 @@ class MatchStore:
         self._db.close()
 
 
-def open_store(out: str | os.PathLike | None, name: str, experiment: Experiment) -> tuple[Path | None, MatchStore]:
-    """Create ``out`` when needed and open (or start) ``out/name``; ``out=None`` keeps the store in memory."""
+def open_store(out: str | os.PathLike | None, name: str, experiment: Experiment,
+               resume: bool = True) -> tuple[Path | None, MatchStore]:
+    """Create ``out`` when needed and open (or start) ``out/name``; ``out=None`` keeps the store in memory.
+
+    With ``resume=False`` a store already at ``out/name`` is refused instead of continued.
+    """
     if out is None:
         return None, MatchStore(None, experiment)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RunError(f"{out}: the output directory is a file")
+    if not resume and (out / name).exists():
+        raise RunError(f"{out / name} holds an earlier run: pass --resume to continue it, or choose another "
+                       "output directory")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -435,17 +442,31 @@ class Execution:
     """How a run plays its matches, whatever the game: where, in what batches, and what it reports.
 
     ``workers`` local processes (1: in this process) or the Dask cluster at
-    ``scheduler``; ``batch_size`` matches per task; a progress bar unless
-    ``progress=False``; ``on_batch(batch, rows)`` is called after each batch
-    is committed (a hook for callers and tests; an exception raised there
-    stops the run, keeping what was stored).
+    ``scheduler``; ``batch_size`` matches per task (None: :func:`auto_batch_size`);
+    a progress bar unless ``progress=False``; ``resume``: continue a store
+    found in the output directory (False: refuse it, so that a run is never
+    mixed into another by mistake); ``on_batch(batch, rows)`` is called after
+    each batch is committed (a hook for callers and tests; an exception raised
+    there stops the run, keeping what was stored).  The results do not depend
+    on ``workers``, ``scheduler`` or ``batch_size``: every match has its own seed.
     """
 
     workers: int = 1
     scheduler: str | None = None
-    batch_size: int = 1
+    batch_size: int | None = None
     progress: bool = True
+    resume: bool = True
     on_batch: BatchHook | None = None
+
+
+MAX_AUTO_BATCH = 50  # matches per task at most when the batch size is chosen: a task's results are committed together
+TASKS_PER_SLOT = 4  # tasks per worker slot when the batch size is chosen: enough to balance uneven matches
+
+
+def auto_batch_size(matches: int, slots: int) -> int:
+    """Matches per task for ``matches`` left on ``slots`` worker slots: about ``TASKS_PER_SLOT`` tasks a
+    slot, between 1 and ``MAX_AUTO_BATCH`` (long runs commit progress at least every 50 matches a task)."""
+    return max(1, min(MAX_AUTO_BATCH, matches // (TASKS_PER_SLOT * max(slots, 1))))
 
 
 def run_matches(store: MatchStore, execution: Execution = Execution(), *, unit: str = "match") -> int:
@@ -453,7 +474,7 @@ def run_matches(store: MatchStore, execution: Execution = Execution(), *, unit: 
     workers, batch_size = execution.workers, execution.batch_size
     if workers < 1:
         raise RunError(f"workers must be at least 1, got {workers}")
-    if batch_size < 1:
+    if batch_size is not None and batch_size < 1:
         raise RunError(f"the batch size must be at least 1, got {batch_size}")
     experiment = store.experiment
     total = experiment.n_pairs * experiment.n_matches
@@ -462,7 +483,7 @@ def run_matches(store: MatchStore, execution: Execution = Execution(), *, unit: 
     if not todo:
         return 0
     executor = _executor(experiment, workers, execution.scheduler)
-    queue = batches(todo, batch_size)
+    queue = batches(todo, batch_size or auto_batch_size(len(todo), executor.window // IN_FLIGHT_PER_WORKER))
     pending: dict[Any, Batch] = {}
     bar = tqdm(total=total, initial=total - len(todo), unit=unit, disable=not execution.progress,
                smoothing=0.05)

@@ -154,6 +154,43 @@ def int_list(text: str) -> list[int]:
     return values
 
 
+MAX_WORKERS = 1024
+
+
+def add_execution_options(parser: argparse.ArgumentParser) -> None:
+    """How a simulator run plays its matches, the same for every command and script that runs many.
+
+    ``--workers N`` local processes (default: every core; 1 plays in this
+    process) or ``--scheduler ADDRESS`` of a Dask cluster; ``--batch-size``
+    matches per task (default: about four tasks a worker, at most 50);
+    ``--resume`` to continue the run stored in the output directory (without
+    it an output directory that holds a run is refused, so runs never mix);
+    ``--quiet`` for no progress bar.  :func:`execution_from` makes the
+    ``Execution``.  The results do not depend on any of these.
+    """
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=integer(1, MAX_WORKERS), default=os.cpu_count() or 1,
+                       help="local worker processes (default: all cores; 1 plays in this process)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
+    parser.add_argument("--batch-size", type=integer(1), default=None,
+                        help="matches sent to a worker at once (default: about 4 tasks a worker, at most 50)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run stored in the output directory (refused without this flag)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def execution_from(args: argparse.Namespace):
+    """The ``gamelp.games.runner.Execution`` of :func:`add_execution_options`' arguments."""
+    from gamelp.deps import require
+    from gamelp.games.runner import Execution
+
+    if args.scheduler is not None:
+        for module in ("dask", "distributed"):
+            require(module, "--scheduler (a Dask cluster)")
+    return Execution(workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
+                     progress=not args.quiet, resume=args.resume)
+
+
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
     """The positional game of the sequence-form commands (solve, kdet, validate, export, export-game)."""
     parser.add_argument("game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file "

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from gamelp.cli.args import add_execution_options, execution_from
 from gamelp.errors import LocmError
 
 
@@ -93,15 +94,10 @@ def _cmd_play(args) -> int:
 def _cmd_tournament(args) -> int:
     from gamelp.deps import require
     from gamelp.games.locm.tournament import report_table, run_tournament
-    from gamelp.games.runner import Execution
 
     require("matplotlib", "writing the tournament's figures (mana_curves.png, similarity.png)")  # before any match
-    for module in ("dask", "distributed") if args.scheduler is not None else ():
-        require(module, "--scheduler (a Dask cluster)")
-    execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
-                          progress=not args.quiet)
     result = run_tournament(args.drafters, args.battler, matches=args.matches, sets=args.sets, seed=args.seed,
-                            out=args.out, resume=args.resume, execution=execution)
+                            out=args.out, execution=execution_from(args))
     print(report_table(result))
     print(f"wrote {args.out}/winrates.csv, std.csv, seats.csv, mana_curves.csv/.png, similarity.csv/.png")
     return 0
@@ -148,12 +144,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
                       help="sets per pair, an even number: seats alternate (default: 2)")
     tour.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
     tour.add_argument("--out", metavar="DIR", required=True, help="output directory")
-    tour.add_argument("--resume", action="store_true", help="continue the tournament stored in --out")
-    where = tour.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=1, help="local worker processes (default: 1)")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
-    tour.add_argument("--batch-size", type=int, default=50, help="matches sent to a worker at once (default: 50)")
-    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_execution_options(tour)
     tour.set_defaults(func=_cmd_tournament)
 
     train = sub.add_parser("train", help="train a learned drafter by self-play PPO (Vieira 2020, Section 5.1)",

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from dataclasses import asdict
 
-from gamelp.cli.args import int_list, integer, output_directory
+from gamelp.cli.args import add_execution_options, execution_from, int_list, integer, output_directory
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
-from gamelp.games.runner import Execution
 
 
 def name_list(text: str) -> list[str]:
@@ -45,13 +43,7 @@ def _add_batch_options(parser: argparse.ArgumentParser, default_repeats: int) ->
     parser.add_argument("--repeats", type=int, default=default_repeats,
                         help=f"independent repeats giving standard deviations (default: {default_repeats})")
     parser.add_argument("--seed", type=integer(0), default=0, help="batch seed (default: 0)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                       help="local worker processes (default: all cores; 1 plays in this process)")
-    where.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
-    parser.add_argument("--batch-size", type=integer(1), default=1,
-                        help="games of one pair per task sent to a worker (default: 1)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_execution_options(parser)
     _add_game_options(parser)
 
 
@@ -62,9 +54,7 @@ def _game_options(args: argparse.Namespace) -> dict:
 
 def _batch_options(args: argparse.Namespace) -> dict:
     """The counts, seed and execution a sweep and a tournament take alike."""
-    execution = Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet,
-                          batch_size=args.batch_size)
-    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "execution": execution}
+    return {"games": args.games, "repeats": args.repeats, "seed": args.seed, "execution": execution_from(args)}
 
 
 # ----------------------------------------------------------------------------- play
@@ -189,7 +179,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     sw = commands.add_parser("sweep", help="win-rate matrix over a grid of decks",
                              description="Play every pair of decks on a grid of creature and bolt counts and "
                                          "write DIR/payoffs.csv, DIR/std.csv, DIR/pairs.csv and DIR/games.sqlite. "
-                                         "Run again with the same arguments to resume an interrupted sweep.")
+                                         "Run again with the same arguments and --resume to finish an interrupted sweep.")
     sw.add_argument("--creatures", type=int_list, default=list(sweep.THESIS_CREATURES),
                     help="Vexing Devil counts, e.g. 0,4,8 or 0:16:4 (default: 0,4,8)")
     sw.add_argument("--bolts", type=int_list, default=list(sweep.THESIS_BOLTS),

@@ -62,7 +62,6 @@ from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
 STORE_NAME = "matches.sqlite"
-DEFAULT_BATCH = 50
 _PICKS_LIMIT = 3**DRAFT_TURNS - 1
 _POWERS = 3 ** np.arange(DRAFT_TURNS, dtype=np.int64)
 
@@ -235,19 +234,16 @@ def _mana_curves(t: DrafterTournament, match: np.ndarray, seat0: np.ndarray, sea
 
 
 def run_tournament(drafters: Sequence[str], battler: str = "max-attack", *, matches: int = 1000, sets: int = 2,
-                   seed: int = 0, out: str | os.PathLike | None = None, resume: bool = True, figures: bool = True,
-                   execution: Execution = Execution(batch_size=DEFAULT_BATCH)) -> TournamentResult:
+                   seed: int = 0, out: str | os.PathLike | None = None, figures: bool = True,
+                   execution: Execution = Execution()) -> TournamentResult:
     """Play (or resume) the tournament and return its tables; with ``out``, store it there and write the outputs.
 
-    With ``resume=False`` an ``out`` that already holds a tournament store is
-    refused instead of continued.  ``figures=False`` skips the two PNG files.
+    An ``out`` that already holds a tournament store is continued, or refused
+    with ``execution.resume=False``.  ``figures=False`` skips the two PNG files.
     ``execution`` says where the matches are played (workers or a Dask cluster) and in what batches.
     """
     tournament = DrafterTournament(drafters, battler, matches, sets, seed)
-    if out is not None and not resume and (Path(out) / STORE_NAME).exists():
-        raise LocmError(f"{Path(out) / STORE_NAME} exists: pass --resume to continue that tournament, or choose "
-                        "another --out")
-    out, store = open_store(out, STORE_NAME, tournament)
+    out, store = open_store(out, STORE_NAME, tournament, execution.resume)
     try:
         run_matches(store, execution)
         result = summarise(store.table(), tournament)

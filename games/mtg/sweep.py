@@ -307,7 +307,7 @@ def summarise(rows: np.ndarray, experiment: _MtgGames, labels: Sequence[str], re
 def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | os.PathLike | None,
          execution: Execution) -> BatchResult:
     """Play what the store lacks, then summarise and (with ``out``) write the matrices and per-pair counts."""
-    out, store = open_store(out, STORE_NAME, experiment)
+    out, store = open_store(out, STORE_NAME, experiment, execution.resume)
     try:
         run_matches(store, execution, unit="game")
         result = summarise(store.table(), experiment, labels, repeats)

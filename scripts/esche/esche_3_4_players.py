@@ -37,11 +37,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, integer, output_directory, run_script
+from gamelp.cli.args import OneLineParser, add_execution_options, execution_from, integer, output_directory, run_script
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
-from gamelp.games.runner import Execution
 from gamelp.io import write_text
 
 IMPERFECT = "imperfect"
@@ -100,11 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
                              "exact play, the ceiling of any sampling player (not in the thesis)")
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--workers", type=integer(1), default=2, help="local worker processes (default: 2)")
-    parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
     parser.add_argument("--out", type=output_directory, default="out/esche_3_4",
                         help="store and results directory (default: out/esche_3_4)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_execution_options(parser)
     return parser
 
 
@@ -124,7 +121,7 @@ def main(argv: list[str] | None = None) -> Tournament:
         players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
         settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap,
                                     life_threshold=args.life_threshold, imperfect_samples=args.samples),
-        out=out, execution=Execution(workers=args.workers, scheduler=args.scheduler, progress=not args.quiet),
+        out=out, execution=execution_from(args),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}
     pairings = []

@@ -21,11 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, run_script
+from gamelp.cli.args import OneLineParser, add_execution_options, execution_from, int_list, integer, output_directory, run_script
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS
-from gamelp.games.runner import Execution
 from gamelp.io import write_text
 from gamelp.models.nash import solve_matrix_nash
 from gamelp.models.robust import solve_robust
@@ -70,12 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--evaluation", choices=EVALUATIONS, default="life", help="default: life")
     parser.add_argument("--eval-cap", type=integer(1), default=2_000, help="default: 2000")
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--workers", type=integer(1), default=2, help="local worker processes (default: 2)")
-    parser.add_argument("--scheduler", help="Dask scheduler address instead of local workers")
     parser.add_argument("--backend", default="highs", help="LP backend (default: highs)")
     parser.add_argument("--cone-backend", default="cvxpy:CLARABEL", help="backend for the ellipsoidal LPs")
     parser.add_argument("--out", type=output_directory, default="out/esche_small_sweep", help="output directory")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_execution_options(parser)
     return parser
 
 
@@ -86,8 +83,7 @@ def main(argv: list[str] | None = None) -> SmallSweep:
     result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, repeats=args.repeats, seed=args.seed,
                              player=args.player,
                              settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap), out=out,
-                             execution=Execution(workers=args.workers, scheduler=args.scheduler,
-                                                 progress=not args.quiet))
+                             execution=execution_from(args))
     game = result.matrix
     off_diagonal = game.std[~np.eye(game.shape[0], dtype=bool)]
     reduced, rows, cols = game.reduce_dominated()

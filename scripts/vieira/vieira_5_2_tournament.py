@@ -30,10 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, integer, output_directory, run_script
+from gamelp.cli.args import OneLineParser, add_execution_options, execution_from, integer, output_directory, run_script
 from gamelp.games.locm.drafters import LEARNED_DRAFTERS, PUBLISHED_DRAFTERS
-from gamelp.games.locm.tournament import DEFAULT_BATCH, TournamentResult, run_tournament
-from gamelp.games.runner import Execution
+from gamelp.games.locm.tournament import TournamentResult, run_tournament
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
@@ -228,11 +227,9 @@ def build_parser() -> OneLineParser:
                         help=f"comma-separated shipped learned drafters added to the {LEARNED_BATTLER} table "
                              f"(default: {','.join(LEARNED_DRAFTERS)}; '' for none)")
     parser.add_argument("--seed", type=integer(0), default=0, help="tournament seed (default: 0)")
-    parser.add_argument("--workers", type=integer(1), default=1, help="local worker processes (default: 1)")
-    parser.add_argument("--scheduler", default=None, help="Dask scheduler address instead of local workers")
     parser.add_argument("--out", type=output_directory, default="out/vieira_5_2",
                         help="output directory (default: out/vieira_5_2)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_execution_options(parser)
     return parser
 
 
@@ -247,8 +244,7 @@ def main(argv: list[str] | None = None) -> Figure52:
     if set(learned) - set(LEARNED_DRAFTERS):
         parser.error(f"the shipped learned drafters are {', '.join(LEARNED_DRAFTERS)}; got {args.learned}")
     out = Path(args.out)
-    execution = Execution(workers=args.workers, scheduler=args.scheduler, batch_size=DEFAULT_BATCH,
-                          progress=not args.quiet)
+    execution = execution_from(args)
     tables = []
     for battler in battlers:
         names = [name for name in THESIS[battler][0] if name in PUBLISHED_DRAFTERS

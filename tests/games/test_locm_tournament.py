@@ -67,7 +67,7 @@ def test_an_interrupted_and_a_truncated_run_resume_to_identical_files(reference,
         run(tmp_path, quiet(workers=2, on_batch=stop))
     assert not (tmp_path / "winrates.csv").exists()
     with pytest.raises(GamelpError, match="pass --resume"):
-        run(tmp_path, resume=False)
+        run(tmp_path, quiet(resume=False))
     run(tmp_path)
     same_outputs(out, tmp_path)
     # a kill loses whole batches: drop a third of the rows, resume, and nothing changes
@@ -198,4 +198,4 @@ def test_resume_refuses_a_retrained_policy_file(tmp_path):
     run(tmp_path / "out", **options)
     save_policy(path, "immediate", policy(-1.0))
     with pytest.raises(GamelpError, match="drafter_files"):
-        run(tmp_path / "out", resume=True, **options)
+        run(tmp_path / "out", **options)

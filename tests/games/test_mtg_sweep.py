@@ -49,8 +49,8 @@ FAST = {"games": 12, "repeats": 2, "seed": 7, "game_fn": fake_game}
 
 
 def quiet(**options) -> Execution:
-    """How the test sweeps run: no progress bar."""
-    return Execution(progress=False, **options)
+    """How the test sweeps run: no progress bar, one game a task unless told otherwise."""
+    return Execution(**{"progress": False, "batch_size": 1, **options})
 
 
 def stored_rows(out: Path) -> list[tuple]:
@@ -301,10 +301,12 @@ def test_cli_sweep_with_the_real_engine(tmp_path, capsys):
     assert list(game.row_labels) == ["0C24L", "0C32L", "8C24L", "8C32L"]
     np.testing.assert_allclose(game.payoffs + game.payoffs.T, 1.0)
     assert len(stored_rows(tmp_path)) == 72
-    assert main(["mtg", *argv]) == 0  # resumes: nothing left to play, same files
+    assert main(["mtg", *argv]) == 2  # the directory holds a run: continued only when asked
+    assert "pass --resume" in capsys.readouterr().err
+    assert main(["mtg", *argv, "--resume"]) == 0  # resumes: nothing left to play, same files
     np.testing.assert_array_equal(MatrixGame.from_csv(tmp_path / "payoffs.csv").payoffs, game.payoffs)
     argv[argv.index("--games") + 1] = "7"
-    assert main(["mtg", *argv]) == 2
+    assert main(["mtg", *argv, "--resume"]) == 2
     assert "games: stored 6, asked 7" in capsys.readouterr().err
 
 

@@ -284,7 +284,7 @@ def test_the_cli_refuses_a_damaged_sweep_store_with_exit_2(tmp_path, capsys):
     with sqlite3.connect(tmp_path / "games.sqlite") as db:
         db.execute("UPDATE matches SET winner = 7")
     capsys.readouterr()
-    assert main(["mtg", *argv]) == 2
+    assert main(["mtg", *argv, "--resume"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gamelp: error:") and err.count("\n") == 1 and "winner = 7" in err
 
