@@ -245,7 +245,8 @@ def solve_regret(game: SequenceFormGame | str | Path | npt.ArrayLike, method: st
         game = load_game(game)
     space1: _Space
     space2: _Space
-    payoff_2: Any  # a sparse matrix, or the dense -M^T as a _NegatedTranspose
+    payoff: sp.csr_array | np.ndarray
+    payoff_2: sp.csr_array | _NegatedTranspose
     if isinstance(game, SequenceFormGame):
         space1, space2 = _TreeplexSpace(game.pl1), _TreeplexSpace(game.pl2)
         payoff = sp.csr_array(game.A.tocsr()[space1.order][:, space2.order])  # level order on both sides
