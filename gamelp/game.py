@@ -87,7 +87,9 @@ class SequenceFormGame:
             shown = "; ".join(f"({a}, {b}) in entries {e1} and {e2}" for e1, e2, a, b in duplicates)
             raise GameFileError(f"{source}: duplicate utility entries for the sequence pairs {shown} "
                                 "(pass sum_duplicates=True / --sum-duplicates to add them up)")
-        A = sp.coo_matrix((vals, (rows, cols)), shape=(pl1.num_sequences, pl2.num_sequences)).tocsr()
+        A = sp.coo_matrix((np.asarray(vals, dtype=float), (np.asarray(rows, dtype=np.int64),
+                                                           np.asarray(cols, dtype=np.int64))),
+                          shape=(pl1.num_sequences, pl2.num_sequences)).tocsr()
         A.sum_duplicates()
         return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game")
 
@@ -113,7 +115,7 @@ class SequenceFormGame:
             return out
 
         A = self.A.tocoo()
-        utility = [{"sequence_pl1": list(self.pl1.sequences[i]), "sequence_pl2": list(self.pl2.sequences[j]),
+        utility = [{"sequence_pl1": _pair(self.pl1.sequences[i]), "sequence_pl2": _pair(self.pl2.sequences[j]),
                     "value": float(v)} for i, j, v in zip(A.row, A.col, A.data) if v != 0]
         return {"decision_problem_pl1": nodes(self.pl1), "decision_problem_pl2": nodes(self.pl2),
                 "utility_pl1": utility}
@@ -162,6 +164,14 @@ class SequenceFormGame:
     def guaranteed_value(self, p: int, strategy: np.ndarray) -> float:
         """The utility player ``p`` secures with ``strategy`` against a best-responding opponent."""
         return -self.best_response_value(3 - p, strategy)
+
+
+def _pair(sequence: tuple[str, str] | None) -> list[str]:
+    """A sequence as the file writes it, ``[decision point, action]``; the empty sequence has no such pair."""
+    if sequence is None:
+        raise GameFileError("a utility on the empty sequence cannot be written: the file format names "
+                            "every sequence by [decision point, action]")
+    return list(sequence)
 
 
 def _finite_value(value, where: str) -> float:

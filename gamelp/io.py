@@ -80,8 +80,8 @@ def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8", newline:
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}")
     with atomic_path(path) as temporary:
-        text = {"encoding": encoding, "newline": newline} if mode == "w" else {}
-        with open(temporary, mode, **text) as handle:
+        handle = open(temporary, "w", encoding=encoding, newline=newline) if mode == "w" else open(temporary, "wb")
+        with handle:
             yield handle
 
 

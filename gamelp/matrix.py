@@ -86,12 +86,12 @@ class MatrixGame:
         extra = ", with std" if self.std is not None else ""
         return f"MatrixGame({self.shape[0]}x{self.shape[1]}{extra})"
 
-    def submatrix(self, rows: Sequence[int], cols: Sequence[int]) -> "MatrixGame":
+    def submatrix(self, rows: Sequence[int] | np.ndarray, cols: Sequence[int] | np.ndarray) -> "MatrixGame":
         """The game restricted to the given row and column indices (deviations kept)."""
-        rows, cols = np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
-        std = None if self.std is None else self.std[np.ix_(rows, cols)]
-        return MatrixGame(self.payoffs[np.ix_(rows, cols)], [self.row_labels[i] for i in rows],
-                          [self.col_labels[j] for j in cols], std=std)
+        kept_rows, kept_cols = np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
+        std = None if self.std is None else self.std[np.ix_(kept_rows, kept_cols)]
+        return MatrixGame(self.payoffs[np.ix_(kept_rows, kept_cols)], [self.row_labels[i] for i in kept_rows],
+                          [self.col_labels[j] for j in kept_cols], std=std)
 
     # ----------------------------------------------------------------- dominance
     def reduce_dominated(self, radius: float = 0.0) -> tuple["MatrixGame", list[str], list[str]]:

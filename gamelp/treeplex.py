@@ -53,7 +53,7 @@ class Treeplex:
         where = f"{source}: decision_problem_pl{player}"
         if not isinstance(nodes, list):
             raise GameFileError(f"{where}: expected a list of nodes, got {type(nodes).__name__}")
-        graph = nx.DiGraph()
+        graph: nx.DiGraph = nx.DiGraph()
         order: dict[str, int] = {}
         for position, node in enumerate(nodes):
             node_id = _check_node_fields(node, position, where)
@@ -109,7 +109,7 @@ class Treeplex:
             raise GameFileError(f"{where}: the decision process has no decision point")
         actions = {j: graph.nodes[j]["outcomes"] for j in decision_points}
         _check_labels_unambiguous(decision_points, actions, where)
-        index = {None: 0}
+        index: dict[tuple[str, str] | None, int] = {None: 0}  # the empty sequence, then (point, action)
         starts, ends = [], []
         for j in decision_points:
             starts.append(len(index))

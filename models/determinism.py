@@ -28,7 +28,9 @@ exploits that instead of solving ``|J_p| + 1`` independent MIPs:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,7 +40,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
 from gamelp.errors import SolveError
-from gamelp.solution import OPTIMAL, TIME_LIMIT
+from gamelp.solution import OPTIMAL, TIME_LIMIT, Solution
 
 # Numerical slack when reading determinism off a solution or holding a value level.
 DETERMINISM_TOL = 1e-7
@@ -171,7 +173,8 @@ def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAU
 
 
 def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *,
-            mip_gap: float = 1e-6, progress=None, persistent: bool = True, **options) -> KSweep:
+            mip_gap: float = 1e-6, progress: Callable[[int, int], object] | None = None, persistent: bool = True,
+            **options: Any) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
 
     ``P(|J|)`` (the deterministic ILP) is solved first: its strategy is a
@@ -187,84 +190,122 @@ def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACK
     says how far it got.  ``persistent=False`` builds every LP afresh.
     ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
     """
-    own = game.player(player)
-    total = own.num_decision_points
-    value_model = kdet_mip(game, player, 0)
-    level_model = kdet_mip(game, player, 0)
-    level_model.name = value_model.name.replace("kdet0", "kdet_level")
-    f_opp = value_model.objective["v"]
-    level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
-    level_model.set_objective({"z": np.ones(level_model.variables["z"].size)}, sense="max")
-    choice_lp = _choice_lp(game, player)
-
-    incumbent = np.full(total + 1, -np.inf)
-    bound = np.full(total + 1, np.inf)
-    solved = np.zeros(total + 1, dtype=bool)
-    known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
-    counts = {"mip": 0, "lp": 0}
-    wall = 0.0
-    solver = {"backend": "", "solver_version": ""}  # as the solutions report it
-
-    def run(model: Model, start: dict | None = None):
-        nonlocal wall
-        # The greedy step's LPs differ by a few right-hand sides: one persistent model, warm-started.
-        sol = model.solve(backend, mip_gap=mip_gap, start=start, persistent=persistent and not model.is_mip,
-                          **options)
-        counts["mip" if model.is_mip else "lp"] += 1
-        wall += sol.wall_time
-        solver.update(backend=sol.backend, solver_version=sol.solver_version)
-        if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):
-            raise SolveError(f"{model.name} on {backend}: {sol.status}")
-        return sol
-
-    def remember(value: float, x: np.ndarray, v: np.ndarray) -> int:
-        """A feasible strategy: its value holds for every k up to its determinism."""
-        reached = determinism(own, x)
-        incumbent[: reached + 1] = np.maximum(incumbent[: reached + 1], value)
-        known.append((value, reached, {"x": x, "v": v, "z": deterministic_choices(own, x)}))
-        return reached
-
-    def record(k: int, sol) -> int:
-        """A solution of P(k): an incumbent, and a bound for k and beyond."""
-        solved[k] = True
-        proven = sol.objective if sol.objective_bound is None else max(sol.objective_bound, sol.objective)
-        bound[k] = min(bound[k], proven)
-        return max(k, remember(sol.objective, sol.values["x"], sol.values["v"]))
-
-    def best_known(k: int):
-        return max((item for item in known if item[1] >= k), key=lambda item: item[0])
-
-    value_model.set_rhs("at_least_k", total)
-    record(total, run(value_model))
+    sweep = _Sweep(game, player, backend, mip_gap, persistent, options)
+    total = sweep.total
+    sweep.value_model.set_rhs("at_least_k", total)
+    sweep.record(total, sweep.run(sweep.value_model))
     k = 0
     while k < total:
-        if k > 0 and best_known(k - 1)[1] < k:
-            step = _greedy_step(choice_lp, own, best_known(k - 1)[2]["x"], run)
-            if step is not None:
-                remember(step.objective, step.values["x"], step.values["v"])
-        value_model.set_rhs("at_least_k", k)
-        sol = run(value_model, best_known(k)[2])
-        reached = record(k, sol)
-        if reached < total and sol.status == OPTIMAL:  # a value level is known only at an optimum
-            level_model.set_rhs("keep_value", sol.objective - DETERMINISM_TOL * max(1.0, abs(sol.objective)))
-            level = run(level_model, sol.values)
-            if determinism(own, level.values["x"]) > reached:
-                # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
-                polished = _solve_with_choices(choice_lp, level.values["z"], run)
-                reached = max(reached, remember(polished.objective, polished.values["x"], polished.values["v"]))
+        reached = sweep.level(k)
         if progress:
             progress(min(reached + 1, total), total + 1)
         k = reached + 1
     if progress:
         progress(total + 1, total + 1)
-    # Incumbents are feasible for every smaller k (see remember), bounds hold for every larger k.
-    bound = np.maximum(np.minimum.accumulate(bound), incumbent)
-    points = []
-    for k in range(total + 1):
-        x = best_known(k)[2]["x"]
-        points.append(SweepPoint(k, float(incumbent[k]), float(bound[k]), bool(solved[k]), determinism(own, x),
-                                 dict(zip(own.labels, x.tolist()))))
-    return KSweep(player, points, counts["mip"], counts["lp"], wall, **solver)
+    return sweep.result()
+
+
+class _Sweep:
+    """One k-sweep in steps: its models, the curve's incumbents and bounds, the strategies found, the work done.
+
+    ``incumbent[k]`` is the best value known feasible for ``P(k)``, ``bound[k]``
+    the best proved bound of ``P(k)`` itself; :meth:`result` spreads both
+    along ``k`` (incumbents to smaller ``k``, bounds to larger).
+    """
+
+    def __init__(self, game: SequenceFormGame, player: int, backend: str, mip_gap: float, persistent: bool,
+                 options: dict[str, Any]):
+        self.player, self.backend, self.mip_gap, self.persistent, self.options = (player, backend, mip_gap,
+                                                                                  persistent, options)
+        self.own = game.player(player)
+        self.total = self.own.num_decision_points
+        self.value_model = kdet_mip(game, player, 0)
+        self.level_model = kdet_mip(game, player, 0)
+        self.level_model.name = self.value_model.name.replace("kdet0", "kdet_level")
+        f_opp = self.value_model.objective["v"]
+        self.level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
+        self.level_model.set_objective({"z": np.ones(self.level_model.variables["z"].size)}, sense="max")
+        self.choice_lp = _choice_lp(game, player)
+        self.incumbent = np.full(self.total + 1, -np.inf)
+        self.bound = np.full(self.total + 1, np.inf)
+        self.solved = np.zeros(self.total + 1, dtype=bool)
+        self.known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
+        self.mips = self.lps = 0
+        self.wall = 0.0
+        self.solver_backend = self.solver_version = ""  # as the solutions report them
+
+    def run(self, model: Model, start: dict | None = None) -> Solution:
+        """Solve ``model`` (from ``start``), count the work; refuse a solve that found no strategy."""
+        # The greedy step's LPs differ by a few right-hand sides: one persistent model, warm-started.
+        sol = model.solve(self.backend, mip_gap=self.mip_gap, start=start,
+                          persistent=self.persistent and not model.is_mip, **self.options)
+        if model.is_mip:
+            self.mips += 1
+        else:
+            self.lps += 1
+        self.wall += sol.wall_time
+        self.solver_backend, self.solver_version = sol.backend, sol.solver_version
+        if not sol.values or sol.status not in (OPTIMAL, TIME_LIMIT):
+            raise SolveError(f"{model.name} on {self.backend}: {sol.status}")
+        return sol
+
+    def remember(self, value: float, x: np.ndarray, v: np.ndarray) -> int:
+        """A feasible strategy: its value holds for every k up to its determinism."""
+        reached = determinism(self.own, x)
+        self.incumbent[: reached + 1] = np.maximum(self.incumbent[: reached + 1], value)
+        self.known.append((value, reached, {"x": x, "v": v, "z": deterministic_choices(self.own, x)}))
+        return reached
+
+    def record(self, k: int, sol: Solution) -> int:
+        """A solution of P(k): an incumbent, and a bound for k and beyond."""
+        self.solved[k] = True
+        value = _objective(sol)
+        proven = value if sol.objective_bound is None else max(sol.objective_bound, value)
+        self.bound[k] = min(self.bound[k], proven)
+        return max(k, self.remember(value, sol.values["x"], sol.values["v"]))
+
+    def best_known(self, k: int) -> tuple[float, int, dict]:
+        """The best known strategy deterministic at ``k`` or more points."""
+        return max((item for item in self.known if item[1] >= k), key=lambda item: item[0])
+
+    def level(self, k: int) -> int:
+        """Solve ``P(k)`` at the first ``k`` of a value level; returns the last ``k`` the level is known to hold."""
+        own = self.own
+        if k > 0 and self.best_known(k - 1)[1] < k:
+            step = _greedy_step(self.choice_lp, own, self.best_known(k - 1)[2]["x"], self.run)
+            if step is not None:
+                self.remember(step.objective, step.values["x"], step.values["v"])
+        self.value_model.set_rhs("at_least_k", k)
+        sol = self.run(self.value_model, self.best_known(k)[2])
+        reached = self.record(k, sol)
+        if reached < self.total and sol.status == OPTIMAL:  # a value level is known only at an optimum
+            value = _objective(sol)
+            self.level_model.set_rhs("keep_value", value - DETERMINISM_TOL * max(1.0, abs(value)))
+            level = self.run(self.level_model, sol.values)
+            if determinism(own, level.values["x"]) > reached:
+                # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
+                polished = _solve_with_choices(self.choice_lp, level.values["z"], self.run)
+                reached = max(reached, self.remember(polished.objective, polished.values["x"],
+                                                     polished.values["v"]))
+        return reached
+
+    def result(self) -> KSweep:
+        """The curve: incumbents hold for every smaller k (see remember), bounds for every larger k."""
+        bound = np.maximum(np.minimum.accumulate(self.bound), self.incumbent)
+        points = []
+        for k in range(self.total + 1):
+            x = self.best_known(k)[2]["x"]
+            points.append(SweepPoint(k, float(self.incumbent[k]), float(bound[k]), bool(self.solved[k]),
+                                     determinism(self.own, x), dict(zip(self.own.labels, x.tolist()))))
+        return KSweep(self.player, points, self.mips, self.lps, self.wall, backend=self.solver_backend,
+                      solver_version=self.solver_version)
+
+
+def _objective(sol: Solution) -> float:
+    """The objective of a solution that has a point (:meth:`_Sweep.run` accepts no other)."""
+    if sol.objective is None:
+        raise SolveError(f"{sol.backend}: a solution with a point but no objective ({sol.status})")
+    return sol.objective
 
 
 def _choice_lp(game: SequenceFormGame, player: int) -> Model:

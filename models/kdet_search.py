@@ -175,17 +175,19 @@ class KdetSearch:
         mixed = mixed_points(own, x)
         while mixed.any():
             sequences = np.flatnonzero(np.isin(own.decision_point_of, np.flatnonzero(mixed & (choice == UNDECIDED))))
-            best = (-np.inf, None, None)
+            best_value, best = -np.inf, None  # best: (choice, LP result) of the best candidate
             for s in sequences[np.argsort(-stale[sequences], kind="stable")]:
-                if stale[s] <= best[0]:
+                if stale[s] <= best_value:
                     break
                 trial = choice.copy()
                 trial[own.decision_point_of[s]] = s - own.starts[own.decision_point_of[s]]
                 result = self._solve(trial, basis)
                 stale[s] = result[0]
-                if result[0] > best[0]:
-                    best = (result[0], trial, result)
-            _, choice, (_, x, basis) = best
+                if result[0] > best_value:
+                    best_value, best = result[0], (trial, result)
+            if best is None:  # a mixed point has candidates, and the first one's finite LP value beats -inf
+                raise SolveError(f"{self.game.name} player {self.player}: the greedy dive found no candidate")
+            choice, (_, x, basis) = best
             mixed = mixed_points(own, x)
         return nash_value
 
@@ -222,7 +224,7 @@ class KdetSearch:
         largest bound among the nodes still open.
         """
         order = itertools.count()
-        heap = []
+        heap: list[tuple[float, int, int, _Node]] = []  # (-bound, -points decided, insertion order, node)
 
         def push(children):
             for child in children:
@@ -342,6 +344,8 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
     points = []
     for k in range(total + 1):
         x = search.strategy[k]
+        if x is None:  # the root's dive offers a pure strategy, an incumbent for every k
+            raise SolveError(f"{game.name} player {player}: no strategy known for k = {k}")
         value = float(search.value[k])
         points.append(SweepPoint(k, value, float(max(bound[k], value)), bool(searched[k]),
                                  search.total - int(mixed_points(search.own, x).sum()),

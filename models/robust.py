@@ -134,7 +134,7 @@ def interval_set(shape: tuple[int, int], radius: float, scope: str = "column") -
         s = entries.size
         P = sp.vstack([sp.identity(s), -sp.identity(s)], format="csr")
         blocks.append(UncertaintyBlock(entries, P, np.full(2 * s, float(radius)), (("orthant", 2 * s),)))
-    return ConicUncertainty(tuple(shape), tuple(blocks), f"interval R={radius:g} ({scope})")
+    return ConicUncertainty((shape[0], shape[1]), tuple(blocks), f"interval R={radius:g} ({scope})")
 
 
 def ellipsoidal_set(shape: tuple[int, int], radius: float, scope: str = "matrix") -> ConicUncertainty:
@@ -150,7 +150,7 @@ def ellipsoidal_set(shape: tuple[int, int], radius: float, scope: str = "matrix"
         r = np.zeros(s + 1)
         r[0] = radius
         blocks.append(UncertaintyBlock(entries, P, r, (("lorentz", s + 1),)))
-    return ConicUncertainty(tuple(shape), tuple(blocks), f"ellipsoidal R={radius:g} ({scope})")
+    return ConicUncertainty((shape[0], shape[1]), tuple(blocks), f"ellipsoidal R={radius:g} ({scope})")
 
 
 # ----------------------------------------------------------------------------- the robust LPs
@@ -205,8 +205,8 @@ def robust_lp(game: MatrixGame, kind: str, radius: float = 0.0, *, player: str =
     """The robust Nash LP of ``player``: ``kind`` is interval / ellipsoidal (radius) or conic (uncertainty)."""
     if kind not in KINDS:
         raise ModelError(f"robust kind must be one of {KINDS}, got {kind!r}")
-    if kind == "conic" and uncertainty is None:
-        raise ModelError("the conic robust LP needs an uncertainty set (see interval_set, ellipsoidal_set, conic_set)")
+    if kind == "conic":
+        _conic_set(uncertainty)  # refuses a missing set before anything is built
     if kind != "conic" and not radius >= 0:
         raise ModelError(f"the radius must be non-negative, got {radius}")
     rows = _rows(game, player)
@@ -216,8 +216,15 @@ def robust_lp(game: MatrixGame, kind: str, radius: float = 0.0, *, player: str =
     elif kind == "ellipsoidal":
         _add_ellipsoidal(model, z, terms, rhs, rows, radius)
     else:
-        _add_dual_counterpart(model, z, terms, rhs, rows, uncertainty, game.shape)
+        _add_dual_counterpart(model, z, terms, rhs, rows, _conic_set(uncertainty), game.shape)
     return model
+
+
+def _conic_set(uncertainty: ConicUncertainty | None) -> ConicUncertainty:
+    """The uncertainty set a conic robust LP or guarantee needs."""
+    if uncertainty is None:
+        raise ModelError("the conic robust LP needs an uncertainty set (see interval_set, ellipsoidal_set, conic_set)")
+    return uncertainty
 
 
 def _add_ellipsoidal(model: Model, z, terms: dict, rhs: float, rows: _Rows, radius: float) -> None:
@@ -259,8 +266,11 @@ def _add_dual_counterpart(model: Model, z, terms: dict, rhs: float, rows: _Rows,
     pieces = [(k, b, pos, var) for k, items in enumerate(touched) for b, pos, var in items]
     sizes = [uncertainty.blocks[b].r.size for _, b, _, _ in pieces]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    lower = np.concatenate([_cone_lower(uncertainty.blocks[b]) for _, b, _, _ in pieces]) if pieces else np.zeros(0)
-    eta = model.add_variables("eta", int(offsets[-1]), lb=lower) if pieces else None
+    if not pieces:  # no row sees an uncertain entry: the nominal constraints
+        model.add_constraints("robust", {z: rows.nominal, **terms}, ">=", rhs)
+        return
+    lower = np.concatenate([_cone_lower(uncertainty.blocks[b]) for _, b, _, _ in pieces])
+    eta = model.add_variables("eta", int(offsets[-1]), lb=lower)
     K = rows.nominal.shape[0]
     r_rows, r_cols, r_vals = [], [], []
     eq_eta, eq_z, eq_count = [], [], 0
@@ -280,14 +290,13 @@ def _add_dual_counterpart(model: Model, z, terms: dict, rhs: float, rows: _Rows,
                                       shape=(size, eta.size))
                 model.add_cone(f"eta_{k}_{b}_{start}", {eta: picks})
     robust = {z: rows.nominal, **terms}
-    if pieces:
-        robust[eta] = -sp.csr_matrix((np.concatenate(r_vals), (np.concatenate(r_rows), np.concatenate(r_cols))),
-                                     shape=(K, eta.size))
-        join = lambda parts, shape: sp.csr_matrix(  # noqa: E731 - a local COO assembler
-            (np.concatenate([p[2] for p in parts]), (np.concatenate([p[0] for p in parts]),
-                                                     np.concatenate([p[1] for p in parts]))), shape=shape)
-        model.add_constraints("counterpart", {eta: join(eq_eta, (eq_count, eta.size)),
-                                              z: join(eq_z, (eq_count, z.size))}, "==", 0.0)
+    robust[eta] = -sp.csr_matrix((np.concatenate(r_vals), (np.concatenate(r_rows), np.concatenate(r_cols))),
+                                 shape=(K, eta.size))
+    join = lambda parts, shape: sp.csr_matrix(  # noqa: E731 - a local COO assembler
+        (np.concatenate([p[2] for p in parts]), (np.concatenate([p[0] for p in parts]),
+                                                 np.concatenate([p[1] for p in parts]))), shape=shape)
+    model.add_constraints("counterpart", {eta: join(eq_eta, (eq_count, eta.size)),
+                                          z: join(eq_z, (eq_count, z.size))}, "==", 0.0)
     model.add_constraints("robust", robust, ">=", rhs)
 
 
@@ -313,7 +322,7 @@ def worst_case_value(game: MatrixGame, strategy: np.ndarray, kind: str, radius: 
     elif kind == "ellipsoidal":
         worst = nominal - radius * np.linalg.norm(rows.delta * z[None, :], axis=1)
     elif kind == "conic":
-        worst = nominal + _inner_minima(rows, z, uncertainty, backend)
+        worst = nominal + _inner_minima(rows, z, _conic_set(uncertainty), backend)
     else:
         raise ModelError(f"robust kind must be one of {KINDS}, got {kind!r}")
     return float(worst.min()) if player == "row" else float(-worst.min())

@@ -247,8 +247,9 @@ def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] 
     """
     if model.is_mip or model.has_cones:
         raise ModelError(f"{model.name}: Mangasarian's test needs a linear program (no integers, no cones)")
-    if not solution.optimal:
+    if not solution.optimal or solution.objective is None:
         raise SolveError(f"{model.name}: the solution is not optimal ({solution.status})")
+    objective = solution.objective
     if blocks is not None:
         blocks = tuple(blocks)
         for name in blocks:
@@ -268,12 +269,13 @@ def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] 
         smallest_positive_dual=float(std.u[K].min()) if K.any() else None,
         largest_zero_dual=float(np.abs(std.u[L]).max()) if L.any() else None,
         K=tuple(std.names[i] for i in np.flatnonzero(K)), L=tuple(std.names[i] for i in np.flatnonzero(L)),
-        num_equalities=std.E.shape[0], rank=rank, num_variables=n, objective=float(solution.objective),
+        num_equalities=std.E.shape[0], rank=rank, num_variables=n, objective=float(objective),
         blocks=blocks)
     if inactive_zero := int((~active & (std.u > tolerance)).sum()):
         result.notes.append(f"warning: {inactive_zero} inactive rows carry a positive multiplier "
                             "(complementary slackness violated beyond the tolerances)")
 
+    direction: np.ndarray | None  # a direction along which the optimum moves (None: none found)
     if blocks is None:
         if rank < n:
             direction = np.linalg.svd(system if system.size else np.zeros((1, n)))[2][-1]
@@ -288,7 +290,7 @@ def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] 
         for name in blocks:
             mask[model.variables[name].slice] = True
         weights = np.where(mask, np.random.default_rng(seed).uniform(0.5, 1.5, n), 0.0)
-        best = (0.0, None)
+        best: tuple[float, np.ndarray | None] = (0.0, None)
         for sign in (1.0, -1.0):
             value, d = _direction_lp(keep, loose, sign * weights, backend, box=True)
             if value > best[0]:
@@ -296,6 +298,8 @@ def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] 
         result.direction_lp_value, direction = best
         if best[0] <= DIRECTION_TOLERANCE:
             return result
+    if direction is None:  # a positive direction LP value always comes with its direction
+        return result
     _second_optimum(result, model, std, x, slack, active, direction)
     return result
 

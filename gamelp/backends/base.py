@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -87,15 +88,18 @@ class RawResult:
     iterations: int | None = None  # simplex iterations, where the solver counts them
 
 
+SolverT = TypeVar("SolverT")
+
+
 @dataclass
-class Session:
-    """One model's solver object kept by a persistent backend between solves.
+class Session(Generic[SolverT]):
+    """One model's solver object (``SolverT``: the backend's own) kept by a persistent backend between solves.
 
     ``form`` and ``factors`` are the scaled form the solver holds and the
     scaling that made it; ``revision`` is the model revision it reflects.
     """
 
-    solver: object
+    solver: SolverT
     form: MatrixForm
     factors: Scaling
     revision: int
@@ -185,15 +189,15 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
     if status == Status.OPTIMAL and off > FEASIBILITY_TOLERANCE:
         status = Status.OPTIMAL_INACCURATE
     limit = INACCURATE_LIMIT if status == Status.OPTIMAL_INACCURATE else FEASIBILITY_TOLERANCE
-    has_point = point_allowed and off <= limit and raw.objective is not None and np.isfinite(raw.objective)
-    fields = {"objective": None, "x": None, "row_duals": None, "reduced_costs": None, "bound": None,
-              "mip_gap": None, "violation": off if raw.x is not None else None}
-    if has_point:
-        fields.update(objective=float(raw.objective), x=raw.x)
+    objective = raw.objective
+    fields: dict[str, float | np.ndarray | None] = {
+        "objective": None, "x": None, "row_duals": None, "reduced_costs": None, "bound": None, "mip_gap": None,
+        "violation": off if raw.x is not None else None}
+    if point_allowed and off <= limit and objective is not None and np.isfinite(objective):
+        fields.update(objective=float(objective), x=raw.x)
         if not form.is_mip and status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE):
-            fields.update(bound=float(raw.objective), mip_gap=0.0, row_duals=raw.row_duals,
+            fields.update(bound=float(objective), mip_gap=0.0, row_duals=raw.row_duals,
                           reduced_costs=raw.reduced_costs)
         elif raw.bound is not None and np.isfinite(raw.bound):
-            fields.update(bound=float(raw.bound),
-                          mip_gap=abs(raw.objective - raw.bound) / max(abs(raw.objective), 1e-10))
+            fields.update(bound=float(raw.bound), mip_gap=abs(objective - raw.bound) / max(abs(objective), 1e-10))
     return status, fields

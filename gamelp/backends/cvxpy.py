@@ -29,6 +29,7 @@ from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
 from gamelp.backends.gurobi_licence import STATUS as GUROBI_STATUS
+from gamelp.backends.gurobi_licence import loaded_gurobi_errors
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured
 from gamelp.deps import installed
@@ -64,6 +65,25 @@ _FIRST_ORDER = {"SCS", "OSQP"}
 _BOUND_ATTRIBUTES = (("objective_function_value", "mip_dual_bound"), ("ObjVal", "ObjBound"))
 
 
+def _native_read_errors() -> tuple[type[Exception], ...]:
+    """What reading a number off a solver's own result object raises when it has none.
+
+    AttributeError: the object has no such attribute (cvxpy's extra_stats is a dict for Clarabel and
+    SCS, HiGHS's HighsInfo, or None), or gurobipy's "Unable to retrieve attribute" when a value is not
+    available now (gurobipy 13 raises it as an AttributeError); TypeError and ValueError: a value that is
+    not a number; gurobipy's own GurobiError, which its other failures raise.
+    """
+    return (AttributeError, TypeError, ValueError, *loaded_gurobi_errors())
+
+
+class BlockProblem(cp.Problem):
+    """A ``cvxpy.Problem`` built from a model, with its blocks by name (block name -> cvxpy object)."""
+
+    var_blocks: dict[str, cp.Variable]
+    constraint_blocks: dict[str, cp.Constraint]
+    cone_blocks: dict[str, cp.Constraint]
+
+
 # ----------------------------------------------------------------------------- building
 def _blockwise(matrix, form: MatrixForm, var_blocks: dict) -> cp.Expression:
     """``matrix @ x`` as a sum of per-block sparse products, skipping blocks with no coefficients."""
@@ -87,7 +107,7 @@ def _variable(form: MatrixForm, name: str, block: slice) -> cp.Variable:
 _RELATION = {"<": lambda e, r: e <= r, ">": lambda e, r: e >= r, "=": lambda e, r: e == r}
 
 
-def build(model) -> cp.Problem:
+def build(model) -> BlockProblem:
     """A model (or its :class:`MatrixForm`) as a ``cvxpy.Problem`` with ``var_blocks``,
     ``constraint_blocks`` and ``cone_blocks`` (block name -> cvxpy object)."""
     form = model if isinstance(model, MatrixForm) else model.matrix_form()
@@ -103,8 +123,8 @@ def build(model) -> cp.Problem:
         cone_blocks[cone.name] = SOC(u[0], u[1:]) if cone.matrix.shape[0] > 1 else u[0] >= 0
     objective = cp.Constant(form.objective_constant) + sum(
         form.c[block] @ var_blocks[name] for name, block in form.variable_slices.items() if form.c[block].any())
-    problem = cp.Problem(cp.Maximize(objective) if form.maximize else cp.Minimize(objective),
-                         [*constraint_blocks.values(), *cone_blocks.values()])
+    problem = BlockProblem(cp.Maximize(objective) if form.maximize else cp.Minimize(objective),
+                           [*constraint_blocks.values(), *cone_blocks.values()])
     problem.var_blocks, problem.constraint_blocks, problem.cone_blocks = var_blocks, constraint_blocks, cone_blocks
     return problem
 
@@ -134,11 +154,13 @@ def _bound(problem: cp.Problem, maximize: bool) -> float | None:
     back through the same affine relation that links the solver's objective to ``problem.value``.
     """
     extra = problem.solver_stats.extra_stats if problem.solver_stats else None
+    if extra is None:
+        return None
     sign = -1.0 if maximize else 1.0
     for objective_attr, bound_attr in _BOUND_ATTRIBUTES:
         try:
             solver_objective, solver_bound = float(getattr(extra, objective_attr)), float(getattr(extra, bound_attr))
-        except Exception:  # absent, or not available now (gurobipy raises its own error type)
+        except _native_read_errors():  # absent, or not available now
             continue
         return sign * solver_bound + (problem.value - sign * solver_objective)
     return None
@@ -151,21 +173,22 @@ def _status(problem: cp.Problem, options: Options) -> Status:
     ``infeasible_inaccurate``; Gurobi's own status says which limit it was.
     """
     native = getattr(problem.solver_stats, "extra_stats", None) if problem.solver_stats else None
-    try:
-        return GUROBI_STATUS.get(int(native.Status), Status.ERROR)
-    except Exception:  # not a gurobipy model: read cvxpy's status
-        pass
+    if native is not None:
+        try:
+            return GUROBI_STATUS.get(int(native.Status), Status.ERROR)
+        except _native_read_errors():  # not a gurobipy model: read cvxpy's status
+            pass
     if problem.status == cps.USER_LIMIT:
         return Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
     return _STATUS.get(problem.status, Status.ERROR)
 
 
-def _point(form: MatrixForm, problem: cp.Problem) -> np.ndarray:
+def _point(form: MatrixForm, problem: BlockProblem) -> np.ndarray:
     """All columns; a block in no constraint and not in the objective (cvxpy leaves it unset) sits at
     its bound nearest 0."""
     return np.concatenate([
         np.clip(0.0, form.col_lb[block], form.col_ub[block]) if problem.var_blocks[name].value is None
-        else np.asarray(problem.var_blocks[name].value, dtype=float).reshape(-1)
+        else np.asarray(problem.var_blocks[name].value, dtype=np.float64).reshape(-1)
         for name, block in form.variable_slices.items()])
 
 

@@ -99,7 +99,7 @@ class GurobiBackend(Backend):
             log_path = os.path.join(tmp, "gurobi.log")
             with quiet_env(gp, log_path, options.verbose) as env:
                 g, x, rows = _build(gp, env, form)
-                params = {"QCPDual": 1} if form.cones and not form.is_mip else {}
+                params: dict[str, object] = {"QCPDual": 1} if form.cones and not form.is_mip else {}
                 params.update(options.extra)
                 for key, value in (("TimeLimit", options.time_limit), ("MIPGap", options.mip_gap),
                                    ("Threads", options.threads)):

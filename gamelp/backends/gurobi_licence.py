@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 
 from gamelp.deps import require
 from gamelp.errors import BackendError
@@ -31,6 +32,17 @@ TOO_LARGE = 10010  # GurobiError code "Model too large for size-limited license"
 STATUS = {2: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.INFEASIBLE_OR_UNBOUNDED, 5: Status.UNBOUNDED,
           7: Status.ITERATION_LIMIT, 8: Status.ITERATION_LIMIT, 9: Status.TIME_LIMIT, 10: Status.ITERATION_LIMIT,
           11: Status.INTERRUPTED, 13: Status.OPTIMAL_INACCURATE}
+
+
+def loaded_gurobi_errors() -> tuple[type[Exception], ...]:
+    """``(gurobipy.GurobiError,)`` once some route has imported gurobipy, else ``()``.
+
+    For ``except`` clauses of the routes that reach Gurobi through another
+    library (cvxpy, Pyomo): a GurobiError can only come from a loaded gurobipy,
+    and looking it up in ``sys.modules`` imports nothing.
+    """
+    gp = sys.modules.get("gurobipy")
+    return (gp.GurobiError,) if gp is not None else ()
 
 
 def gurobipy(what: str = "backend gurobi"):

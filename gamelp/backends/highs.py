@@ -188,7 +188,8 @@ def _passed(form: MatrixForm) -> highspy.Highs:
 def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
     """Change in ``h`` the row bounds, column bounds, costs and objective that ``changes`` names."""
     lower, upper = form.row_bounds
-    for what, where, change, arrays in (("rows", changes.rows, h.changeRowsBounds, (lower, upper)),
+    # highspy's stubs (1.16) omit changeRowsBounds, which its Highs class has (tested by tests/core/test_backends.py).
+    for what, where, change, arrays in (("rows", changes.rows, h.changeRowsBounds, (lower, upper)),  # type: ignore[attr-defined]
                                         ("bounds", changes.bounds, h.changeColsBounds, (form.col_lb, form.col_ub)),
                                         ("costs", changes.costs, h.changeColsCost, (form.c,))):
         if where.size and change(where.size, where.astype(np.int32),
@@ -233,7 +234,7 @@ class HighsBackend(Backend):
         with session.lock if session is not None else contextlib.nullcontext():
             changes = session.pending(model, form, factors) if session is not None else None
             try:
-                if changes is None:
+                if session is None or changes is None:
                     session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)
                 else:
                     _apply(session.solver, form, changes)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyomo.environ as pe
+from pyomo.common.errors import ApplicationError, PyomoException
 from pyomo.common.log import LoggingIntercept
 from pyomo.contrib.solver.common.factory import SolverFactory as ContribSolverFactory
 from pyomo.contrib.solver.common.results import SolutionStatus
@@ -46,7 +47,7 @@ from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
-from gamelp.backends.gurobi_licence import check_size
+from gamelp.backends.gurobi_licence import check_size, loaded_gurobi_errors
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured, discard_stdout
 from gamelp.errors import BackendError
@@ -207,9 +208,31 @@ def _check_highs_options(name: str, options: dict) -> None:
 def _contrib_solver(solver: str):
     """The ``pyomo.contrib.solver`` instance for ``solver`` (one per process), or None if not registered."""
     try:
-        return ContribSolverFactory(solver)
-    except Exception:  # not a name the current interface registers
+        return ContribSolverFactory(solver)  # None for a name the current interface does not register
+    except ImportError:  # registered, but its package is missing (Pyomo's DeferredImportError)
         return None
+
+
+def _availability_errors() -> tuple[type[Exception], ...]:
+    """What asking a Pyomo solver plugin whether it is available may raise instead of answering False.
+
+    ApplicationError: a direct or persistent plugin without its Python bindings; ImportError and
+    NameError: the GAMS plugins (their bindings, or no ``gams`` command); OSError: a shell plugin's
+    executable that cannot run; gurobipy's GurobiError: a licence check that fails.
+    """
+    return (ApplicationError, ImportError, NameError, OSError, *loaded_gurobi_errors())
+
+
+def _solve_errors() -> tuple[type[Exception], ...]:
+    """What a Pyomo solve that fails raises, from Pyomo, its solver interfaces, or the solver's package.
+
+    PyomoException: Pyomo's own errors (NoSolutionError, NoFeasibleSolutionError,
+    InfeasibleConstraintException, IterationLimitError, ...); ApplicationError: a solver that did not
+    run or exit normally; RuntimeError and ValueError: the solver interfaces' refusals (bad status,
+    unloadable results, rejected options); OSError: a shell solver's executable or files; gurobipy's
+    GurobiError: an unknown parameter, the size-limited licence.
+    """
+    return (PyomoException, ApplicationError, RuntimeError, ValueError, OSError, *loaded_gurobi_errors())
 
 
 class PyomoBackend(Backend):
@@ -233,7 +256,7 @@ class PyomoBackend(Backend):
                 if contrib is not None:
                     return bool(contrib.available())
                 return bool(pe.SolverFactory(self.solver).available(exception_flag=False))
-        except Exception:  # some plugins raise instead of answering False
+        except _availability_errors():  # some plugins raise instead of answering False
             return False
 
     def version(self) -> str:
@@ -267,15 +290,16 @@ class PyomoBackend(Backend):
                 raw = self._contrib(form, pm, options) if self._uses_contrib(form) else self._legacy(form, pm, options)
             except BackendError:
                 raise
-            except Exception as exc:  # Pyomo and its plugins raise many types; all mean "this solve failed"
+            except _solve_errors() as exc:  # every one of them means "this solve failed"
                 raise BackendError(f"{self.name} failed on model {form.name!r}: {exc}") from None
         raw.wall_time, raw.log = time.perf_counter() - began, log.text
         return raw
 
     def _contrib(self, form: MatrixForm, pm, options: Options) -> RawResult:
         opt = _contrib_solver(self.solver)
-        config = {"tee": True, "load_solutions": False, "raise_exception_on_nonoptimal_result": False,
-                  "solver_options": dict(options.extra)}
+        solver_options = dict(options.extra)
+        config: dict[str, object] = {"tee": True, "load_solutions": False,
+                                     "raise_exception_on_nonoptimal_result": False, "solver_options": solver_options}
         for key, value in (("time_limit", options.time_limit), ("rel_gap", options.mip_gap if form.is_mip else None),
                            ("threads", options.threads)):
             if value is not None:
@@ -284,7 +308,7 @@ class PyomoBackend(Backend):
             config[_WARM_START] = True
         results = opt.solve(pm, **config)
         if results.termination_condition == ContribTC.infeasibleOrUnbounded and _family(self.solver).disambiguate:
-            config["solver_options"].update(_family(self.solver).disambiguate)
+            solver_options.update(_family(self.solver).disambiguate)
             results = opt.solve(pm, **config)
         raw = RawResult(_CONTRIB_STATUS.get(results.termination_condition, Status.ERROR))
         if results.solution_status in (SolutionStatus.optimal, SolutionStatus.feasible):

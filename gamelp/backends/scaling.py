@@ -106,7 +106,10 @@ def _factors(form: MatrixForm) -> Scaling:
     num_rows = m + 1 + len(form.cones)
     col_unknown = np.full(n, -1)
     col_unknown[~form.integer] = num_rows + np.arange(int((~form.integer).sum()))
-    eq_rows, eq_cols, eq_signs, targets = [], [], [], []
+    eq_rows: list[np.ndarray] = []
+    eq_cols: list[np.ndarray] = []
+    eq_signs: list[np.ndarray] = []
+    targets: list[np.ndarray] = []
 
     def add(row_unknowns, col_positions, col_sign: float, target: np.ndarray) -> None:
         """Equations ``rho[row_unknowns] + col_sign * gamma[col_positions] = target`` (either side optional)."""

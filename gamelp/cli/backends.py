@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from gamelp.cli.output import print_json
 
@@ -19,7 +20,7 @@ def run_backends(args: argparse.Namespace) -> int:
     from gamelp.backends import MissingBackend, library, registered_backends
     from gamelp.deps import install_hint
 
-    rows = []
+    rows: list[dict[str, Any]] = []  # one JSON object per backend
     for b in registered_backends():
         installed = b.available()
         rows.append({"name": b.name, "installed": installed, "capabilities": b.capabilities.names(),

@@ -72,7 +72,7 @@ def _cmd_play(args) -> int:
     from gamelp.games.locm.drafters import make_seated_drafter  # after the battlers: their names are checked first
 
     drafters = [make_seated_drafter(name, (seat,)) for seat, name in enumerate(args.drafters)]
-    result = play_match(*drafters, *battlers, seed=args.seed, cards=cards)
+    result = play_match(drafters[0], drafters[1], battlers[0], battlers[1], seed=args.seed, cards=cards)
     summary = {
         "seed": args.seed, "winner": result.winner, "battle_turns": result.turns,
         "seats": [{"drafter": args.drafters[s], "battler": args.battlers[s], "deck": list(result.decks[s]),

@@ -13,14 +13,18 @@ leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import finite_float
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
-from gamelp.models.nash import opponent_of, player_labels
+from gamelp.models.nash import MatrixNashResult, opponent_of, player_labels
 from gamelp.regret import METHODS as REGRET_METHODS
+
+if TYPE_CHECKING:  # the robust model is imported where --robust needs it
+    from gamelp.models.robust import RobustResult
 
 
 def add_subparser(subparsers) -> argparse.ArgumentParser:
@@ -69,7 +73,8 @@ def run_solve(args) -> int:
         game = read_nfg(args.file)
     else:
         game = MatrixGame.from_csv(args.file, std_path=args.std)
-    removed_rows, removed_cols = [], []
+    removed_rows: list[str] = []
+    removed_cols: list[str] = []
     solved = game
     if not args.no_reduce:
         # A robust solve may only drop what is dominated in every matrix of the uncertainty set.
@@ -78,6 +83,7 @@ def run_solve(args) -> int:
                "solved_shape": list(solved.shape), "removed": {"rows": removed_rows, "columns": removed_cols}}
     if args.method != "lp":
         return _run_first_order(args, game, solved, payload)
+    result: RobustResult | MatrixNashResult
     if args.robust:
         from gamelp.models.robust import solve_robust
 
@@ -115,8 +121,9 @@ def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) 
         print_json(payload)
         return 0
     _print_text(payload)
-    exact = f"; exact by {result.lp_rounds} support LP(s) of {result.lp_shape[0]}x{result.lp_shape[1]}" \
-        if result.lp_rounds else ""
+    shape = result.lp_shape
+    exact = f"; exact by {result.lp_rounds} support LP(s) of {shape[0]}x{shape[1]}" \
+        if result.lp_rounds and shape is not None else ""
     print(f"{args.method}: {result.iterations} iterations, saddle-point gap {result.gap:.2e}{exact}")
     if not result.converged:
         print(f"the first-order run stopped at the iteration limit ({result.iterations} iterations) before "

@@ -143,7 +143,7 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    decks = args.decks or analysed_decks(args.max_creatures)
+    decks = args.decks or [str(deck) for deck in analysed_decks(args.max_creatures)]
     settings = sweep.GameSettings(**_game_options(args), imperfect_samples=args.samples)
     result = sweep.run_tournament(args.players, decks, settings=settings, out=args.out, **_batch_options(args))
     if args.json:

@@ -78,13 +78,13 @@ def run_solve(args) -> int:
         from gamelp.models.nash import solve_nash
 
         solver = solve_deterministic if args.deterministic else solve_nash
-        result = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
-        x, payload = result.strategy, result.to_dict()
+        nash = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
+        x, payload = nash.strategy, nash.to_dict()
         if args.unique:
             from gamelp.models.uniqueness import check_uniqueness
 
             # The question is about the strategy x; the value variables v may have other optima.
-            verdict = check_uniqueness(result.model, result.solution, blocks=("x",), backend=args.backend)
+            verdict = check_uniqueness(nash.model, nash.solution, blocks=("x",), backend=args.backend)
             payload.update(verdict.to_dict())
     if args.behavioural:
         payload["behavioural"] = own.to_behavioural(x)

@@ -1,0 +1,354 @@
+"""Self-play: two regret minimisers against each other on a zero-sum game.
+
+:func:`solve_regret` runs one minimiser per player on a payoff matrix ``M``
+(player 1, rows, gets ``x^T M y``; each player's space is a simplex, the
+minimisers of :mod:`gamelp.regret.simplex`) or on a
+:class:`~gamelp.game.SequenceFormGame` (``x^T A y`` over sequence-form
+strategies; each player's space is a treeplex, CFR of :mod:`gamelp.regret.cfr`
+with the method's local rule).  At iteration ``t`` player 1 observes
+``A y^t``, player 2 observes ``-A^T x^t``, or ``-A^T x^{t+1}`` with
+alternating updates (Tammelin, Burch, Johanson & Bowling 2015).  The output is
+the weighted average ``sum_t t^gamma x^t / sum_t t^gamma`` (gamma 0: uniform,
+1: linear, 2: quadratic; Brown & Sandholm 2019 for the weighted averages), the
+last iterates, and the saddle-point gap
+
+    gap(x, y) = max_x' x'^T A y - min_y' x^T A y',
+
+measured every ``check_every`` iterations.  By the folk theorem of regret
+minimisation the gap of the uniform
+average is at most the players' summed average regrets.  :data:`METHODS`
+names each scheme: its local rule, alternation and averaging.
+:func:`self_play_matrix` keeps every iterate of a matrix run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from gamelp.errors import RegretError
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
+from gamelp.regret.simplex import RegretMinimiser, local_minimiser
+from gamelp.treeplex import Treeplex
+
+AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
+PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
+CHECK_EVERY = 10      # iterations between two measurements of the saddle-point gap
+
+
+@dataclass(frozen=True)
+class Method:
+    """A named self-play scheme: local minimiser, alternation and averaging defaults."""
+
+    local: str
+    alternating: bool
+    averaging: str | float  # a name of AVERAGING, or the exponent gamma of the weights t^gamma
+
+
+METHODS = {
+    "mwu": Method("mwu", False, "uniform"),
+    "omwu": Method("omwu", False, "uniform"),
+    "rm": Method("rm", False, "uniform"),
+    "rm+": Method("rm+", False, "uniform"),
+    "cfr": Method("rm", False, "uniform"),
+    "cfr+": Method("rm+", True, "linear"),
+    "dcfr": Method("drm", True, "quadratic"),
+    "pcfr+": Method("prm+", True, "quadratic"),
+    "dcfr+": Method("drm+", True, 4.0),
+    "pdcfr+": Method("pdrm+", True, 5.0),
+}
+
+
+@dataclass
+class RegretResult:
+    """Outcome of a self-play run.  Strategies are sequence-form for a game, mixed for a matrix."""
+
+    method: str
+    value: float            # player 1's utility of the average strategies
+    gap: float              # saddle-point gap of the average strategies
+    x: np.ndarray           # average strategy of player 1
+    y: np.ndarray           # average strategy of player 2
+    last_x: np.ndarray      # last iterate played by player 1
+    last_y: np.ndarray
+    gaps: np.ndarray        # gap of the average at each checked iteration
+    last_gaps: np.ndarray | None  # gap of the last iterate at each checked iteration (None: not tracked)
+    labels_x: tuple[str, ...]
+    labels_y: tuple[str, ...]
+    checked: np.ndarray     # the iterations whose gaps were measured (every check_every-th and the last)
+    converged: bool = False  # the target gap was reached
+    xs: np.ndarray | None = field(default=None, repr=False)      # per-iteration iterates (record=True)
+    ys: np.ndarray | None = field(default=None, repr=False)
+    avg_xs: np.ndarray | None = field(default=None, repr=False)  # per-iteration averages (record=True)
+    avg_ys: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def iterations(self) -> int:
+        return int(self.checked[-1])
+
+    def strategy_dict(self, player: int = 1) -> dict[str, float]:
+        """Label -> probability of the average strategy of ``player``."""
+        if player not in (1, 2):
+            raise RegretError(f"player must be 1 or 2, got {player!r}")
+        labels, strategy = (self.labels_x, self.x) if player == 1 else (self.labels_y, self.y)
+        return dict(zip(labels, strategy.tolist()))
+
+    @property
+    def strategy(self) -> np.ndarray:
+        """Player 1's average strategy (``value`` is player 1's utility)."""
+        return self.x
+
+    def to_dict(self, player: int = 1) -> dict:
+        """JSON-ready summary from ``player``'s side: value, status, the method as backend, gap, strategy.
+
+        The shape of the LP results' summaries (:class:`gamelp.models.GameResult`):
+        ``value`` is ``player``'s utility, ``status`` ``converged`` (the target
+        gap was reached) or ``iteration_limit``; ``backend`` is the method and
+        ``solver_version`` None (no solver ran).
+        """
+        strategy = self.strategy_dict(player)
+        return {"value": self.value if player == 1 else -self.value,
+                "status": "converged" if self.converged else "iteration_limit", "backend": self.method,
+                "solver_version": None, "player": player, "iterations": self.iterations, "gap": self.gap,
+                "strategy": dict(zip(strategy, np.round(list(strategy.values()), 12).tolist()))}
+
+
+class _Space(Protocol):
+    """A player's strategy space as self-play sees it."""
+
+    labels: tuple[str, ...]
+
+    def best_response_value(self, utility: np.ndarray) -> float:
+        """``max_x utility . x`` over the space."""
+
+    def minimiser(self, local: str, eta: float) -> RegretMinimiser:
+        """A regret minimiser over the space with the local rule ``local``."""
+
+    def to_original(self, v: np.ndarray) -> np.ndarray:
+        """A vector of the space's order back in the game's order."""
+
+
+class _Simplex:
+    """A player's strategy space that is one simplex (a matrix game)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.labels = tuple(str(i) for i in range(n))
+
+    def best_response_value(self, utility: np.ndarray) -> float:
+        return float(utility.max())
+
+    def minimiser(self, local: str, eta: float) -> RegretMinimiser:
+        return local_minimiser(local, self.n, eta=eta)
+
+    def to_original(self, v: np.ndarray) -> np.ndarray:
+        return v
+
+
+class _TreeplexSpace(TreeplexLevels):
+    """A player's strategy space that is a treeplex (a sequence-form game), played in level order."""
+
+    def __init__(self, treeplex: Treeplex):
+        super().__init__(treeplex)
+        self.labels = treeplex.labels
+
+    def minimiser(self, local: str, eta: float) -> RegretMinimiser:
+        if local == "prm+":
+            return PredictiveCFR(self, level_order=True)
+        return CFR(self, local, eta=eta, level_order=True)
+
+
+class _NegatedTranspose:
+    """``-M^T`` of a dense matrix without a copy: ``(-M^T) @ x`` is computed as ``-(x @ M)``."""
+
+    def __init__(self, M: np.ndarray):
+        self.M = M
+
+    def __matmul__(self, x: np.ndarray) -> np.ndarray:
+        return -(x @ self.M)
+
+
+def _averaging_exponent(averaging: str | float) -> float:
+    if isinstance(averaging, str):
+        if averaging not in AVERAGING:
+            raise RegretError(f"unknown averaging {averaging!r} (choose from {sorted(AVERAGING)} "
+                              "or give the exponent gamma of the weights t^gamma)")
+        return AVERAGING[averaging]
+    if isinstance(averaging, bool) or not isinstance(averaging, (int, float)) or not np.isfinite(averaging) \
+            or averaging < 0:
+        raise RegretError(f"averaging must be a name or a non-negative exponent, got {averaging!r}")
+    return float(averaging)
+
+
+def _payoff_matrix(matrix: npt.ArrayLike) -> np.ndarray:
+    try:
+        M = np.asarray(matrix, dtype=float)
+    except (TypeError, ValueError):
+        raise RegretError("the payoff matrix must be numeric") from None
+    if M.ndim != 2 or min(M.shape) < 1:
+        raise RegretError(f"the payoff matrix must be 2-D and non-empty, got shape {M.shape}")
+    if not np.all(np.isfinite(M)):
+        raise RegretError("the payoff matrix has non-finite entries")
+    return M
+
+
+def _positive_integer(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise RegretError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+Progress = Callable[[int, float], object]  # progress(t, gap)
+
+
+def solve_regret(game: SequenceFormGame | str | Path | npt.ArrayLike, method: str = "cfr+", iterations: int = 1000,
+                 *, eta: float = 0.1, target_gap: float | None = None, alternating: bool | None = None,
+                 averaging: str | float | None = None, record: bool = False, track_last: bool = True,
+                 progress: Progress | None = None, check_every: int = CHECK_EVERY) -> RegretResult:
+    """Self-play of two regret minimisers on a game; returns averages, last iterates and gaps.
+
+    ``game`` is a :class:`SequenceFormGame`, a game file / built-in name, or a
+    payoff matrix (player 1, rows, gets ``x^T M y``).  ``method`` is one of
+    :data:`METHODS` (on a sequence-form game every method is CFR with that
+    local minimiser; ``cfr`` is ``rm``; ``cfr+`` is RM+ with alternating
+    updates and linear averaging; ``dcfr`` discounted RM, ``pcfr+`` PRM+ and
+    ``pdcfr+`` discounted PRM+, all alternating; on a matrix the same local
+    rule runs on the simplex).  ``alternating`` and ``averaging``
+    (``uniform``, ``linear``, ``quadratic`` or an exponent ``gamma`` for
+    weights ``t^gamma``) override the method's defaults; ``eta`` is the
+    MWU/OMWU step size.  The saddle-point gap is measured every
+    ``check_every`` iterations and after the last one (``checked`` lists
+    them); the run stops at the first measured gap of the average at most
+    ``target_gap``.  ``record=True`` keeps every iterate and running average
+    (``xs``, ``ys``, ``avg_xs``, ``avg_ys``); ``track_last=False`` skips the
+    last iterate's gaps (``last_gaps`` is None).  ``progress(t, gap)``, when
+    given, is called at the first check past every :data:`PROGRESS_EVERY`
+    iterations and once at the end with the iteration count and the gap.
+    """
+    if method not in METHODS:
+        raise RegretError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    iterations = _positive_integer("iterations", iterations)
+    check_every = _positive_integer("check_every", check_every)
+    if target_gap is not None and (isinstance(target_gap, bool) or not isinstance(target_gap, (int, float))
+                                   or not target_gap >= 0):
+        raise RegretError(f"target_gap must be a non-negative number, got {target_gap!r}")
+    scheme = METHODS[method]
+    alternating = scheme.alternating if alternating is None else bool(alternating)
+    gamma = _averaging_exponent(scheme.averaging if averaging is None else averaging)
+    if isinstance(game, (str, Path)):
+        game = load_game(game)
+    space1: _Space
+    space2: _Space
+    payoff: sp.csr_array | np.ndarray
+    payoff_2: sp.csr_array | _NegatedTranspose
+    if isinstance(game, SequenceFormGame):
+        space1, space2 = _TreeplexSpace(game.pl1), _TreeplexSpace(game.pl2)
+        payoff = sp.csr_array(game.A.tocsr()[space1.order][:, space2.order])  # level order on both sides
+        payoff_2 = sp.csr_array(-payoff.T)
+    else:
+        payoff = _payoff_matrix(game)
+        space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
+        payoff_2 = _NegatedTranspose(payoff)
+    players = (space1.minimiser(scheme.local, eta), space2.minimiser(scheme.local, eta))
+    run = _SelfPlay(method, (space1, space2), (payoff, payoff_2), players, alternating, gamma, record, track_last)
+    return run.play(iterations, target_gap, check_every, progress)
+
+
+def self_play_matrix(M: npt.ArrayLike, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1,
+                     **options: Any) -> RegretResult:
+    """Self-play on a payoff matrix keeping every iterate: ``xs``/``ys`` (last iterates) and
+    ``avg_xs``/``avg_ys`` (running averages), one row per iteration, and the gaps after every
+    iteration.  Options as :func:`solve_regret`."""
+    return solve_regret(_payoff_matrix(M), method, iterations, eta=eta, record=True,
+                        **{"check_every": 1} | options)
+
+
+class _SelfPlay:
+    """One self-play run: both players' minimisers, their weighted averages and the measured gaps.
+
+    On a dense matrix the averages of the utility vectors ``M y^t`` and
+    ``-M^T x^t`` are kept too (O(n) per iteration), so a gap check costs no
+    matrix product; on a sparse sequence-form game a check multiplies the
+    averages instead.
+    """
+
+    def __init__(self, method: str, spaces: tuple[_Space, _Space], payoffs: tuple[Any, Any],
+                 players: tuple[RegretMinimiser, RegretMinimiser], alternating: bool, gamma: float, record: bool,
+                 track_last: bool):
+        self.method, self.spaces, self.payoffs, self.players = method, spaces, payoffs, players
+        self.alternating, self.gamma, self.record, self.track_last = alternating, gamma, record, track_last
+        self.average_utilities = not sp.issparse(payoffs[0])
+
+    def gaps(self, x: np.ndarray, y: np.ndarray, utility_x: np.ndarray, utility_y: np.ndarray, avg_x: np.ndarray,
+             avg_y: np.ndarray, avg_utility_x: np.ndarray, avg_utility_y: np.ndarray
+             ) -> tuple[float, float | None, float]:
+        """Saddle-point gaps of the averages and (if tracked) of the last iterates."""
+        (space1, space2), (payoff, payoff_2) = self.spaces, self.payoffs
+        if not self.average_utilities:
+            avg_utility_x, avg_utility_y = payoff @ avg_y, payoff_2 @ avg_x
+        gap = space1.best_response_value(avg_utility_x) + space2.best_response_value(avg_utility_y)
+        last = (space1.best_response_value(utility_x) + space2.best_response_value(utility_y)
+                if self.track_last else None)
+        return gap, last, float(avg_x @ avg_utility_x)
+
+    def play(self, iterations: int, target_gap: float | None, check_every: int,
+             progress: Progress | None) -> RegretResult:
+        (space1, space2), (payoff, payoff_2), (player1, player2) = self.spaces, self.payoffs, self.players
+        x, y = player1.next_strategy(), player2.next_strategy()
+        utility_x, utility_y = payoff @ y, payoff_2 @ x      # each player's utility vector against the other
+        avg_x, avg_y = np.zeros_like(x), np.zeros_like(y)
+        avg_utility_x, avg_utility_y = np.zeros_like(x), np.zeros_like(y)  # kept on a dense matrix only
+        checked: list[int] = []
+        gaps: list[float] = []
+        last_gaps: list[float | None] = []
+        history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if self.record else []
+        total_weight, converged, next_progress, value = 0.0, False, PROGRESS_EVERY, 0.0
+        for t in range(1, iterations + 1):
+            weight = float(t) ** self.gamma
+            total_weight += weight
+            step = weight / total_weight
+            avg_x += step * (x - avg_x)
+            avg_y += step * (y - avg_y)
+            if self.average_utilities:
+                avg_utility_x += step * (utility_x - avg_utility_x)
+                avg_utility_y += step * (utility_y - avg_utility_y)
+            if self.record:
+                for store, v in zip(history, (x, y, avg_x, avg_y)):
+                    store[t - 1] = v
+            if t % check_every == 0 or t == iterations:
+                if not (np.isfinite(x).all() and np.isfinite(y).all()):
+                    raise RegretError(f"{self.method} diverged: the strategies became non-finite by iteration {t} "
+                                      "(overflow); try a smaller step size eta")
+                gap, last_gap, value = self.gaps(x, y, utility_x, utility_y, avg_x, avg_y, avg_utility_x,
+                                                 avg_utility_y)
+                checked.append(t)
+                gaps.append(gap)
+                last_gaps.append(last_gap)
+                if progress is not None and t >= next_progress:
+                    progress(t, gap)
+                    next_progress = (t // PROGRESS_EVERY + 1) * PROGRESS_EVERY
+                if target_gap is not None and gap <= target_gap:
+                    converged = True
+                    break
+                if t == iterations:
+                    break
+            player1.observe_utility(utility_x)
+            x = player1.next_strategy()
+            next_utility_y = payoff_2 @ x
+            player2.observe_utility(next_utility_y if self.alternating else utility_y)
+            y = player2.next_strategy()
+            utility_x, utility_y = payoff @ y, next_utility_y
+        if progress is not None and next_progress - PROGRESS_EVERY != t:
+            progress(t, gaps[-1])
+        to1, to2 = space1.to_original, space2.to_original
+        xs, ys, avg_xs, avg_ys = ([to(h[:t].T).T for h, to in zip(history, (to1, to2, to1, to2))] if self.record
+                                  else (None,) * 4)
+        return RegretResult(self.method, value, gaps[-1], to1(avg_x), to2(avg_y), to1(x), to2(y), np.array(gaps),
+                            np.array(last_gaps) if self.track_last else None, space1.labels, space2.labels,
+                            np.array(checked), converged, xs, ys, avg_xs, avg_ys)

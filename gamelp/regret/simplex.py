@@ -1,0 +1,277 @@
+"""Regret minimisers on a simplex, vectorised over many simplices at once.
+
+One interface (:class:`RegretMinimiser`): ``next_strategy()`` returns the
+strategy ``x^t`` to play, ``observe_utility(u)`` feeds back the utility vector
+it earned (utility ``u . x``).  Every minimiser runs on one simplex (``space``
+= its size) or on every segment of a :class:`Segments` at once, which is how
+CFR (:mod:`gamelp.regret.cfr`) runs one local minimiser per decision point.
+
+Follow-the-regularised-leader with the negative entropy
+``omega(x) = sum_i x_i log x_i``:
+
+* ``MWU``, multiplicative weights, and ``OMWU``, its optimistic form
+  (predictive FTRL): ``x^t = softmax(eta (L^{t-1} + m^t))`` with ``L`` the
+  cumulative utility and the prediction ``m^t = 0`` (MWU) or ``m^t = l^{t-1}``
+  (OMWU).  Predictive FTRL gives the bound of CMU 15-888 Homework 2 (Fall 2021),
+  Problem 1.8:
+  ``R^T <= log(n)/eta + eta sum_t ||l^t - m^t||_inf^2 - 1/(4 eta) sum_{t>=2} ||x^t - x^{t-1}||_1^2``.
+
+Regret matching, with the cumulative regrets ``R^t = sum_s r^s`` and the
+instantaneous regret ``r^t = u^t - <u^t, x^t> 1``:
+
+* ``RM`` (Hart & Mas-Colell 2000, "A simple adaptive procedure leading to
+  correlated equilibrium", Econometrica): ``x^{t+1} ∝ [R^t]^+``, uniform where
+  no regret is positive;
+* ``RM+`` (Tammelin 2014, "Solving large imperfect information games using
+  CFR+", arXiv:1407.5042): ``R^t = [R^{t-1} + r^t]^+``, clipped at zero after
+  every update.
+
+The local rules of the discounted and predictive members of the CFR family:
+
+* ``DRM``, DCFR's rule (Brown & Sandholm 2019, "Solving imperfect-information
+  games via discounted regret minimization", AAAI, the section on Discounted
+  CFR): after update ``t`` positive cumulative regrets are scaled by
+  ``t^alpha/(t^alpha+1)``, the others by ``t^beta/(t^beta+1)``; alpha = 1.5,
+  beta = 0;
+* ``PRM+``, predictive RM+ (Farina, Kroer & Sandholm 2021, "Faster game
+  solving via predictive Blackwell approachability", AAAI):
+  ``x^t ∝ [R^{t-1} + m^t - <m^t, x^{t-1}> 1]^+`` with the prediction
+  ``m^t = u^{t-1}``, the last utility;
+* ``DRM+`` and ``PDRM+`` (Xu, Li, Liu, Fu, Fu, Xing & Cheng 2024, "Minimizing
+  weighted counterfactual regret with optimistic online mirror descent",
+  IJCAI): RM+ on discounted regrets, ``R^t = [d(t-1) R^{t-1} + r^t]^+`` with
+  ``d(t) = t^alpha/(t^alpha+1)`` (alpha = 1.5), and its predictive form
+  ``x^{t+1} ∝ [d(t) R^t + r^t]^+``, the last instantaneous regret as the
+  prediction (alpha = 2.3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gamelp.errors import RegretError
+
+
+class Segments:
+    """A vector cut into consecutive simplices ``[starts[k], ends[k])`` that cover it in order."""
+
+    def __init__(self, starts: npt.ArrayLike, ends: npt.ArrayLike):
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.ends = np.asarray(ends, dtype=np.int64)
+        sizes = self.ends - self.starts
+        if (self.starts.size == 0 or self.starts[0] != 0 or np.any(sizes < 1)
+                or np.any(self.starts[1:] != self.ends[:-1])):
+            raise RegretError("segments must be non-empty, consecutive and start at 0")
+        self.size = int(self.ends[-1])
+        self.owner = np.repeat(np.arange(self.starts.size), sizes)
+        self.uniform = 1.0 / sizes[self.owner]  # each entry's probability in a uniform strategy
+
+    @classmethod
+    def simplex(cls, n: int) -> "Segments":
+        """One simplex of dimension ``n``."""
+        if int(n) < 1:
+            raise RegretError(f"a simplex needs at least one action, got {n}")
+        return cls([0], [int(n)])
+
+    def sums(self, v: np.ndarray) -> np.ndarray:
+        """Per-segment sums."""
+        return np.add.reduceat(v, self.starts)
+
+    def expand(self, per_segment: np.ndarray) -> np.ndarray:
+        """Broadcast one value per segment to every entry of that segment."""
+        return per_segment[self.owner]
+
+    def normalise(self, weights: np.ndarray) -> np.ndarray:
+        """Scale non-negative weights to sum to 1 per segment; an all-zero segment becomes uniform."""
+        totals = np.add.reduceat(weights, self.starts)[self.owner]
+        return np.divide(weights, totals, out=self.uniform.copy(), where=totals > 0)
+
+    def positive_part(self, v: np.ndarray) -> np.ndarray:
+        """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive."""
+        return self.normalise(np.maximum(v, 0.0))
+
+    def softmax(self, logits: np.ndarray) -> np.ndarray:
+        """Per-segment softmax (shifted by the segment maximum for stability)."""
+        shifted = np.exp(logits - self.expand(np.maximum.reduceat(logits, self.starts)))
+        return shifted / self.expand(self.sums(shifted))
+
+
+Space = int | Segments  # one simplex of that size, or every segment of a Segments
+
+
+def _as_segments(space: Space) -> Segments:
+    return space if isinstance(space, Segments) else Segments.simplex(space)
+
+
+class RegretMinimiser:
+    """Interface: ``next_strategy()`` then ``observe_utility(u)``, repeated; ``u . x`` is the utility earned."""
+
+    def next_strategy(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        raise NotImplementedError
+
+
+class RegretMatching(RegretMinimiser):
+    """Regret matching on one simplex (``space`` = its size) or on every segment of ``space`` at once.
+
+    ``plus=True`` is RM+: cumulative regrets are clipped at zero after each update.
+    """
+
+    def __init__(self, space: Space, *, plus: bool = False):
+        self.segments = _as_segments(space)
+        self.plus = plus
+        self.regrets = np.zeros(self.segments.size)
+        self._strategy: np.ndarray | None = None  # the last strategy played (None: none yet)
+
+    def next_strategy(self) -> np.ndarray:
+        self._strategy = strategy = self.segments.positive_part(self.regrets)
+        return strategy
+
+    def _played(self) -> np.ndarray:
+        """The last strategy played, picked now if none was asked for yet."""
+        return self.next_strategy() if self._strategy is None else self._strategy
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        expected = self.segments.expand(self.segments.sums(self._played() * utility))
+        self.regrets += utility - expected
+        if self.plus:
+            np.maximum(self.regrets, 0.0, out=self.regrets)
+
+
+class RegretMatchingPlus(RegretMatching):
+    """RM+ (Tammelin 2014): regret matching on regrets clipped at zero."""
+
+    def __init__(self, space: Space):
+        super().__init__(space, plus=True)
+
+
+class DiscountedRegretMatching(RegretMatching):
+    """DCFR's local rule (Brown & Sandholm 2019): regret matching whose cumulative regrets
+    are scaled after update ``t`` by ``t^alpha/(t^alpha+1)`` where positive, ``t^beta/(t^beta+1)`` where not."""
+
+    def __init__(self, space: Space, *, alpha: float = 1.5, beta: float = 0.0):
+        super().__init__(space)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.updates = 0
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        super().observe_utility(utility)
+        self.updates += 1
+        t = float(self.updates)
+        positive, negative = t ** self.alpha / (t ** self.alpha + 1), t ** self.beta / (t ** self.beta + 1)
+        self.regrets *= np.where(self.regrets > 0, positive, negative)
+
+
+def prm_plus_strategy(segments: Segments, regrets: np.ndarray, prediction: np.ndarray,
+                       previous: np.ndarray) -> np.ndarray:
+    """PRM+'s next local strategies: ``[R + m - <m, x_prev> 1]^+`` normalised per segment."""
+    expected = segments.expand(segments.sums(previous * prediction))
+    return segments.positive_part(regrets + prediction - expected)
+
+
+class PredictiveRegretMatchingPlus(RegretMatching):
+    """PRM+ (Farina, Kroer & Sandholm 2021): RM+ on the regrets plus the predicted regret
+    of the last utility, ``x^t ∝ [R^{t-1} + u^{t-1} - <u^{t-1}, x^{t-1}> 1]^+``."""
+
+    def __init__(self, space: Space):
+        super().__init__(space, plus=True)
+        self.prediction = np.zeros(self.segments.size)
+        self._strategy: np.ndarray = self.segments.normalise(self.prediction)  # x^0: uniform, never None
+
+    def next_strategy(self) -> np.ndarray:
+        self._strategy = strategy = prm_plus_strategy(self.segments, self.regrets, self.prediction,
+                                                       self._strategy)
+        return strategy
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        super().observe_utility(utility)
+        self.prediction = np.array(utility, dtype=float)
+
+
+class DiscountedRegretMatchingPlus(RegretMatching):
+    """DCFR+'s local rule (Xu, Li, Liu, Fu, Fu, Xing & Cheng 2024): RM+ on discounted regrets,
+    ``R^t = [d(t-1) R^{t-1} + r^t]^+`` with ``d(t) = t^alpha/(t^alpha+1)`` and the instantaneous
+    regret ``r^t``; alpha = 1.5."""
+
+    def __init__(self, space: Space, *, alpha: float = 1.5):
+        super().__init__(space, plus=True)
+        self.alpha = float(alpha)
+        self.updates = 0
+        self.last_regret = np.zeros(self.segments.size)
+
+    def _discount(self, t: int) -> float:
+        return t ** self.alpha / (t ** self.alpha + 1)
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        regret = utility - self.segments.expand(self.segments.sums(self._played() * utility))
+        self.regrets *= self._discount(self.updates)
+        self.regrets += regret
+        np.maximum(self.regrets, 0.0, out=self.regrets)
+        self.last_regret = regret
+        self.updates += 1
+
+
+class PredictiveDiscountedRegretMatchingPlus(DiscountedRegretMatchingPlus):
+    """PDCFR+'s local rule (Xu et al. 2024): DCFR+'s discounted RM+ predicting the last
+    instantaneous regret, ``x^{t+1} ∝ [d(t) R^t + r^t]^+``; alpha = 2.3."""
+
+    def __init__(self, space: Space, *, alpha: float = 2.3):
+        super().__init__(space, alpha=alpha)
+
+    def next_strategy(self) -> np.ndarray:
+        self._strategy = strategy = self.segments.positive_part(self._discount(self.updates) * self.regrets
+                                                                + self.last_regret)
+        return strategy
+
+
+class MWU(RegretMinimiser):
+    """Multiplicative weights = FTRL with negative entropy: ``x^t = softmax(eta (L^{t-1} + m^t))``.
+
+    ``optimistic=True`` predicts ``m^t = l^{t-1}`` (OMWU, predictive FTRL); otherwise ``m^t = 0``.
+    """
+
+    def __init__(self, space: Space, *, eta: float = 0.1, optimistic: bool = False):
+        if not np.isfinite(eta) or eta <= 0:
+            raise RegretError(f"the step size eta must be a positive number, got {eta!r}")
+        self.segments = _as_segments(space)
+        self.eta = float(eta)
+        self.optimistic = optimistic
+        self.cumulative = np.zeros(self.segments.size)
+        self.prediction = np.zeros(self.segments.size)
+
+    def next_strategy(self) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught by the self-play loop
+            return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
+
+    def observe_utility(self, utility: np.ndarray) -> None:
+        self.cumulative += utility
+        if self.optimistic:
+            self.prediction = np.array(utility, dtype=float)
+
+
+class OMWU(MWU):
+    """Optimistic MWU: predictive FTRL with negative entropy, predicting the last utility."""
+
+    def __init__(self, space: Space, *, eta: float = 0.1):
+        super().__init__(space, eta=eta, optimistic=True)
+
+
+LOCAL_MINIMISERS: dict[str, type[RegretMatching] | type[MWU]] = {
+    "rm": RegretMatching, "rm+": RegretMatchingPlus, "drm": DiscountedRegretMatching,
+    "prm+": PredictiveRegretMatchingPlus, "drm+": DiscountedRegretMatchingPlus,
+    "pdrm+": PredictiveDiscountedRegretMatchingPlus, "mwu": MWU, "omwu": OMWU}
+
+
+def local_minimiser(name: str, space: Space, *, eta: float = 0.1) -> RegretMinimiser:
+    """A simplex minimiser by name (``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu``,
+    ``omwu``) over ``space``
+    (size or Segments)."""
+    if name not in LOCAL_MINIMISERS:
+        raise RegretError(f"unknown local regret minimiser {name!r} (choose from {sorted(LOCAL_MINIMISERS)})")
+    cls = LOCAL_MINIMISERS[name]
+    if issubclass(cls, MWU):
+        return cls(space, eta=eta)
+    return cls(space)
