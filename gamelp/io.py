@@ -15,10 +15,14 @@ exception.  A missing directory or an unwritable target is refused with a
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import stat
 import tempfile
+import zipfile
 from pathlib import Path
+
+import numpy as np
 
 from gamelp.errors import GamelpError, OutputError
 
@@ -46,6 +50,68 @@ def read_text(path, error: type[GamelpError]) -> str:
             return handle.read()
     except UnicodeDecodeError:
         raise error(f"{path}: not a text file (not valid UTF-8)") from None
+
+
+NPZ_MAX_MEMBERS = 4096
+"""Most arrays an .npz file may hold: gamelp's policies and forests have a few dozen; the zip directory of a
+hostile file could otherwise list millions of empty members, each costing a header read."""
+
+
+def read_npz(path, error: type[GamelpError], max_bytes: int, what: str = "an .npz file") -> dict[str, np.ndarray]:
+    """The arrays of the regular ``.npz`` file ``path``, by name; anything suspect raises ``error`` naming it
+    (``path: not WHAT (...)``, ``what`` saying what the file should have been).
+
+    Every member's header is checked before its data is read: a plain (not object, not structured) dtype,
+    a size equal to the data the member holds, and at most ``max_bytes`` for all the arrays together.
+    """
+    with open_regular(path, error, "rb") as stream:
+        try:
+            with zipfile.ZipFile(stream) as archive:
+                members = archive.infolist()
+                if len(members) > NPZ_MAX_MEMBERS:
+                    raise _NotNpz(f"{len(members)} arrays, more than the {NPZ_MAX_MEMBERS} allowed")
+                total = 0
+                for info in members:
+                    total += _checked_npy_size(archive, info, max_bytes - total)
+                return {info.filename.removesuffix(".npy"): _read_npy(archive, info) for info in members}
+        except (_NotNpz, zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                NotImplementedError, RuntimeError) as exc:  # RuntimeError: an encrypted member
+            raise error(f"{path}: not {what} ({exc})") from None
+
+
+class _NotNpz(Exception):
+    """A member of an .npz file is refused (the message says which and why)."""
+
+
+def _checked_npy_size(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int) -> int:
+    """The data size ``info``'s header declares, once checked against ``budget`` and the member's size."""
+    where = f"array {info.filename.removesuffix('.npy')!r}"
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version not in ((1, 0), (2, 0)):
+            raise _NotNpz(f"{where}: unsupported .npy format version {version}")
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read_header(member)
+        header = member.tell()
+    if dtype.hasobject:
+        raise _NotNpz(f"{where}: it holds pickled objects, refused unread")
+    if dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in "biufcU":
+        raise _NotNpz(f"{where}: unsupported dtype {dtype}")
+    if any(n < 0 for n in shape):
+        raise _NotNpz(f"{where}: its header declares the shape {shape}")
+    size = math.prod(shape) * dtype.itemsize
+    if size > budget:
+        raise _NotNpz(f"{where}: its header declares {shape} {dtype}, {size:,} bytes, more than the "
+                      f"{budget:,} bytes left of the limit")
+    if size != info.file_size - header:
+        raise _NotNpz(f"{where}: its header declares {size:,} bytes of data, the file holds "
+                      f"{info.file_size - header:,}")
+    return size
+
+
+def _read_npy(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    with archive.open(info) as member:
+        return np.lib.format.read_array(member, allow_pickle=False)
 
 
 def write_text(path, text: str) -> Path:

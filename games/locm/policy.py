@@ -34,7 +34,7 @@ import numpy as np
 from gamelp.errors import DraftPolicyError
 from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
-from gamelp.io import atomic_write, open_regular
+from gamelp.io import atomic_write, read_npz
 
 FORMAT = "gamelp-locm-draft-policy/1"
 POLICY_APPROACHES = ("immediate", "history", "lstm")
@@ -44,6 +44,11 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, 0.0),
     "elu": lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0.0))),
 }
+
+
+MAX_POLICY_BYTES = 64 << 20
+"""Most array data a policy file may declare: the shipped policies hold under 0.4 MB, and even a History
+network of two 4096-wide float64 layers needs under 40 MB; a header declaring more is refused before loading."""
 
 
 def observation_size(approach: str) -> int:
@@ -143,12 +148,7 @@ def save_policy(path: str | Path, approach: str, policies: Mapping[int, SeatPoli
 
 def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
     """Read a policy file; refuse a malformed one with one line naming the file."""
-    with open_regular(path, DraftPolicyError, "rb") as stream:
-        try:
-            with np.load(stream, allow_pickle=False) as data:
-                arrays = {key: data[key] for key in data.files}
-        except (OSError, ValueError, EOFError) as exc:
-            raise DraftPolicyError(f"{path}: not a draft policy file ({exc})") from None
+    arrays = read_npz(path, DraftPolicyError, MAX_POLICY_BYTES, "a draft policy file")
 
     def text(key: str) -> str:
         if key not in arrays or arrays[key].dtype.kind != "U" or arrays[key].ndim != 0:
@@ -161,7 +161,8 @@ def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
     if approach not in POLICY_APPROACHES:
         raise DraftPolicyError(f"{path}: approach {approach!r}, expected one of {', '.join(POLICY_APPROACHES)}")
     seats = arrays.get("seats", np.array([]))
-    if seats.ndim != 1 or not 1 <= len(seats) <= 2 or not set(seats.tolist()) <= {0, 1}:
+    if (seats.ndim != 1 or seats.dtype.kind not in "iu" or not 1 <= len(seats) <= 2
+            or not set(seats.tolist()) <= {0, 1}):
         raise DraftPolicyError(f"{path}: 'seats' must list seat 0 and/or seat 1")
     policies = {int(seat): _seat_policy(arrays, int(seat), approach, path, text) for seat in seats}
     return PolicyDrafter(name or f"file:{path}", approach, policies, source=str(path))
@@ -180,7 +181,8 @@ def _seat_policy(arrays: dict, seat: int, approach: str, path, text) -> SeatPoli
     weights, biases = [], []
     while f"seat{seat}/weight{len(weights)}" in arrays:
         i = len(weights)
-        weight, bias = arrays[f"seat{seat}/weight{i}"], arrays.get(f"seat{seat}/bias{i}")
+        weight = _weights(arrays, f"seat{seat}/weight{i}", path)
+        bias = _weights(arrays, f"seat{seat}/bias{i}", path) if f"seat{seat}/bias{i}" in arrays else None
         expected_rows = inputs if i == 0 else weights[-1].shape[1]
         if weight.ndim != 2 or weight.shape[0] != expected_rows:
             raise DraftPolicyError(f"{path}: seat {seat}: weight{i} has shape {weight.shape}, "
@@ -198,10 +200,22 @@ def _lstm_layer(arrays: dict, seat: int, inputs: int, path) -> LstmLayer:
     missing = [key for key in LSTM_KEYS if f"seat{seat}/{key}" not in arrays]
     if missing:
         raise DraftPolicyError(f"{path}: seat {seat}: an lstm policy needs {', '.join(missing)}")
-    input_weights, hidden_weights, bias = (arrays[f"seat{seat}/{key}"].astype(np.float64) for key in LSTM_KEYS)
-    size = hidden_weights.shape[-1]
+    input_weights, hidden_weights, bias = (_weights(arrays, f"seat{seat}/{key}", path) for key in LSTM_KEYS)
+    size = hidden_weights.shape[-1] if hidden_weights.ndim == 2 else -1
     if (input_weights.shape != (4 * size, inputs) or hidden_weights.shape != (4 * size, size)
             or bias.shape != (4 * size,)):
         raise DraftPolicyError(f"{path}: seat {seat}: lstm shapes {input_weights.shape}, {hidden_weights.shape}, "
                                f"{bias.shape}; expected (4H, {inputs}), (4H, H), (4H,)")
     return LstmLayer(input_weights, hidden_weights, bias)
+
+
+def _weights(arrays: dict, key: str, path) -> np.ndarray:
+    """``arrays[key]`` as float64, refused unless it is a floating-point array of finite numbers."""
+    array = arrays[key]
+    if array.dtype.kind != "f":
+        raise DraftPolicyError(f"{path}: {key} is a {array.dtype} array, expected floating-point weights")
+    if not np.all(np.isfinite(array)):
+        bad = np.flatnonzero(~np.isfinite(array.ravel()))
+        raise DraftPolicyError(f"{path}: {key} holds {len(bad)} non-finite weight(s) (NaN or infinite), the first "
+                               f"at flat index {bad[0]}")
+    return array.astype(np.float64)

@@ -19,17 +19,26 @@ from __future__ import annotations
 
 import json
 import lzma
+import math
 import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from gamelp.errors import LocmError
+from gamelp.errors import LocmError, shown
 from gamelp.games.locm.cards import ABILITY_STRINGS, CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import State, parse_actions
+from gamelp.io import open_regular
 
 _SEED_PATTERN = re.compile(r"(draftChoicesSeed|shufflePlayer0Seed|shufflePlayer1Seed)=(-?\d+)")
+MAX_REPLAY_BYTES = 64 << 20
+"""Most text a consistency file may hold (decompressed): a referee match takes about 35 kB, so this is some
+1,900 matches, and it bounds what an .xz file can expand to (an "xz bomb" of a few kB could otherwise fill the
+memory). Lines are parsed as they are read; the JSON of one line may take some fifteen times its size in
+memory, so this keeps a hostile file under about 1 GB."""
+_CHUNK_BYTES = 1 << 20
+_TEXT_LINE = re.compile(rb"^[ \t\r\f\v]*[^\s][^\n]*", re.MULTILINE)  # a line that is not blank (no backtracking)
 
 
 @dataclass(frozen=True)
@@ -63,14 +72,16 @@ def parse_match_line(line: str, where: str) -> RecordedMatch:
         raise LocmError(f"{where}: not a referee match record (no JSON object)")
     try:
         record = json.loads(line[: end + 1])
-        errors, outputs = record["errors"], record["outputs"]
-        scores = record["scores"]
-        frames = [(errors[p], outputs[p]) for p in ("0", "1")]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise LocmError(f"{where}: not a referee match record ({exc})") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise LocmError(f"{where}: not a referee match record ({reason})") from None
+    frames = [(_texts(record, "errors", p, where), _texts(record, "outputs", p, where)) for p in ("0", "1")]
     seeds = dict(_SEED_PATTERN.findall(line[end + 1:]))
     if len(seeds) != 3:
         raise LocmError(f"{where}: missing draftChoicesSeed, shufflePlayer0Seed or shufflePlayer1Seed after the JSON")
+    for key, digits in seeds.items():  # the referee's seeds are Java longs
+        if len(digits) > 20 or not -2 ** 63 <= int(digits) < 2 ** 63:
+            raise LocmError(f"{where}: {key}={shown(digits)} is not a Java long (64-bit) seed")
     turns = []
     for index in range(max(len(frames[0][0]), len(frames[1][0]))):
         for player in (0, 1):
@@ -79,31 +90,78 @@ def parse_match_line(line: str, where: str) -> RecordedMatch:
             if text:
                 reply = replies[index] if index < len(replies) else None
                 turns.append((player, text, reply or ""))
-    try:
-        winner = 0 if int(scores["0"]) > int(scores["1"]) else 1
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LocmError(f"{where}: bad scores ({exc})") from None
+    scores = record.get("scores")
+    points = [scores.get(p) if isinstance(scores, dict) else None for p in ("0", "1")]
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in points):
+        raise LocmError(f"{where}: bad scores {shown(scores)} (expected {{\"0\": number, \"1\": number}})")
+    winner = 0 if points[0] > points[1] else 1
     return RecordedMatch(int(seeds["draftChoicesSeed"]),
                          (int(seeds["shufflePlayer0Seed"]), int(seeds["shufflePlayer1Seed"])), tuple(turns), winner)
 
 
+def _texts(record: dict, key: str, player: str, where: str) -> list:
+    """``record[key][player]``: the frames' texts, each a string or null; anything else is refused."""
+    entry = record.get(key)
+    if not isinstance(entry, dict) or player not in entry:
+        raise LocmError(f"{where}: not a referee match record (no {key}[{player!r}])")
+    texts = entry[player]
+    if not isinstance(texts, list) or not all(t is None or isinstance(t, str) for t in texts):
+        raise LocmError(f"{where}: {key}[{player!r}] must be a list of strings or nulls, got {shown(texts)}")
+    return texts
+
+
 def read_consistency_file(path: str | Path | None = None) -> list[RecordedMatch]:
-    """Every match of a consistency file (``.xz`` read compressed); None reads the shipped dev file."""
+    """Every match of a consistency file (``.xz`` read compressed); None reads the shipped dev file.
+
+    Only a regular file is read (a pipe or a device could block or never end), line by line, and at most
+    :data:`MAX_REPLAY_BYTES` of text (after decompression) is accepted."""
     if path is None:
-        data = resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").read_bytes()
-        text, name = lzma.decompress(data).decode("utf-8"), "consistency-v1.2-dev.txt"
+        name = "consistency-v1.2-dev.txt"
+        raw = resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").open("rb")
+        compressed = True
     else:
-        name = str(path)
+        name, raw, compressed = str(path), open_regular(path, LocmError, "rb"), str(path).endswith(".xz")
+    with raw:
+        stream = lzma.LZMAFile(raw) if compressed else raw
         try:
-            raw = Path(path).read_bytes()
-            text = (lzma.decompress(raw) if name.endswith(".xz") else raw).decode("utf-8")
-        except (OSError, lzma.LZMAError, UnicodeDecodeError) as exc:
+            matches = [parse_match_line(line, f"{name}, line {n}") for n, line in _lines(stream, name) if line.strip()]
+        except (OSError, EOFError, lzma.LZMAError) as exc:
             raise LocmError(f"{name}: cannot read the consistency file ({exc})") from None
-    matches = [parse_match_line(line, f"{name}, line {n}")
-               for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not matches:
         raise LocmError(f"{name}: no matches")
     return matches
+
+
+def _lines(stream, name: str):
+    """(number, text) of each line of ``stream`` that is not blank, refusing more than :data:`MAX_REPLAY_BYTES`.
+
+    Read in chunks; blank lines are skipped by a regular expression, so a file of millions of them costs no
+    more than one of a few long lines."""
+    total, number, buffer = 0, 1, bytearray()
+    while True:
+        chunk = stream.read(_CHUNK_BYTES)
+        total += len(chunk)
+        if total > MAX_REPLAY_BYTES:
+            raise LocmError(f"{name}: more than {MAX_REPLAY_BYTES >> 20} MiB of text"
+                            f"{' once decompressed' if name.endswith('.xz') else ''}; refused (split the file)")
+        if chunk:  # complete lines only: up to the chunk's last newline (searched in the chunk, not the buffer)
+            end = len(buffer) + chunk.rfind(b"\n") + 1 if b"\n" in chunk else 0
+        else:  # the end of the file: the last line, without a newline
+            end = len(buffer)
+        buffer += chunk
+        start = 0
+        for found in _TEXT_LINE.finditer(buffer, 0, end):
+            number += buffer.count(b"\n", start, found.start())
+            start = found.start()
+            try:
+                yield number, found.group().decode("utf-8")
+            except UnicodeDecodeError:
+                raise LocmError(f"{name}, line {number}: not text (not valid UTF-8)") from None
+        if not chunk:
+            return
+        if end:
+            number += buffer.count(b"\n", start, end)
+            del buffer[:end]
 
 
 def render_draft_input(cards: CardTable, player: int, turn: int, offer) -> str:

@@ -34,8 +34,9 @@ def _alarm(signum, frame):
     raise Hang(f"no answer within {WATCHDOG_SECONDS} s")
 
 
-def run(capsys, argv):
-    """Run ``gamelp argv`` in-process; check the exit contract; return (code, stdout, stderr)."""
+def run(capsys, argv, answers=(0,)):
+    """Run ``gamelp argv`` in-process; check the exit contract (``answers``: the exit codes of an answer);
+    return (code, stdout, stderr)."""
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(WATCHDOG_SECONDS)
     try:
@@ -46,13 +47,13 @@ def run(capsys, argv):
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     out, err = capsys.readouterr()
-    check_contract(argv, code, err)
+    check_contract(argv, code, err, answers)
     return code, out, err
 
 
-def check_contract(argv, code, err):
+def check_contract(argv, code, err, answers=(0,)):
     assert "Traceback" not in err, (argv, err)
-    assert code in (0, 2), (argv, code, err)
+    assert code in (*answers, 2), (argv, code, err)
     if code == 2:
         errors = [line for line in err.splitlines() if re.match(r"gamelp[\w -]*: error: ", line)]
         others = [line for line in err.splitlines() if line and line not in errors and not line.startswith("WARNING")]

@@ -209,3 +209,128 @@ def test_train_command_writes_both_seats_and_the_curve_and_refuses_bad_input(tmp
         assert gamelp_cli.main([*argv, *bad]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+# ---- hostile policy files (issue 23, items 7 and 13) ----
+def _policy_arrays(approach="immediate"):
+    """The arrays ``save_policy`` writes for a small one-seat policy of ``approach``."""
+    arrays = {"format": np.array("gamelp-locm-draft-policy/1"), "approach": np.array(approach), "seats": np.array([0]),
+              "seat0/activation": np.array("tanh")}
+    policy = _random_policy(48 if approach != "lstm" else 4, [], "tanh", 0)
+    arrays["seat0/weight0"], arrays["seat0/bias0"] = policy.weights[0].astype(np.float32), policy.biases[0]
+    if approach == "lstm":
+        arrays.update({"seat0/lstm_input": np.zeros((16, 48)), "seat0/lstm_hidden": np.zeros((16, 4)),
+                       "seat0/lstm_bias": np.zeros(16)})
+    return arrays
+
+
+def _forged_member(shape, dtype="<f8", data=b""):
+    """The bytes of a .npy member whose header declares ``shape`` and ``dtype``, followed by ``data``."""
+    header = repr({"descr": dtype, "fortran_order": False, "shape": tuple(shape)}).encode("latin1")
+    header += b" " * (-(len(header) + 11) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data
+
+
+def _write_with_member(path, arrays, name, member):
+    import zipfile
+    np.savez(path, **arrays)
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr(f"{name}.npy", member)
+
+
+_BAD_POLICIES = {  # name: (arrays changed from _policy_arrays, the fault in the message)
+    "missing bias": (lambda a: a.pop("seat0/bias0"), "seat 0: bias0 must have shape (3,)"),
+    "missing activation": (lambda a: a.pop("seat0/activation"), "no text entry 'seat0/activation'"),
+    "integer weights": (lambda a: a.update({"seat0/weight0": np.ones((48, 3), dtype=np.int64)}),
+                        "seat0/weight0 is a int64 array, expected floating-point weights"),
+    "text weights": (lambda a: a.update({"seat0/weight0": np.array("x" * 10)}),
+                     "seat0/weight0 is a <U10 array, expected floating-point weights"),
+    "complex bias": (lambda a: a.update({"seat0/bias0": np.ones(3, dtype=complex)}), "seat0/bias0 is a complex128"),
+    "float seats": (lambda a: a.update({"seats": np.array([0.0])}), "'seats' must list seat 0 and/or seat 1"),
+    "text format": (lambda a: a.update({"format": np.array(1)}), "no text entry 'format'"),
+    "1-d weight": (lambda a: a.update({"seat0/weight0": np.zeros(48)}), "weight0 has shape (48,), expected (48, n)"),
+    "3-d weight": (lambda a: a.update({"seat0/weight0": np.zeros((48, 3, 1))}), "weight0 has shape (48, 3, 1)"),
+    "NaN weight": (lambda a: a["seat0/weight0"].__setitem__((5, 1), np.nan),
+                   "seat0/weight0 holds 1 non-finite weight(s) (NaN or infinite), the first at flat index 16"),
+    "infinite bias": (lambda a: a["seat0/bias0"].__setitem__(2, -np.inf), "seat0/bias0 holds 1 non-finite weight"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_POLICIES))
+def test_malformed_policy_arrays_are_refused_in_one_line(tmp_path, capsys, case):
+    change, fault = _BAD_POLICIES[case]
+    arrays = _policy_arrays()
+    change(arrays)
+    path = tmp_path / "bad.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(DraftPolicyError, match=re.escape(f"{path}: ")) as error:
+        load_policy(path)
+    assert fault in str(error.value)
+    assert gamelp_cli.main(["locm", "play", "--drafters", f"file:{path},random"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fault in err and str(path) in err
+
+
+@pytest.mark.parametrize("change, fault", [
+    (lambda a: a.update({"seat0/lstm_hidden": np.zeros(16)}), "lstm shapes (16, 48), (16,), (16,)"),
+    (lambda a: a.update({"seat0/lstm_hidden": np.array(0.0)}), "lstm shapes (16, 48), (), (16,)"),
+    (lambda a: a.update({"seat0/lstm_bias": np.full(16, np.nan)}), "seat0/lstm_bias holds 16 non-finite weight(s)"),
+    (lambda a: a.update({"seat0/lstm_input": np.zeros((16, 48), dtype=np.int8)}), "seat0/lstm_input is a int8"),
+])
+def test_malformed_lstm_arrays_are_refused(tmp_path, change, fault):
+    arrays = _policy_arrays("lstm")
+    np.savez(tmp_path / "good.npz", **arrays)
+    load_policy(tmp_path / "good.npz")  # the unchanged arrays are a valid policy
+    change(arrays)
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(DraftPolicyError, match=re.escape(f"{tmp_path / 'bad.npz'}: ")) as error:
+        load_policy(tmp_path / "bad.npz")
+    assert fault in str(error.value)
+
+
+@pytest.mark.parametrize("shape, dtype, data, fault", [
+    ((1 << 40, 1 << 3), "<f8", b"\0" * 64, "its header declares (1099511627776, 8) float64, 70,368,744,177,664 bytes, "
+                                           "more than the"),  # 64 TiB declared in a file of a kilobyte
+    ((1 << 37,), "<f8", b"", "more than the"),  # 1 TiB
+    ((48, 3), "<f8", b"\0" * 8, "its header declares 1,152 bytes of data, the file holds 8"),
+    ((2, 3), "<f8", b"\0" * 1000, "its header declares 48 bytes of data, the file holds 1,000"),
+    ((-2, -3), "<f8", b"\0" * 48, "its header declares the shape (-2, -3)"),
+    ((3,), "|O", b"\0" * 24, "it holds pickled objects, refused unread"),
+    ((3,), [("a", "<f8")], b"\0" * 24, "unsupported dtype"),
+    ((3,), "<M8[s]", b"\0" * 24, "unsupported dtype datetime64[s]"),
+])
+def test_declared_array_sizes_are_checked_before_loading(tmp_path, capsys, shape, dtype, data, fault):
+    path = tmp_path / "forged.npz"
+    arrays = _policy_arrays()
+    del arrays["seat0/weight0"]
+    _write_with_member(path, arrays, "seat0/weight0", _forged_member(shape, dtype, data))
+    with pytest.raises(DraftPolicyError, match=re.escape(f"{path}: not a draft policy file (array 'seat0/weight0': ")
+                       ) as error:
+        load_policy(path)
+    assert fault in str(error.value)
+    assert gamelp_cli.main(["locm", "play", "--drafters", f"random,file:{path}"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_policy_size_limit_counts_all_arrays_and_the_shipped_policies_load(tmp_path, monkeypatch):
+    from importlib import resources
+
+    from gamelp.games.locm import policy
+
+    for approach in ("immediate", "history", "lstm"):
+        load_policy(resources.files("gamelp.games.locm").joinpath("data", f"policy-{approach}-max-attack.npz"))
+    arrays = _policy_arrays()
+    np.savez(tmp_path / "p.npz", **arrays)
+    total = sum(a.nbytes for a in arrays.values())
+    monkeypatch.setattr(policy, "MAX_POLICY_BYTES", total)
+    load_policy(tmp_path / "p.npz")
+    monkeypatch.setattr(policy, "MAX_POLICY_BYTES", total - 1)
+    with pytest.raises(DraftPolicyError, match="more than the .* bytes left of the limit"):
+        load_policy(tmp_path / "p.npz")
+
+
+def test_a_policy_fifo_is_refused_unread(tmp_path):
+    import os
+    os.mkfifo(tmp_path / "pipe.npz")
+    with pytest.raises(DraftPolicyError, match="it is a named pipe, not a regular file"):
+        load_policy(tmp_path / "pipe.npz")

@@ -3,6 +3,8 @@
 import dataclasses
 import json
 import lzma
+import os
+import re
 from importlib import resources
 
 import pytest
@@ -91,3 +93,84 @@ def test_referee_recorded_matches_with_items_deck_outs_and_illegal_actions_are_c
     assert (report.matches, report.consistent, report.mismatches) == (50, 50, [])
     assert all(applied.count(colour) >= 50 for colour in (1, 2, 3)), "green, red and blue items used"
     assert len(skipped) > 1000 and len(runes_lost) > 20
+
+
+# ---- hostile files (issue 23, items 9 and 12) ----
+_FRAMES = '"errors": {"0": ["x"], "1": []}, "outputs": {"0": ["PASS"], "1": []}'
+_SEEDS = " draftChoicesSeed=1 shufflePlayer0Seed=2 shufflePlayer1Seed=3"
+
+
+@pytest.mark.parametrize("record, fault", [
+    ('{"errors": {"0": 5, "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}',
+     "errors['0'] must be a list of strings or nulls"),
+    ('{"errors": {"0": [5], "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}',
+     "errors['0'] must be a list of strings or nulls"),
+    ('{"errors": {"0": ["x"], "1": []}, "outputs": {"0": [7], "1": []}, "scores": {"0": 1, "1": 0}}',
+     "outputs['0'] must be a list of strings or nulls"),
+    ('{"errors": {"0": ["x"], "1": []}, "outputs": {"1": []}, "scores": {"0": 1, "1": 0}}', "no outputs['0']"),
+    ('{' + _FRAMES + ', "scores": {"0": 1e400, "1": 0}}', "bad scores"),
+    ('{' + _FRAMES + ', "scores": {"0": "a", "1": 0}}', "bad scores"),
+    ('{' + _FRAMES + ', "scores": [1, 0]}', "bad scores"),
+    ('{' + _FRAMES + '}', "bad scores"),
+    ('{"errors": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{' + _FRAMES + ', "scores": {"0": 1, "1": 0', "not a referee match record"),  # a truncated line
+    ('{' + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=1 ", "=" + "9" * 5000 + " "),
+     "draftChoicesSeed='99999"),
+    ('{' + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=2 ", "=-9223372036854775809 "),
+     "shufflePlayer0Seed='-9223372036854775809' is not a Java long"),
+])
+def test_malformed_records_are_refused_in_one_line_naming_file_and_line(tmp_path, capsys, record, fault):
+    path = tmp_path / "bad.txt"
+    good = lzma.decompress(resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz")
+                           .read_bytes()).decode().splitlines()[0]
+    path.write_text(good + "\n" + record + ("" if "Seed=" in record else _SEEDS) + "\n")
+    with pytest.raises(LocmError, match=re.escape(f"{path}, line 2: ")) as error:
+        read_consistency_file(path)
+    assert fault in str(error.value)
+    assert main(["locm", "replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}, line 2: " in err and fault in err
+
+
+def test_a_fifo_or_a_device_is_refused_unread(tmp_path, capsys):
+    os.mkfifo(tmp_path / "pipe.txt")  # opening it would wait for a writer forever
+    for path, what in ((tmp_path / "pipe.txt", "a named pipe"), ("/dev/zero", "a special file"),
+                       (tmp_path, "a directory")):
+        with pytest.raises(LocmError, match=re.escape(f"{path}: cannot read, it is {what}, not a regular file")):
+            read_consistency_file(path)
+        assert main(["locm", "replay", str(path)]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_an_xz_bomb_is_refused_at_the_expanded_size_limit(tmp_path, monkeypatch):
+    from gamelp.games.locm import replay
+
+    monkeypatch.setattr(replay, "MAX_REPLAY_BYTES", 1 << 20)
+    bomb = tmp_path / "bomb.txt.xz"
+    bomb.write_bytes(lzma.compress(b"x" * (4 << 20)))  # 4 MiB in 600 bytes: one line, no newline
+    with pytest.raises(LocmError, match=re.escape(f"{bomb}: more than 1 MiB of text once decompressed")):
+        read_consistency_file(bomb)
+    lines = tmp_path / "lines.txt.xz"
+    lines.write_bytes(lzma.compress(b"\n" * (2 << 20)))  # blank lines: counted too
+    with pytest.raises(LocmError, match="more than 1 MiB of text"):
+        read_consistency_file(lines)
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"y" * ((1 << 20) + 1))
+    with pytest.raises(LocmError, match=re.escape(f"{plain}: more than 1 MiB of text;")):
+        read_consistency_file(plain)
+
+
+def test_a_file_at_the_limit_is_read_and_a_bad_xz_file_is_refused(tmp_path, monkeypatch):
+    from gamelp.games.locm import replay
+
+    raw = resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").read_bytes()
+    monkeypatch.setattr(replay, "MAX_REPLAY_BYTES", len(lzma.decompress(raw)))
+    path = tmp_path / "dev.txt.xz"
+    path.write_bytes(raw)
+    assert len(read_consistency_file(path)) == 60
+    path.write_bytes(raw[:1000])  # truncated
+    with pytest.raises(LocmError, match=re.escape(f"{path}: cannot read the consistency file")):
+        read_consistency_file(path)
+    path.write_bytes(b"\xff\xfe not xz")
+    with pytest.raises(LocmError, match=re.escape(f"{path}: cannot read the consistency file")):
+        read_consistency_file(path)

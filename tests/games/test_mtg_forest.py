@@ -2,6 +2,7 @@
 
 import multiprocessing
 import os
+import re
 import pickle
 import subprocess
 import sys
@@ -187,3 +188,136 @@ def test_training_shows_progress(tmp_path, monkeypatch, capsys):
     train_forests(games=20, seed=0, trees=3, thresholds=(12,), directory=tmp_path / "mtg")
     err = capsys.readouterr().err
     assert "training games" in err and "20/20" in err
+
+
+# ---- hostile forest files (issue 23, items 11 and 15) ----
+def chain_forest(depth: int, life: int = 12) -> Forest:
+    """One tree, a chain of ``depth`` splits on p1_life: at split k, life <= k + 0.5 goes to a leaf of share k % 2.
+
+    So a position with p1_life = L < depth gets the share L % 2, and the end of the chain (share 1) otherwise."""
+    n = 2 * depth + 1
+    left, right = np.full(n, -1), np.full(n, -1)
+    feature, threshold, win = np.zeros(n, dtype=int), np.full(n, -2.0), np.ones(n)
+    for k in range(depth):
+        left[2 * k], right[2 * k], threshold[2 * k] = 2 * k + 1, 2 * k + 2, k + 0.5
+        win[2 * k + 1] = k % 2
+    return Forest(left, right, feature, threshold, win, [0], life)
+
+
+def _rows(lives):
+    rows = np.zeros((len(lives), len(FEATURE_NAMES)))
+    rows[:, FEATURE_NAMES.index("p1_life")] = lives
+    return rows
+
+
+@pytest.mark.parametrize("depth", [3, 300, forest_module.MAX_TREE_DEPTH])
+def test_deep_trees_load_and_evaluate_without_generated_code(tmp_path, depth):
+    """A 300-deep tree once raised IndentationError in the generated source; the arrays are now walked."""
+    chain_forest(depth).save(tmp_path / "deep.npz")
+    forest = Forest.load(tmp_path / "deep.npz")
+    lives = np.array([0, 1, 2, depth - 1, depth, depth + 5])
+    expected = np.where(lives < depth, lives % 2, 1)
+    np.testing.assert_array_equal(forest.predict_proba(_rows(lives)), expected)
+    assert [forest.votes(list(row)) for row in _rows(lives)] == list(expected)
+
+
+def test_a_tree_deeper_than_the_limit_is_refused(tmp_path):
+    chain_forest(forest_module.MAX_TREE_DEPTH + 1).save(tmp_path / "deeper.npz")
+    with pytest.raises(ForestError, match=f"more than {forest_module.MAX_TREE_DEPTH} splits deep"):
+        Forest.load(tmp_path / "deeper.npz")
+
+
+def _changed(forest, **arrays):
+    for name, change in arrays.items():
+        value = getattr(forest, name).copy()
+        change(value)
+        setattr(forest, name, value)
+    return forest
+
+
+@pytest.mark.parametrize("change, fault", [
+    ({"threshold": lambda t: t.__setitem__(2, np.inf)}, "a threshold that is not finite, at index 2"),
+    ({"threshold": lambda t: t.__setitem__(0, -np.inf)}, "a threshold that is not finite, at index 0"),
+    ({"threshold": lambda t: t.__setitem__(4, np.nan)}, "a threshold that is not finite, at index 4"),
+    ({"children_right": lambda c: c.__setitem__(0, 4)}, "node 2 has 0 parents"),  # node 4 shared by 0 and 2
+    ({"children_left": lambda c: c.__setitem__(2, 4)}, "node 3 has 0 parents"),  # node 4 twice a child of 2
+    ({"children_left": lambda c: c.__setitem__(2, 9)}, "a left child out of range"),
+    ({"children_right": lambda c: c.__setitem__(0, 0)}, "a right child out of range or not after its parent"),
+    ({"children_right": lambda c: c.__setitem__(1, 3)}, "a right child at a leaf, at index 1"),
+    ({"feature": lambda f: f.__setitem__(0, 60)}, "a feature out of range, at index 0"),
+    ({"win": lambda w: w.__setitem__(3, np.nan)}, "a win share that is not in [0, 1], at index 3"),
+    ({"roots": lambda r: r.__setitem__(0, 2)}, "node 0 has 0 parents"),  # node 0 is in no tree
+])
+def test_inconsistent_trees_are_refused_naming_the_fault(tmp_path, change, fault):
+    _changed(chain_forest(3), **change).save(tmp_path / "bad.npz")  # 7 nodes: 0 -> (1, 2), 2 -> (3, 4), 4 -> (5, 6)
+    with pytest.raises(ForestError, match=re.escape(f"{tmp_path / 'bad.npz'}: the tree arrays are inconsistent")
+                       ) as error:
+        Forest.load(tmp_path / "bad.npz")
+    assert fault in str(error.value)
+
+
+def _saved_arrays(forest):
+    return {"life": np.int64(forest.life), "features": np.array(FEATURE_NAMES),
+            **{name: getattr(forest, name) for name in forest_module._ARRAYS}}
+
+
+@pytest.mark.parametrize("change, fault", [
+    (lambda a: a.pop("threshold"), "not a saved mtg forest (no array 'threshold')"),
+    (lambda a: a.update(life=np.array([12, 8])), "'life' must be one life threshold"),
+    (lambda a: a.update(life=np.array(1e300)), "'life' must be one life threshold"),
+    (lambda a: a.update(threshold=np.array(["1"] * 7)), "array 'threshold' is not a 1-d float64 array"),
+    (lambda a: a.update(children_left=a["children_left"].astype(float)), "array 'children_left' is not a 1-d int64"),
+    (lambda a: a.update(features=np.arange(60)), "trained on different features"),
+    (lambda a: a.update(win=np.ones(3)), "of different lengths"),
+])
+def test_malformed_forest_files_are_refused(tmp_path, change, fault):
+    arrays = _saved_arrays(chain_forest(3))
+    change(arrays)
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ForestError, match=re.escape(f"{tmp_path / 'bad.npz'}: ")) as error:
+        Forest.load(tmp_path / "bad.npz")
+    assert fault in str(error.value)
+
+
+def test_a_forest_header_declaring_terabytes_is_refused_before_loading(tmp_path):
+    import zipfile
+    path = tmp_path / "huge.npz"
+    arrays = _saved_arrays(chain_forest(3))
+    del arrays["win"]
+    np.savez(path, **arrays)
+    header = repr({"descr": "<f8", "fortran_order": False, "shape": (7 << 37,)}).encode()  # 7 TiB of float64
+    header += b" " * (-(len(header) + 11) % 64) + b"\n"
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("win.npy", b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 8)
+    with pytest.raises(ForestError, match=re.escape(f"{path}: not a saved mtg forest (array 'win': its header "
+                                                    f"declares ({7 << 37},) float64")):
+        Forest.load(path)
+
+
+def _play_with_cache(cache_root, timeout=60):
+    env = dict(os.environ, GAMELP_CACHE=str(cache_root))
+    return subprocess.run([sys.executable, "-m", "gamelp.cli", "mtg", "play", "--seed", "1"], capture_output=True,
+                          text=True, env=env, timeout=timeout)  # a hang raises TimeoutExpired
+
+
+@pytest.mark.parametrize("planted", ["entry", "lock"])
+def test_a_fifo_in_the_cache_is_refused_in_one_line(tmp_path, fitted, planted):
+    """A named pipe as a cache entry (read by np.load) or as the lock file (opened to append) blocked forever."""
+    cache = trusted_dir(tmp_path / "mtg")
+    for t in (12, 8, 4):
+        Forest.from_sklearn(fitted[0], t).save(cache / cache_name(t, 1000, 0, 9))
+    target = cache / (cache_name(12, 1000, 0, 9) if planted == "entry" else "forest_g1000_s0_n9.lock")
+    target.unlink(missing_ok=True)
+    os.mkfifo(target)
+    done = _play_with_cache(tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    assert str(target) in done.stderr and ("named pipe" in done.stderr or "not a regular file" in done.stderr)
+
+
+def test_play_reads_a_deep_forest_from_the_cache(tmp_path):
+    cache = trusted_dir(tmp_path / "mtg")
+    for t in (12, 8, 4):
+        chain_forest(300, t).save(cache / cache_name(t, 1000, 0, 9))
+    done = _play_with_cache(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "wins after" in done.stdout or "draw" in done.stdout
