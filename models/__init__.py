@@ -4,7 +4,7 @@ Their strategy results share one small protocol, :class:`GameResult`: a
 ``value``, a ``strategy`` and ``to_dict()``, a JSON-ready summary (value,
 status, backend, player, strategy as label -> probability, ...) that the
 ``gamelp`` command prints as it is; the first-order results
-(``gamelp.regret.RegretResult``, ``gamelp.matrix_first_order.FirstOrderResult``)
+(``gamelp.regret.RegretResult``, ``gamelp.models.matrix_first_order.FirstOrderResult``)
 follow it too.  Players are ``1`` / ``2`` in sequence-form games and
 ``"row"`` / ``"col"`` in matrix games.
 """

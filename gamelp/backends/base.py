@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
 from gamelp.backends.scaling import Scaling
 from gamelp.deps import version as _distribution_version
-from gamelp.model import Changes, MatrixForm, Model
+from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
+
+if TYPE_CHECKING:  # the model calls the backends, not the other way round
+    from gamelp.model import Model
 
 FEASIBILITY_TOLERANCE = 1e-6
 INACCURATE_LIMIT = 1e-3

@@ -34,7 +34,7 @@ from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured
 from gamelp.deps import installed
 from gamelp.errors import BackendError
-from gamelp.model import MatrixForm
+from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
 _STATUS = {

@@ -35,7 +35,7 @@ from gamelp.backends.gurobi_licence import (  # noqa: F401 - re-exported: the te
 )
 from gamelp.deps import installed
 from gamelp.errors import BackendError
-from gamelp.model import MatrixForm
+from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
 

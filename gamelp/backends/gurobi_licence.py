@@ -20,7 +20,7 @@ import sys
 
 from gamelp.deps import require
 from gamelp.errors import BackendError
-from gamelp.model import MatrixForm
+from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
 SIZE_LIMIT = 2000

@@ -26,6 +26,7 @@ import signal
 import threading
 import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import highspy
 import numpy as np
@@ -35,8 +36,11 @@ from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
-from gamelp.model import Changes, MatrixForm, Model
+from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
+
+if TYPE_CHECKING:  # the model calls the backends, not the other way round
+    from gamelp.model import Model
 
 # An LP with at least this many non-zeros, at least this dense, defaults to the interior-point method.
 DENSE_LP_NONZEROS = 200_000

@@ -51,7 +51,7 @@ from gamelp.backends.gurobi_licence import check_size, loaded_gurobi_errors
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured, discard_stdout
 from gamelp.errors import BackendError
-from gamelp.model import MatrixForm
+from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
 _LEGACY_STATUS = {TC.optimal: Status.OPTIMAL, TC.globallyOptimal: Status.OPTIMAL, TC.infeasible: Status.INFEASIBLE,

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import lsqr
 
-from gamelp.model import ConeBlock, MatrixForm
+from gamelp.form import ConeBlock, MatrixForm
 
 WELL_SCALED_LOW, WELL_SCALED_HIGH = 1e-3, 1e3
 BULK_PERCENTILES = (10, 90)

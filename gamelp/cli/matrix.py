@@ -109,7 +109,7 @@ def run_solve(args) -> int:
 
 def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) -> int:
     """``--method`` other than lp: self-play to ``--target-gap``, optionally polished by the support LP."""
-    from gamelp.matrix_first_order import solve_matrix_first_order
+    from gamelp.models.matrix_first_order import solve_matrix_first_order
 
     if args.robust or args.unique or args.form != "general":
         raise GamelpError("--robust, --unique and --form thesis need the LP (--method lp)")

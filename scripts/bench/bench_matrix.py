@@ -4,7 +4,7 @@
 by default, which needed about half PCFR+'s iterations on these games;
 ``--method`` to change it; two matrix-vector products per iteration, to a
 saddle-point gap of
-``--target-gap``; :mod:`gamelp.matrix_first_order`) against gamelp's LP path
+``--target-gap``; :mod:`gamelp.models.matrix_first_order`) against gamelp's LP path
 on the same matrices (default n = 2000, 5000, 10000), in one run.  The LP is
 skipped where its time, extrapolated as n^3 from the last LP solved, would
 pass ``--lp-budget`` seconds; a first-order run stops at ``--fo-budget``
@@ -92,7 +92,7 @@ class _OutOfTime(Exception):
 
 def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float) -> dict:
     """Time ``method`` to ``target_gap``; past ``budget`` seconds, report the last gap seen."""
-    from gamelp.matrix_first_order import solve_matrix_first_order
+    from gamelp.models.matrix_first_order import solve_matrix_first_order
 
     start = time.perf_counter()
     seen = {"iterations": 0, "gap": float("inf")}

@@ -7,7 +7,7 @@ import pytest
 
 from gamelp.cli import main
 from gamelp.matrix import MatrixGame
-from gamelp.matrix_first_order import solve_matrix_first_order
+from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models.determinism import k_sweep
 from gamelp.models.kdet_search import search_sweep
 from gamelp.models.nash import solve_nash

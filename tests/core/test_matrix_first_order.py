@@ -1,11 +1,11 @@
-"""First-order path for matrix games (gamelp.matrix_first_order): target gap, LP agreement, support-seeded LP."""
+"""First-order path for matrix games (gamelp.models.matrix_first_order): target gap, LP agreement, support-seeded LP."""
 
 import numpy as np
 import pytest
 
 from gamelp.cli import main
 from gamelp.matrix import MatrixGame
-from gamelp.matrix_first_order import saddle_point_gap, solve_matrix_first_order, support_lp
+from gamelp.models.matrix_first_order import saddle_point_gap, solve_matrix_first_order, support_lp
 from gamelp.models.nash import solve_matrix_nash
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from gamelp.errors import ModelError
 from gamelp.matrix import MatrixGame
-from gamelp.matrix_first_order import solve_matrix_first_order
+from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models import GameResult
 from gamelp.models.determinism import k_sweep, solve_deterministic, solve_kdet
 from gamelp.models.nash import solve_matrix_nash, solve_nash

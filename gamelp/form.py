@@ -1,0 +1,90 @@
+"""The flat form of a model: one cost vector, one sparse matrix, bounds and cones, as every backend reads it.
+
+:class:`MatrixForm` is what :meth:`gamelp.model.Model.matrix_form` flattens a
+model into and what each backend in :mod:`gamelp.backends` turns into its
+solver's own model; :class:`Changes` says which flat rows and columns the
+model's value setters changed since a revision, for persistent sessions.  It
+sits below both the model and the backends, so neither imports the other at
+module level (the model calls a backend only inside ``solve`` and the exports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass(frozen=True, eq=False)
+class ConeBlock:
+    """Second-order cone ``u = matrix @ x + constant``, ``u[0] >= ||u[1:]||_2``."""
+
+    name: str
+    matrix: sp.csr_matrix
+    constant: np.ndarray
+
+
+@dataclass(frozen=True)
+class MatrixForm:
+    """The flattened model every backend reads.
+
+    ``row_sense`` holds one of ``'<'``, ``'>'``, ``'='`` per row of ``A``;
+    ``variable_slices`` / ``row_slices`` give each block's columns / rows.
+    """
+
+    c: np.ndarray
+    objective_constant: float
+    maximize: bool
+    A: sp.csr_matrix
+    row_sense: np.ndarray
+    rhs: np.ndarray
+    col_lb: np.ndarray
+    col_ub: np.ndarray
+    integer: np.ndarray
+    binary: np.ndarray
+    cones: tuple[ConeBlock, ...]
+    name: str = "model"
+    variable_slices: dict[str, slice] = field(default_factory=dict)
+    row_slices: dict[str, slice] = field(default_factory=dict)
+
+    @property
+    def is_mip(self) -> bool:
+        return bool(self.integer.any())
+
+    def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full variable vector into one array per variable block."""
+        return {name: np.array(x[s], dtype=float) for name, s in self.variable_slices.items()}
+
+    def split_rows(self, y: np.ndarray) -> dict[str, np.ndarray]:
+        """Cut a full row vector (duals) into one array per constraint block."""
+        return {name: np.array(y[s], dtype=float) for name, s in self.row_slices.items()}
+
+    def full_vector(self, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """One vector over all variables from per-block values (missing blocks at 0)."""
+        x = np.zeros(self.c.size)
+        for name, block_values in values.items():
+            x[self.variable_slices[name]] = block_values
+        return x
+
+    @property
+    def row_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows as ``lower <= A x <= upper`` (the form HiGHS and SciPy use)."""
+        lower = np.where(self.row_sense == "<", -np.inf, self.rhs)
+        upper = np.where(self.row_sense == ">", np.inf, self.rhs)
+        return lower, upper
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What the value setters changed after some revision, as flat indices of the :class:`MatrixForm`.
+
+    ``rows``: right-hand sides; ``bounds``: column bounds; ``costs``: objective
+    coefficients; ``objective``: whether the sense or the constant may have changed.
+    """
+
+    rows: np.ndarray
+    bounds: np.ndarray
+    costs: np.ndarray
+    objective: bool
