@@ -231,9 +231,31 @@ def check_schema(data, source: str) -> None:
         raise GameFileError(f"{source}: {place or 'the top-level object'} breaks the game file schema: {message}")
 
 
+# Loaders of other game formats, registered by the packages that read them as entry points (the games layer's
+# are declared in pyproject.toml): in "gamelp.game_prefixes" a name PREFIX takes sources "PREFIX:REST" (the loader
+# gets REST), in "gamelp.game_suffixes" a name SUFFIX takes file names ending in ".SUFFIX" (the loader gets the name).
+PREFIX_GROUP, SUFFIX_GROUP = "gamelp.game_prefixes", "gamelp.game_suffixes"
+
+
+def _registered_loader(name: str):
+    """The registered loader for ``name`` as a one-argument callable, or None when no registered format takes it."""
+    from importlib.metadata import entry_points
+
+    prefix, colon, rest = name.partition(":")
+    if colon:
+        for point in entry_points(group=PREFIX_GROUP, name=prefix):
+            loader = point.load()
+            return lambda _: loader(rest)
+    suffix = Path(name).suffix.lower().lstrip(".")
+    for point in entry_points(group=SUFFIX_GROUP, name=suffix) if suffix else ():
+        return point.load()
+    return None
+
+
 def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
-    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), an OpenSpiel game
-    ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) or a Gambit ``.efg`` file.
+    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), or a source in a format a
+    package registers (:data:`PREFIX_GROUP`, :data:`SUFFIX_GROUP`): gamelp's games layer reads OpenSpiel
+    games ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) and Gambit ``.efg`` files.
 
     With ``schema`` the file is first checked against the shipped JSON Schema
     (:func:`check_schema`); the loader's own checks cover the schema and more.
@@ -241,14 +263,9 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     to letter case or a typo, is refused with a suggestion.
     """
     name = str(path_or_name)
-    if name.startswith("openspiel:"):
-        from gamelp.games.openspiel import load_openspiel
-
-        return load_openspiel(name[len("openspiel:"):])
-    if name.lower().endswith(".efg"):
-        from gamelp.games.gambit import read_efg
-
-        return read_efg(name)
+    loader = _registered_loader(name)
+    if loader is not None:
+        return loader(name)
     if name in BUILTIN_GAMES and not Path(name).exists():
         text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"
