@@ -1,6 +1,7 @@
 """The gamelp exception family: every error a user can cause is a GamelpError.
 
-Every error class lives here (the modules that raise one import it from here).
+The core's error classes live here; the games layer's (a simulator's bad input, a match run, a
+game file format the games read) live in :mod:`gamelp.games.errors`, so the core names no game.
 Messages name the file, node, entry or model block at fault, so the CLI can
 print the one line and exit non-zero; :func:`shown` keeps user-supplied
 values in those messages short.
@@ -52,48 +53,12 @@ class SolveInterrupted(KeyboardInterrupt):
         self.solution = solution
 
 
-class RunError(GamelpError):
-    """A batch of simulated matches was asked for with bad arguments, or its store is unusable or does not match."""
-
-
-class LocmError(GamelpError):
-    """Legends of Code and Magic: a malformed card list or consistency file, or an unknown agent."""
-
-
-class DraftPolicyError(LocmError):
-    """A learned drafter's policy file is malformed, or holds no network for a seat it must draft for."""
-
-
 class MatrixGameError(GamelpError):
     """A matrix game built in code is inconsistent (shapes, labels, NaN, negative deviations)."""
 
 
 class RegretError(GamelpError):
     """Bad options for a regret-minimisation run (unknown method, step size, iteration count, matrix)."""
-
-
-class MatrixGameSimError(GamelpError):
-    """Bad input to a repeated win/lose game simulation (weights, sizes, options)."""
-
-
-class YugiohError(GamelpError):
-    """Bad input to the Yu-Gi-Oh simulator (a deck, a weight, a position)."""
-
-
-class PokerRulesError(GamelpError):
-    """The parameters asked of a poker generator do not describe a playable game."""
-
-
-class ForestError(GamelpError):
-    """A forest cannot be trained with the settings given, or its file or cache cannot be trusted or read."""
-
-
-class MtgError(GamelpError):
-    """A mini-Magic game asked for with a setting the engine does not know (player kind, evaluation, ...)."""
-
-
-class DeckError(GamelpError):
-    """A deck name or a deck's card counts are not a valid 60-card deck."""
 
 
 class OpenSpielImportError(GameFileError):

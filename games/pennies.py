@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.deps import require
-from gamelp.errors import MatrixGameSimError
+from gamelp.games.errors import MatrixGameSimError
 
 
 @dataclass

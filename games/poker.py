@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from gamelp.errors import PokerRulesError
+from gamelp.games.errors import PokerRulesError
 from gamelp.game import SequenceFormGame
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")

@@ -61,7 +61,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from gamelp.deps import require
-from gamelp.errors import RunError
+from gamelp.games.errors import RunError
 from gamelp.matrix import MatrixGame
 
 SCHEMA_VERSION = 2

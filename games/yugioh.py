@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gamelp.deps import require
-from gamelp.errors import YugiohError
+from gamelp.games.errors import YugiohError
 
 require("pandas", "the Yu-Gi-Oh simulator")  # one line naming the extra (gamelp[yugioh]), not an ImportError
 import pandas as pd  # noqa: E402

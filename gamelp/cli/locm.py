@@ -25,7 +25,7 @@ import argparse
 import json
 
 from gamelp.cli.args import add_execution_options, execution_from
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 
 
 def _pair(text: str) -> tuple[str, str]:

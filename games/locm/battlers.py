@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import BLUE_ITEM, CREATURE, GREEN_ITEM, GUARD
 from gamelp.games.locm.engine import ATTACK, PASS_ACTION, SUMMON, USE, LANE_LIMIT, State
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 
 CREATURE, GREEN_ITEM, BLUE_ITEM = 0, 1, 3  # a red item (2) follows the rules of every item
 TYPE_NAMES = ("creature", "itemGreen", "itemRed", "itemBlue")

@@ -51,7 +51,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import CREATURE, CardTable, locm12_cards
 from gamelp.games.locm.policy import PolicyDrafter, load_policy
 from gamelp.io import open_regular

@@ -33,7 +33,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Sequence
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import (
     ABILITY_STRINGS, BLUE_ITEM, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN_ITEM, GUARD, LETHAL, WARD, CardTable,
     locm12_cards,

@@ -31,7 +31,7 @@ import random
 import gymnasium
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE, RefereeSeeds, draft_offers, shuffled_deck

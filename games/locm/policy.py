@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from gamelp.errors import DraftPolicyError
+from gamelp.games.errors import DraftPolicyError
 from gamelp.games.locm.analysis import CARD_FEATURES, card_encoding, draft_observation
 from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 from gamelp.io import atomic_write, read_npz

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from gamelp.errors import LocmError, shown
+from gamelp.errors import shown
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import ABILITY_STRINGS, CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import State, parse_actions

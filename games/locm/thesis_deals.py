@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, N_CARDS, OFFER_SIZE, POOL_SIZE, run_draft
 from gamelp.games.locm.drafters import make_drafter

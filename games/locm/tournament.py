@@ -50,7 +50,7 @@ from typing import Sequence
 import numpy as np
 
 from gamelp.deps import require
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.analysis import MAX_COST, mana_curve, reference_mana_curve
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, RefereeSeeds, draft_offers

@@ -29,7 +29,8 @@ from typing import Callable
 import numpy as np
 
 from gamelp.deps import require
-from gamelp.errors import LocmError, OutputError
+from gamelp.errors import OutputError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS
 from gamelp.games.locm.drafters import make_drafter

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamelp.errors import DeckError
+from gamelp.games.errors import DeckError
 
 MOUNTAIN, BOLT, DEVIL = 0, 1, 2
 CARD_LETTERS = "MLC"  # the letter of each card code, as in deck names

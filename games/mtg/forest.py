@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.deps import require
-from gamelp.errors import ForestError
+from gamelp.games.errors import ForestError
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
     ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,

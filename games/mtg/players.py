@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gamelp.errors import MtgError
+from gamelp.games.errors import MtgError
 from gamelp.games.mtg.deck import BOLT, DECK_SIZE, DEVIL, MOUNTAIN, Deck, thesis_decks
 from gamelp.games.mtg.engine import (
     ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, MANA, PAY, PHASE,

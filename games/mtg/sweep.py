@@ -65,7 +65,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from gamelp.errors import RunError
+from gamelp.games.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game

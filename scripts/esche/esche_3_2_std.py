@@ -32,7 +32,7 @@ if HERE not in sys.path:  # esche_appendix_b.py beside this script, also when th
     sys.path.insert(0, HERE)
 from esche_appendix_b import add_game_arguments, game_setup, thesis_matrix  # noqa: E402
 from gamelp.cli.args import OneLineParser, integer, output_directory, run_script  # noqa: E402
-from gamelp.errors import RunError  # noqa: E402
+from gamelp.games.errors import RunError  # noqa: E402
 from gamelp.games.mtg.sweep import BatchResult, run_sweep  # noqa: E402
 from gamelp.matrix import MatrixGame  # noqa: E402
 

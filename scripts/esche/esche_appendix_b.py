@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script
-from gamelp.errors import RunError
+from gamelp.games.errors import RunError
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
 from gamelp.games.mtg.sweep import BatchResult, GameSettings, run_sweep, stored_games

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import locm12_cards
 from gamelp.games.locm.drafters import (PUBLISHED_DRAFTERS, CoacDrafter, draft_rankings, icebox_scores,
                                         load_score_table, make_drafter)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gamelp.cli import main
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.battlers import GreedyBattler, MaxAttackBattler, RandomBattler, make_battler
 from gamelp.games.locm.cards import CREATURE, GUARD, WARD, load_cards, locm12_cards
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, run_draft, shuffled_deck

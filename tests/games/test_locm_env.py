@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.analysis import card_encoding, draft_choices
 from gamelp.games.locm.drafters import make_drafter
 from gamelp.games.locm.env import DraftEnv

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gamelp import cli as gamelp_cli
-from gamelp.errors import DraftPolicyError, LocmError
+from gamelp.games.errors import DraftPolicyError, LocmError
 from gamelp.games.locm.analysis import card_encoding, draft_observation
 from gamelp.games.locm.drafters import make_drafter
 from gamelp.games.locm.env import DraftEnv

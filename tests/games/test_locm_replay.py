@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from gamelp.cli import main
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.replay import read_consistency_file, replay_file, replay_match
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gamelp.errors import LocmError
+from gamelp.games.errors import LocmError
 from gamelp.games.locm.thesis_deals import THESIS_SEEDS, gym_locm_deal, thesis_cell
 
 

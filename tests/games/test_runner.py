@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamelp.errors import GamelpError, RunError
+from gamelp.errors import GamelpError
+from gamelp.games.errors import RunError
 from gamelp.games import runner
 from gamelp.cli import main
 
