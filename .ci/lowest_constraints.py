@@ -27,10 +27,29 @@ def main() -> None:
             print(requirement.replace(">=", "=="))
         return
     resolved = subprocess.run(
-        ["uv", "pip", "compile", "pyproject.toml", "--extra", "test", "--resolution", "lowest-direct",
-         "--python-version", f"{sys.version_info.major}.{sys.version_info.minor}", "-c", ".ci/constraints.txt",
-         "--only-binary", ":all:", "--no-header", "--no-annotate", "--quiet"],
-        check=True, capture_output=True, text=True).stdout
+        [
+            "uv",
+            "pip",
+            "compile",
+            "pyproject.toml",
+            "--extra",
+            "test",
+            "--resolution",
+            "lowest-direct",
+            "--python-version",
+            f"{sys.version_info.major}.{sys.version_info.minor}",
+            "-c",
+            ".ci/constraints.txt",
+            "--only-binary",
+            ":all:",
+            "--no-header",
+            "--no-annotate",
+            "--quiet",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     for line in resolved.splitlines():
         if line.strip() and not CUDA_ONLY.match(line):
             print(line.strip())

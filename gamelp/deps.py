@@ -69,8 +69,7 @@ def require(module: str, what: str) -> None:
     if not installed(module):
         top = module.partition(".")[0]
         distribution = PACKAGES.get(top, (top, None))[0]
-        raise MissingDependency(f"{what} needs {distribution}, which is not installed here; "
-                                f"{install_hint(module)}")
+        raise MissingDependency(f"{what} needs {distribution}, which is not installed here; {install_hint(module)}")
 
 
 @functools.cache

@@ -46,7 +46,7 @@ class SequenceFormGame:
 
     # ------------------------------------------------------------------ loading and saving
     @classmethod
-    def from_dict(cls, data, source: str = "<game>", *, sum_duplicates: bool = False) -> "SequenceFormGame":
+    def from_dict(cls, data, source: str = "<game>", *, sum_duplicates: bool = False) -> SequenceFormGame:
         """Build from the parsed JSON object; every fault raises :class:`GameFileError` naming it.
 
         Duplicate utility entries for one sequence pair are refused (naming the
@@ -85,16 +85,20 @@ class SequenceFormGame:
             vals.append(value)
         if duplicates and not sum_duplicates:
             shown = "; ".join(f"({a}, {b}) in entries {e1} and {e2}" for e1, e2, a, b in duplicates)
-            raise GameFileError(f"{source}: duplicate utility entries for the sequence pairs {shown} "
-                                "(pass sum_duplicates=True / --sum-duplicates to add them up)")
-        A = sp.coo_matrix((np.asarray(vals, dtype=float), (np.asarray(rows, dtype=np.int64),
-                                                           np.asarray(cols, dtype=np.int64))),
-                          shape=(pl1.num_sequences, pl2.num_sequences)).tocsr()
+            raise GameFileError(
+                f"{source}: duplicate utility entries for the sequence pairs {shown} "
+                "(pass sum_duplicates=True / --sum-duplicates to add them up)"
+            )
+        A = sp.coo_matrix(
+            (np.asarray(vals, dtype=float), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+            shape=(pl1.num_sequences, pl2.num_sequences),
+        ).tocsr()
         A.sum_duplicates()
         return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game")
 
     def to_dict(self) -> dict:
         """The JSON object of this game (nodes top-down, one utility entry per non-zero)."""
+
         def nodes(tp: Treeplex) -> list[dict]:
             out = []
             for node_id in sorted(tp.graph.nodes, key=lambda n: tp.graph.nodes[n]["position"]):
@@ -115,10 +119,20 @@ class SequenceFormGame:
             return out
 
         A = self.A.tocoo()
-        utility = [{"sequence_pl1": _pair(self.pl1.sequences[i]), "sequence_pl2": _pair(self.pl2.sequences[j]),
-                    "value": float(v)} for i, j, v in zip(A.row, A.col, A.data) if v != 0]
-        return {"decision_problem_pl1": nodes(self.pl1), "decision_problem_pl2": nodes(self.pl2),
-                "utility_pl1": utility}
+        utility = [
+            {
+                "sequence_pl1": _pair(self.pl1.sequences[i]),
+                "sequence_pl2": _pair(self.pl2.sequences[j]),
+                "value": float(v),
+            }
+            for i, j, v in zip(A.row, A.col, A.data)
+            if v != 0
+        ]
+        return {
+            "decision_problem_pl1": nodes(self.pl1),
+            "decision_problem_pl2": nodes(self.pl2),
+            "utility_pl1": utility,
+        }
 
     def to_json(self) -> str:
         """The game file's text: one node or utility entry per line, keys in format order.
@@ -169,8 +183,10 @@ class SequenceFormGame:
 def _pair(sequence: tuple[str, str] | None) -> list[str]:
     """A sequence as the file writes it, ``[decision point, action]``; the empty sequence has no such pair."""
     if sequence is None:
-        raise GameFileError("a utility on the empty sequence cannot be written: the file format names "
-                            "every sequence by [decision point, action]")
+        raise GameFileError(
+            "a utility on the empty sequence cannot be written: the file format names "
+            "every sequence by [decision point, action]"
+        )
     return list(sequence)
 
 
@@ -181,8 +197,9 @@ def _finite_value(value, where: str) -> float:
     try:
         number = float(value)
     except OverflowError:
-        raise GameFileError(f"{where}: value is an integer of {len(str(abs(value)))} digits, "
-                            "too large for a floating-point payoff") from None
+        raise GameFileError(
+            f"{where}: value is an integer of {len(str(abs(value)))} digits, too large for a floating-point payoff"
+        ) from None
     if not math.isfinite(number):
         raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
     return number
@@ -195,8 +212,11 @@ def _warn_unknown_keys(data: dict, source: str) -> None:
         nodes = data.get(f"decision_problem_pl{player}")
         for node in nodes if isinstance(nodes, list) else ():
             if isinstance(node, dict):
-                places += [(key, f"node {shown(node.get('id'))} of decision_problem_pl{player}")
-                           for key in node if key not in _NODE_KEYS]
+                places += [
+                    (key, f"node {shown(node.get('id'))} of decision_problem_pl{player}")
+                    for key in node
+                    if key not in _NODE_KEYS
+                ]
     entries = data.get("utility_pl1")
     for k, entry in enumerate(entries if isinstance(entries, list) else ()):
         if isinstance(entry, dict):
@@ -284,6 +304,7 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
 
 def parse_json(text: str, source: str):
     """Parse a JSON document strictly: duplicate keys and absurd nesting are refused naming ``source``."""
+
     def refuse_duplicates(pairs):
         seen = set()
         for key, _ in pairs:
@@ -297,8 +318,7 @@ def parse_json(text: str, source: str):
     try:
         return json.loads(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as exc:
-        raise GameFileError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") \
-            from None
+        raise GameFileError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise GameFileError(f"{source}: JSON nested too deeply to be a game file") from None
     except ValueError as exc:  # an integer literal beyond Python's digit limit

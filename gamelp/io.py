@@ -74,8 +74,16 @@ def read_npz(path, error: type[GamelpError], max_bytes: int, what: str = "an .np
                 for info in members:
                     total += _checked_npy_size(archive, info, max_bytes - total)
                 return {info.filename.removesuffix(".npy"): _read_npy(archive, info) for info in members}
-        except (_NotNpz, zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-                NotImplementedError, RuntimeError) as exc:  # RuntimeError: an encrypted member
+        except (
+            _NotNpz,
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            OSError,
+            EOFError,
+            ValueError,
+            NotImplementedError,
+            RuntimeError,
+        ) as exc:  # RuntimeError: an encrypted member
             raise error(f"{path}: not {what} ({exc})") from None
 
 
@@ -101,11 +109,14 @@ def _checked_npy_size(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: i
         raise _NotNpz(f"{where}: its header declares the shape {shape}")
     size = math.prod(shape) * dtype.itemsize
     if size > budget:
-        raise _NotNpz(f"{where}: its header declares {shape} {dtype}, {size:,} bytes, more than the "
-                      f"{budget:,} bytes left of the limit")
+        raise _NotNpz(
+            f"{where}: its header declares {shape} {dtype}, {size:,} bytes, more than the "
+            f"{budget:,} bytes left of the limit"
+        )
     if size != info.file_size - header:
-        raise _NotNpz(f"{where}: its header declares {size:,} bytes of data, the file holds "
-                      f"{info.file_size - header:,}")
+        raise _NotNpz(
+            f"{where}: its header declares {size:,} bytes of data, the file holds {info.file_size - header:,}"
+        )
     return size
 
 
@@ -145,10 +156,12 @@ def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8", newline:
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}")
-    with atomic_path(path) as temporary:
-        handle = open(temporary, "w", encoding=encoding, newline=newline) if mode == "w" else open(temporary, "wb")
-        with handle:
-            yield handle
+    text = mode == "w"
+    with (
+        atomic_path(path) as temporary,
+        open(temporary, mode, encoding=encoding if text else None, newline=newline if text else None) as handle,
+    ):
+        yield handle
 
 
 @contextlib.contextmanager

@@ -23,8 +23,8 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -54,8 +54,9 @@ def _first_bad_cell(mask: np.ndarray) -> tuple[int, int]:
 class MatrixGame:
     """A zero-sum matrix game: ``payoffs[i, j]`` is what the row player gets from the pair ``(i, j)``."""
 
-    def __init__(self, payoffs, row_labels: Sequence[str] | None = None,
-                 col_labels: Sequence[str] | None = None, std=None):
+    def __init__(
+        self, payoffs, row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None, std=None
+    ):
         payoffs = np.array(payoffs, dtype=float)
         if payoffs.ndim != 2 or payoffs.size == 0:
             raise MatrixGameError(f"payoffs must be a non-empty 2-d matrix, got shape {payoffs.shape}")
@@ -73,8 +74,10 @@ class MatrixGame:
             bad = ~np.isfinite(std) | (std < 0)
             if bad.any():
                 i, j = _first_bad_cell(bad)
-                raise MatrixGameError(f"std ({self.row_labels[i]}, {self.col_labels[j]}) is {std[i, j]}: "
-                                      "deviations must be finite and non-negative")
+                raise MatrixGameError(
+                    f"std ({self.row_labels[i]}, {self.col_labels[j]}) is {std[i, j]}: "
+                    "deviations must be finite and non-negative"
+                )
         self.std = std
 
     # ----------------------------------------------------------------- basics
@@ -86,15 +89,19 @@ class MatrixGame:
         extra = ", with std" if self.std is not None else ""
         return f"MatrixGame({self.shape[0]}x{self.shape[1]}{extra})"
 
-    def submatrix(self, rows: Sequence[int] | np.ndarray, cols: Sequence[int] | np.ndarray) -> "MatrixGame":
+    def submatrix(self, rows: Sequence[int] | np.ndarray, cols: Sequence[int] | np.ndarray) -> MatrixGame:
         """The game restricted to the given row and column indices (deviations kept)."""
         kept_rows, kept_cols = np.asarray(rows, dtype=int), np.asarray(cols, dtype=int)
         std = None if self.std is None else self.std[np.ix_(kept_rows, kept_cols)]
-        return MatrixGame(self.payoffs[np.ix_(kept_rows, kept_cols)], [self.row_labels[i] for i in kept_rows],
-                          [self.col_labels[j] for j in kept_cols], std=std)
+        return MatrixGame(
+            self.payoffs[np.ix_(kept_rows, kept_cols)],
+            [self.row_labels[i] for i in kept_rows],
+            [self.col_labels[j] for j in kept_cols],
+            std=std,
+        )
 
     # ----------------------------------------------------------------- dominance
-    def reduce_dominated(self, radius: float = 0.0) -> tuple["MatrixGame", list[str], list[str]]:
+    def reduce_dominated(self, radius: float = 0.0) -> tuple[MatrixGame, list[str], list[str]]:
         """Remove strictly dominated rows and columns, iterated; return the game and the removed labels.
 
         With ``radius = 0`` the nominal payoffs decide: rows are dropped when
@@ -135,25 +142,27 @@ class MatrixGame:
 
     # ----------------------------------------------------------------- CSV
     @classmethod
-    def from_csv(cls, path, std_path=None) -> "MatrixGame":
+    def from_csv(cls, path, std_path=None) -> MatrixGame:
         """Read payoffs (and deviations from ``std_path``, same labels in the same order) from CSV."""
         row_labels, col_labels, payoffs = _read_csv(Path(path))
         std = None
         if std_path is not None:
             std_rows, std_cols, std = _read_csv(Path(std_path))
             if std.shape != payoffs.shape:
-                raise MatrixFileError(f"{std_path}: deviations have shape {std.shape[0]}x{std.shape[1]}, "
-                                      f"the payoffs in {path} are {payoffs.shape[0]}x{payoffs.shape[1]}")
+                raise MatrixFileError(
+                    f"{std_path}: deviations have shape {std.shape[0]}x{std.shape[1]}, "
+                    f"the payoffs in {path} are {payoffs.shape[0]}x{payoffs.shape[1]}"
+                )
             for kind, theirs, ours in (("row", std_rows, row_labels), ("column", std_cols, col_labels)):
                 for k, (a, b) in enumerate(zip(theirs, ours)):
                     if a != b:
-                        raise MatrixFileError(f"{std_path}: {kind} {k + 1} is labelled {a!r}, "
-                                              f"but {b!r} in {path}")
+                        raise MatrixFileError(f"{std_path}: {kind} {k + 1} is labelled {a!r}, but {b!r} in {path}")
             negative = std < 0
             if negative.any():
                 i, j = _first_bad_cell(negative)
-                raise MatrixFileError(f"{std_path}: row {row_labels[i]!r}, column {col_labels[j]!r}: "
-                                      f"negative deviation {std[i, j]}")
+                raise MatrixFileError(
+                    f"{std_path}: row {row_labels[i]!r}, column {col_labels[j]!r}: negative deviation {std[i, j]}"
+                )
         try:
             return cls(payoffs, row_labels, col_labels, std=std)
         except MatrixGameError as exc:
@@ -198,8 +207,11 @@ _LAYOUT = "the first row must hold the column labels and the first column the ro
 def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     try:
         with open_regular(path, MatrixFileError, newline="", encoding="utf-8-sig") as handle:
-            lines = [(number, row) for number, row in enumerate(csv.reader(handle), start=1)
-                     if any(cell.strip() for cell in row)]
+            lines = [
+                (number, row)
+                for number, row in enumerate(csv.reader(handle), start=1)
+                if any(cell.strip() for cell in row)
+            ]
     except (csv.Error, UnicodeDecodeError) as exc:
         raise MatrixFileError(f"{path}: not a readable CSV file ({exc})") from None
     if not lines:
@@ -209,8 +221,10 @@ def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
     if not col_labels:
         raise MatrixFileError(f"{path}: line {header_number}: the header has no column labels")
     if _NUMBER.fullmatch(header[0].strip()):
-        raise MatrixFileError(f"{path}: line {header_number}: the first cell is the number {header[0].strip()!r}, "
-                              f"so the file seems to have no label row or column; {_LAYOUT}")
+        raise MatrixFileError(
+            f"{path}: line {header_number}: the first cell is the number {header[0].strip()!r}, "
+            f"so the file seems to have no label row or column; {_LAYOUT}"
+        )
     _check_unique(path, col_labels, "column", header_number)
     if len(lines) == 1:
         raise MatrixFileError(f"{path}: no data rows after the header")
@@ -219,16 +233,20 @@ def _read_csv(path: Path) -> tuple[list[str], list[str], np.ndarray]:
         label = row[0].strip()
         if len(row) != len(col_labels) + 1:
             hint = f" (is the label column missing? {_LAYOUT})" if _NUMBER.fullmatch(label) else ""
-            raise MatrixFileError(f"{path}: line {number} (row {label!r}) has {len(row) - 1} values, "
-                                  f"the header has {len(col_labels)} columns{hint}")
+            raise MatrixFileError(
+                f"{path}: line {number} (row {label!r}) has {len(row) - 1} values, "
+                f"the header has {len(col_labels)} columns{hint}"
+            )
         row_labels.append(label)
         values.append([_number(path, number, label, col, cell.strip()) for col, cell in zip(col_labels, row[1:])])
     _check_unique(path, row_labels, "row", None)
     for kind, labels, others in (("column", col_labels, row_labels), ("row", row_labels, col_labels)):
         if all(_NUMBER.fullmatch(label) for label in labels) and not all(_NUMBER.fullmatch(o) for o in others):
-            raise MatrixFileError(f"{path}: every {kind} label is a number ({', '.join(labels[:3])}, ...) but the "
-                                  f"{'row' if kind == 'column' else 'column'} labels are not: the {kind} labels seem "
-                                  f"to be missing; {_LAYOUT}")
+            raise MatrixFileError(
+                f"{path}: every {kind} label is a number ({', '.join(labels[:3])}, ...) but the "
+                f"{'row' if kind == 'column' else 'column'} labels are not: the {kind} labels seem "
+                f"to be missing; {_LAYOUT}"
+            )
     return row_labels, col_labels, np.array(values, dtype=float)
 
 
@@ -242,8 +260,10 @@ def _number(path: Path, line: int, row: str, col: str, text: str) -> float:
             raise MatrixFileError(f"{where}: {text!r} is not a number") from None
         if text.strip("+-").lower() in ("nan", "inf", "infinity"):
             raise MatrixFileError(f"{where}: {text!r} is not a finite number")
-        raise MatrixFileError(f"{where}: {text!r} is not a plain decimal number (digits 0-9, '.', an exponent; "
-                              "no '_' separators or non-ASCII digits)")
+        raise MatrixFileError(
+            f"{where}: {text!r} is not a plain decimal number (digits 0-9, '.', an exponent; "
+            "no '_' separators or non-ASCII digits)"
+        )
     value = float(text)
     if not math.isfinite(value):  # an exponent beyond the float range
         raise MatrixFileError(f"{where}: {text!r} is not a finite number")

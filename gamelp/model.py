@@ -30,8 +30,8 @@ answers with a full rebuild.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -156,8 +156,9 @@ class Model:
             upper = _as_vector(np.minimum(upper, 1.0), size, f"variable block {name!r} upper bounds")
         if labels is not None and len(labels) != size:
             raise ModelError(f"variable block {name!r}: {len(labels)} labels for {size} variables")
-        block = VarBlock(name, self.num_variables, size, kind, lower, upper,
-                         tuple(labels) if labels is not None else None)
+        block = VarBlock(
+            name, self.num_variables, size, kind, lower, upper, tuple(labels) if labels is not None else None
+        )
         self.variables[name] = block
         self._changed_structure()
         return block
@@ -178,8 +179,10 @@ class Model:
             if mat.shape[1] != block.size and mat.shape[0] == block.size and mat.shape[1] == 1:
                 mat = mat.T.tocsr()
             if mat.shape[1] != block.size:
-                raise ModelError(f"{what}: coefficients for block {block.name!r} have "
-                                 f"{mat.shape[1]} columns, the block has {block.size} variables")
+                raise ModelError(
+                    f"{what}: coefficients for block {block.name!r} have "
+                    f"{mat.shape[1]} columns, the block has {block.size} variables"
+                )
             if rows is None:
                 rows = mat.shape[0]
             if mat.shape[0] != rows:
@@ -206,9 +209,14 @@ class Model:
             raise ModelError(f"constraint block {name!r}: sense must be one of {SENSES}, got {sense!r}")
         matrix = self._assemble(terms, None, f"constraint block {name!r}")
         rows = matrix.shape[0]
-        block = ConstraintBlock(name, self.num_constraints, matrix, sense,
-                                _as_vector(rhs, rows, f"constraint block {name!r} rhs"),
-                                tuple(labels) if labels is not None else None)
+        block = ConstraintBlock(
+            name,
+            self.num_constraints,
+            matrix,
+            sense,
+            _as_vector(rhs, rows, f"constraint block {name!r} rhs"),
+            tuple(labels) if labels is not None else None,
+        )
         self.constraints[name] = block
         self._changed_structure()
         return block
@@ -234,8 +242,9 @@ class Model:
             block = self._block(key)
             objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
         self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
-        self._changed_values("objective", "", c=self._costs(), maximize=sense == "max",
-                             objective_constant=self.objective_constant)
+        self._changed_values(
+            "objective", "", c=self._costs(), maximize=sense == "max", objective_constant=self.objective_constant
+        )
 
     def set_rhs(self, name: str, rhs) -> None:
         """Replace the right-hand sides of constraint block ``name`` (a scalar is broadcast)."""
@@ -243,8 +252,9 @@ class Model:
             block = self.constraints[name]
         except KeyError:
             raise ModelError(f"model {self.name!r}: unknown constraint block {name!r}") from None
-        block = self.constraints[name] = replace(block, rhs=_as_vector(rhs, block.size,
-                                                                       f"constraint block {name!r} rhs"))
+        block = self.constraints[name] = replace(
+            block, rhs=_as_vector(rhs, block.size, f"constraint block {name!r} rhs")
+        )
         self._changed_values("rhs", name, rhs=self._patched("rhs", block.slice, block.rhs))
 
     def set_bounds(self, name: str, lb=None, ub=None) -> None:
@@ -253,11 +263,17 @@ class Model:
         lower = block.lb if lb is None else _as_vector(lb, block.size, f"variable block {name!r} lower bounds")
         upper = block.ub if ub is None else _as_vector(ub, block.size, f"variable block {name!r} upper bounds")
         if block.kind == "binary":
-            lower, upper = _as_vector(np.maximum(lower, 0.0), block.size, name), \
-                _as_vector(np.minimum(upper, 1.0), block.size, name)
+            lower, upper = (
+                _as_vector(np.maximum(lower, 0.0), block.size, name),
+                _as_vector(np.minimum(upper, 1.0), block.size, name),
+            )
         block = self.variables[block.name] = replace(block, lb=lower, ub=upper)
-        self._changed_values("bounds", block.name, col_lb=self._patched("col_lb", block.slice, lower),
-                             col_ub=self._patched("col_ub", block.slice, upper))
+        self._changed_values(
+            "bounds",
+            block.name,
+            col_lb=self._patched("col_lb", block.slice, lower),
+            col_ub=self._patched("col_ub", block.slice, upper),
+        )
 
     def __getstate__(self) -> dict:
         """Copies leave the solver sessions behind: a copy of a model starts with none."""
@@ -301,8 +317,9 @@ class Model:
             return np.concatenate(ranges) if ranges else np.zeros(0, dtype=np.int64)
 
         costs = np.arange(self.num_variables) if ("objective", "") in newer else np.zeros(0, dtype=np.int64)
-        return Changes(indices(self.constraints, "rhs"), indices(self.variables, "bounds"), costs,
-                       ("objective", "") in newer)
+        return Changes(
+            indices(self.constraints, "rhs"), indices(self.variables, "bounds"), costs, ("objective", "") in newer
+        )
 
     # ----------------------------------------------------------------- reading
     def matrix_form(self) -> MatrixForm:
@@ -326,30 +343,56 @@ class Model:
         c = self._costs()
         blocks = list(self.constraints.values())
         # Blocks built before later variable blocks were added have fewer columns: pad them.
-        matrices = [sp.csr_matrix((b.matrix.data, b.matrix.indices, b.matrix.indptr), shape=(b.size, n))
-                    for b in blocks]
+        matrices = [
+            sp.csr_matrix((b.matrix.data, b.matrix.indices, b.matrix.indptr), shape=(b.size, n)) for b in blocks
+        ]
         A = sp.vstack(matrices, format="csr") if matrices else sp.csr_matrix((0, n))
         sense_char = {"<=": "<", ">=": ">", "==": "="}
-        row_sense = np.concatenate([np.full(b.size, sense_char[b.sense]) for b in blocks]) if blocks \
+        row_sense = (
+            np.concatenate([np.full(b.size, sense_char[b.sense]) for b in blocks])
+            if blocks
             else np.array([], dtype="<U1")
+        )
         rhs = np.concatenate([b.rhs for b in blocks]) if blocks else np.zeros(0)
         var_blocks = list(self.variables.values())
         col_lb = np.concatenate([b.lb for b in var_blocks]) if var_blocks else np.zeros(0)
         col_ub = np.concatenate([b.ub for b in var_blocks]) if var_blocks else np.zeros(0)
-        integer = np.concatenate([np.full(b.size, b.kind != "continuous") for b in var_blocks]) \
-            if var_blocks else np.zeros(0, bool)
-        binary = np.concatenate([np.full(b.size, b.kind == "binary") for b in var_blocks]) \
-            if var_blocks else np.zeros(0, bool)
+        integer = (
+            np.concatenate([np.full(b.size, b.kind != "continuous") for b in var_blocks])
+            if var_blocks
+            else np.zeros(0, bool)
+        )
+        binary = (
+            np.concatenate([np.full(b.size, b.kind == "binary") for b in var_blocks])
+            if var_blocks
+            else np.zeros(0, bool)
+        )
         cones = tuple(
-            ConeBlock(k.name, sp.csr_matrix((k.matrix.data, k.matrix.indices, k.matrix.indptr),
-                                            shape=(k.matrix.shape[0], n)), k.constant)
-            for k in self.cones.values())
+            ConeBlock(
+                k.name,
+                sp.csr_matrix((k.matrix.data, k.matrix.indices, k.matrix.indptr), shape=(k.matrix.shape[0], n)),
+                k.constant,
+            )
+            for k in self.cones.values()
+        )
         for array in (row_sense, rhs, col_lb, col_ub, integer, binary):
             array.setflags(write=False)  # the form is cached and shared: change the model, not the form
-        return MatrixForm(c, self.objective_constant, self.sense == "max", A, row_sense, rhs,
-                          col_lb, col_ub, integer, binary, cones, self.name,
-                          {name: b.slice for name, b in self.variables.items()},
-                          {name: b.slice for name, b in self.constraints.items()})
+        return MatrixForm(
+            c,
+            self.objective_constant,
+            self.sense == "max",
+            A,
+            row_sense,
+            rhs,
+            col_lb,
+            col_ub,
+            integer,
+            binary,
+            cones,
+            self.name,
+            {name: b.slice for name, b in self.variables.items()},
+            {name: b.slice for name, b in self.constraints.items()},
+        )
 
     def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Cut a full variable vector into one array per variable block."""

@@ -39,8 +39,9 @@ def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value agains
         (line,) = ax.step(ks, values, where="post", marker=".", label=label)
         bounds = [r.get("bound", r["value"]) for r in rows]
         if any(b > v + 1e-9 for b, v in zip(bounds, values)):
-            ax.fill_between(ks, values, bounds, step="post", color=line.get_color(), alpha=0.2,
-                            label=f"{label}: best bound")
+            ax.fill_between(
+                ks, values, bounds, step="post", color=line.get_color(), alpha=0.2, label=f"{label}: best bound"
+            )
     ax.set_xlabel("k (decision points forced deterministic)")
     ax.set_ylabel("value")
     ax.set_title(title)

@@ -85,6 +85,10 @@ class Solution:
             parts.append(f"objective_bound={self.objective_bound!r}")
         if self.mip_gap:
             parts.append(f"mip_gap={self.mip_gap:.3g}")
-        parts += [f"backend={self.backend!r}", f"solver_version={self.solver_version!r}", f"wall_time={self.wall_time:.3g}",
-                  f"values={{{', '.join(f'{k!r}: <{v.size}>' for k, v in self.values.items())}}}"]
+        parts += [
+            f"backend={self.backend!r}",
+            f"solver_version={self.solver_version!r}",
+            f"wall_time={self.wall_time:.3g}",
+            f"values={{{', '.join(f'{k!r}: <{v.size}>' for k, v in self.values.items())}}}",
+        ]
         return f"Solution({', '.join(parts)})"

@@ -48,7 +48,7 @@ class Treeplex:
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def from_nodes(cls, nodes, player: int, source: str = "<game>") -> "Treeplex":
+    def from_nodes(cls, nodes, player: int, source: str = "<game>") -> Treeplex:
         """Validate a node list and build the treeplex; faults raise :class:`GameFileError`."""
         where = f"{source}: decision_problem_pl{player}"
         if not isinstance(nodes, list):
@@ -58,8 +58,9 @@ class Treeplex:
         for position, node in enumerate(nodes):
             node_id = _check_node_fields(node, position, where)
             if node_id in order:
-                raise GameFileError(f"{where}: duplicate node id {node_id!r} (positions {order[node_id]} "
-                                    f"and {position})")
+                raise GameFileError(
+                    f"{where}: duplicate node id {node_id!r} (positions {order[node_id]} and {position})"
+                )
             order[node_id] = position
             outcomes = node["actions"] if node["type"] == "decision" else node["signals"]
             graph.add_node(node_id, type=node["type"], outcomes=tuple(outcomes), position=position)
@@ -90,16 +91,21 @@ class Treeplex:
                 continue
             parent, label = edge
             if order[parent] >= order[node_id]:
-                raise GameFileError(f"{where}: node {node_id!r} comes before its parent {parent!r}; "
-                                    "nodes must be listed top-down")
+                raise GameFileError(
+                    f"{where}: node {node_id!r} comes before its parent {parent!r}; nodes must be listed top-down"
+                )
             parent_info = graph.nodes[parent]
             if label not in parent_info["outcomes"]:
                 kind = "action" if parent_info["type"] == "decision" else "signal"
-                raise GameFileError(f"{where}: node {node_id!r} hangs from {kind} {label!r}, which its "
-                                    f"parent {parent!r} does not have (it has {list(parent_info['outcomes'])})")
+                raise GameFileError(
+                    f"{where}: node {node_id!r} hangs from {kind} {label!r}, which its "
+                    f"parent {parent!r} does not have (it has {list(parent_info['outcomes'])})"
+                )
             if (parent, label) in seen_edges:
-                raise GameFileError(f"{where}: nodes {seen_edges[(parent, label)]!r} and {node_id!r} both "
-                                    f"hang from edge ({parent!r}, {label!r})")
+                raise GameFileError(
+                    f"{where}: nodes {seen_edges[(parent, label)]!r} and {node_id!r} both "
+                    f"hang from edge ({parent!r}, {label!r})"
+                )
             seen_edges[(parent, label)] = node_id
         if len(roots) != 1:
             raise GameFileError(f"{where}: expected exactly one root (parent_edge null), found {roots}")
@@ -123,14 +129,26 @@ class Treeplex:
                 continue
             expected = _last_sequence(graph, node["id"])
             given = node["parent_sequence"]
-            given = None if given is None else tuple(_check_pair(
-                given, f"{where}: decision point {node['id']!r} parent_sequence"))
+            given = (
+                None
+                if given is None
+                else tuple(_check_pair(given, f"{where}: decision point {node['id']!r} parent_sequence"))
+            )
             if given != expected:
-                raise GameFileError(f"{where}: decision point {node['id']!r} has parent_sequence "
-                                    f"{_show(given)}, but the last own sequence on its path is {_show(expected)}")
+                raise GameFileError(
+                    f"{where}: decision point {node['id']!r} has parent_sequence "
+                    f"{_show(given)}, but the last own sequence on its path is {_show(expected)}"
+                )
             parents.append(index[expected])
-        return cls(player, graph, decision_points, actions, np.array(parents, dtype=np.int64),
-                   np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64))
+        return cls(
+            player,
+            graph,
+            decision_points,
+            actions,
+            np.array(parents, dtype=np.int64),
+            np.array(starts, dtype=np.int64),
+            np.array(ends, dtype=np.int64),
+        )
 
     # ------------------------------------------------------------------ sequences
     @cached_property
@@ -195,9 +213,12 @@ class Treeplex:
         for j, point in enumerate(self.decision_points):
             probs = behaviour.get(point)
             acts = self.actions[point]
-            local = np.full(len(acts), 1.0 / len(acts)) if probs is None else np.array(
-                [float(probs.get(a, 0.0)) for a in acts])
-            x[self.starts[j]:self.ends[j]] = x[self.parents[j]] * local
+            local = (
+                np.full(len(acts), 1.0 / len(acts))
+                if probs is None
+                else np.array([float(probs.get(a, 0.0)) for a in acts])
+            )
+            x[self.starts[j] : self.ends[j]] = x[self.parents[j]] * local
         return x
 
     def to_behavioural(self, x: np.ndarray) -> dict[str, dict[str, float]]:
@@ -205,7 +226,7 @@ class Treeplex:
         x = np.asarray(x, dtype=float)
         out = {}
         for j, point in enumerate(self.decision_points):
-            local = np.clip(x[self.starts[j]:self.ends[j]], 0.0, None)
+            local = np.clip(x[self.starts[j] : self.ends[j]], 0.0, None)
             total = local.sum()
             probs = local / total if total > 1e-12 else np.full(local.size, 1.0 / local.size)
             out[point] = dict(zip(self.actions[point], probs.tolist()))
@@ -228,7 +249,7 @@ class Treeplex:
         accumulated = utility.copy()
         best = np.empty(self.num_decision_points, dtype=np.int64)
         for j in range(self.num_decision_points - 1, -1, -1):
-            local = accumulated[self.starts[j]:self.ends[j]]
+            local = accumulated[self.starts[j] : self.ends[j]]
             best[j] = int(np.argmax(local))
             accumulated[self.parents[j]] += local[best[j]]
         x = np.zeros(self.num_sequences)
@@ -257,9 +278,11 @@ def _check_labels_unambiguous(decision_points, actions, where: str) -> None:
             label = f"{j}:{a}"
             if label in owner:
                 other_node, other_action = owner[label]
-                raise GameFileError(f"{where}: node {j!r} action {a!r} and node {other_node!r} action "
-                                    f"{other_action!r} both have the sequence label {label!r}; rename one "
-                                    "(a ':' in a node id or action makes labels ambiguous)")
+                raise GameFileError(
+                    f"{where}: node {j!r} action {a!r} and node {other_node!r} action "
+                    f"{other_action!r} both have the sequence label {label!r}; rename one "
+                    "(a ':' in a node id or action makes labels ambiguous)"
+                )
             owner[label] = (j, a)
 
 
@@ -274,7 +297,9 @@ def _check_node_fields(node, position: int, where: str) -> str:
         raise GameFileError(f"{where}: node at position {position} has a non-string id {shown(node_id)}")
     kind = node["type"]
     if kind not in NODE_TYPES:
-        raise GameFileError(f"{where}: node {node_id!r} has unknown type {shown(kind)} (expected decision or observation)")
+        raise GameFileError(
+            f"{where}: node {node_id!r} has unknown type {shown(kind)} (expected decision or observation)"
+        )
     needed = ("actions", "parent_sequence") if kind == "decision" else ("signals",)
     for key in needed:
         if key not in node:

@@ -102,7 +102,7 @@ class MtgEngine:
 class LocmState:
     """A match: the referee's seeds, both decks so far (card ids in pick order), and the battle once drafted."""
 
-    __slots__ = ("seeds", "decks", "battle")
+    __slots__ = ("battle", "decks", "seeds")
 
     def __init__(self, seeds, decks: tuple[tuple[int, ...], tuple[int, ...]], battle=None):
         self.seeds = seeds
@@ -156,8 +156,10 @@ class LocmEngine:
             decks = (decks[0], decks[1])
             battle = None
             if len(decks[1]) == self._draft.DRAFT_TURNS:  # the referee's shuffles; seat 0 plays first
-                battle = self._locm.State.new(self._draft.shuffled_deck(decks[0], state.seeds.shuffle0),
-                                              self._draft.shuffled_deck(decks[1], state.seeds.shuffle1))
+                battle = self._locm.State.new(
+                    self._draft.shuffled_deck(decks[0], state.seeds.shuffle0),
+                    self._draft.shuffled_deck(decks[1], state.seeds.shuffle1),
+                )
                 battle.start_turn()
             return LocmState(state.seeds, decks, battle)
         if state.battle.winner >= 0 or not state.battle.is_legal(move):

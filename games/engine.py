@@ -60,8 +60,9 @@ import dataclasses
 import importlib
 import pickle
 import random
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -259,8 +260,9 @@ def check_clone(engine: Engine, state) -> None:
     assert not shared, f"{engine.name}: a clone shares mutable parts with its original: {', '.join(shared[:5])}"
 
 
-def random_playout(engine: Engine, seed: int, max_moves: int | None = None, checks: bool = True,
-                   clone_every: int = 10) -> Playout:
+def random_playout(
+    engine: Engine, seed: int, max_moves: int | None = None, checks: bool = True, clone_every: int = 10
+) -> Playout:
     """Play one game from ``new_game(seed)`` with moves drawn by ``random.Random(seed)``.
 
     With ``checks``, asserts along the way: the seat to move is a seat; the legal moves
@@ -300,7 +302,8 @@ def random_playout(engine: Engine, seed: int, max_moves: int | None = None, chec
         assert len(returns) == engine.num_players, f"{name}: seed {seed}: {len(returns)} returns"
         if engine.constant_sum is not None:
             assert abs(sum(returns) - engine.constant_sum) < 1e-9, (
-                f"{name}: seed {seed}: returns {returns} do not sum to {engine.constant_sum}")
+                f"{name}: seed {seed}: returns {returns} do not sum to {engine.constant_sum}"
+            )
     return Playout(seed, tuple(played), returns, snapshot(state))
 
 
@@ -318,7 +321,8 @@ def check_engine(engine: Engine, seeds: Iterable[int] = range(4), max_moves: int
         first = random_playout(engine, seed, max_moves)
         again = random_playout(engine, seed, max_moves, checks=False)
         assert (first.moves, first.returns) == (again.moves, again.returns), (
-            f"{engine.name}: seed {seed} gave two different games")
+            f"{engine.name}: seed {seed} gave two different games"
+        )
         assert first.final == again.final, f"{engine.name}: seed {seed} gave two different final states"
         playouts.append(first)
     if engine.stochastic and len(seeds) > 1:

@@ -61,8 +61,7 @@ class WinLossGame:
     def __post_init__(self):
         W = np.asarray(self.win)
         if W.ndim != 2 or W.shape != (len(self.labels), len(self.labels)) or not np.isin(W, (-1, 0, 1)).all():
-            raise MatrixGameSimError(f"{self.name}: the win matrix must be square in -1/0/+1 "
-                                     f"with one label per action")
+            raise MatrixGameSimError(f"{self.name}: the win matrix must be square in -1/0/+1 with one label per action")
 
     @property
     def n_actions(self) -> int:
@@ -72,8 +71,9 @@ class WinLossGame:
         """Validate a mixed strategy (non-negative, sums to one, one entry per action)."""
         w = np.asarray(weights, dtype=float)
         if w.shape != (self.n_actions,) or np.any(w < 0) or not np.isclose(w.sum(), 1.0):
-            raise MatrixGameSimError(f"{self.name}: {who}'s weights {weights!r} are not a "
-                                     f"probability vector over {self.labels}")
+            raise MatrixGameSimError(
+                f"{self.name}: {who}'s weights {weights!r} are not a probability vector over {self.labels}"
+            )
         return w / w.sum()
 
     def expected_scores(self, weights_a, weights_b) -> tuple[float, float]:
@@ -82,8 +82,9 @@ class WinLossGame:
         W = np.asarray(self.win)
         return float(a @ (W > 0) @ b), float(a @ (W < 0) @ b)
 
-    def score_distributions(self, weights_a, weights_b, n_games: int = 1000, n_reps: int = 1000,
-                            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def score_distributions(
+        self, weights_a, weights_b, n_games: int = 1000, n_reps: int = 1000, seed: int = 0
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Scores (games won) of A and of B in each of ``n_reps`` matches of ``n_games`` games."""
         if n_games < 1 or n_reps < 1:
             raise MatrixGameSimError(f"n_games = {n_games} and n_reps = {n_reps} must be positive")
@@ -92,13 +93,24 @@ class WinLossGame:
         counts = np.random.default_rng(seed).multinomial(n_games, [p_a, p_b, p_tie], size=n_reps)
         return counts[:, 0], counts[:, 1]
 
-    def step_adjustment(self, weights_a, weights_b, n_plays: int = 1000, window: int = 20,
-                        cutoff: int = 4, step: float = 0.05, n_runs: int = 1, seed: int = 0) -> StepRun:
+    def step_adjustment(
+        self,
+        weights_a,
+        weights_b,
+        n_plays: int = 1000,
+        window: int = 20,
+        cutoff: int = 4,
+        step: float = 0.05,
+        n_runs: int = 1,
+        seed: int = 0,
+    ) -> StepRun:
         """The paper's step-adjustment dynamics, ``n_runs`` independent runs at once."""
         if window < 1 or n_plays < window or n_runs < 1 or not 0 < step <= 1:
-            raise MatrixGameSimError(f"{self.name}: need 1 <= window <= n_plays, n_runs >= 1 and "
-                                     f"0 < step <= 1 (got window={window}, n_plays={n_plays}, "
-                                     f"n_runs={n_runs}, step={step})")
+            raise MatrixGameSimError(
+                f"{self.name}: need 1 <= window <= n_plays, n_runs >= 1 and "
+                f"0 < step <= 1 (got window={window}, n_plays={n_plays}, "
+                f"n_runs={n_runs}, step={step})"
+            )
         k = self.n_actions
         W = np.asarray(self.win, dtype=float)
         rng = np.random.default_rng(seed)
@@ -132,8 +144,9 @@ class WinLossGame:
         weights[runs, worst] -= moved
         weights[runs, best] += moved
 
-    def regret_dynamics(self, weights_a, weights_b, method: str = "mwu", iterations: int = 1000,
-                        eta: float = 0.1, mix: float = 0.02) -> tuple[np.ndarray, np.ndarray]:
+    def regret_dynamics(
+        self, weights_a, weights_b, method: str = "mwu", iterations: int = 1000, eta: float = 0.1, mix: float = 0.02
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Self-play of MWU or OMWU (from :mod:`gamelp.regret`) on ``W`` (A's utility ``a^T W b``).
 
         Both minimisers are warm-started at the given strategies mixed with
@@ -143,8 +156,7 @@ class WinLossGame:
         ``(iterations, n_actions)``.
         """
         if not 0 < mix <= 1 or iterations < 1:
-            raise MatrixGameSimError(f"need 0 < mix <= 1 and iterations >= 1, got mix={mix}, "
-                                     f"iterations={iterations}")
+            raise MatrixGameSimError(f"need 0 < mix <= 1 and iterations >= 1, got mix={mix}, iterations={iterations}")
         from gamelp.regret import MWU, OMWU
 
         kinds = {"mwu": MWU, "omwu": OMWU}
@@ -173,8 +185,9 @@ PAPER_START_B = (1.0, 0.0)
 """The paper's starting strategies: A always tails, B always heads."""
 
 
-def plot_weights(series: dict[str, tuple[np.ndarray, np.ndarray]], path, ylabel: str,
-                 title: str, equilibrium: float | None = None) -> Path:
+def plot_weights(
+    series: dict[str, tuple[np.ndarray, np.ndarray]], path, ylabel: str, title: str, equilibrium: float | None = None
+) -> Path:
     """Line plot of weights over plays, one line per label (``label -> (plays, weights)``)."""
     require("matplotlib", "plotting")
     from matplotlib.figure import Figure

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from gamelp.games.errors import PokerRulesError
 from gamelp.game import SequenceFormGame
+from gamelp.games.errors import PokerRulesError
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 _RANK_LABELS = "23456789TJQKA"
@@ -83,12 +83,12 @@ def kuhn(ranks: int = 3) -> dict:
     player 2 calls or folds.  ``ranks`` > 3 gives the n-card generalisation.
     Player 1's value with 3 cards is -1/18.
     """
-    return _PokerRules(ranks=ranks, suits=1, raise_sizes=(1,), max_raises=1, ante=1,
-                       raise_action="b").game()
+    return _PokerRules(ranks=ranks, suits=1, raise_sizes=(1,), max_raises=1, ante=1, raise_action="b").game()
 
 
-def leduc(ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, int] = (2, 4),
-          max_raises: int = 2, ante: int = 1) -> dict:
+def leduc(
+    ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, int] = (2, 4), max_raises: int = 2, ante: int = 1
+) -> dict:
     """Leduc poker (Southey et al. 2005), parametrised for bigger variants.
 
     ``ranks`` x ``suits`` cards (default J, Q, K in two suits), ``ante`` each,
@@ -99,10 +99,10 @@ def leduc(ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, int] = (2, 4),
     ranks split.  Player 1's value with the defaults is about -0.085606.
     """
     if len(tuple(raise_sizes)) != 2:
-        raise PokerRulesError(
-            f"leduc: raise_sizes must give one raise size per betting round (2), got {raise_sizes!r}")
-    return _PokerRules(ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes),
-                       max_raises=max_raises, ante=ante, raise_action="r").game()
+        raise PokerRulesError(f"leduc: raise_sizes must give one raise size per betting round (2), got {raise_sizes!r}")
+    return _PokerRules(
+        ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes), max_raises=max_raises, ante=ante, raise_action="r"
+    ).game()
 
 
 def write_game(game: dict, path: str | Path) -> Path:
@@ -130,16 +130,13 @@ def game_size(game: dict) -> dict[str, tuple[int, int]]:
 
 
 def _root_decision(node_id: str, actions: tuple[str, ...]) -> dict:
-    return {"id": node_id, "type": "decision", "actions": list(actions),
-            "parent_edge": None, "parent_sequence": None}
+    return {"id": node_id, "type": "decision", "actions": list(actions), "parent_edge": None, "parent_sequence": None}
 
 
-def _utility_entry(sequence_pl1: tuple[str, str], sequence_pl2: tuple[str, str],
-                   value: Fraction | int) -> dict:
+def _utility_entry(sequence_pl1: tuple[str, str], sequence_pl2: tuple[str, str], value: Fraction | int) -> dict:
     value = Fraction(value)
     number = int(value) if value.denominator == 1 else float(value)
-    return {"sequence_pl1": list(sequence_pl1), "sequence_pl2": list(sequence_pl2),
-            "value": number}
+    return {"sequence_pl1": list(sequence_pl1), "sequence_pl2": list(sequence_pl2), "value": number}
 
 
 def _rank_labels(ranks: int) -> str:
@@ -148,8 +145,12 @@ def _rank_labels(ranks: int) -> str:
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
-    if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
-            or value < low or (high is not None and value > high)):
+    if (
+        not isinstance(value, numbers.Integral)
+        or isinstance(value, bool)
+        or value < low
+        or (high is not None and value > high)
+    ):
         bound = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
         raise PokerRulesError(f"poker rules: {name} must be {bound}, got {value!r}")
 
@@ -175,17 +176,25 @@ class _PokerRules:
         cards_needed = 2 + len(self.raise_sizes) - 1  # two private cards, one public per later round
         if self.ranks * self.suits < cards_needed:
             raise PokerRulesError(
-                f"poker rules: {self.ranks} ranks x {self.suits} suits is fewer than the "
-                f"{cards_needed} cards dealt")
+                f"poker rules: {self.ranks} ranks x {self.suits} suits is fewer than the {cards_needed} cards dealt"
+            )
 
     def game(self) -> dict:
         """Walk every deal and betting history; return the game in the JSON format."""
         walk = _Walk(self)
         for r1, p1 in self.deal(()):
             for r2, p2 in self.deal((r1,)):
-                walk.betting(cards=(r1, r2), public=(), prob=p1 * p2, round_=0, history="",
-                             raises=0, committed=(self.ante, self.ante),
-                             views=((("card", r1),), (("card", r2),)), last=(None, None))
+                walk.betting(
+                    cards=(r1, r2),
+                    public=(),
+                    prob=p1 * p2,
+                    round_=0,
+                    history="",
+                    raises=0,
+                    committed=(self.ante, self.ante),
+                    views=((("card", r1),), (("card", r2),)),
+                    last=(None, None),
+                )
         return walk.result()
 
     def deal(self, dealt: tuple[int, ...]) -> list[tuple[int, Fraction]]:
@@ -248,11 +257,19 @@ class _Walk:
             elif is_raise:
                 paid[actor] = committed[1 - actor] + self.rules.raise_sizes[round_]
             if is_raise or history + action == "k":
-                self.betting(cards, public, prob, round_, history + action, raises + is_raise,
-                             tuple(paid), tuple(new_views), tuple(new_last))
+                self.betting(
+                    cards,
+                    public,
+                    prob,
+                    round_,
+                    history + action,
+                    raises + is_raise,
+                    tuple(paid),
+                    tuple(new_views),
+                    tuple(new_last),
+                )
             else:  # a call, or a check after a check
-                self._end_round(cards, public, prob, round_, tuple(paid), tuple(new_views),
-                                tuple(new_last))
+                self._end_round(cards, public, prob, round_, tuple(paid), tuple(new_views), tuple(new_last))
 
     def _end_round(self, cards, public, prob, round_, committed, views, last):
         """After a call or check-check: reveal a public card and bet again, or show down."""
@@ -261,8 +278,7 @@ class _Walk:
             return
         for rank, p in self.rules.deal(cards + public):
             seen = tuple(view + (("public", rank),) for view in views)
-            self.betting(cards, public + (rank,), prob * p, round_ + 1, "", 0, committed,
-                         seen, last)
+            self.betting(cards, public + (rank,), prob * p, round_ + 1, "", 0, committed, seen, last)
 
     def _add(self, last, value: Fraction) -> None:
         """Add one terminal's chance-weighted payoff to the entry of its last sequences."""
@@ -301,8 +317,15 @@ class _Walk:
         def visit(view: View, parent_edge, parent_sequence) -> None:
             if view in decisions:
                 node_id, actions = decisions[view]
-                nodes.append({"id": node_id, "type": "decision", "actions": list(actions),
-                              "parent_edge": parent_edge, "parent_sequence": parent_sequence})
+                nodes.append(
+                    {
+                        "id": node_id,
+                        "type": "decision",
+                        "actions": list(actions),
+                        "parent_edge": parent_edge,
+                        "parent_sequence": parent_sequence,
+                    }
+                )
                 for action in actions:
                     visit(view + (("own", action),), [node_id, action], [node_id, action])
                 return
@@ -312,8 +335,7 @@ class _Walk:
             elif following:
                 node_id = f"o{self._state_text(view)}_pl{player + 1}"
                 signals = [self._signal(event) for event in following]
-                nodes.append({"id": node_id, "type": "observation", "signals": signals,
-                              "parent_edge": parent_edge})
+                nodes.append({"id": node_id, "type": "observation", "signals": signals, "parent_edge": parent_edge})
                 for event, signal in zip(following, signals):
                     visit(view + (event,), [node_id, signal], parent_sequence)
 
@@ -322,13 +344,18 @@ class _Walk:
 
     def result(self) -> dict:
         processes = [self._decision_process(player) for player in (0, 1)]
-        rank = [{(node["id"], action): i
-                 for i, (node, action) in enumerate(
-                     (node, action) for node in process if node["type"] == "decision"
-                     for action in node["actions"])}
-                for process in processes]
-        entries = sorted(((rank[0][s1], rank[1][s2]), s1, s2, value)
-                         for (s1, s2), value in self.utility.items() if value != 0)
+        rank = [
+            {
+                (node["id"], action): i
+                for i, (node, action) in enumerate(
+                    (node, action) for node in process if node["type"] == "decision" for action in node["actions"]
+                )
+            }
+            for process in processes
+        ]
+        entries = sorted(
+            ((rank[0][s1], rank[1][s2]), s1, s2, value) for (s1, s2), value in self.utility.items() if value != 0
+        )
         return {
             "decision_problem_pl1": processes[0],
             "decision_problem_pl2": processes[1],
@@ -341,26 +368,37 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m gamelp.games.poker",
         description="Write rps.json, kuhn.json and leduc.json (sequence-form game files) "
-                    "generated from the rules; any --leduc-* option also writes that Leduc "
-                    "variant as leduc_r<ranks>_s<suits>_m<max raises>_b<sizes>_a<ante>.json.")
+        "generated from the rules; any --leduc-* option also writes that Leduc "
+        "variant as leduc_r<ranks>_s<suits>_m<max raises>_b<sizes>_a<ante>.json.",
+    )
     parser.add_argument("outdir", type=Path, help="directory to write the JSON files to")
     parser.add_argument("--leduc-ranks", type=int, default=3, help="card ranks (default 3: J Q K)")
     parser.add_argument("--leduc-suits", type=int, default=2, help="suits (default 2)")
-    parser.add_argument("--leduc-raise-sizes", type=int, nargs=2, default=[2, 4],
-                        metavar=("ROUND1", "ROUND2"), help="raise sizes (default 2 4)")
-    parser.add_argument("--leduc-max-raises", type=int, default=2,
-                        help="raises allowed per round (default 2)")
+    parser.add_argument(
+        "--leduc-raise-sizes",
+        type=int,
+        nargs=2,
+        default=[2, 4],
+        metavar=("ROUND1", "ROUND2"),
+        help="raise sizes (default 2 4)",
+    )
+    parser.add_argument("--leduc-max-raises", type=int, default=2, help="raises allowed per round (default 2)")
     parser.add_argument("--leduc-ante", type=int, default=1, help="ante (default 1)")
     args = parser.parse_args(argv)
 
-    variant = dict(ranks=args.leduc_ranks, suits=args.leduc_suits,
-                   raise_sizes=tuple(args.leduc_raise_sizes),
-                   max_raises=args.leduc_max_raises, ante=args.leduc_ante)
+    variant = dict(
+        ranks=args.leduc_ranks,
+        suits=args.leduc_suits,
+        raise_sizes=tuple(args.leduc_raise_sizes),
+        max_raises=args.leduc_max_raises,
+        ante=args.leduc_ante,
+    )
     extra = {}
     if variant != dict(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1):
         sizes = "-".join(map(str, variant["raise_sizes"]))
-        name = (f"leduc_r{variant['ranks']}_s{variant['suits']}_m{variant['max_raises']}"
-                f"_b{sizes}_a{variant['ante']}.json")
+        name = (
+            f"leduc_r{variant['ranks']}_s{variant['suits']}_m{variant['max_raises']}_b{sizes}_a{variant['ante']}.json"
+        )
         try:
             extra[name] = leduc(**variant)
         except PokerRulesError as error:
@@ -370,8 +408,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in paths:
         game = json.loads(path.read_text(encoding="utf-8"))
         (j1, s1), (j2, s2) = game_size(game).values()
-        print(f"{path}: player 1 {j1} decision points / {s1} sequences, "
-              f"player 2 {j2} / {s2}, {len(game['utility_pl1'])} payoff entries")
+        print(
+            f"{path}: player 1 {j1} decision points / {s1} sequences, "
+            f"player 2 {j2} / {s2}, {len(game['utility_pl1'])} payoff entries"
+        )
     return 0
 
 

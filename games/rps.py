@@ -17,9 +17,7 @@ from gamelp.games.pennies import WinLossGame
 
 RPS = WinLossGame(
     "rock-paper-scissors",
-    np.array([[0, -1, 1],
-              [1, 0, -1],
-              [-1, 1, 0]]),
+    np.array([[0, -1, 1], [1, 0, -1], [-1, 1, 0]]),
     ("Rock", "Paper", "Scissors"),
 )
 """Rows: A's action, columns: B's; rock beats scissors, scissors paper, paper rock."""

@@ -126,8 +126,9 @@ class Experiment(ABC):
 
     def expected_seeds(self) -> np.ndarray:
         """Every match's seed, shape (n_pairs, n_matches); override with a vectorised version when slow."""
-        return np.array([[self.match_seed(p, m) for m in range(self.n_matches)] for p in range(self.n_pairs)],
-                        dtype=np.int64).reshape(self.n_pairs, self.n_matches)
+        return np.array(
+            [[self.match_seed(p, m) for m in range(self.n_matches)] for p in range(self.n_pairs)], dtype=np.int64
+        ).reshape(self.n_pairs, self.n_matches)
 
 
 # ----------------------------------------------------------------------------- the store
@@ -158,8 +159,9 @@ class MatchStore:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             if "readonly" in str(exc) or "read-only" in str(exc):
-                raise RunError(f"{self._where}: the match store is read-only; make it writable or write to "
-                               "another directory") from exc
+                raise RunError(
+                    f"{self._where}: the match store is read-only; make it writable or write to another directory"
+                ) from exc
             raise RunError(f"{self._where}: not a usable match store ({exc})") from exc
         except RunError:
             self._db.close()
@@ -181,18 +183,24 @@ class MatchStore:
         value_columns = "".join(f", {c.name} INTEGER" for c in self.experiment.columns)
         with db:
             db.execute("CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), params TEXT NOT NULL)")
-            db.execute("CREATE TABLE IF NOT EXISTS matches (pair INTEGER NOT NULL, match INTEGER NOT NULL, "
-                       f"seed INTEGER NOT NULL{value_columns}, PRIMARY KEY (pair, match))")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS matches (pair INTEGER NOT NULL, match INTEGER NOT NULL, "
+                f"seed INTEGER NOT NULL{value_columns}, PRIMARY KEY (pair, match))"
+            )
         found = tuple(row[1] for row in db.execute("PRAGMA table_info(matches)"))
         if found != self.names:
-            self._fail(f"the matches table has columns {', '.join(found)}, this run writes {', '.join(self.names)}; "
-                       "write to another directory")
+            self._fail(
+                f"the matches table has columns {', '.join(found)}, this run writes {', '.join(self.names)}; "
+                "write to another directory"
+            )
         stored = db.execute("SELECT params FROM run").fetchall()
         n_rows = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
         if not stored:
             if n_rows:
-                self._fail(f"{n_rows} match rows but no run parameters (the run row was deleted), so nothing "
-                           "says which run made them; write to another directory")
+                self._fail(
+                    f"{n_rows} match rows but no run parameters (the run row was deleted), so nothing "
+                    "says which run made them; write to another directory"
+                )
             with db:
                 db.execute("INSERT INTO run (id, params) VALUES (1, ?)", (json.dumps(self.params, sort_keys=True),))
             return
@@ -209,10 +217,15 @@ class MatchStore:
         if stored == self.params:
             return
         keys = sorted(set(stored) | set(self.params))
-        diffs = [f"{k}: stored {stored.get(k)!r}, asked {self.params.get(k)!r}"
-                 for k in keys if stored.get(k) != self.params.get(k)]
-        self._fail(f"the store was made with other arguments ({'; '.join(diffs)}); "
-                   "resume with the same arguments or write to another directory")
+        diffs = [
+            f"{k}: stored {stored.get(k)!r}, asked {self.params.get(k)!r}"
+            for k in keys
+            if stored.get(k) != self.params.get(k)
+        ]
+        self._fail(
+            f"the store was made with other arguments ({'; '.join(diffs)}); "
+            "resume with the same arguments or write to another directory"
+        )
 
     def _check_rows(self) -> None:
         """Refuse non-integer values, keys outside the task set, values out of range and foreign seeds."""
@@ -232,23 +245,29 @@ class MatchStore:
         outside = (pair < 0) | (pair >= exp.n_pairs) | (match < 0) | (match >= exp.n_matches)
         if outside.any():
             i = int(np.flatnonzero(outside)[0])
-            self._fail(f"{int(outside.sum())} rows lie outside this run's {exp.n_pairs} pairs x {exp.n_matches} "
-                       f"matches, the first (pair {pair[i]}, match {match[i]})")
+            self._fail(
+                f"{int(outside.sum())} rows lie outside this run's {exp.n_pairs} pairs x {exp.n_matches} "
+                f"matches, the first (pair {pair[i]}, match {match[i]})"
+            )
         for k, column in enumerate(exp.columns, start=3):
             values = rows[:, k]
             null = self._null_mask(column.name) if column.nullable else np.zeros(len(rows), dtype=bool)
             wrong = ((values < column.low) | (values > column.high)) & ~null
             if wrong.any():
                 i = int(np.flatnonzero(wrong)[0])
-                self._fail(f"row (pair {pair[i]}, match {match[i]}): {column.name} = {values[i]} is outside "
-                           f"[{column.low}, {column.high}]{' or NULL' if column.nullable else ''}")
+                self._fail(
+                    f"row (pair {pair[i]}, match {match[i]}): {column.name} = {values[i]} is outside "
+                    f"[{column.low}, {column.high}]{' or NULL' if column.nullable else ''}"
+                )
         expected = exp.expected_seeds()[pair, match]
         foreign = seed != expected
         if foreign.any():
             i = int(np.flatnonzero(foreign)[0])
-            self._fail(f"{int(foreign.sum())} rows were played with other seeds than this run's (first: pair "
-                       f"{pair[i]}, match {match[i]}, seed {seed[i]}, expected {expected[i]}); write to another "
-                       "directory")
+            self._fail(
+                f"{int(foreign.sum())} rows were played with other seeds than this run's (first: pair "
+                f"{pair[i]}, match {match[i]}, seed {seed[i]}, expected {expected[i]}); write to another "
+                "directory"
+            )
 
     def _null_mask(self, name: str) -> np.ndarray:
         flags = self._db.execute(f"SELECT {name} IS NULL FROM matches ORDER BY pair, match").fetchall()
@@ -265,11 +284,13 @@ class MatchStore:
             raise RunError(f"{self._where}: the experiment returned rows that do not have {width - 3} values")
         try:
             with self._db:
-                self._db.executemany(f"INSERT INTO matches ({', '.join(self.names)}) VALUES "
-                                     f"({', '.join('?' * width)})", records)
+                self._db.executemany(
+                    f"INSERT INTO matches ({', '.join(self.names)}) VALUES ({', '.join('?' * width)})", records
+                )
         except sqlite3.IntegrityError as exc:
-            raise RunError(f"{self._where}: a match of pair {batch.pair} is already stored; is another run "
-                           "writing to this store?") from exc
+            raise RunError(
+                f"{self._where}: a match of pair {batch.pair} is already stored; is another run writing to this store?"
+            ) from exc
 
     def table(self) -> np.ndarray:
         """All rows sorted by (pair, match), int64 of shape (n, 3 + columns), NULL as -1."""
@@ -281,8 +302,9 @@ class MatchStore:
         self._db.close()
 
 
-def open_store(out: str | os.PathLike | None, name: str, experiment: Experiment,
-               resume: bool = True) -> tuple[Path | None, MatchStore]:
+def open_store(
+    out: str | os.PathLike | None, name: str, experiment: Experiment, resume: bool = True
+) -> tuple[Path | None, MatchStore]:
     """Create ``out`` when needed and open (or start) ``out/name``; ``out=None`` keeps the store in memory.
 
     With ``resume=False`` a store already at ``out/name`` is refused instead of continued.
@@ -293,8 +315,9 @@ def open_store(out: str | os.PathLike | None, name: str, experiment: Experiment,
     if out.exists() and not out.is_dir():
         raise RunError(f"{out}: the output directory is a file")
     if not resume and (out / name).exists():
-        raise RunError(f"{out / name} holds an earlier run: pass --resume to continue it, or choose another "
-                       "output directory")
+        raise RunError(
+            f"{out / name} holds an earlier run: pass --resume to continue it, or choose another output directory"
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -370,8 +393,9 @@ class _Local:
 
     def __init__(self, experiment: Experiment, workers: int):
         self.window = workers * IN_FLIGHT_PER_WORKER
-        self._pool = ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                         initargs=(os.getpid(), experiment))
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, initializer=_init_worker, initargs=(os.getpid(), experiment)
+        )
 
     def submit(self, batch: Batch):
         return self._pool.submit(_play_in_worker, batch)
@@ -391,6 +415,7 @@ class _Dask:
         for module in ("dask", "distributed"):  # the [dist] extra
             require(module, "--scheduler (a Dask cluster)")
         from dask.distributed import Client
+
         try:
             self._client = Client(address, timeout="20s")
         except (OSError, TimeoutError, ValueError) as exc:
@@ -485,8 +510,7 @@ def run_matches(store: MatchStore, execution: Execution = Execution(), *, unit: 
     executor = _executor(experiment, workers, execution.scheduler)
     queue = batches(todo, batch_size or auto_batch_size(len(todo), executor.window // IN_FLIGHT_PER_WORKER))
     pending: dict[Any, Batch] = {}
-    bar = tqdm(total=total, initial=total - len(todo), unit=unit, disable=not execution.progress,
-               smoothing=0.05)
+    bar = tqdm(total=total, initial=total - len(todo), unit=unit, disable=not execution.progress, smoothing=0.05)
     interrupted = True
     try:
         while True:
@@ -513,8 +537,9 @@ def run_matches(store: MatchStore, execution: Execution = Execution(), *, unit: 
 # ----------------------------------------------------------------------------- win rates
 
 
-def rates_by_group(pair: np.ndarray, group: np.ndarray, kind: np.ndarray, n_pairs: int, n_groups: int,
-                   n_kinds: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rates_by_group(
+    pair: np.ndarray, group: np.ndarray, kind: np.ndarray, n_pairs: int, n_groups: int, n_kinds: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pair win rate, its deviation across groups, and the counts of each outcome kind.
 
     ``kind`` is 0 for a win of the pair's first entrant, 1 for a loss, and
@@ -542,8 +567,9 @@ def rates_by_group(pair: np.ndarray, group: np.ndarray, kind: np.ndarray, n_pair
     return rate, std, counts.sum(axis=0)
 
 
-def rate_matrix(labels: Sequence[str], pairs: Sequence[tuple[int, int]], rate: np.ndarray,
-                std: np.ndarray) -> MatrixGame:
+def rate_matrix(
+    labels: Sequence[str], pairs: Sequence[tuple[int, int]], rate: np.ndarray, std: np.ndarray
+) -> MatrixGame:
     """The constant-sum win-rate game: c_ij = rate, c_ji = 1 - rate, deviations mirrored, 0.5 where unplayed."""
     n = len(labels)
     payoffs, deviations = np.full((n, n), 0.5), np.zeros((n, n))

@@ -97,14 +97,22 @@ WEIGHT_NAMES = ("PrAwMST", "PrAwM", "PrAwST")
 HAND_NAMES = ("HAMon", "HASpell", "HATrap")
 
 PAPER_TABLE1 = {
-    "const": (0.115, 0.127), "FirstA": (1.132, 0.081), "HAMon": (-0.284, 0.017),
-    "HASpell": (0.158, 0.028), "HATrap": (0.806, 0.030), "PrAwMST": (-0.679, 0.064),
-    "PrAwM": (-0.177, 0.064), "PrAwST": (-0.090, 0.064),
+    "const": (0.115, 0.127),
+    "FirstA": (1.132, 0.081),
+    "HAMon": (-0.284, 0.017),
+    "HASpell": (0.158, 0.028),
+    "HATrap": (0.806, 0.030),
+    "PrAwMST": (-0.679, 0.064),
+    "PrAwM": (-0.177, 0.064),
+    "PrAwST": (-0.090, 0.064),
 }
 PAPER_TABLE1_N = 27440
 PAPER_TABLE2 = {
-    "const": (-0.973, 0.082), "FirstA": (2.691, 0.160), "AsHalf": (-0.334, 0.117),
-    "AsAlways": (-0.397, 0.116), "AsADP": (-0.242, 0.115),
+    "const": (-0.973, 0.082),
+    "FirstA": (2.691, 0.160),
+    "AsHalf": (-0.334, 0.117),
+    "AsAlways": (-0.397, 0.116),
+    "AsADP": (-0.242, 0.115),
 }
 PAPER_TABLE2_N = 960
 
@@ -130,12 +138,13 @@ class Rules:
 
     def __post_init__(self):
         if len(self.deck) != 3 or min(self.deck) < 0 or sum(self.deck) < self.hand_size:
-            raise YugiohError(f"Rules.deck = {self.deck} must be three non-negative counts "
-                              f"(monsters, spells, traps) of at least hand_size = "
-                              f"{self.hand_size} cards")
+            raise YugiohError(
+                f"Rules.deck = {self.deck} must be three non-negative counts "
+                f"(monsters, spells, traps) of at least hand_size = "
+                f"{self.hand_size} cards"
+            )
         if self.life < 1 or self.hand_size < 0:
-            raise YugiohError(f"Rules.life = {self.life} must be >= 1 and "
-                              f"Rules.hand_size = {self.hand_size} >= 0")
+            raise YugiohError(f"Rules.life = {self.life} must be >= 1 and Rules.hand_size = {self.hand_size} >= 0")
 
 
 TABLE1_RULES = Rules()
@@ -167,7 +176,7 @@ class Policy:
                 raise YugiohError(f"Policy.{name} = {value} is not a probability in [0, 1]")
 
     @classmethod
-    def constant(cls, attack: float) -> "Policy":
+    def constant(cls, attack: float) -> Policy:
         """Attack with the same probability at all three decision points."""
         return cls(attack, attack, attack)
 
@@ -225,8 +234,7 @@ def main_phase(me: Player, foe: Player, policy: Policy, rng: np.random.Generator
     if me.spells and foe.face_down and _chance(policy.use_field_spell, rng):
         me.spells -= 1
         _destroy_face_down(foe, rng)
-    if (me.hand[SPELL] and foe.face_down and me.face_down < ZONES
-            and _chance(policy.use_hand_spell, rng)):
+    if me.hand[SPELL] and foe.face_down and me.face_down < ZONES and _chance(policy.use_hand_spell, rng):
         me.hand[SPELL] -= 1
         _destroy_face_down(foe, rng)
     for _ in range(me.hand[SPELL] + me.hand[TRAP]):
@@ -331,11 +339,18 @@ def play_recorded(seed: int, index: int, policy_a: Policy, rules: Rules = TABLE1
     winner = play_game(game, (policy_a, policy_b), rng)
     held = recorded_hand(dealt, first)
     return {
-        "win": int(winner == 0), "FirstA": int(first),
+        "win": int(winner == 0),
+        "FirstA": int(first),
         **dict(zip(HAND_NAMES, held)),
-        "DealtMon": dealt[MONSTER], "DealtSpell": dealt[SPELL], "DealtTrap": dealt[TRAP],
-        "PrAwMST": policy_a.attack_mst, "PrAwM": policy_a.attack_m, "PrAwST": policy_a.attack_st,
-        "BsAlways": int(b_always), "turns": game.turn + 1, "decked_out": int(game.decked_out),
+        "DealtMon": dealt[MONSTER],
+        "DealtSpell": dealt[SPELL],
+        "DealtTrap": dealt[TRAP],
+        "PrAwMST": policy_a.attack_mst,
+        "PrAwM": policy_a.attack_m,
+        "PrAwST": policy_a.attack_st,
+        "BsAlways": int(b_always),
+        "turns": game.turn + 1,
+        "decked_out": int(game.decked_out),
     }
 
 
@@ -345,8 +360,7 @@ def _table1_chunk(args) -> list[dict]:
     return [play_recorded(seed, i, Policy(*combos[i % len(combos)]), rules) for i in indices]
 
 
-def _run_chunks(worker, seed: int, n_games: int, extra: tuple, workers: int,
-                progress: bool) -> pd.DataFrame:
+def _run_chunks(worker, seed: int, n_games: int, extra: tuple, workers: int, progress: bool) -> pd.DataFrame:
     """Run ``worker`` over chunks of game indices, serially or in a process pool."""
     chunk = 500
     jobs = [(seed, range(lo, min(lo + chunk, n_games)), *extra) for lo in range(0, n_games, chunk)]
@@ -363,12 +377,18 @@ def _progress(iterable, total: int, enabled: bool):
     if not enabled:
         return iterable
     from tqdm import tqdm
+
     return tqdm(iterable, total=total, unit="chunk")
 
 
-def simulate_table1(n_games: int = PAPER_TABLE1_N, seed: int = 0, grid=TABLE1_GRID,
-                    rules: Rules = TABLE1_RULES, workers: int = 1,
-                    progress: bool = False) -> pd.DataFrame:
+def simulate_table1(
+    n_games: int = PAPER_TABLE1_N,
+    seed: int = 0,
+    grid=TABLE1_GRID,
+    rules: Rules = TABLE1_RULES,
+    workers: int = 1,
+    progress: bool = False,
+) -> pd.DataFrame:
     """The Table 1 data set: game ``i`` gives A the ``i mod |grid|^3``-th weight triple.
 
     One row per game with the columns of :func:`play_recorded`.
@@ -455,19 +475,28 @@ def _table2_chunk(args) -> list[dict]:
         policy_b = HALF if strat_b == "Half" else ALWAYS
         game = Game((a, b), rules, active=0 if first else 1)
         winner = play_game(game, (policy_a, policy_b), rng)
-        rows.append({
-            "win": int(winner == 0), "FirstA": int(first),
-            **{f"As{s}": int(s == strat_a) for s in STRATEGIES_A},
-            **{f"Bs{s}": int(s == strat_b) for s in STRATEGIES_B},
-            "PrAwMST": policy_a.attack_mst, "PrAwM": policy_a.attack_m,
-            "PrAwST": policy_a.attack_st,
-        })
+        rows.append(
+            {
+                "win": int(winner == 0),
+                "FirstA": int(first),
+                **{f"As{s}": int(s == strat_a) for s in STRATEGIES_A},
+                **{f"Bs{s}": int(s == strat_b) for s in STRATEGIES_B},
+                "PrAwMST": policy_a.attack_mst,
+                "PrAwM": policy_a.attack_m,
+                "PrAwST": policy_a.attack_st,
+            }
+        )
     return rows
 
 
-def simulate_table2(model: WinModel, games_per_cell: int = PAPER_TABLE2_N // 6, seed: int = 1,
-                    rules: Rules = TABLE2_RULES, workers: int = 1,
-                    progress: bool = False) -> pd.DataFrame:
+def simulate_table2(
+    model: WinModel,
+    games_per_cell: int = PAPER_TABLE2_N // 6,
+    seed: int = 1,
+    rules: Rules = TABLE2_RULES,
+    workers: int = 1,
+    progress: bool = False,
+) -> pd.DataFrame:
     """The Table 2 data set: A in {ADP, Half, Always} x B in {Half, Always}, games_per_cell each.
 
     The ADP player evaluates ``model`` at its turn order and its hand in the
@@ -506,7 +535,13 @@ def fit_table2(records: pd.DataFrame) -> pd.DataFrame:
 
 def compare(ours: pd.DataFrame, paper: dict) -> pd.DataFrame:
     """Side-by-side table of our coefficients and standard errors with the paper's."""
-    rows = {name: {"paper": paper[name][0], "paper_se": paper[name][1],
-                   "ours": ours.loc[name, "coef"], "ours_se": ours.loc[name, "se"]}
-            for name in paper}
+    rows = {
+        name: {
+            "paper": paper[name][0],
+            "paper_se": paper[name][1],
+            "ours": ours.loc[name, "coef"],
+            "ours_se": ours.loc[name, "se"],
+        }
+        for name in paper
+    }
     return pd.DataFrame(rows).T

@@ -36,10 +36,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
-from gamelp.errors import SolveError
 from gamelp.solution import OPTIMAL, TIME_LIMIT, Solution
 
 # Numerical slack when reading determinism off a solution or holding a value level.
@@ -51,8 +51,9 @@ def deterministic_ilp(game: SequenceFormGame, player: int = 1) -> Model:
     return sequence_form_lp(game, player, deterministic=True)
 
 
-def solve_deterministic(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND,
-                        **options) -> NashResult:
+def solve_deterministic(
+    game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, **options
+) -> NashResult:
     return solve_model(game, player, deterministic_ilp(game, player), backend, **options)
 
 
@@ -71,12 +72,17 @@ def _add_determinism(model: Model, own) -> None:
     seq = np.arange(1, n)
     owner = own.decision_point_of[seq]
     rows = np.arange(n - 1)
-    link_x = sp.csr_matrix((np.ones(n - 1), (rows, seq)), shape=(n - 1, n)) \
-        - sp.csr_matrix((np.ones(n - 1), (rows, own.parents[owner])), shape=(n - 1, n))
+    link_x = sp.csr_matrix((np.ones(n - 1), (rows, seq)), shape=(n - 1, n)) - sp.csr_matrix(
+        (np.ones(n - 1), (rows, own.parents[owner])), shape=(n - 1, n)
+    )
     z = model.add_variables("z", n - 1, kind="binary", labels=own.labels[1:])
     model.add_constraints("determinism_link", {"x": link_x, z: -sp.identity(n - 1)}, ">=", -1.0)
-    model.add_constraints("one_action", {z: sp.csr_matrix((np.ones(n - 1), (owner, rows)),
-                                                          shape=(own.num_decision_points, n - 1))}, "<=", 1.0)
+    model.add_constraints(
+        "one_action",
+        {z: sp.csr_matrix((np.ones(n - 1), (owner, rows)), shape=(own.num_decision_points, n - 1))},
+        "<=",
+        1.0,
+    )
     model.add_constraints("at_least_k", {z: np.ones((1, n - 1))}, ">=", 0.0)
 
 
@@ -89,7 +95,7 @@ def deterministic_choices(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> n
     pure = x[1:] >= x[own.parents[own.decision_point_of[1:]]] - tol
     z = np.zeros(own.num_sequences - 1)
     for j in range(own.num_decision_points):
-        hits = np.flatnonzero(pure[own.starts[j] - 1: own.ends[j] - 1])
+        hits = np.flatnonzero(pure[own.starts[j] - 1 : own.ends[j] - 1])
         if hits.size:
             z[own.starts[j] - 1 + hits[0]] = 1.0
     return z
@@ -127,8 +133,15 @@ class SweepPoint:
         return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
 
     def to_dict(self) -> dict:
-        return {"k": self.k, "value": self.value, "bound": self.bound, "mip_gap": self.mip_gap,
-                "solved": self.solved, "determinism": self.determinism, "strategy": self.strategy}
+        return {
+            "k": self.k,
+            "value": self.value,
+            "bound": self.bound,
+            "mip_gap": self.mip_gap,
+            "solved": self.solved,
+            "determinism": self.determinism,
+            "strategy": self.strategy,
+        }
 
 
 @dataclass
@@ -150,9 +163,16 @@ class KSweep:
 
     def to_dict(self) -> dict:
         """JSON-ready summary: the player, one row per ``k`` and the work the sweep took."""
-        return {"player": self.player, "points": [p.to_dict() for p in self.points],
-                "mips_solved": self.mips_solved, "lps_solved": self.lps_solved, "nodes": self.nodes,
-                "wall_time": self.wall_time, "backend": self.backend, "solver_version": self.solver_version}
+        return {
+            "player": self.player,
+            "points": [p.to_dict() for p in self.points],
+            "mips_solved": self.mips_solved,
+            "lps_solved": self.lps_solved,
+            "nodes": self.nodes,
+            "wall_time": self.wall_time,
+            "backend": self.backend,
+            "solver_version": self.solver_version,
+        }
 
 
 @dataclass
@@ -166,15 +186,21 @@ class KdetResult(NashResult):
         return {"k": self.k, "mip_gap": self.solution.mip_gap, **super().to_dict()}
 
 
-def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAULT_BACKEND,
-               **options) -> KdetResult:
+def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAULT_BACKEND, **options) -> KdetResult:
     result = solve_model(game, player, kdet_mip(game, player, k), backend, **options)
     return KdetResult(**vars(result), k=k)
 
 
-def k_sweep(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *,
-            mip_gap: float = 1e-6, progress: Callable[[int, int], object] | None = None, persistent: bool = True,
-            **options: Any) -> KSweep:
+def k_sweep(
+    game: SequenceFormGame,
+    player: int = 1,
+    backend: str = DEFAULT_BACKEND,
+    *,
+    mip_gap: float = 1e-6,
+    progress: Callable[[int, int], object] | None = None,
+    persistent: bool = True,
+    **options: Any,
+) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
 
     ``P(|J|)`` (the deterministic ILP) is solved first: its strategy is a
@@ -213,10 +239,22 @@ class _Sweep:
     along ``k`` (incumbents to smaller ``k``, bounds to larger).
     """
 
-    def __init__(self, game: SequenceFormGame, player: int, backend: str, mip_gap: float, persistent: bool,
-                 options: dict[str, Any]):
-        self.player, self.backend, self.mip_gap, self.persistent, self.options = (player, backend, mip_gap,
-                                                                                  persistent, options)
+    def __init__(
+        self,
+        game: SequenceFormGame,
+        player: int,
+        backend: str,
+        mip_gap: float,
+        persistent: bool,
+        options: dict[str, Any],
+    ):
+        self.player, self.backend, self.mip_gap, self.persistent, self.options = (
+            player,
+            backend,
+            mip_gap,
+            persistent,
+            options,
+        )
         self.own = game.player(player)
         self.total = self.own.num_decision_points
         self.value_model = kdet_mip(game, player, 0)
@@ -237,8 +275,13 @@ class _Sweep:
     def run(self, model: Model, start: dict | None = None) -> Solution:
         """Solve ``model`` (from ``start``), count the work; refuse a solve that found no strategy."""
         # The greedy step's LPs differ by a few right-hand sides: one persistent model, warm-started.
-        sol = model.solve(self.backend, mip_gap=self.mip_gap, start=start,
-                          persistent=self.persistent and not model.is_mip, **self.options)
+        sol = model.solve(
+            self.backend,
+            mip_gap=self.mip_gap,
+            start=start,
+            persistent=self.persistent and not model.is_mip,
+            **self.options,
+        )
         if model.is_mip:
             self.mips += 1
         else:
@@ -285,8 +328,7 @@ class _Sweep:
             if determinism(own, level.values["x"]) > reached:
                 # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
                 polished = _solve_with_choices(self.choice_lp, level.values["z"], self.run)
-                reached = max(reached, self.remember(polished.objective, polished.values["x"],
-                                                     polished.values["v"]))
+                reached = max(reached, self.remember(polished.objective, polished.values["x"], polished.values["v"]))
         return reached
 
     def result(self) -> KSweep:
@@ -295,10 +337,25 @@ class _Sweep:
         points = []
         for k in range(self.total + 1):
             x = self.best_known(k)[2]["x"]
-            points.append(SweepPoint(k, float(self.incumbent[k]), float(bound[k]), bool(self.solved[k]),
-                                     determinism(self.own, x), dict(zip(self.own.labels, x.tolist()))))
-        return KSweep(self.player, points, self.mips, self.lps, self.wall, backend=self.solver_backend,
-                      solver_version=self.solver_version)
+            points.append(
+                SweepPoint(
+                    k,
+                    float(self.incumbent[k]),
+                    float(bound[k]),
+                    bool(self.solved[k]),
+                    determinism(self.own, x),
+                    dict(zip(self.own.labels, x.tolist())),
+                )
+            )
+        return KSweep(
+            self.player,
+            points,
+            self.mips,
+            self.lps,
+            self.wall,
+            backend=self.solver_backend,
+            solver_version=self.solver_version,
+        )
 
 
 def _objective(sol: Solution) -> float:
@@ -317,7 +374,8 @@ def _choice_lp(game: SequenceFormGame, player: int) -> Model:
     seq = np.arange(1, n)
     rows = np.arange(n - 1)
     link = sp.csr_matrix((np.ones(n - 1), (rows, seq)), shape=(n - 1, n)) - sp.csr_matrix(
-        (np.ones(n - 1), (rows, own.parents[own.decision_point_of[seq]])), shape=(n - 1, n))
+        (np.ones(n - 1), (rows, own.parents[own.decision_point_of[seq]])), shape=(n - 1, n)
+    )
     model.add_constraints("fixed_choice", {"x": link}, ">=", -1.0)
     return model
 
@@ -337,7 +395,7 @@ def _greedy_step(choice_lp: Model, own, x: np.ndarray, run):
     best = None
     for j in range(own.num_decision_points):
         candidates = range(own.starts[j] - 1, own.ends[j] - 1)
-        if z[candidates.start: candidates.stop].any():
+        if z[candidates.start : candidates.stop].any():
             continue
         for s in candidates:
             trial = z.copy()

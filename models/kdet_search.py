@@ -98,8 +98,9 @@ class FaceLP:
         upper = self.upper_bounds(choice)
         changed = np.flatnonzero(upper != self.upper)
         if changed.size:
-            self.highs.changeColsBounds(changed.size, (changed + self.first_x).astype(np.int32),
-                                        np.zeros(changed.size), upper[changed])
+            self.highs.changeColsBounds(
+                changed.size, (changed + self.first_x).astype(np.int32), np.zeros(changed.size), upper[changed]
+            )
             self.upper = upper
         if basis is not None:
             self.highs.setBasis(basis)
@@ -107,7 +108,7 @@ class FaceLP:
         self.solves += 1
         if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None
-        x = np.asarray(self.highs.getSolution().col_value)[self.first_x: self.first_x + self.own.num_sequences]
+        x = np.asarray(self.highs.getSolution().col_value)[self.first_x : self.first_x + self.own.num_sequences]
         x = np.clip(x, 0.0, None)
         x[0] = 1.0
         return self.highs.getInfo().objective_function_value, x, self.highs.getBasis()
@@ -153,8 +154,10 @@ class KdetSearch:
     def _solve(self, choice, basis):
         result = self.lp.solve(choice, basis)
         if result is None:
-            raise SolveError(f"{self.game.name} player {self.player}: a face LP of the k-determinism search "
-                             f"has no optimum ({self.lp.highs.getModelStatus()})")
+            raise SolveError(
+                f"{self.game.name} player {self.player}: a face LP of the k-determinism search "
+                f"has no optimum ({self.lp.highs.getModelStatus()})"
+            )
         self.offer(result[0], result[1])
         return result
 
@@ -291,7 +294,7 @@ class KdetSearch:
         own, choice = self.own, node.choice
         capacity = self.total - k - int((choice == MIXING).sum())
         point = min(forcing, key=lambda j: max(forcing[j])[0])
-        tried = dict((a, bound) for bound, a in forcing[point])
+        tried = {a: bound for bound, a in forcing[point]}
         children = []
         if capacity >= 1:
             mixing = choice.copy()
@@ -306,9 +309,17 @@ class KdetSearch:
         return children
 
 
-def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.01, abs_gap: float = 1e-4,
-                 time_limit: float | None = None, patience: int | None = None, clock=time.perf_counter,
-                 progress=None) -> KSweep:
+def search_sweep(
+    game: SequenceFormGame,
+    player: int = 1,
+    *,
+    rel_gap: float = 0.01,
+    abs_gap: float = 1e-4,
+    time_limit: float | None = None,
+    patience: int | None = None,
+    clock=time.perf_counter,
+    progress=None,
+) -> KSweep:
     """``V(k)`` for ``k = 0..|J|`` within the gap, by :class:`KdetSearch`; ``time_limit`` is per ``k``.
 
     ``time_limit`` is measured on ``clock`` (wall time by default; pass
@@ -347,8 +358,23 @@ def search_sweep(game: SequenceFormGame, player: int = 1, *, rel_gap: float = 0.
         if x is None:  # the root's dive offers a pure strategy, an incumbent for every k
             raise SolveError(f"{game.name} player {player}: no strategy known for k = {k}")
         value = float(search.value[k])
-        points.append(SweepPoint(k, value, float(max(bound[k], value)), bool(searched[k]),
-                                 search.total - int(mixed_points(search.own, x).sum()),
-                                 dict(zip(search.own.labels, x.tolist()))))
-    return KSweep(player, points, int(searched.sum()), search.lp.solves, time.perf_counter() - began,
-                  nodes=search.nodes, backend="highs", solver_version=get_backend("highs").version())
+        points.append(
+            SweepPoint(
+                k,
+                value,
+                float(max(bound[k], value)),
+                bool(searched[k]),
+                search.total - int(mixed_points(search.own, x).sum()),
+                dict(zip(search.own.labels, x.tolist())),
+            )
+        )
+    return KSweep(
+        player,
+        points,
+        int(searched.sum()),
+        search.lp.solves,
+        time.perf_counter() - began,
+        nodes=search.nodes,
+        backend="highs",
+        solver_version=get_backend("highs").version(),
+    )

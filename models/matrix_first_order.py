@@ -30,7 +30,7 @@ from gamelp.matrix import MatrixGame
 from gamelp.models.nash import opponent_of, player_labels, solve_matrix_nash
 from gamelp.regret import solve_regret
 
-EXACT_TOLERANCE = 1e-9   # saddle-point gap accepted as exact from the support-seeded LP
+EXACT_TOLERANCE = 1e-9  # saddle-point gap accepted as exact from the support-seeded LP
 SUPPORT_FRACTION = 1e-2  # first-order weights above this fraction of the largest seed the LP's support
 
 
@@ -40,13 +40,13 @@ class FirstOrderResult:
 
     game: MatrixGame
     method: str
-    value: float              # the row player's payoff x^T C y
-    gap: float                # saddle-point gap of (x, y)
+    value: float  # the row player's payoff x^T C y
+    gap: float  # saddle-point gap of (x, y)
     row_strategy: np.ndarray
     col_strategy: np.ndarray
     iterations: int
-    converged: bool           # the first-order run reached its target gap
-    lp_rounds: int = 0        # LPs solved on growing supports (0: no exact step)
+    converged: bool  # the first-order run reached its target gap
+    lp_rounds: int = 0  # LPs solved on growing supports (0: no exact step)
     lp_shape: tuple[int, int] | None = None  # rows x columns of the last restricted LP
     lp_backend: str | None = None  # the backend of the support LPs (None: no exact step)
     solver_version: str | None = None  # its solver's version
@@ -67,11 +67,20 @@ class FirstOrderResult:
         ``backend`` is the method; ``lp_backend`` and ``solver_version`` name the support LPs' backend
         and solver (None when no exact step ran).
         """
-        return {"value": self.value, "status": "converged" if self.converged else "iteration_limit",
-                "backend": self.method, "lp_backend": self.lp_backend, "solver_version": self.solver_version,
-                "player": player, "gap": self.gap, "iterations": self.iterations,
-                "guaranteed_value": self.value - self.gap, "lp_rounds": self.lp_rounds,
-                "strategy": self.strategy_dict(player), "opponent_strategy": self.strategy_dict(opponent_of(player))}
+        return {
+            "value": self.value,
+            "status": "converged" if self.converged else "iteration_limit",
+            "backend": self.method,
+            "lp_backend": self.lp_backend,
+            "solver_version": self.solver_version,
+            "player": player,
+            "gap": self.gap,
+            "iterations": self.iterations,
+            "guaranteed_value": self.value - self.gap,
+            "lp_rounds": self.lp_rounds,
+            "strategy": self.strategy_dict(player),
+            "opponent_strategy": self.strategy_dict(opponent_of(player)),
+        }
 
 
 def saddle_point_gap(C: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
@@ -79,14 +88,20 @@ def saddle_point_gap(C: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
     return float((C @ y).max() - (x @ C).min())
 
 
-def solve_matrix_first_order(game: MatrixGame, method: str = "pcfr+", *, target_gap: float = 1e-6,
-                             iterations: int = 100_000, exact: bool = False, backend: str = DEFAULT_BACKEND,
-                             progress=None) -> FirstOrderResult:
+def solve_matrix_first_order(
+    game: MatrixGame,
+    method: str = "pcfr+",
+    *,
+    target_gap: float = 1e-6,
+    iterations: int = 100_000,
+    exact: bool = False,
+    backend: str = DEFAULT_BACKEND,
+    progress=None,
+) -> FirstOrderResult:
     """Self-play ``method`` on ``game`` to ``target_gap``; with ``exact`` polish to a vertex by LP."""
     C = game.payoffs
     # The dense path averages the utility vectors, so a gap check costs O(n): check every iteration.
-    run = solve_regret(C, method, iterations, target_gap=target_gap, track_last=False, progress=progress,
-                       check_every=1)
+    run = solve_regret(C, method, iterations, target_gap=target_gap, track_last=False, progress=progress, check_every=1)
     result = FirstOrderResult(game, method, run.value, run.gap, run.x, run.y, run.iterations, run.converged)
     return support_lp(result, backend) if exact else result
 
@@ -107,9 +122,21 @@ def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_roun
         grown_cols = np.union1d(cols, np.flatnonzero(col_values < restricted.value - EXACT_TOLERANCE / 2))
         if gap <= EXACT_TOLERANCE or (grown_rows.size == rows.size and grown_cols.size == cols.size):
             # Nothing left to add: what remains of the gap is the LP solver's own tolerance.
-            return FirstOrderResult(game, start.method, float(x @ row_values), gap, x, y, start.iterations,
-                                    start.converged, round_, (rows.size, cols.size),
-                                    restricted.solution.backend, restricted.solution.solver_version)
+            return FirstOrderResult(
+                game,
+                start.method,
+                float(x @ row_values),
+                gap,
+                x,
+                y,
+                start.iterations,
+                start.converged,
+                round_,
+                (rows.size, cols.size),
+                restricted.solution.backend,
+                restricted.solution.solver_version,
+            )
         rows, cols = grown_rows, grown_cols
-    raise SolveError(f"support LP: still a gap of {gap:.2e} after {max_rounds} rounds "
-                     f"({rows.size} rows, {cols.size} columns)")
+    raise SolveError(
+        f"support LP: still a gap of {gap:.2e} after {max_rounds} rounds ({rows.size} rows, {cols.size} columns)"
+    )

@@ -40,10 +40,10 @@ def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: 
     M = game.payoff_matrix(player)
     kind = "deterministic" if deterministic else "nash"
     model = Model(f"{game.name}_{kind}_pl{player}")
-    x = model.add_variables("x", own.num_sequences, lb=0.0, kind="binary" if deterministic else "continuous",
-                            labels=own.labels)
-    v = model.add_variables("v", opp.num_decision_points + 1, lb=-np.inf,
-                            labels=("root",) + opp.decision_points)
+    x = model.add_variables(
+        "x", own.num_sequences, lb=0.0, kind="binary" if deterministic else "continuous", labels=own.labels
+    )
+    v = model.add_variables("v", opp.num_decision_points + 1, lb=-np.inf, labels=("root",) + opp.decision_points)
     model.add_constraints("best_response", {x: M.T, v: -opp.F.T}, ">=", 0.0, labels=opp.labels)
     model.add_constraints("polytope", {x: own.F}, "==", own.f, labels=("root",) + own.decision_points)
     model.set_objective({v: opp.f}, sense="max")
@@ -109,12 +109,18 @@ class NashResult:
 
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, gap and sequence label -> probability."""
-        return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
-                "solver_version": self.solution.solver_version,
-                "player": self.player, "deterministic": self.model.variables["x"].kind == "binary",
-                "guaranteed_value": self.guaranteed_value, "gap": self.gap,
-                "wall_time": self.solution.wall_time,
-                "strategy": dict(zip(self.labels, np.round(self.strategy, 12).tolist()))}
+        return {
+            "value": self.value,
+            "status": self.solution.status,
+            "backend": self.solution.backend,
+            "solver_version": self.solution.solver_version,
+            "player": self.player,
+            "deterministic": self.model.variables["x"].kind == "binary",
+            "guaranteed_value": self.guaranteed_value,
+            "gap": self.gap,
+            "wall_time": self.solution.wall_time,
+            "strategy": dict(zip(self.labels, np.round(self.strategy, 12).tolist())),
+        }
 
 
 def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str, **options) -> NashResult:
@@ -126,8 +132,10 @@ def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str,
     strategy = np.clip(solution.values["x"], 0.0, None)
     strategy[0] = 1.0
     if own.infeasibility(strategy) > 1e-6:
-        raise SolveError(f"{model.name} on {backend}: the returned x is not a sequence-form strategy "
-                         f"(violation {own.infeasibility(strategy):.2e})")
+        raise SolveError(
+            f"{model.name} on {backend}: the returned x is not a sequence-form strategy "
+            f"(violation {own.infeasibility(strategy):.2e})"
+        )
     return NashResult(game, player, float(solution.objective), strategy, solution, model)
 
 
@@ -182,9 +190,11 @@ def _check_value_positive(game: MatrixGame) -> None:
     hopeless = np.flatnonzero((game.payoffs <= 0).all(axis=0))
     if hopeless.size:
         label = game.col_labels[hopeless[0]]
-        raise ModelError(f"thesis LP form needs a positive game value, but column {label!r} pays the row "
-                         "player nothing positive in any row, so the value is <= 0; use form='general' "
-                         "or shift the payoffs by a constant")
+        raise ModelError(
+            f"thesis LP form needs a positive game value, but column {label!r} pays the row "
+            "player nothing positive in any row, so the value is <= 0; use form='general' "
+            "or shift the payoffs by a constant"
+        )
 
 
 def matrix_nash_lp(game: MatrixGame, player: str = "row", form: str = "general") -> Model:
@@ -283,15 +293,23 @@ class MatrixNashResult:
 
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, form, gap and both strategies by label."""
-        return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
-                "solver_version": self.solution.solver_version,
-                "player": self.player, "form": self.form, "guaranteed_value": self.guaranteed_value,
-                "gap": self.saddle_gap, "strategy": self.strategy_dict(),
-                "opponent_strategy": self.strategy_dict(opponent_of(self.player))}
+        return {
+            "value": self.value,
+            "status": self.solution.status,
+            "backend": self.solution.backend,
+            "solver_version": self.solution.solver_version,
+            "player": self.player,
+            "form": self.form,
+            "guaranteed_value": self.guaranteed_value,
+            "gap": self.saddle_gap,
+            "strategy": self.strategy_dict(),
+            "opponent_strategy": self.strategy_dict(opponent_of(self.player)),
+        }
 
 
-def solve_matrix_nash(game: MatrixGame, player: str = "row", backend: str = DEFAULT_BACKEND, *,
-                      form: str = "general", **options) -> MatrixNashResult:
+def solve_matrix_nash(
+    game: MatrixGame, player: str = "row", backend: str = DEFAULT_BACKEND, *, form: str = "general", **options
+) -> MatrixNashResult:
     """Solve ``player``'s Nash LP of ``game`` in ``form`` on ``backend``; both strategies and the value.
 
     The thesis form refuses (``ModelError`` before solving, ``SolveError``
@@ -301,13 +319,16 @@ def solve_matrix_nash(game: MatrixGame, player: str = "row", backend: str = DEFA
     solution = model.solve(backend, **options)
     if not solution.optimal:
         if form == "thesis" and solution.status in (INFEASIBLE, UNBOUNDED, INFEASIBLE_OR_UNBOUNDED):
-            raise SolveError(f"{model.name} on {backend}: the LP is {solution.status}, so the game's value is "
-                             "not positive (no row mix earns more than 0 against every column); the thesis "
-                             "form needs V > 0: use form='general'")
+            raise SolveError(
+                f"{model.name} on {backend}: the LP is {solution.status}, so the game's value is "
+                "not positive (no row mix earns more than 0 against every column); the thesis "
+                "form needs V > 0: use form='general'"
+            )
         raise SolveError(f"{model.name} on {backend}: no optimum ({solution.status})")
     if "payoff" not in solution.duals:
-        raise SolveError(f"{model.name} on {backend}: the backend returned no duals to read the other "
-                         "player's strategy from")
+        raise SolveError(
+            f"{model.name} on {backend}: the backend returned no duals to read the other player's strategy from"
+        )
     dual = solution.duals["payoff"]
     if form == "general":
         value = float(solution.objective)
@@ -316,8 +337,10 @@ def solve_matrix_nash(game: MatrixGame, player: str = "row", backend: str = DEFA
     else:
         scaled = solution.values[STRATEGY_BLOCK]
         if not solution.objective > 0:
-            raise SolveError(f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
-                             "the game's value is not positive; use form='general'")
+            raise SolveError(
+                f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
+                "the game's value is not positive; use form='general'"
+            )
         value = 1.0 / float(solution.objective)
         own = _normalised(scaled, f"{model.name} strategy")
         other = _normalised(dual, f"{model.name} payoff duals")

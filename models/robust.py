@@ -96,11 +96,14 @@ class ConicUncertainty:
                 raise ModelError(f"uncertainty block {b}: entries overlap an earlier block")
             seen[entries] = True
             if block.P.shape != (block.r.size, entries.size):
-                raise ModelError(f"uncertainty block {b}: P has shape {block.P.shape}, expected "
-                                 f"({block.r.size}, {entries.size})")
+                raise ModelError(
+                    f"uncertainty block {b}: P has shape {block.P.shape}, expected ({block.r.size}, {entries.size})"
+                )
             if sum(size for _, size in block.cones) != block.r.size:
-                raise ModelError(f"uncertainty block {b}: the cones cover "
-                                 f"{sum(size for _, size in block.cones)} rows, P has {block.r.size}")
+                raise ModelError(
+                    f"uncertainty block {b}: the cones cover "
+                    f"{sum(size for _, size in block.cones)} rows, P has {block.r.size}"
+                )
             for kind, size_ in block.cones:
                 if kind not in CONE_KINDS or size_ < 1:
                     raise ModelError(f"uncertainty block {b}: bad cone ({kind!r}, {size_})")
@@ -110,8 +113,9 @@ def conic_set(shape: tuple[int, int], P, r, cones) -> ConicUncertainty:
     """The thesis's general set ``{zeta : P vec(zeta) + r in K}`` (one block over the whole matrix)."""
     m, n = shape
     P = sp.csr_matrix(P, dtype=float)
-    block = UncertaintyBlock(np.arange(m * n), P, np.asarray(r, dtype=float).reshape(-1),
-                             tuple((kind, int(size)) for kind, size in cones))
+    block = UncertaintyBlock(
+        np.arange(m * n), P, np.asarray(r, dtype=float).reshape(-1), tuple((kind, int(size)) for kind, size in cones)
+    )
     return ConicUncertainty((m, n), (block,), "conic")
 
 
@@ -158,8 +162,8 @@ def ellipsoidal_set(shape: tuple[int, int], radius: float, scope: str = "matrix"
 class _Rows:
     """The player's constraints as ``a_k^T z + sign * sum_l delta_kl zeta[vec_kl] z_l  >=  t_k``."""
 
-    nominal: np.ndarray   # K x |z|, rows a_k
-    delta: np.ndarray     # K x |z|
+    nominal: np.ndarray  # K x |z|, rows a_k
+    delta: np.ndarray  # K x |z|
     vec_index: np.ndarray  # K x |z|, position in vec(zeta) of the entry multiplying z_l in row k
     sign: float
 
@@ -200,8 +204,15 @@ def _num_rows(game: MatrixGame, player: str) -> int:
     return game.shape[1] if player == "row" else game.shape[0]
 
 
-def robust_lp(game: MatrixGame, kind: str, radius: float = 0.0, *, player: str = "row", form: str = "general",
-              uncertainty: ConicUncertainty | None = None) -> Model:
+def robust_lp(
+    game: MatrixGame,
+    kind: str,
+    radius: float = 0.0,
+    *,
+    player: str = "row",
+    form: str = "general",
+    uncertainty: ConicUncertainty | None = None,
+) -> Model:
     """The robust Nash LP of ``player``: ``kind`` is interval / ellipsoidal (radius) or conic (uncertainty)."""
     if kind not in KINDS:
         raise ModelError(f"robust kind must be one of {KINDS}, got {kind!r}")
@@ -233,10 +244,13 @@ def _add_ellipsoidal(model: Model, z, terms: dict, rhs: float, rows: _Rows, radi
         uncertain = np.flatnonzero(rows.delta[k])
         head = {z: rows.nominal[k][None, :]}
         head.update({block: coeffs[k][None, :] for block, coeffs in terms.items()})
-        scale = sp.csr_matrix((radius * rows.delta[k, uncertain], (np.arange(uncertain.size), uncertain)),
-                              shape=(uncertain.size, z.size))
-        matrix = {block: sp.vstack([sp.csr_matrix(coeffs), sp.csr_matrix((uncertain.size, block.size))])
-                  for block, coeffs in head.items()}
+        scale = sp.csr_matrix(
+            (radius * rows.delta[k, uncertain], (np.arange(uncertain.size), uncertain)), shape=(uncertain.size, z.size)
+        )
+        matrix = {
+            block: sp.vstack([sp.csr_matrix(coeffs), sp.csr_matrix((uncertain.size, block.size))])
+            for block, coeffs in head.items()
+        }
         matrix[z] = sp.vstack([sp.csr_matrix(head[z]), scale], format="csr")
         model.add_cone(f"robust_{k}", matrix, np.concatenate([[-rhs], np.zeros(uncertain.size)]))
 
@@ -252,13 +266,18 @@ def _touched(uncertainty: ConicUncertainty, rows: _Rows) -> list[list[tuple[int,
     for k in range(rows.nominal.shape[0]):
         variables = np.flatnonzero((rows.delta[k] != 0) & (owner[rows.vec_index[k]] >= 0))
         blocks = owner[rows.vec_index[k, variables]]
-        touched.append([(int(b), position[rows.vec_index[k, variables[blocks == b]]], variables[blocks == b])
-                        for b in np.unique(blocks)])
+        touched.append(
+            [
+                (int(b), position[rows.vec_index[k, variables[blocks == b]]], variables[blocks == b])
+                for b in np.unique(blocks)
+            ]
+        )
     return touched
 
 
-def _add_dual_counterpart(model: Model, z, terms: dict, rhs: float, rows: _Rows,
-                          uncertainty: ConicUncertainty, shape: tuple[int, int]) -> None:
+def _add_dual_counterpart(
+    model: Model, z, terms: dict, rhs: float, rows: _Rows, uncertainty: ConicUncertainty, shape: tuple[int, int]
+) -> None:
     """``a_k^T z - t_k - sum_b r_b^T eta_kb >= 0``,  ``P_b^T eta_kb = sign * (delta o z)`` on block b."""
     if uncertainty.shape != tuple(shape):
         raise ModelError(f"the uncertainty set is for a {uncertainty.shape} matrix, the game is {shape}")
@@ -286,17 +305,24 @@ def _add_dual_counterpart(model: Model, z, terms: dict, rhs: float, rows: _Rows,
         eq_count += block.entries.size
         for start, (kind, size) in zip(np.cumsum([0] + [s for _, s in block.cones]), block.cones):
             if kind == "lorentz":
-                picks = sp.csr_matrix((np.ones(size), (np.arange(size), cols[start:start + size])),
-                                      shape=(size, eta.size))
+                picks = sp.csr_matrix(
+                    (np.ones(size), (np.arange(size), cols[start : start + size])), shape=(size, eta.size)
+                )
                 model.add_cone(f"eta_{k}_{b}_{start}", {eta: picks})
     robust = {z: rows.nominal, **terms}
-    robust[eta] = -sp.csr_matrix((np.concatenate(r_vals), (np.concatenate(r_rows), np.concatenate(r_cols))),
-                                 shape=(K, eta.size))
+    robust[eta] = -sp.csr_matrix(
+        (np.concatenate(r_vals), (np.concatenate(r_rows), np.concatenate(r_cols))), shape=(K, eta.size)
+    )
     join = lambda parts, shape: sp.csr_matrix(  # noqa: E731 - a local COO assembler
-        (np.concatenate([p[2] for p in parts]), (np.concatenate([p[0] for p in parts]),
-                                                 np.concatenate([p[1] for p in parts]))), shape=shape)
-    model.add_constraints("counterpart", {eta: join(eq_eta, (eq_count, eta.size)),
-                                          z: join(eq_z, (eq_count, z.size))}, "==", 0.0)
+        (
+            np.concatenate([p[2] for p in parts]),
+            (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])),
+        ),
+        shape=shape,
+    )
+    model.add_constraints(
+        "counterpart", {eta: join(eq_eta, (eq_count, eta.size)), z: join(eq_z, (eq_count, z.size))}, "==", 0.0
+    )
     model.add_constraints("robust", robust, ">=", rhs)
 
 
@@ -305,9 +331,16 @@ def _cone_lower(block: UncertaintyBlock) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- guarantees
-def worst_case_value(game: MatrixGame, strategy: np.ndarray, kind: str, radius: float = 0.0, *,
-                     player: str = "row", uncertainty: ConicUncertainty | None = None,
-                     backend: str = GUARANTEE_BACKEND) -> float:
+def worst_case_value(
+    game: MatrixGame,
+    strategy: np.ndarray,
+    kind: str,
+    radius: float = 0.0,
+    *,
+    player: str = "row",
+    uncertainty: ConicUncertainty | None = None,
+    backend: str = GUARANTEE_BACKEND,
+) -> float:
     """The payoff ``strategy`` guarantees for ``player`` against every matrix of the set and every reply.
 
     Interval: ``min_j ((C - R Delta)^T p)_j`` (``max_i ((C + R Delta) q)_i``
@@ -342,11 +375,11 @@ def _inner_minima(rows: _Rows, z: np.ndarray, uncertainty: ConicUncertainty, bac
             objective_parts.append((k, sigma, coeffs))
             start = 0
             for kind, size in block.cones:
-                piece = block.P[start:start + size]
+                piece = block.P[start : start + size]
                 if kind == "orthant":
-                    model.add_constraints(f"set_{k}_{b}_{start}", {sigma: piece}, ">=", -block.r[start:start + size])
+                    model.add_constraints(f"set_{k}_{b}_{start}", {sigma: piece}, ">=", -block.r[start : start + size])
                 else:
-                    model.add_cone(f"set_{k}_{b}_{start}", {sigma: piece}, block.r[start:start + size])
+                    model.add_cone(f"set_{k}_{b}_{start}", {sigma: piece}, block.r[start : start + size])
                 start += size
     minima = np.zeros(rows.nominal.shape[0])
     if not objective_parts:
@@ -354,8 +387,9 @@ def _inner_minima(rows: _Rows, z: np.ndarray, uncertainty: ConicUncertainty, bac
     model.set_objective({sigma: coeffs for _, sigma, coeffs in objective_parts}, sense="min")
     solution = model.solve(backend)
     if not solution.optimal:
-        raise SolveError(f"worst case over the uncertainty set on {backend}: {solution.status} "
-                         "(is the set bounded and non-empty?)")
+        raise SolveError(
+            f"worst case over the uncertainty set on {backend}: {solution.status} (is the set bounded and non-empty?)"
+        )
     for k, sigma, coeffs in objective_parts:
         minima[k] += coeffs @ solution.values[sigma.name]
     return minima
@@ -394,31 +428,52 @@ class RobustResult:
 
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, form, the uncertainty set and the strategy."""
-        return {"value": self.value, "status": self.solution.status, "backend": self.solution.backend,
-                "solver_version": self.solution.solver_version,
-                "player": self.player, "form": self.form, "robust": self.kind, "radius": self.radius,
-                "guaranteed_value": self.guaranteed_value, "nominal_value": self.nominal_value,
-                "strategy": self.strategy_dict()}
+        return {
+            "value": self.value,
+            "status": self.solution.status,
+            "backend": self.solution.backend,
+            "solver_version": self.solution.solver_version,
+            "player": self.player,
+            "form": self.form,
+            "robust": self.kind,
+            "radius": self.radius,
+            "guaranteed_value": self.guaranteed_value,
+            "nominal_value": self.nominal_value,
+            "strategy": self.strategy_dict(),
+        }
 
 
-def solve_robust(game: MatrixGame, kind: str, radius: float = 0.0, *, player: str = "row", form: str = "general",
-                 uncertainty: ConicUncertainty | None = None, backend: str = DEFAULT_BACKEND,
-                 guarantee_backend: str = GUARANTEE_BACKEND, **options) -> RobustResult:
+def solve_robust(
+    game: MatrixGame,
+    kind: str,
+    radius: float = 0.0,
+    *,
+    player: str = "row",
+    form: str = "general",
+    uncertainty: ConicUncertainty | None = None,
+    backend: str = DEFAULT_BACKEND,
+    guarantee_backend: str = GUARANTEE_BACKEND,
+    **options,
+) -> RobustResult:
     """Solve the robust LP and check the strategy's worst case apart from it (conic sets on ``guarantee_backend``)."""
     model = robust_lp(game, kind, radius, player=player, form=form, uncertainty=uncertainty)
     solution = model.solve(backend, **options)
     if not solution.optimal:
         if form == "thesis" and solution.status in (INFEASIBLE, UNBOUNDED, INFEASIBLE_OR_UNBOUNDED):
-            raise SolveError(f"{model.name} on {backend}: the LP is {solution.status}: the robust value is not "
-                             "positive, which the thesis form needs; use form='general'")
+            raise SolveError(
+                f"{model.name} on {backend}: the LP is {solution.status}: the robust value is not "
+                "positive, which the thesis form needs; use form='general'"
+            )
         raise SolveError(f"{model.name} on {backend}: no optimum ({solution.status})")
     raw = np.clip(solution.values[STRATEGY_BLOCK], 0.0, None)
     if not raw.sum() > 0:
         raise SolveError(f"{model.name} on {backend}: the strategy is all zeros")
     strategy = raw / raw.sum()
     value = float(solution.objective) if form == "general" else 1.0 / float(solution.objective)
-    guaranteed = worst_case_value(game, strategy, kind, radius, player=player, uncertainty=uncertainty,
-                                  backend=guarantee_backend)
+    guaranteed = worst_case_value(
+        game, strategy, kind, radius, player=player, uncertainty=uncertainty, backend=guarantee_backend
+    )
     nominal = worst_case_value(game, strategy, "interval", 0.0, player=player)
-    return RobustResult(game, player, form, kind, float(radius), value, strategy, guaranteed, nominal,
-                        solution, model, uncertainty)
+    return RobustResult(
+        game, player, form, kind, float(radius), value, strategy, guaranteed, nominal, solution, model, uncertainty
+    )

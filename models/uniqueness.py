@@ -45,8 +45,8 @@ hyperplane ``w^T d = 0`` with probability zero).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -101,32 +101,47 @@ class UniquenessResult:
 
     def to_dict(self) -> dict:
         """A JSON-ready summary (directions and second optimum by block as lists)."""
+
         def plain(values):
             return None if values is None else {k: v.tolist() for k, v in values.items()}
 
         return {
-            "unique": self.unique, "tolerance": self.tolerance, "activity_tolerance": self.activity_tolerance,
-            "smallest_positive_dual": self.smallest_positive_dual, "largest_zero_dual": self.largest_zero_dual,
-            "K": len(self.K), "L": list(self.L), "equalities": self.num_equalities, "rank": self.rank,
-            "variables": self.num_variables, "blocks": list(self.blocks) if self.blocks else None,
-            "direction_lp_value": self.direction_lp_value, "objective": self.objective,
-            "direction": plain(self.direction), "step": self.step, "second_point": plain(self.second_point),
+            "unique": self.unique,
+            "tolerance": self.tolerance,
+            "activity_tolerance": self.activity_tolerance,
+            "smallest_positive_dual": self.smallest_positive_dual,
+            "largest_zero_dual": self.largest_zero_dual,
+            "K": len(self.K),
+            "L": list(self.L),
+            "equalities": self.num_equalities,
+            "rank": self.rank,
+            "variables": self.num_variables,
+            "blocks": list(self.blocks) if self.blocks else None,
+            "direction_lp_value": self.direction_lp_value,
+            "objective": self.objective,
+            "direction": plain(self.direction),
+            "step": self.step,
+            "second_point": plain(self.second_point),
             "second_objective": self.second_objective,
         }
 
     def summary(self) -> str:
         """A few lines in the thesis's terms."""
-        lines = [f"active rows with positive dual (K): {len(self.K)}; with zero dual (L): {len(self.L)}; "
-                 f"equality rows: {self.num_equalities}",
-                 f"rank of the active system: {self.rank} of {self.num_variables} variables",
-                 f"duals <= {self.tolerance:g} count as zero; smallest counted positive: "
-                 f"{_fmt(self.smallest_positive_dual)}, largest counted zero: {_fmt(self.largest_zero_dual)}"]
+        lines = [
+            f"active rows with positive dual (K): {len(self.K)}; with zero dual (L): {len(self.L)}; "
+            f"equality rows: {self.num_equalities}",
+            f"rank of the active system: {self.rank} of {self.num_variables} variables",
+            f"duals <= {self.tolerance:g} count as zero; smallest counted positive: "
+            f"{_fmt(self.smallest_positive_dual)}, largest counted zero: {_fmt(self.largest_zero_dual)}",
+        ]
         scope = f" (blocks {', '.join(self.blocks)})" if self.blocks else ""
         if self.unique:
             lines.append(f"verdict: the optimum is unique{scope}")
         else:
-            lines.append(f"verdict: NOT unique{scope}; second optimum at step {self.step:.6g}, objective "
-                         f"{self.second_objective:.10g} (first {self.objective:.10g})")
+            lines.append(
+                f"verdict: NOT unique{scope}; second optimum at step {self.step:.6g}, objective "
+                f"{self.second_objective:.10g} (first {self.objective:.10g})"
+            )
         return "\n".join(lines + self.notes)
 
 
@@ -158,8 +173,11 @@ def _block_names(blocks) -> list[str]:
 
 def _full_vector(parts: dict[str, np.ndarray], order, what: str) -> np.ndarray:
     try:
-        return np.concatenate([np.asarray(parts[name], dtype=float).reshape(-1) for name in order]) \
-            if order else np.zeros(0)
+        return (
+            np.concatenate([np.asarray(parts[name], dtype=float).reshape(-1) for name in order])
+            if order
+            else np.zeros(0)
+        )
     except KeyError as exc:
         raise SolveError(f"the solution has no {what} for block {exc.args[0]!r}") from None
 
@@ -196,16 +214,26 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
     names += [f"{var_names[j]} <= {form.col_ub[j]:g}" for j in np.flatnonzero(has_ub)]
     eq_rows.append(identity[fixed])
     eq_rhs.append(form.col_lb[fixed])
-    standard = _StandardForm(c, sp.vstack(rows, format="csr"), np.concatenate(rhs), np.concatenate(mult),
-                             names, sp.vstack(eq_rows, format="csr"), np.concatenate(eq_rhs))
+    standard = _StandardForm(
+        c,
+        sp.vstack(rows, format="csr"),
+        np.concatenate(rhs),
+        np.concatenate(mult),
+        names,
+        sp.vstack(eq_rows, format="csr"),
+        np.concatenate(eq_rhs),
+    )
     # Reduced costs of variables strictly between their bounds must vanish: a sign check on the duals.
-    free_like = ~(has_lb & np.isclose(x, form.col_lb, atol=1e-6)) & ~(has_ub & np.isclose(x, form.col_ub, atol=1e-6)) \
-        & ~fixed
+    free_like = (
+        ~(has_lb & np.isclose(x, form.col_lb, atol=1e-6)) & ~(has_ub & np.isclose(x, form.col_ub, atol=1e-6)) & ~fixed
+    )
     stray = np.abs(reduced[free_like]).max(initial=0.0)
     negative = -standard.u.min(initial=0.0)
     if max(stray, negative) > 1e-5 * max(1.0, np.abs(c).max(initial=0.0)):
-        raise SolveError(f"{model.name}: the duals are not optimal for this solution (reduced cost {stray:.2e} on "
-                         f"a variable off its bounds, multiplier {-negative:.2e}); is the solution optimal?")
+        raise SolveError(
+            f"{model.name}: the duals are not optimal for this solution (reduced cost {stray:.2e} on "
+            f"a variable off its bounds, multiplier {-negative:.2e}); is the solution optimal?"
+        )
     return standard, x
 
 
@@ -215,8 +243,9 @@ def _unit_rows(M: sp.csr_matrix) -> sp.csr_matrix:
     return sp.diags(1.0 / norms) @ M
 
 
-def _direction_lp(keep: sp.csr_matrix, loose: sp.csr_matrix, objective: np.ndarray | None, backend: str,
-                  box: bool) -> tuple[float, np.ndarray]:
+def _direction_lp(
+    keep: sp.csr_matrix, loose: sp.csr_matrix, objective: np.ndarray | None, backend: str, box: bool
+) -> tuple[float, np.ndarray]:
     """Max ``e^T loose d`` (or ``objective^T d``) s.t. ``keep d = 0``, ``0 <= loose d (<= 1)``; optional box."""
     n = keep.shape[1]
     model = Model("mangasarian_direction")
@@ -235,9 +264,16 @@ def _direction_lp(keep: sp.csr_matrix, loose: sp.csr_matrix, objective: np.ndarr
     return float(solution.objective), solution.values["d"]
 
 
-def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] | None = None,
-                     tolerance: float = DEFAULT_TOLERANCE, activity_tolerance: float = DEFAULT_ACTIVITY_TOLERANCE,
-                     backend: str = "highs", seed: int = 0) -> UniquenessResult:
+def check_uniqueness(
+    model: Model,
+    solution: Solution,
+    *,
+    blocks: Sequence[str] | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    activity_tolerance: float = DEFAULT_ACTIVITY_TOLERANCE,
+    backend: str = "highs",
+    seed: int = 0,
+) -> UniquenessResult:
     """Is ``solution`` the unique optimum of the LP ``model`` (of the variable ``blocks`` only, if given)?
 
     ``tolerance``: multipliers at or below it count as zero.  ``activity_tolerance``:
@@ -265,15 +301,24 @@ def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] 
     system = sp.vstack([keep, loose]).toarray()
     rank = int(np.linalg.matrix_rank(system)) if system.size else 0
     result = UniquenessResult(
-        unique=True, tolerance=tolerance, activity_tolerance=activity_tolerance,
+        unique=True,
+        tolerance=tolerance,
+        activity_tolerance=activity_tolerance,
         smallest_positive_dual=float(std.u[K].min()) if K.any() else None,
         largest_zero_dual=float(np.abs(std.u[L]).max()) if L.any() else None,
-        K=tuple(std.names[i] for i in np.flatnonzero(K)), L=tuple(std.names[i] for i in np.flatnonzero(L)),
-        num_equalities=std.E.shape[0], rank=rank, num_variables=n, objective=float(objective),
-        blocks=blocks)
+        K=tuple(std.names[i] for i in np.flatnonzero(K)),
+        L=tuple(std.names[i] for i in np.flatnonzero(L)),
+        num_equalities=std.E.shape[0],
+        rank=rank,
+        num_variables=n,
+        objective=float(objective),
+        blocks=blocks,
+    )
     if inactive_zero := int((~active & (std.u > tolerance)).sum()):
-        result.notes.append(f"warning: {inactive_zero} inactive rows carry a positive multiplier "
-                            "(complementary slackness violated beyond the tolerances)")
+        result.notes.append(
+            f"warning: {inactive_zero} inactive rows carry a positive multiplier "
+            "(complementary slackness violated beyond the tolerances)"
+        )
 
     direction: np.ndarray | None  # a direction along which the optimum moves (None: none found)
     if blocks is None:
@@ -304,8 +349,15 @@ def check_uniqueness(model: Model, solution: Solution, *, blocks: Sequence[str] 
     return result
 
 
-def _second_optimum(result: UniquenessResult, model: Model, std: _StandardForm, x: np.ndarray,
-                    slack: np.ndarray, active: np.ndarray, direction: np.ndarray) -> None:
+def _second_optimum(
+    result: UniquenessResult,
+    model: Model,
+    std: _StandardForm,
+    x: np.ndarray,
+    slack: np.ndarray,
+    active: np.ndarray,
+    direction: np.ndarray,
+) -> None:
     """Fill in the non-unique verdict: direction, largest feasible step, second optimum and its objective."""
     direction = direction / np.abs(direction).max()
     rate = std.G @ direction
@@ -315,8 +367,10 @@ def _second_optimum(result: UniquenessResult, model: Model, std: _StandardForm, 
     step = float(np.min(slack[shrinking] / -rate[shrinking])) if shrinking.any() else 1.0
     second = x + step * direction
     sign = -1.0 if model.sense == "max" else 1.0
-    violation = max(float(np.clip(std.h - std.G @ second, 0.0, None).max(initial=0.0)),
-                    float(np.abs(std.E @ second - std.e).max(initial=0.0)))
+    violation = max(
+        float(np.clip(std.h - std.G @ second, 0.0, None).max(initial=0.0)),
+        float(np.abs(std.E @ second - std.e).max(initial=0.0)),
+    )
     result.unique = False
     result.direction = model.split_values(direction)
     result.step = step

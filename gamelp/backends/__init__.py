@@ -44,18 +44,44 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_BACKEND = "auto"
 # Family -> "module:Class"; the module (and its solver library) is imported only when used.
-_FAMILIES = {"highs": "gamelp.backends.highs:HighsBackend", "gurobi": "gamelp.backends.gurobi:GurobiBackend",
-             "pyomo": "gamelp.backends.pyomo:PyomoBackend", "cvxpy": "gamelp.backends.cvxpy:CvxpyBackend"}
+_FAMILIES = {
+    "highs": "gamelp.backends.highs:HighsBackend",
+    "gurobi": "gamelp.backends.gurobi:GurobiBackend",
+    "pyomo": "gamelp.backends.pyomo:PyomoBackend",
+    "cvxpy": "gamelp.backends.cvxpy:CvxpyBackend",
+}
 # Family -> the library its module imports (asked with find_spec before the module is imported).
 _LIBRARIES = {"highs": "highspy", "gurobi": "gurobipy", "pyomo": "pyomo", "cvxpy": "cvxpy"}
 # The registered backends, in the order "auto" prefers them.
-REGISTERED = ("highs", "cvxpy:CLARABEL", "gurobi", "cvxpy:HIGHS", "cvxpy:GUROBI", "cvxpy:SCS", "cvxpy:ECOS",
-              "cvxpy:MOSEK", "pyomo:highs", "pyomo:appsi_highs", "pyomo:gurobi_direct", "pyomo:gurobi_persistent",
-              "pyomo:glpk", "pyomo:cbc")
+REGISTERED = (
+    "highs",
+    "cvxpy:CLARABEL",
+    "gurobi",
+    "cvxpy:HIGHS",
+    "cvxpy:GUROBI",
+    "cvxpy:SCS",
+    "cvxpy:ECOS",
+    "cvxpy:MOSEK",
+    "pyomo:highs",
+    "pyomo:appsi_highs",
+    "pyomo:gurobi_direct",
+    "pyomo:gurobi_persistent",
+    "pyomo:glpk",
+    "pyomo:cbc",
+)
 
-__all__ = ["DEFAULT_BACKEND", "REGISTERED", "Backend", "Capabilities", "MissingBackend", "available_backends",
-           "check", "get",
-           "registered_backends", "solve"]
+__all__ = [
+    "DEFAULT_BACKEND",
+    "REGISTERED",
+    "Backend",
+    "Capabilities",
+    "MissingBackend",
+    "available_backends",
+    "check",
+    "get",
+    "registered_backends",
+    "solve",
+]
 
 
 def parse(backend: str) -> tuple[str, str | None]:
@@ -63,8 +89,10 @@ def parse(backend: str) -> tuple[str, str | None]:
     family, _, solver = backend.partition(":")
     family = family.strip().lower()
     if family not in _FAMILIES:
-        raise BackendError(f"unknown backend {backend!r}; use one of auto, highs, gurobi, "
-                           "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)")
+        raise BackendError(
+            f"unknown backend {backend!r}; use one of auto, highs, gurobi, "
+            "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"
+        )
     return family, (solver.strip() or None)
 
 
@@ -84,7 +112,7 @@ class MissingBackend(Backend):
 
 
 def library(backend: str) -> str:
-    """The Python library a backend's family imports (``"cvxpy:SCS"`` -> ``"cvxpy"``, ``"gurobi"`` -> ``"gurobipy"``)."""
+    """The library a backend's family imports (``"cvxpy:SCS"`` -> ``"cvxpy"``, ``"gurobi"`` -> ``"gurobipy"``)."""
     return _LIBRARIES[parse(backend)[0]]
 
 
@@ -144,8 +172,10 @@ def _resolve(model, backend: str) -> Backend:
         if chosen.package is not None:
             require(chosen.package, f"backend {chosen.name}")  # the solver a family drives (cvxpy:CLARABEL)
         if not _installed(chosen.name):
-            raise BackendError(f"backend {chosen.name} is not installed here; "
-                               f"installed: {', '.join(b.name for b in available_backends())}")
+            raise BackendError(
+                f"backend {chosen.name} is not installed here; "
+                f"installed: {', '.join(b.name for b in available_backends())}"
+            )
         what = _missing(form, chosen.capabilities)
         if what is not None:
             others = " or ".join(b.name for b in _takers(form)) or "a solver that can"
@@ -172,9 +202,18 @@ def check(model, backend: str = DEFAULT_BACKEND) -> None:
     _resolve(model, backend)
 
 
-def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_limit: float | None = None,
-          mip_gap: float | None = None, threads: int | None = None, start: dict | None = None,
-          persistent: bool = False, **options) -> Solution:
+def solve(
+    model,
+    backend: str = DEFAULT_BACKEND,
+    *,
+    verbose: bool = False,
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    start: dict | None = None,
+    persistent: bool = False,
+    **options,
+) -> Solution:
     """Solve ``model`` on ``backend``; refusals come before any work.
 
     ``start`` (block name -> values) is a feasible point offered to a MIP solver as its first incumbent.
@@ -199,13 +238,20 @@ def solve(model, backend: str = DEFAULT_BACKEND, *, verbose: bool = False, time_
         return split(unscale(np.asarray(vector, dtype=float))) if vector is not None else {}
 
     solution = Solution(
-        status=status, objective=factors.objective_value(fields["objective"]),
+        status=status,
+        objective=factors.objective_value(fields["objective"]),
         values=per_block(fields["x"], factors.values, form.split_values),
         duals=per_block(fields["row_duals"], factors.duals, form.split_rows),
         reduced_costs=per_block(fields["reduced_costs"], factors.reduced_costs, form.split_values),
-        mip_gap=fields["mip_gap"], objective_bound=factors.objective_value(fields["bound"]),
-        wall_time=raw.wall_time, log=raw.log, backend=chosen.name, violation=fields["violation"],
-        iterations=raw.iterations, solver_version=chosen.version())
+        mip_gap=fields["mip_gap"],
+        objective_bound=factors.objective_value(fields["bound"]),
+        wall_time=raw.wall_time,
+        log=raw.log,
+        backend=chosen.name,
+        violation=fields["violation"],
+        iterations=raw.iterations,
+        solver_version=chosen.version(),
+    )
     if status == Status.INTERRUPTED:
         raise SolveInterrupted(solution)
     return solution

@@ -59,8 +59,15 @@ class Capabilities:
     accuracy: float = 1e-7  # relative accuracy to expect of an optimum (first-order methods: ~1e-4)
 
     def names(self) -> list[str]:
-        flags = {"LP": self.lp, "MIP": self.mip, "SOC": self.soc, "duals": self.duals,
-                 "MIP start": self.mip_start, "time limit": self.time_limit, "persistent": self.persistent}
+        flags = {
+            "LP": self.lp,
+            "MIP": self.mip,
+            "SOC": self.soc,
+            "duals": self.duals,
+            "MIP start": self.mip_start,
+            "time limit": self.time_limit,
+            "persistent": self.persistent,
+        }
         return [name for name, on in flags.items() if on]
 
 
@@ -116,17 +123,22 @@ class Session(Generic[SolverT]):
         solver always holds exactly the model a fresh solve would pass).
         """
         changes = model.changes_since(self.revision)
-        if changes is None or not (np.array_equal(factors.row, self.factors.row)
-                                   and np.array_equal(factors.column, self.factors.column)
-                                   and factors.objective == self.factors.objective):
+        if changes is None or not (
+            np.array_equal(factors.row, self.factors.row)
+            and np.array_equal(factors.column, self.factors.column)
+            and factors.objective == self.factors.objective
+        ):
             return None
         old = self.form
         rows = changes.rows[scaled.rhs[changes.rows] != old.rhs[changes.rows]]
-        bounds = changes.bounds[(scaled.col_lb[changes.bounds] != old.col_lb[changes.bounds])
-                                | (scaled.col_ub[changes.bounds] != old.col_ub[changes.bounds])]
+        bounds = changes.bounds[
+            (scaled.col_lb[changes.bounds] != old.col_lb[changes.bounds])
+            | (scaled.col_ub[changes.bounds] != old.col_ub[changes.bounds])
+        ]
         costs = changes.costs[scaled.c[changes.costs] != old.c[changes.costs]]
-        objective = changes.objective and (scaled.maximize != old.maximize
-                                           or scaled.objective_constant != old.objective_constant)
+        objective = changes.objective and (
+            scaled.maximize != old.maximize or scaled.objective_constant != old.objective_constant
+        )
         return Changes(rows, bounds, costs, objective)
 
 
@@ -170,11 +182,16 @@ def violation(form: MatrixForm, x: np.ndarray) -> float:
     if x.size != form.c.size or not np.isfinite(x).all():
         return np.inf
     activity = form.A @ x
-    excess = np.where(form.row_sense == "<", activity - form.rhs,
-                      np.where(form.row_sense == ">", form.rhs - activity, np.abs(activity - form.rhs)))
-    worst = [np.max(excess / (1.0 + np.abs(form.rhs)), initial=0.0),
-             np.max((form.col_lb - x) / (1.0 + np.abs(np.nan_to_num(form.col_lb, neginf=0.0))), initial=0.0),
-             np.max((x - form.col_ub) / (1.0 + np.abs(np.nan_to_num(form.col_ub, posinf=0.0))), initial=0.0)]
+    excess = np.where(
+        form.row_sense == "<",
+        activity - form.rhs,
+        np.where(form.row_sense == ">", form.rhs - activity, np.abs(activity - form.rhs)),
+    )
+    worst = [
+        np.max(excess / (1.0 + np.abs(form.rhs)), initial=0.0),
+        np.max((form.col_lb - x) / (1.0 + np.abs(np.nan_to_num(form.col_lb, neginf=0.0))), initial=0.0),
+        np.max((x - form.col_ub) / (1.0 + np.abs(np.nan_to_num(form.col_ub, posinf=0.0))), initial=0.0),
+    ]
     if form.is_mip:
         off_grid = np.abs(x[form.integer] - np.round(x[form.integer]))
         worst.append(np.max(off_grid, initial=0.0) * FEASIBILITY_TOLERANCE / INTEGRALITY_TOLERANCE)
@@ -194,13 +211,18 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
     limit = INACCURATE_LIMIT if status == Status.OPTIMAL_INACCURATE else FEASIBILITY_TOLERANCE
     objective = raw.objective
     fields: dict[str, float | np.ndarray | None] = {
-        "objective": None, "x": None, "row_duals": None, "reduced_costs": None, "bound": None, "mip_gap": None,
-        "violation": off if raw.x is not None else None}
+        "objective": None,
+        "x": None,
+        "row_duals": None,
+        "reduced_costs": None,
+        "bound": None,
+        "mip_gap": None,
+        "violation": off if raw.x is not None else None,
+    }
     if point_allowed and off <= limit and objective is not None and np.isfinite(objective):
         fields.update(objective=float(objective), x=raw.x)
         if not form.is_mip and status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE):
-            fields.update(bound=float(objective), mip_gap=0.0, row_duals=raw.row_duals,
-                          reduced_costs=raw.reduced_costs)
+            fields.update(bound=float(objective), mip_gap=0.0, row_duals=raw.row_duals, reduced_costs=raw.reduced_costs)
         elif raw.bound is not None and np.isfinite(raw.bound):
             fields.update(bound=float(raw.bound), mip_gap=abs(objective - raw.bound) / max(abs(objective), 1e-10))
     return status, fields

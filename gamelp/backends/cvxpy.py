@@ -47,18 +47,36 @@ _STATUS = {
     cps.INFEASIBLE_OR_UNBOUNDED: Status.INFEASIBLE_OR_UNBOUNDED,
 }
 # The solver's own keyword for gamelp's generic options, where known.
-_TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "HIGHS": "time_limit",
-                      "GUROBI": "TimeLimit", "COPT": "TimeLimit", "CBC": "maximumSeconds"}
+_TIME_LIMIT_OPTION = {
+    "CLARABEL": "time_limit",
+    "SCS": "time_limit_secs",
+    "HIGHS": "time_limit",
+    "GUROBI": "TimeLimit",
+    "COPT": "TimeLimit",
+    "CBC": "maximumSeconds",
+}
 _MIP_GAP_OPTION = {"HIGHS": "mip_rel_gap", "GUROBI": "MIPGap", "COPT": "RelGap", "CBC": "allowableFractionGap"}
 _THREADS_OPTION = {"HIGHS": "threads", "GUROBI": "Threads", "COPT": "Threads"}
 # Solvers whose cvxpy interface can re-solve to tell infeasible from unbounded when presolve could not.
 _REOPTIMIZE = {"GUROBI", "CPLEX"}
 # The module each solver's Python package installs, and its distribution (for available() and version()).
-SOLVER_PACKAGES = {"CLARABEL": ("clarabel", "clarabel"), "SCS": ("scs", "scs"), "HIGHS": ("highspy", "highspy"),
-                   "GUROBI": ("gurobipy", "gurobipy"), "ECOS": ("ecos", "ecos"), "MOSEK": ("mosek", "Mosek"),
-                   "OSQP": ("osqp", "osqp"), "COPT": ("coptpy", "coptpy"), "SCIP": ("pyscipopt", "PySCIPOpt"),
-                   "CPLEX": ("cplex", "cplex"), "XPRESS": ("xpress", "xpress"), "CBC": ("cylp", "cylp"),
-                   "GLPK": ("cvxopt", "cvxopt"), "GLPK_MI": ("cvxopt", "cvxopt"), "CVXOPT": ("cvxopt", "cvxopt")}
+SOLVER_PACKAGES = {
+    "CLARABEL": ("clarabel", "clarabel"),
+    "SCS": ("scs", "scs"),
+    "HIGHS": ("highspy", "highspy"),
+    "GUROBI": ("gurobipy", "gurobipy"),
+    "ECOS": ("ecos", "ecos"),
+    "MOSEK": ("mosek", "Mosek"),
+    "OSQP": ("osqp", "osqp"),
+    "COPT": ("coptpy", "coptpy"),
+    "SCIP": ("pyscipopt", "PySCIPOpt"),
+    "CPLEX": ("cplex", "cplex"),
+    "XPRESS": ("xpress", "xpress"),
+    "CBC": ("cylp", "cylp"),
+    "GLPK": ("cvxopt", "cvxopt"),
+    "GLPK_MI": ("cvxopt", "cvxopt"),
+    "CVXOPT": ("cvxopt", "cvxopt"),
+}
 # First-order solvers: optima to about 1e-4, not 1e-7.
 _FIRST_ORDER = {"SCS", "OSQP"}
 # Attributes of the solver's own result object (cvxpy's extra_stats): (objective, best bound) of a MIP.
@@ -88,8 +106,9 @@ class BlockProblem(cp.Problem):
 def _blockwise(matrix, form: MatrixForm, var_blocks: dict) -> cp.Expression:
     """``matrix @ x`` as a sum of per-block sparse products, skipping blocks with no coefficients."""
     matrix = matrix.tocsc()
-    terms = [matrix[:, block] @ var_blocks[name] for name, block in form.variable_slices.items()
-             if matrix[:, block].nnz]
+    terms = [
+        matrix[:, block] @ var_blocks[name] for name, block in form.variable_slices.items() if matrix[:, block].nnz
+    ]
     if not terms:  # an all-zero row block still needs an expression of the right length
         name, block = next(iter(form.variable_slices.items()))
         terms = [matrix[:, block] @ var_blocks[name]]
@@ -100,8 +119,13 @@ def _variable(form: MatrixForm, name: str, block: slice) -> cp.Variable:
     lb, ub = form.col_lb[block], form.col_ub[block]
     bounded = np.isfinite(lb).any() or np.isfinite(ub).any()
     binary = bool(form.binary[block].any())
-    return cp.Variable(lb.size, name=name, boolean=binary, integer=bool(form.integer[block].any()) and not binary,
-                       bounds=[lb, ub] if bounded else None)
+    return cp.Variable(
+        lb.size,
+        name=name,
+        boolean=binary,
+        integer=bool(form.integer[block].any()) and not binary,
+        bounds=[lb, ub] if bounded else None,
+    )
 
 
 _RELATION = {"<": lambda e, r: e <= r, ">": lambda e, r: e >= r, "=": lambda e, r: e == r}
@@ -116,15 +140,20 @@ def build(model) -> BlockProblem:
     var_blocks = {name: _variable(form, name, block) for name, block in form.variable_slices.items()}
     constraint_blocks = {
         name: _RELATION[form.row_sense[rows.start]](_blockwise(form.A[rows], form, var_blocks), form.rhs[rows])
-        for name, rows in form.row_slices.items() if rows.stop > rows.start}
+        for name, rows in form.row_slices.items()
+        if rows.stop > rows.start
+    }
     cone_blocks = {}
     for cone in form.cones:
         u = _blockwise(cone.matrix, form, var_blocks) + cone.constant
         cone_blocks[cone.name] = SOC(u[0], u[1:]) if cone.matrix.shape[0] > 1 else u[0] >= 0
     objective = cp.Constant(form.objective_constant) + sum(
-        form.c[block] @ var_blocks[name] for name, block in form.variable_slices.items() if form.c[block].any())
-    problem = BlockProblem(cp.Maximize(objective) if form.maximize else cp.Minimize(objective),
-                           [*constraint_blocks.values(), *cone_blocks.values()])
+        form.c[block] @ var_blocks[name] for name, block in form.variable_slices.items() if form.c[block].any()
+    )
+    problem = BlockProblem(
+        cp.Maximize(objective) if form.maximize else cp.Minimize(objective),
+        [*constraint_blocks.values(), *cone_blocks.values()],
+    )
     problem.var_blocks, problem.constraint_blocks, problem.cone_blocks = var_blocks, constraint_blocks, cone_blocks
     return problem
 
@@ -136,10 +165,15 @@ def _solver_class(name: str):
 
 def _capabilities(name: str) -> Capabilities:
     solver = _solver_class(name)
-    return Capabilities(lp=True, mip=bool(solver.MIP_CAPABLE),
-                        soc=SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ()), duals=True,
-                        mip_start=name in _REOPTIMIZE, time_limit=name in _TIME_LIMIT_OPTION,
-                        accuracy=1e-4 if name in _FIRST_ORDER else 1e-7)
+    return Capabilities(
+        lp=True,
+        mip=bool(solver.MIP_CAPABLE),
+        soc=SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ()),
+        duals=True,
+        mip_start=name in _REOPTIMIZE,
+        time_limit=name in _TIME_LIMIT_OPTION,
+        accuracy=1e-4 if name in _FIRST_ORDER else 1e-7,
+    )
 
 
 def _dual_sign(maximize: bool, sense: str) -> float:
@@ -186,10 +220,14 @@ def _status(problem: cp.Problem, options: Options) -> Status:
 def _point(form: MatrixForm, problem: BlockProblem) -> np.ndarray:
     """All columns; a block in no constraint and not in the objective (cvxpy leaves it unset) sits at
     its bound nearest 0."""
-    return np.concatenate([
-        np.clip(0.0, form.col_lb[block], form.col_ub[block]) if problem.var_blocks[name].value is None
-        else np.asarray(problem.var_blocks[name].value, dtype=np.float64).reshape(-1)
-        for name, block in form.variable_slices.items()])
+    return np.concatenate(
+        [
+            np.clip(0.0, form.col_lb[block], form.col_ub[block])
+            if problem.var_blocks[name].value is None
+            else np.asarray(problem.var_blocks[name].value, dtype=np.float64).reshape(-1)
+            for name, block in form.variable_slices.items()
+        ]
+    )
 
 
 class CvxpyBackend(Backend):
@@ -198,8 +236,10 @@ class CvxpyBackend(Backend):
     def __init__(self, solver: str | None = None):
         known = [*SOLVER_MAP_CONIC, *SOLVER_MAP_QP]
         if not solver:
-            raise BackendError("backend 'cvxpy' needs a solver name, e.g. cvxpy:CLARABEL; installed: "
-                               + ", ".join(cp.installed_solvers()))
+            raise BackendError(
+                "backend 'cvxpy' needs a solver name, e.g. cvxpy:CLARABEL; installed: "
+                + ", ".join(cp.installed_solvers())
+            )
         matches = [name for name in known if name.upper() == solver.upper()]
         if not matches:
             raise BackendError(f"cvxpy knows no solver {solver!r}; installed: {', '.join(cp.installed_solvers())}")
@@ -225,19 +265,24 @@ class CvxpyBackend(Backend):
     def check(self, form: MatrixForm) -> None:
         solver = _solver_class(self.solver)
         if form.is_mip and form.cones and SOC not in solver.MI_SUPPORTED_CONSTRAINTS:
-            raise BackendError(f"model {form.name!r} has integer variables and second-order cones, "
-                               f"which {self.name} cannot take together; use gurobi")
+            raise BackendError(
+                f"model {form.name!r} has integer variables and second-order cones, "
+                f"which {self.name} cannot take together; use gurobi"
+            )
 
     def _options(self, form: MatrixForm, options: Options) -> dict:
         opts = dict(options.extra)
-        for value, table, what in ((options.time_limit, _TIME_LIMIT_OPTION, "time limit"),
-                                   (options.mip_gap if form.is_mip else None, _MIP_GAP_OPTION, "MIP gap"),
-                                   (options.threads, _THREADS_OPTION, "threads")):
+        for value, table, what in (
+            (options.time_limit, _TIME_LIMIT_OPTION, "time limit"),
+            (options.mip_gap if form.is_mip else None, _MIP_GAP_OPTION, "MIP gap"),
+            (options.threads, _THREADS_OPTION, "threads"),
+        ):
             if value is None:
                 continue
             if self.solver not in table:
-                raise BackendError(f"gamelp knows no {what} option for {self.name}; "
-                                   "pass the solver's own option as a keyword instead")
+                raise BackendError(
+                    f"gamelp knows no {what} option for {self.name}; pass the solver's own option as a keyword instead"
+                )
             opts[table[self.solver]] = value
         if self.solver == "HIGHS" and options.threads is not None:
             use_threads(options.threads)
@@ -281,8 +326,9 @@ class CvxpyBackend(Backend):
             for name, con in problem.constraint_blocks.items():
                 rows = form.row_slices[name]
                 if con.dual_value is not None:
-                    y[rows] = _dual_sign(form.maximize, form.row_sense[rows.start]) \
-                        * np.asarray(con.dual_value, dtype=float).reshape(-1)
+                    y[rows] = _dual_sign(form.maximize, form.row_sense[rows.start]) * np.asarray(
+                        con.dual_value, dtype=float
+                    ).reshape(-1)
             raw.row_duals = y
             if not form.cones:  # with cones, the cone multipliers enter the reduced costs too
                 raw.reduced_costs = form.c - form.A.T @ y

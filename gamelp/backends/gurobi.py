@@ -101,8 +101,11 @@ class GurobiBackend(Backend):
                 g, x, rows = _build(gp, env, form)
                 params: dict[str, object] = {"QCPDual": 1} if form.cones and not form.is_mip else {}
                 params.update(options.extra)
-                for key, value in (("TimeLimit", options.time_limit), ("MIPGap", options.mip_gap),
-                                   ("Threads", options.threads)):
+                for key, value in (
+                    ("TimeLimit", options.time_limit),
+                    ("MIPGap", options.mip_gap),
+                    ("Threads", options.threads),
+                ):
                     if value is not None:
                         params[key] = value
                 _set_params(gp, g, params)

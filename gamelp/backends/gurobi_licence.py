@@ -29,9 +29,18 @@ UNRESTRICTED_ENV_VAR = "GAMELP_GUROBI_UNRESTRICTED"
 TOO_LARGE = 10010  # GurobiError code "Model too large for size-limited license"
 
 # Gurobi's status codes (GRB.OPTIMAL = 2, ...); SUBOPTIMAL (13) is an optimum that missed its tolerances.
-STATUS = {2: Status.OPTIMAL, 3: Status.INFEASIBLE, 4: Status.INFEASIBLE_OR_UNBOUNDED, 5: Status.UNBOUNDED,
-          7: Status.ITERATION_LIMIT, 8: Status.ITERATION_LIMIT, 9: Status.TIME_LIMIT, 10: Status.ITERATION_LIMIT,
-          11: Status.INTERRUPTED, 13: Status.OPTIMAL_INACCURATE}
+STATUS = {
+    2: Status.OPTIMAL,
+    3: Status.INFEASIBLE,
+    4: Status.INFEASIBLE_OR_UNBOUNDED,
+    5: Status.UNBOUNDED,
+    7: Status.ITERATION_LIMIT,
+    8: Status.ITERATION_LIMIT,
+    9: Status.TIME_LIMIT,
+    10: Status.ITERATION_LIMIT,
+    11: Status.INTERRUPTED,
+    13: Status.OPTIMAL_INACCURATE,
+}
 
 
 def loaded_gurobi_errors() -> tuple[type[Exception], ...]:
@@ -93,10 +102,12 @@ def size_refusal(form: MatrixForm, backend: str) -> str:
         allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model may have", "cvxpy:CLARABEL"
     else:
         allowed, alternative = f"{SIZE_LIMIT} variables or constraints allowed", "highs"
-    return (f"model {form.name!r} has {n_vars} variables and {n_rows} linear constraints "
-            f"(cone auxiliaries included), over the {allowed} under the size-limited "
-            f"pip Gurobi licence, so {backend} refuses it; use {alternative} instead "
-            f"(or set {UNRESTRICTED_ENV_VAR}=1 with a full licence)")
+    return (
+        f"model {form.name!r} has {n_vars} variables and {n_rows} linear constraints "
+        f"(cone auxiliaries included), over the {allowed} under the size-limited "
+        f"pip Gurobi licence, so {backend} refuses it; use {alternative} instead "
+        f"(or set {UNRESTRICTED_ENV_VAR}=1 with a full licence)"
+    )
 
 
 def _over_limit(form: MatrixForm) -> bool:

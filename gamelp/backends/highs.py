@@ -58,6 +58,7 @@ _STATUS = {
 }
 _FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
 
+
 def new_highs() -> highspy.Highs:
     """A silent ``highspy.Highs``: its start-up banner (highspy 1.16 and later) is dropped."""
     with discard_stdout():
@@ -81,8 +82,9 @@ def _highs_lp(form: MatrixForm) -> highspy.HighsLp:
     lp.a_matrix_.value_ = A.data
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = A.shape[1], A.shape[0]
     if form.integer.any():
-        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                           for i in form.integer]
+        lp.integrality_ = [
+            highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in form.integer
+        ]
     return lp
 
 
@@ -139,8 +141,11 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
     h.setOptionValue("output_flag", True)
     h.setOptionValue("log_to_console", bool(options.verbose))
     settings = dict(options.extra)
-    for key, value in (("time_limit", options.time_limit), ("mip_rel_gap", options.mip_gap),
-                       ("threads", options.threads)):
+    for key, value in (
+        ("time_limit", options.time_limit),
+        ("mip_rel_gap", options.mip_gap),
+        ("threads", options.threads),
+    ):
         if value is not None:
             settings[key] = value
     if "threads" in settings:
@@ -167,8 +172,12 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
     wall = time.perf_counter() - began
     info, solution = h.getInfo(), h.getSolution()
     feasible = solution.value_valid and info.primal_solution_status == _FEASIBLE
-    raw = RawResult(_STATUS.get(h.getModelStatus(), Status.ERROR), wall_time=wall, log="".join(lines),
-                    iterations=int(info.simplex_iteration_count))
+    raw = RawResult(
+        _STATUS.get(h.getModelStatus(), Status.ERROR),
+        wall_time=wall,
+        log="".join(lines),
+        iterations=int(info.simplex_iteration_count),
+    )
     if feasible:
         raw.x = np.asarray(solution.col_value, dtype=float)
         raw.objective = info.objective_function_value
@@ -193,11 +202,16 @@ def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
     """Change in ``h`` the row bounds, column bounds, costs and objective that ``changes`` names."""
     lower, upper = form.row_bounds
     # highspy's stubs (1.16) omit changeRowsBounds, which its Highs class has (tested by tests/core/test_backends.py).
-    for what, where, change, arrays in (("rows", changes.rows, h.changeRowsBounds, (lower, upper)),  # type: ignore[attr-defined]
-                                        ("bounds", changes.bounds, h.changeColsBounds, (form.col_lb, form.col_ub)),
-                                        ("costs", changes.costs, h.changeColsCost, (form.c,))):
-        if where.size and change(where.size, where.astype(np.int32),
-                                 *(array[where] for array in arrays)) == highspy.HighsStatus.kError:
+    for what, where, change, arrays in (
+        ("rows", changes.rows, h.changeRowsBounds, (lower, upper)),  # type: ignore[attr-defined]
+        ("bounds", changes.bounds, h.changeColsBounds, (form.col_lb, form.col_ub)),
+        ("costs", changes.costs, h.changeColsCost, (form.c,)),
+    ):
+        if (
+            where.size
+            and change(where.size, where.astype(np.int32), *(array[where] for array in arrays))
+            == highspy.HighsStatus.kError
+        ):
             raise BackendError(f"HiGHS refused the changed {what} of model {form.name!r}")
     if changes.objective:
         h.changeObjectiveSense(highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize)
@@ -207,13 +221,16 @@ def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
 class HighsBackend(Backend):
     """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible, persistent."""
 
-    capabilities = Capabilities(lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True,
-                                persistent=True)
+    capabilities = Capabilities(
+        lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True, persistent=True
+    )
 
     def __init__(self, solver: str | None = None):
         if solver:
-            raise BackendError(f"backend 'highs' takes no solver name (got {solver!r}); "
-                               f"for another solver use pyomo:{solver} or cvxpy:{solver.upper()}")
+            raise BackendError(
+                f"backend 'highs' takes no solver name (got {solver!r}); "
+                f"for another solver use pyomo:{solver} or cvxpy:{solver.upper()}"
+            )
         self.name = "highs"
 
     def available(self) -> bool:
@@ -278,8 +295,9 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
 def write(model, path: str) -> None:
     """Write ``model`` to ``path`` (``.lp`` or ``.mps``, chosen by the extension)."""
     if model.has_cones:
-        raise BackendError(f"model {model.name!r} has second-order cones, which the LP and MPS formats "
-                           "written here cannot hold")
+        raise BackendError(
+            f"model {model.name!r} has second-order cones, which the LP and MPS formats written here cannot hold"
+        )
     if not str(path).endswith((".lp", ".mps")):
         raise BackendError(f"cannot write {path!r}: the extension must be .lp or .mps")
     h = new_highs()

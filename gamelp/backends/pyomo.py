@@ -54,15 +54,27 @@ from gamelp.errors import BackendError
 from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
-_LEGACY_STATUS = {TC.optimal: Status.OPTIMAL, TC.globallyOptimal: Status.OPTIMAL, TC.infeasible: Status.INFEASIBLE,
-                  TC.unbounded: Status.UNBOUNDED, TC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
-                  TC.maxTimeLimit: Status.TIME_LIMIT, TC.maxIterations: Status.ITERATION_LIMIT,
-                  TC.maxEvaluations: Status.ITERATION_LIMIT, TC.userInterrupt: Status.INTERRUPTED}
-_CONTRIB_STATUS = {ContribTC.convergenceCriteriaSatisfied: Status.OPTIMAL, ContribTC.maxTimeLimit: Status.TIME_LIMIT,
-                   ContribTC.iterationLimit: Status.ITERATION_LIMIT, ContribTC.unbounded: Status.UNBOUNDED,
-                   ContribTC.provenInfeasible: Status.INFEASIBLE, ContribTC.locallyInfeasible: Status.INFEASIBLE,
-                   ContribTC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
-                  ContribTC.interrupted: Status.INTERRUPTED}
+_LEGACY_STATUS = {
+    TC.optimal: Status.OPTIMAL,
+    TC.globallyOptimal: Status.OPTIMAL,
+    TC.infeasible: Status.INFEASIBLE,
+    TC.unbounded: Status.UNBOUNDED,
+    TC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
+    TC.maxTimeLimit: Status.TIME_LIMIT,
+    TC.maxIterations: Status.ITERATION_LIMIT,
+    TC.maxEvaluations: Status.ITERATION_LIMIT,
+    TC.userInterrupt: Status.INTERRUPTED,
+}
+_CONTRIB_STATUS = {
+    ContribTC.convergenceCriteriaSatisfied: Status.OPTIMAL,
+    ContribTC.maxTimeLimit: Status.TIME_LIMIT,
+    ContribTC.iterationLimit: Status.ITERATION_LIMIT,
+    ContribTC.unbounded: Status.UNBOUNDED,
+    ContribTC.provenInfeasible: Status.INFEASIBLE,
+    ContribTC.locallyInfeasible: Status.INFEASIBLE,
+    ContribTC.infeasibleOrUnbounded: Status.INFEASIBLE_OR_UNBOUNDED,
+    ContribTC.interrupted: Status.INTERRUPTED,
+}
 _WARM_START = "warmstart_discrete_vars"  # the current interface's switch for a MIP start
 # Contrib solvers that take the model only without quadratic constraints (cones then go the legacy way).
 _CONTRIB_LINEAR_ONLY = {"gurobi_direct"}
@@ -92,8 +104,7 @@ _FAMILIES = {
 
 
 # The Python package that drives each family's solver, where there is one (glpk and cbc are executables).
-_FAMILY_PACKAGES = {"highs": "highspy", "gurobi": "gurobipy", "cplex": "cplex", "xpress": "xpress",
-                    "scip": "PySCIPOpt"}
+_FAMILY_PACKAGES = {"highs": "highspy", "gurobi": "gurobipy", "cplex": "cplex", "xpress": "xpress", "scip": "PySCIPOpt"}
 
 
 def _family_name(solver: str) -> str:
@@ -121,9 +132,14 @@ def _bound(value: float) -> float | None:
 def _rows(matrix, columns: list) -> list[LinearExpression]:
     """One ``LinearExpression`` per CSR row of ``matrix`` over the Pyomo ``columns``."""
     indptr, indices, data = matrix.indptr, matrix.indices, matrix.data
-    return [LinearExpression(constant=0.0, linear_coefs=data[indptr[i]:indptr[i + 1]].tolist(),
-                             linear_vars=[columns[j] for j in indices[indptr[i]:indptr[i + 1]]])
-            for i in range(matrix.shape[0])]
+    return [
+        LinearExpression(
+            constant=0.0,
+            linear_coefs=data[indptr[i] : indptr[i + 1]].tolist(),
+            linear_vars=[columns[j] for j in indices[indptr[i] : indptr[i + 1]]],
+        )
+        for i in range(matrix.shape[0])
+    ]
 
 
 def _domain(form: MatrixForm, block: slice):
@@ -149,8 +165,9 @@ def build(model, *, dual_suffix: bool = True) -> pe.ConcreteModel:
     for name, rows in form.row_slices.items():
         body = _rows(form.A[rows], columns)
         lo, hi = lower[rows], upper[rows]
-        con = pe.Constraint(range(len(body)), rule=lambda _, i, body=body, lo=lo, hi=hi:
-                            (_bound(lo[i]), body[i], _bound(hi[i])))
+        con = pe.Constraint(
+            range(len(body)), rule=lambda _, i, body=body, lo=lo, hi=hi: (_bound(lo[i]), body[i], _bound(hi[i]))
+        )
         pm.add_component(_component_name(pm, name, "con"), con)
         pm.gamelp_constraints[name] = con
     for cone in form.cones:
@@ -165,10 +182,15 @@ def build(model, *, dual_suffix: bool = True) -> pe.ConcreteModel:
             pm.add_component(_component_name(pm, cone.name, "cone"), soc)
         pm.gamelp_cones[cone.name] = u
     nonzero = np.flatnonzero(form.c)
-    objective = LinearExpression(constant=form.objective_constant, linear_coefs=form.c[nonzero].tolist(),
-                                 linear_vars=[columns[j] for j in nonzero])
-    pm.add_component(_component_name(pm, "objective", "obj"),
-                     pe.Objective(expr=objective, sense=pe.maximize if form.maximize else pe.minimize))
+    objective = LinearExpression(
+        constant=form.objective_constant,
+        linear_coefs=form.c[nonzero].tolist(),
+        linear_vars=[columns[j] for j in nonzero],
+    )
+    pm.add_component(
+        _component_name(pm, "objective", "obj"),
+        pe.Objective(expr=objective, sense=pe.maximize if form.maximize else pe.minimize),
+    )
     pm.gamelp_columns = columns
     return pm
 
@@ -246,8 +268,14 @@ class PyomoBackend(Backend):
         family, contrib = _family(solver), _contrib_solver(solver)
         # The current interface takes a MIP start where its config has the switch (Gurobi), not for HiGHS.
         mip_start = _WARM_START in contrib.config if contrib is not None else family.warm_start
-        self.capabilities = Capabilities(lp=True, mip=True, soc=family.quadratic, duals=True,
-                                         mip_start=mip_start, time_limit=family.time_limit is not None)
+        self.capabilities = Capabilities(
+            lp=True,
+            mip=True,
+            soc=family.quadratic,
+            duals=True,
+            mip_start=mip_start,
+            time_limit=family.time_limit is not None,
+        )
 
     def available(self) -> bool:
         try:
@@ -298,10 +326,17 @@ class PyomoBackend(Backend):
     def _contrib(self, form: MatrixForm, pm, options: Options) -> RawResult:
         opt = _contrib_solver(self.solver)
         solver_options = dict(options.extra)
-        config: dict[str, object] = {"tee": True, "load_solutions": False,
-                                     "raise_exception_on_nonoptimal_result": False, "solver_options": solver_options}
-        for key, value in (("time_limit", options.time_limit), ("rel_gap", options.mip_gap if form.is_mip else None),
-                           ("threads", options.threads)):
+        config: dict[str, object] = {
+            "tee": True,
+            "load_solutions": False,
+            "raise_exception_on_nonoptimal_result": False,
+            "solver_options": solver_options,
+        }
+        for key, value in (
+            ("time_limit", options.time_limit),
+            ("rel_gap", options.mip_gap if form.is_mip else None),
+            ("threads", options.threads),
+        ):
             if value is not None:
                 config[key] = value
         if options.start is not None and self.capabilities.mip_start:
@@ -324,14 +359,17 @@ class PyomoBackend(Backend):
 
     def _legacy_options(self, form: MatrixForm, options: Options) -> dict:
         family, opts = _family(self.solver), dict(options.extra)
-        for value, key, what in ((options.time_limit, family.time_limit, "time limit"),
-                                 (options.mip_gap if form.is_mip else None, family.mip_gap, "MIP gap"),
-                                 (options.threads, family.threads, "threads")):
+        for value, key, what in (
+            (options.time_limit, family.time_limit, "time limit"),
+            (options.mip_gap if form.is_mip else None, family.mip_gap, "MIP gap"),
+            (options.threads, family.threads, "threads"),
+        ):
             if value is None:
                 continue
             if key is None:
-                raise BackendError(f"gamelp knows no {what} option for {self.name}; "
-                                   "pass the solver's own option as a keyword instead")
+                raise BackendError(
+                    f"gamelp knows no {what} option for {self.name}; pass the solver's own option as a keyword instead"
+                )
             opts[key] = value
         return opts
 

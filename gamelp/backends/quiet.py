@@ -83,8 +83,13 @@ def stdout_to_stderr():
     stream = sys.stdout
     try:
         if _saved_fd is not None and _writes_to_descriptor_1(sys.stdout):
-            stream = os.fdopen(os.dup(_saved_fd), "w", encoding=sys.stdout.encoding or "utf-8",
-                               errors=getattr(sys.stdout, "errors", None) or "strict", closefd=True)
+            stream = os.fdopen(
+                os.dup(_saved_fd),
+                "w",
+                encoding=sys.stdout.encoding or "utf-8",
+                errors=getattr(sys.stdout, "errors", None) or "strict",
+                closefd=True,
+            )
         yield stream
     finally:
         if stream is not sys.stdout:

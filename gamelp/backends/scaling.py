@@ -83,8 +83,12 @@ def needs_scaling(form: MatrixForm) -> bool:
     if magnitudes.size == 0:
         return False
     low, high = np.percentile(magnitudes, BULK_PERCENTILES)
-    return bool(magnitudes.min() < SOLVER_LIMITS[0] or magnitudes.max() > SOLVER_LIMITS[1]
-                or low < WELL_SCALED_LOW or high > WELL_SCALED_HIGH)
+    return bool(
+        magnitudes.min() < SOLVER_LIMITS[0]
+        or magnitudes.max() > SOLVER_LIMITS[1]
+        or low < WELL_SCALED_LOW
+        or high > WELL_SCALED_HIGH
+    )
 
 
 def _log_magnitudes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,8 +132,11 @@ def _factors(form: MatrixForm) -> Scaling:
             eq_signs.append(np.full(equation.size, sign))
         targets.append(target)
 
-    pieces = [(form.A.tocoo(), None), (sp.coo_matrix(form.c.reshape(1, -1)), m),
-              *((k.matrix.tocoo(), m + 1 + index) for index, k in enumerate(form.cones))]
+    pieces = [
+        (form.A.tocoo(), None),
+        (sp.coo_matrix(form.c.reshape(1, -1)), m),
+        *((k.matrix.tocoo(), m + 1 + index) for index, k in enumerate(form.cones)),
+    ]
     for piece, fixed_row in pieces:
         keep, logs = _log_magnitudes(piece.data)
         rows = piece.row[keep] if fixed_row is None else np.full(keep.size, fixed_row)
@@ -143,13 +150,19 @@ def _factors(form: MatrixForm) -> Scaling:
         keep, logs = _log_magnitudes(np.where(form.integer, 0.0, bounds))
         add(None, keep, -1.0, -logs)
     target = np.concatenate(targets)
-    system = sp.csr_matrix((np.concatenate(eq_signs), (np.concatenate(eq_rows), np.concatenate(eq_cols))),
-                           shape=(target.size, num_rows + int((~form.integer).sum())))
+    system = sp.csr_matrix(
+        (np.concatenate(eq_signs), (np.concatenate(eq_rows), np.concatenate(eq_cols))),
+        shape=(target.size, num_rows + int((~form.integer).sum())),
+    )
     exponents = np.round(lsqr(system, target, atol=1e-6, btol=1e-6, iter_lim=500)[0])
     col_exp = np.zeros(n)
     col_exp[~form.integer] = exponents[num_rows:]
-    return Scaling(row=np.exp2(exponents[:m]), column=np.exp2(col_exp), objective=float(np.exp2(exponents[m])),
-                   cone=np.exp2(exponents[m + 1:num_rows]))
+    return Scaling(
+        row=np.exp2(exponents[:m]),
+        column=np.exp2(col_exp),
+        objective=float(np.exp2(exponents[m])),
+        cone=np.exp2(exponents[m + 1 : num_rows]),
+    )
 
 
 def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:
@@ -159,10 +172,18 @@ def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:
         return form, Scaling(np.ones(m), np.ones(n), 1.0, np.ones(len(form.cones)))
     factors = _factors(form)
     R, D = sp.diags(factors.row), sp.diags(factors.column)
-    cones = tuple(ConeBlock(k.name, (factor * k.matrix @ D).tocsr(), factor * k.constant)
-                  for k, factor in zip(form.cones, factors.cone))
-    scaled = replace(form, c=factors.objective * factors.column * form.c,
-                     objective_constant=factors.objective * form.objective_constant,
-                     A=(R @ form.A @ D).tocsr(), rhs=factors.row * form.rhs,
-                     col_lb=form.col_lb / factors.column, col_ub=form.col_ub / factors.column, cones=cones)
+    cones = tuple(
+        ConeBlock(k.name, (factor * k.matrix @ D).tocsr(), factor * k.constant)
+        for k, factor in zip(form.cones, factors.cone)
+    )
+    scaled = replace(
+        form,
+        c=factors.objective * factors.column * form.c,
+        objective_constant=factors.objective * form.objective_constant,
+        A=(R @ form.A @ D).tocsr(),
+        rhs=factors.row * form.rhs,
+        col_lb=form.col_lb / factors.column,
+        col_ub=form.col_ub / factors.column,
+        cones=cones,
+    )
     return scaled, factors

@@ -46,13 +46,24 @@ def _command_in(argv) -> str | None:
 
 def build_parser(argv=None) -> argparse.ArgumentParser:
     """The ``gamelp`` parser; for a command line ``argv`` the simulator groups it does not run stay unloaded."""
-    parser = OneLineParser(prog="gamelp", description="Solve two-player zero-sum games with mathematical "
-                           "programming: sequence-form game files (solve, kdet, validate, export), payoff "
-                           "matrices (matrix) and the mini Magic simulator (mtg).")
-    parser.add_argument("--version", action=_PrintVersions, nargs=0,
-                        help="show gamelp's version and the solver packages installed here, and exit")
-    parser.add_argument("--log-level", type=log_level, default="WARNING",
-                        help=f"logging level: {', '.join(LOG_LEVELS)} (default WARNING)")
+    parser = OneLineParser(
+        prog="gamelp",
+        description="Solve two-player zero-sum games with mathematical "
+        "programming: sequence-form game files (solve, kdet, validate, export), payoff "
+        "matrices (matrix) and the mini Magic simulator (mtg).",
+    )
+    parser.add_argument(
+        "--version",
+        action=_PrintVersions,
+        nargs=0,
+        help="show gamelp's version and the solver packages installed here, and exit",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=log_level,
+        default="WARNING",
+        help=f"logging level: {', '.join(LOG_LEVELS)} (default WARNING)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     for family in CORE_FAMILIES:
@@ -109,7 +120,7 @@ def main(argv=None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:  # the file system refused something the checks could not foresee
-        print(f"gamelp: error: {exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"gamelp: error: {exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}", file=sys.stderr
+        )
         return 2
-

@@ -18,9 +18,10 @@ from gamelp.backends import DEFAULT_BACKEND
 
 MAX_ITERATIONS = 10**9
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-BACKEND_HELP = (f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default {DEFAULT_BACKEND}: HiGHS, "
-                "or Clarabel for cone models; gamelp backends lists them)")
-
+BACKEND_HELP = (
+    f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default {DEFAULT_BACKEND}: HiGHS, "
+    "or Clarabel for cone models; gamelp backends lists them)"
+)
 
 
 def run_script(main, report=None) -> None:
@@ -66,6 +67,7 @@ def _number(text: str) -> float:
 
 def integer(low: int, high: int | None = None):
     """Type of an integer in ``[low, high]``; ``1e6`` is accepted when it is a whole number."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -85,6 +87,7 @@ def integer(low: int, high: int | None = None):
 
 def finite_float(low: float = -math.inf, *, strict: bool = False):
     """Type of a finite float ``>= low`` (``> low`` when ``strict``)."""
+
     def parse(text: str) -> float:
         value = _number(text)
         if not math.isfinite(value) or value < low or (strict and value == low):
@@ -105,18 +108,20 @@ def log_level(text: str) -> str:
 
 def plot_path(text: str) -> str:
     """A plot file whose extension matplotlib can write (checked before any solving starts)."""
-    from gamelp.deps import installed, install_hint
+    from gamelp.deps import install_hint, installed
 
     if not installed("matplotlib"):
-        raise argparse.ArgumentTypeError(f"writing a plot needs matplotlib, which is not installed here; "
-                                         f"{install_hint('matplotlib')}")
+        raise argparse.ArgumentTypeError(
+            f"writing a plot needs matplotlib, which is not installed here; {install_hint('matplotlib')}"
+        )
     from matplotlib.figure import Figure
 
     formats = Figure().canvas.get_supported_filetypes()
     suffix = Path(text).suffix.lstrip(".").lower()
     if suffix not in formats:
-        raise argparse.ArgumentTypeError(f"cannot write a plot as {text!r}: use one of the extensions "
-                                         f"{', '.join('.' + f for f in sorted(formats))}")
+        raise argparse.ArgumentTypeError(
+            f"cannot write a plot as {text!r}: use one of the extensions {', '.join('.' + f for f in sorted(formats))}"
+        )
     return text
 
 
@@ -169,13 +174,24 @@ def add_execution_options(parser: argparse.ArgumentParser) -> None:
     ``Execution``.  The results do not depend on any of these.
     """
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=integer(1, MAX_WORKERS), default=os.cpu_count() or 1,
-                       help="local worker processes (default: all cores; 1 plays in this process)")
+    where.add_argument(
+        "--workers",
+        type=integer(1, MAX_WORKERS),
+        default=os.cpu_count() or 1,
+        help="local worker processes (default: all cores; 1 plays in this process)",
+    )
     where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
-    parser.add_argument("--batch-size", type=integer(1), default=None,
-                        help="matches sent to a worker at once (default: about 4 tasks a worker, at most 50)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run stored in the output directory (refused without this flag)")
+    parser.add_argument(
+        "--batch-size",
+        type=integer(1),
+        default=None,
+        help="matches sent to a worker at once (default: about 4 tasks a worker, at most 50)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run stored in the output directory (refused without this flag)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -187,16 +203,23 @@ def execution_from(args: argparse.Namespace):
     if args.scheduler is not None:
         for module in ("dask", "distributed"):
             require(module, "--scheduler (a Dask cluster)")
-    return Execution(workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size,
-                     progress=not args.quiet, resume=args.resume)
+    return Execution(
+        workers=args.workers,
+        scheduler=args.scheduler,
+        batch_size=args.batch_size,
+        progress=not args.quiet,
+        resume=args.resume,
+    )
 
 
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
     """The positional game of the sequence-form commands (solve, kdet, validate, export, export-game)."""
-    parser.add_argument("game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file "
-                                     "or openspiel:GAME_STRING")
-    parser.add_argument("--sum-duplicates", action="store_true",
-                        help="add up duplicate utility entries instead of refusing the file")
+    parser.add_argument(
+        "game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file or openspiel:GAME_STRING"
+    )
+    parser.add_argument(
+        "--sum-duplicates", action="store_true", help="add up duplicate utility entries instead of refusing the file"
+    )
 
 
 def load_game_argument(args: argparse.Namespace, schema: bool = False):

@@ -23,15 +23,24 @@ def run_backends(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []  # one JSON object per backend
     for b in registered_backends():
         installed = b.available()
-        rows.append({"name": b.name, "installed": installed, "capabilities": b.capabilities.names(),
-                     "solver_version": b.version() if installed else None,
-                     # A family whose library is missing: the extra that installs it.
-                     "install": install_hint(library(b.name)) if isinstance(b, MissingBackend) else None})
+        rows.append(
+            {
+                "name": b.name,
+                "installed": installed,
+                "capabilities": b.capabilities.names(),
+                "solver_version": b.version() if installed else None,
+                # A family whose library is missing: the extra that installs it.
+                "install": install_hint(library(b.name)) if isinstance(b, MissingBackend) else None,
+            }
+        )
     if args.json:
         print_json(rows)
     else:
         for row in rows:
-            print(f"{row['name']:26s} {'installed' if row['installed'] else 'missing  '}  "
-                  f"{', '.join(row['capabilities'])}" + (f"  ({row['solver_version']})" if row["installed"] else "")
-                  + (f"({row['install']})" if row["install"] else ""))
+            print(
+                f"{row['name']:26s} {'installed' if row['installed'] else 'missing  '}  "
+                f"{', '.join(row['capabilities'])}"
+                + (f"  ({row['solver_version']})" if row["installed"] else "")
+                + (f"({row['install']})" if row["install"] else "")
+            )
     return 0

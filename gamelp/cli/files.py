@@ -19,26 +19,35 @@ def add_subparser(commands) -> None:
 
     export = commands.add_parser("export", help="write a model as an LP or MPS file")
     add_game_argument(export)
-    export.add_argument("--model", choices=("nash", "deterministic", "kdet"), default="nash",
-                        help="which model (default nash, the sequence-form LP)")
+    export.add_argument(
+        "--model",
+        choices=("nash", "deterministic", "kdet"),
+        default="nash",
+        help="which model (default nash, the sequence-form LP)",
+    )
     export.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose model (default 1)")
     export.add_argument("--k", type=integer(0), help="k of --model kdet")
-    export.add_argument("--format", choices=EXPORT_FORMATS,
-                        help="file format (default: from -o's extension, else lp)")
+    export.add_argument("--format", choices=EXPORT_FORMATS, help="file format (default: from -o's extension, else lp)")
     export.add_argument("-o", "--output", required=True, help="file to write; .lp or .mps chooses the format")
     export.set_defaults(func=run_export)
 
     export_game = commands.add_parser("export-game", help="write a game as JSON (.json) or Gambit (.efg)")
     add_game_argument(export_game)
-    export_game.add_argument("-o", "--output", required=True, help="FILE.json, or FILE.efg (OpenSpiel games and "
-                                                                   "the poker generators kuhn, leduc)")
+    export_game.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="FILE.json, or FILE.efg (OpenSpiel games and the poker generators kuhn, leduc)",
+    )
     export_game.set_defaults(func=run_export_game)
 
 
 def run_validate(args: argparse.Namespace) -> int:
     game = load_game_argument(args, schema=True)
-    parts = [f"player {p}: {game.player(p).num_decision_points} decision points, "
-             f"{game.player(p).num_sequences} sequences" for p in (1, 2)]
+    parts = [
+        f"player {p}: {game.player(p).num_decision_points} decision points, {game.player(p).num_sequences} sequences"
+        for p in (1, 2)
+    ]
     print(f"{args.game}: valid; " + "; ".join(parts) + f"; {game.A.nnz} utility entries")
     return 0
 
@@ -82,6 +91,8 @@ def run_export_game(args: argparse.Namespace) -> int:
         return 0
     game = load_game_argument(args)
     game.save(args.output)
-    print(f"wrote {args.output}: player 1 {game.pl1.num_sequences} sequences, player 2 {game.pl2.num_sequences}, "
-          f"{game.A.nnz} utility entries")
+    print(
+        f"wrote {args.output}: player 1 {game.pl1.num_sequences} sequences, player 2 {game.pl2.num_sequences}, "
+        f"{game.A.nnz} utility entries"
+    )
     return 0

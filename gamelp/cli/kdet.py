@@ -24,19 +24,30 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     kdet.add_argument("--k", type=integer(0), help="number of decision points forced to play one action")
     kdet.add_argument("--sweep", action="store_true", help="k = 0 .. number of decision points")
     kdet.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap (default 1e-6)")
-    kdet.add_argument("--abs-gap", type=finite_float(0.0), default=1e-9,
-                      help="--sweep --method search: absolute gap accepted near value 0 (default 1e-9)")
-    kdet.add_argument("--method", choices=("search", "mip"),
-                      help="--sweep by the branch-and-bound search on HiGHS (default with --backend auto or "
-                           "highs) or by MIPs")
+    kdet.add_argument(
+        "--abs-gap",
+        type=finite_float(0.0),
+        default=1e-9,
+        help="--sweep --method search: absolute gap accepted near value 0 (default 1e-9)",
+    )
+    kdet.add_argument(
+        "--method",
+        choices=("search", "mip"),
+        help="--sweep by the branch-and-bound search on HiGHS (default with --backend auto or highs) or by MIPs",
+    )
     kdet.add_argument("--plot", type=plot_path, help="write a plot of value against k to this file (.png, .pdf, ...)")
     kdet.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
-    kdet.add_argument("--time-limit", type=finite_float(0.0),
-                      help="seconds each MIP, or each k of the search, may take; a point stopped early "
-                           "reports its incumbent and gap")
-    kdet.add_argument("--patience", type=integer(1),
-                      help="--sweep --method search: stop searching after this many k in a row end at --time-limit "
-                           "without lowering the bound (the rest keep the bound carried from below)")
+    kdet.add_argument(
+        "--time-limit",
+        type=finite_float(0.0),
+        help="seconds each MIP, or each k of the search, may take; a point stopped early reports its incumbent and gap",
+    )
+    kdet.add_argument(
+        "--patience",
+        type=integer(1),
+        help="--sweep --method search: stop searching after this many k in a row end at --time-limit "
+        "without lowering the bound (the rest keep the bound carried from below)",
+    )
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")
@@ -56,27 +67,52 @@ def run_kdet(args) -> int:
         if not 0 <= args.k <= total:
             raise GamelpError(f"--k must be between 0 and {total} (player {args.player}'s decision points)")
         if not (args.json or args.quiet):
-            print(f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",
-                  file=sys.stderr, flush=True)
-        result = solve_kdet(game, args.player, args.k, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
-                            time_limit=args.time_limit)
+            print(
+                f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",
+                file=sys.stderr,
+                flush=True,
+            )
+        result = solve_kdet(
+            game,
+            args.player,
+            args.k,
+            args.backend,
+            mip_gap=args.mip_gap,
+            verbose=args.verbose,
+            time_limit=args.time_limit,
+        )
         rows = [result.to_dict()]
     else:
         on_highs = args.backend in ("auto", "highs")
         method = args.method or ("search" if on_highs else "mip")
         if method == "search" and not on_highs:
-            raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; "
-                              "use --method mip")
+            raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; use --method mip")
         progress = None if args.json or args.quiet else sweep_progress()
         if method == "search":
-            sweep = search_sweep(game, args.player, rel_gap=args.mip_gap, abs_gap=args.abs_gap,
-                                 time_limit=args.time_limit, patience=args.patience, progress=progress)
+            sweep = search_sweep(
+                game,
+                args.player,
+                rel_gap=args.mip_gap,
+                abs_gap=args.abs_gap,
+                time_limit=args.time_limit,
+                patience=args.patience,
+                progress=progress,
+            )
         else:
-            sweep = k_sweep(game, args.player, args.backend, mip_gap=args.mip_gap, verbose=args.verbose,
-                            time_limit=args.time_limit, progress=progress)
+            sweep = k_sweep(
+                game,
+                args.player,
+                args.backend,
+                mip_gap=args.mip_gap,
+                verbose=args.verbose,
+                time_limit=args.time_limit,
+                progress=progress,
+            )
         # Every row says which solver produced it, as a single solve's row does.
-        rows = [{**row, "backend": sweep.backend, "solver_version": sweep.solver_version}
-                for row in sweep.to_dict()["points"]]
+        rows = [
+            {**row, "backend": sweep.backend, "solver_version": sweep.solver_version}
+            for row in sweep.to_dict()["points"]
+        ]
     if args.plot:
         from gamelp.plots import plot_k_sweep
 

@@ -58,8 +58,9 @@ def _cmd_replay(args) -> int:
     else:
         print(f"{report.consistent} of {report.matches} matches consistent; {report.turns_checked} turns checked")
         for mismatch in report.mismatches:
-            print(f"match {mismatch['match']}: first difference at turn {mismatch['turn']} "
-                  f"(player {mismatch['player']})")
+            print(
+                f"match {mismatch['match']}: first difference at turn {mismatch['turn']} (player {mismatch['player']})"
+            )
     return 0 if report.consistent == report.matches else 1
 
 
@@ -74,20 +75,32 @@ def _cmd_play(args) -> int:
     drafters = [make_seated_drafter(name, (seat,)) for seat, name in enumerate(args.drafters)]
     result = play_match(drafters[0], drafters[1], battlers[0], battlers[1], seed=args.seed, cards=cards)
     summary = {
-        "seed": args.seed, "winner": result.winner, "battle_turns": result.turns,
-        "seats": [{"drafter": args.drafters[s], "battler": args.battlers[s], "deck": list(result.decks[s]),
-                   "mean_cost": round(float(cards.cost[[c - 1 for c in result.decks[s]]].mean()), 3)}
-                  for s in (0, 1)],
+        "seed": args.seed,
+        "winner": result.winner,
+        "battle_turns": result.turns,
+        "seats": [
+            {
+                "drafter": args.drafters[s],
+                "battler": args.battlers[s],
+                "deck": list(result.decks[s]),
+                "mean_cost": round(float(cards.cost[[c - 1 for c in result.decks[s]]].mean()), 3),
+            }
+            for s in (0, 1)
+        ],
     }
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         winner = summary["seats"][result.winner]
-        print(f"seat {result.winner} ({winner['drafter']} / {winner['battler']}) wins after "
-              f"{result.turns} battle turns (seed {args.seed})")
+        print(
+            f"seat {result.winner} ({winner['drafter']} / {winner['battler']}) wins after "
+            f"{result.turns} battle turns (seed {args.seed})"
+        )
         for seat in summary["seats"]:
-            print(f"  {seat['drafter']} / {seat['battler']}: mean cost {seat['mean_cost']}, "
-                  f"deck {' '.join(map(str, seat['deck']))}")
+            print(
+                f"  {seat['drafter']} / {seat['battler']}: mean cost {seat['mean_cost']}, "
+                f"deck {' '.join(map(str, seat['deck']))}"
+            )
     return 0
 
 
@@ -96,8 +109,15 @@ def _cmd_tournament(args) -> int:
     from gamelp.games.locm.tournament import report_table, run_tournament
 
     require("matplotlib", "writing the tournament's figures (mana_curves.png, similarity.png)")  # before any match
-    result = run_tournament(args.drafters, args.battler, matches=args.matches, sets=args.sets, seed=args.seed,
-                            out=args.out, execution=execution_from(args))
+    result = run_tournament(
+        args.drafters,
+        args.battler,
+        matches=args.matches,
+        sets=args.sets,
+        seed=args.seed,
+        out=args.out,
+        execution=execution_from(args),
+    )
     print(report_table(result))
     print(f"wrote {args.out}/winrates.csv, std.csv, seats.csv, mana_curves.csv/.png, similarity.csv/.png")
     return 0
@@ -122,33 +142,50 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     replay.set_defaults(func=_cmd_replay)
 
     play = sub.add_parser("play", help="play one match (draft and battle) and print the winner")
-    play.add_argument("--drafters", type=_pair, default=("random", "random"),
-                      help="drafter of seat 0 and seat 1, e.g. icebox,random (default: random)")
-    play.add_argument("--battlers", type=_pair, default=("max-attack", "max-attack"),
-                      help="battler of seat 0 and seat 1: pass, random, max-attack, greedy (default: max-attack)")
+    play.add_argument(
+        "--drafters",
+        type=_pair,
+        default=("random", "random"),
+        help="drafter of seat 0 and seat 1, e.g. icebox,random (default: random)",
+    )
+    play.add_argument(
+        "--battlers",
+        type=_pair,
+        default=("max-attack", "max-attack"),
+        help="battler of seat 0 and seat 1: pass, random, max-attack, greedy (default: max-attack)",
+    )
     play.add_argument("--seed", type=int, default=0, help="match seed: draft offers, shuffles, agents' randomness")
     play.add_argument("--json", action="store_true", help="print the summary as JSON")
     play.add_argument("--cards", help="card list file (default: the shipped LOCM 1.2 list)")
     play.set_defaults(func=_cmd_play)
 
-    tour = sub.add_parser("tournament", help="round-robin drafter tournament with one battler",
-                          description="Every pair of drafters plays S sets of M matches, each drafter in the first "
-                                      "seat in half of the sets; the i-th match of every pair has the same draft "
-                                      "offers and deck shuffles. Writes DIR/winrates.csv, std.csv, seats.csv, "
-                                      "mana_curves.csv/.png, similarity.csv/.png and the store matches.sqlite.")
-    tour.add_argument("--drafters", type=_names, default=["random", "max-attack", "coac", "closet-ai", "icebox"],
-                      help="comma-separated drafters (default: random,max-attack,coac,closet-ai,icebox)")
+    tour = sub.add_parser(
+        "tournament",
+        help="round-robin drafter tournament with one battler",
+        description="Every pair of drafters plays S sets of M matches, each drafter in the first "
+        "seat in half of the sets; the i-th match of every pair has the same draft "
+        "offers and deck shuffles. Writes DIR/winrates.csv, std.csv, seats.csv, "
+        "mana_curves.csv/.png, similarity.csv/.png and the store matches.sqlite.",
+    )
+    tour.add_argument(
+        "--drafters",
+        type=_names,
+        default=["random", "max-attack", "coac", "closet-ai", "icebox"],
+        help="comma-separated drafters (default: random,max-attack,coac,closet-ai,icebox)",
+    )
     tour.add_argument("--battler", default="max-attack", help="battler of both seats (default: max-attack)")
     tour.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
-    tour.add_argument("--sets", type=int, default=2,
-                      help="sets per pair, an even number: seats alternate (default: 2)")
+    tour.add_argument("--sets", type=int, default=2, help="sets per pair, an even number: seats alternate (default: 2)")
     tour.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
     tour.add_argument("--out", metavar="DIR", required=True, help="output directory")
     add_execution_options(tour)
     tour.set_defaults(func=_cmd_tournament)
 
-    train = sub.add_parser("train", help="train a learned drafter by self-play PPO (Vieira 2020, Section 5.1)",
-                           description="Writes DIR/policy.npz (both seats), curve.csv and curve.png.")
+    train = sub.add_parser(
+        "train",
+        help="train a learned drafter by self-play PPO (Vieira 2020, Section 5.1)",
+        description="Writes DIR/policy.npz (both seats), curve.csv and curve.png.",
+    )
     _train_module().add_train_arguments(train)
     train.set_defaults(func=lambda args: _train_module().run_train(args))
     return locm
@@ -157,5 +194,5 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 def _train_module():
     """The training module, imported when the ``locm`` group is built (torch and gymnasium only when it trains)."""
     from gamelp.games.locm import train
-    return train
 
+    return train

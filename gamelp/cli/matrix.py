@@ -32,28 +32,46 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     matrix = subparsers.add_parser("matrix", help="matrix games from payoff CSVs (Nash, robust, uniqueness)")
     commands = matrix.add_subparsers(dest="matrix_command", required=True)
     solve = commands.add_parser(
-        "solve", help="optimal mixed strategy of a matrix game",
+        "solve",
+        help="optimal mixed strategy of a matrix game",
         description="Solve a zero-sum matrix game (row player maximises the CSV's payoffs). The CSV's first "
-                    "row and column are labels.")
+        "row and column are labels.",
+    )
     solve.add_argument("file", help="payoff CSV, or a Gambit .nfg file (two-player zero-sum)")
     solve.add_argument("--player", choices=("row", "col"), default="row", help="whose strategy (default row)")
-    solve.add_argument("--backend", default=DEFAULT_BACKEND,
-                       help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), highs, gurobi, "
-                            "pyomo:<solver>, cvxpy:<SOLVER>")
-    solve.add_argument("--form", choices=("general", "thesis"), default="general",
-                       help="LP form: general (any payoffs) or the thesis's min e^T x, C^T x >= e (needs value > 0)")
+    solve.add_argument(
+        "--backend",
+        default=DEFAULT_BACKEND,
+        help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), highs, gurobi, "
+        "pyomo:<solver>, cvxpy:<SOLVER>",
+    )
+    solve.add_argument(
+        "--form",
+        choices=("general", "thesis"),
+        default="general",
+        help="LP form: general (any payoffs) or the thesis's min e^T x, C^T x >= e (needs value > 0)",
+    )
     solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
     solve.add_argument("--radius", type=finite_float(0.0), help="radius R of the uncertainty set (with --robust)")
     solve.add_argument("--std", help="CSV of standard deviations, same labels (with --robust)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
     solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
-    solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
-                       help="lp (default) or first-order self-play (pcfr+ suits large games)")
-    solve.add_argument("--target-gap", type=float, default=1e-6,
-                       help="first-order methods stop at this saddle-point gap (default 1e-6)")
+    solve.add_argument(
+        "--method",
+        default="lp",
+        choices=("lp", *REGRET_METHODS),
+        help="lp (default) or first-order self-play (pcfr+ suits large games)",
+    )
+    solve.add_argument(
+        "--target-gap",
+        type=float,
+        default=1e-6,
+        help="first-order methods stop at this saddle-point gap (default 1e-6)",
+    )
     solve.add_argument("--iterations", type=int, default=100_000, help="first-order iteration limit")
-    solve.add_argument("--exact", action="store_true",
-                       help="first-order methods: polish to an exact vertex by an LP on the supports")
+    solve.add_argument(
+        "--exact", action="store_true", help="first-order methods: polish to an exact vertex by an LP on the supports"
+    )
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.set_defaults(func=run_solve)
     return matrix
@@ -79,16 +97,22 @@ def run_solve(args) -> int:
     if not args.no_reduce:
         # A robust solve may only drop what is dominated in every matrix of the uncertainty set.
         solved, removed_rows, removed_cols = game.reduce_dominated(radius=args.radius if args.robust else 0.0)
-    payload = {"file": str(args.file), "form": args.form, "shape": list(game.shape),
-               "solved_shape": list(solved.shape), "removed": {"rows": removed_rows, "columns": removed_cols}}
+    payload = {
+        "file": str(args.file),
+        "form": args.form,
+        "shape": list(game.shape),
+        "solved_shape": list(solved.shape),
+        "removed": {"rows": removed_rows, "columns": removed_cols},
+    }
     if args.method != "lp":
         return _run_first_order(args, game, solved, payload)
     result: RobustResult | MatrixNashResult
     if args.robust:
         from gamelp.models.robust import solve_robust
 
-        result = solve_robust(solved, args.robust, args.radius, player=args.player, form=args.form,
-                              backend=args.backend)
+        result = solve_robust(
+            solved, args.robust, args.radius, player=args.player, form=args.form, backend=args.backend
+        )
     else:
         from gamelp.models.nash import solve_matrix_nash
 
@@ -113,21 +137,32 @@ def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) 
 
     if args.robust or args.unique or args.form != "general":
         raise GamelpError("--robust, --unique and --form thesis need the LP (--method lp)")
-    result = solve_matrix_first_order(solved, args.method, target_gap=args.target_gap, iterations=args.iterations,
-                                      exact=args.exact, backend=args.backend,
-                                      progress=None if args.json else regret_progress(args.iterations))
+    result = solve_matrix_first_order(
+        solved,
+        args.method,
+        target_gap=args.target_gap,
+        iterations=args.iterations,
+        exact=args.exact,
+        backend=args.backend,
+        progress=None if args.json else regret_progress(args.iterations),
+    )
     payload.update(_with_removed_labels(result.to_dict(args.player), game))
     if args.json:
         print_json(payload)
         return 0
     _print_text(payload)
     shape = result.lp_shape
-    exact = f"; exact by {result.lp_rounds} support LP(s) of {shape[0]}x{shape[1]}" \
-        if result.lp_rounds and shape is not None else ""
+    exact = (
+        f"; exact by {result.lp_rounds} support LP(s) of {shape[0]}x{shape[1]}"
+        if result.lp_rounds and shape is not None
+        else ""
+    )
     print(f"{args.method}: {result.iterations} iterations, saddle-point gap {result.gap:.2e}{exact}")
     if not result.converged:
-        print(f"the first-order run stopped at the iteration limit ({result.iterations} iterations) before "
-              f"reaching the target gap {args.target_gap:g}")
+        print(
+            f"the first-order run stopped at the iteration limit ({result.iterations} iterations) before "
+            f"reaching the target gap {args.target_gap:g}"
+        )
     return 0
 
 
@@ -142,11 +177,15 @@ def _with_removed_labels(summary: dict, game: MatrixGame) -> dict:
 
 def _print_text(payload: dict) -> None:
     what = f"robust {payload['robust']} R={payload['radius']:g}" if "robust" in payload else "Nash"
-    print(f"{payload['file']}: {what}, {payload['player']} player, {payload['form']} form on {payload['backend']}: "
-          f"value {payload['value']:.6f} (guaranteed {payload['guaranteed_value']:.6f})")
+    print(
+        f"{payload['file']}: {what}, {payload['player']} player, {payload['form']} form on {payload['backend']}: "
+        f"value {payload['value']:.6f} (guaranteed {payload['guaranteed_value']:.6f})"
+    )
     removed = payload["removed"]
-    print(f"removed as strictly dominated: {len(removed['rows'])} rows, {len(removed['columns'])} columns; "
-          f"solved {payload['solved_shape'][0]}x{payload['solved_shape'][1]}")
+    print(
+        f"removed as strictly dominated: {len(removed['rows'])} rows, {len(removed['columns'])} columns; "
+        f"solved {payload['solved_shape'][0]}x{payload['solved_shape'][1]}"
+    )
     for label, probability in payload["strategy"].items():
         if probability > 1e-9:
             print(f"  {label:>12}  {100 * probability:6.2f}%")

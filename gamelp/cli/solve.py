@@ -11,8 +11,7 @@ from __future__ import annotations
 import argparse
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.cli.args import (BACKEND_HELP, MAX_ITERATIONS, add_game_argument, finite_float, integer,
-                             load_game_argument)
+from gamelp.cli.args import BACKEND_HELP, MAX_ITERATIONS, add_game_argument, finite_float, integer, load_game_argument
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.regret import METHODS as REGRET_METHODS
@@ -24,24 +23,39 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     add_game_argument(solve)
     solve.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose strategy (default 1)")
     solve.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
-    solve.add_argument("--time-limit", type=finite_float(0.0),
-                       help="seconds the solver may take (LP and MIP methods)")
+    solve.add_argument("--time-limit", type=finite_float(0.0), help="seconds the solver may take (LP and MIP methods)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
     solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
-    solve.add_argument("--method", default="lp", choices=("lp", *REGRET_METHODS),
-                       help="lp (default) or a regret-minimisation self-play method")
-    solve.add_argument("--iterations", type=integer(1, MAX_ITERATIONS), default=1000,
-                       help="iterations for regret methods (default 1000)")
-    solve.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.1,
-                       help="step size of mwu / omwu (default 0.1)")
-    solve.add_argument("--target-gap", type=finite_float(0.0),
-                       help="regret methods stop once the saddle-point gap is this small")
-    solve.add_argument("--averaging", type=averaging_weights,
-                       help="regret methods' average: uniform, linear, quadratic or an exponent gamma of the "
-                            "weights t^gamma (default: the method's own; pdcfr+ with 20 reaches a gap of 1e-6 "
-                            "on Leduc in about 9,000 iterations)")
-    solve.add_argument("--behavioural", action="store_true",
-                       help="print the strategy as action probabilities per decision point (information set)")
+    solve.add_argument(
+        "--method",
+        default="lp",
+        choices=("lp", *REGRET_METHODS),
+        help="lp (default) or a regret-minimisation self-play method",
+    )
+    solve.add_argument(
+        "--iterations",
+        type=integer(1, MAX_ITERATIONS),
+        default=1000,
+        help="iterations for regret methods (default 1000)",
+    )
+    solve.add_argument(
+        "--eta", type=finite_float(0.0, strict=True), default=0.1, help="step size of mwu / omwu (default 0.1)"
+    )
+    solve.add_argument(
+        "--target-gap", type=finite_float(0.0), help="regret methods stop once the saddle-point gap is this small"
+    )
+    solve.add_argument(
+        "--averaging",
+        type=averaging_weights,
+        help="regret methods' average: uniform, linear, quadratic or an exponent gamma of the "
+        "weights t^gamma (default: the method's own; pdcfr+ with 20 reaches a gap of 1e-6 "
+        "on Leduc in about 9,000 iterations)",
+    )
+    solve.add_argument(
+        "--behavioural",
+        action="store_true",
+        help="print the strategy as action probabilities per decision point (information set)",
+    )
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.add_argument("--verbose", action="store_true", help="show the solver log")
     solve.set_defaults(func=run_solve)
@@ -69,9 +83,15 @@ def run_solve(args) -> int:
             raise GamelpError("--deterministic and --unique need the LP (--method lp)")
         from gamelp.regret import solve_regret
 
-        result = solve_regret(game, method=args.method, iterations=args.iterations, eta=args.eta,
-                              target_gap=args.target_gap, averaging=args.averaging,
-                              progress=None if args.json else regret_progress(args.iterations))
+        result = solve_regret(
+            game,
+            method=args.method,
+            iterations=args.iterations,
+            eta=args.eta,
+            target_gap=args.target_gap,
+            averaging=args.averaging,
+            progress=None if args.json else regret_progress(args.iterations),
+        )
         x, payload = (result.x if args.player == 1 else result.y), result.to_dict(args.player)
     else:
         from gamelp.models.determinism import solve_deterministic
@@ -96,14 +116,17 @@ def run_solve(args) -> int:
 
 
 def _print_text(args, name: str, payload: dict) -> None:
-    print(f"{name}: player {args.player} value {payload['value']:.10g} "
-          f"(gap {payload['gap']:.2e}, {payload['backend']})")
+    print(
+        f"{name}: player {args.player} value {payload['value']:.10g} (gap {payload['gap']:.2e}, {payload['backend']})"
+    )
     if payload["status"] not in ("optimal", "converged", "iteration_limit"):
         print(f"status: {payload['status']} (not a proven optimum)")
     if payload["status"] == "iteration_limit":
         target = "" if args.target_gap is None else f" before reaching the target gap {args.target_gap:g}"
-        print(f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "
-              f"equilibrium, saddle-point gap {payload['gap']:.2e}")
+        print(
+            f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "
+            f"equilibrium, saddle-point gap {payload['gap']:.2e}"
+        )
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
     if args.behavioural:

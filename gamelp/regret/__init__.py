@@ -15,15 +15,54 @@ The public names of all three are re-exported here.
 
 from gamelp.errors import RegretError
 from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
-from gamelp.regret.selfplay import (AVERAGING, CHECK_EVERY, METHODS, PROGRESS_EVERY, Method, RegretResult,
-                                    self_play_matrix, solve_regret)
-from gamelp.regret.simplex import (LOCAL_MINIMISERS, MWU, OMWU, DiscountedRegretMatching,
-                                   DiscountedRegretMatchingPlus, PredictiveDiscountedRegretMatchingPlus,
-                                   PredictiveRegretMatchingPlus, RegretMatching, RegretMatchingPlus,
-                                   RegretMinimiser, Segments, local_minimiser)
+from gamelp.regret.selfplay import (
+    AVERAGING,
+    CHECK_EVERY,
+    METHODS,
+    PROGRESS_EVERY,
+    Method,
+    RegretResult,
+    self_play_matrix,
+    solve_regret,
+)
+from gamelp.regret.simplex import (
+    LOCAL_MINIMISERS,
+    MWU,
+    OMWU,
+    DiscountedRegretMatching,
+    DiscountedRegretMatchingPlus,
+    PredictiveDiscountedRegretMatchingPlus,
+    PredictiveRegretMatchingPlus,
+    RegretMatching,
+    RegretMatchingPlus,
+    RegretMinimiser,
+    Segments,
+    local_minimiser,
+)
 
-__all__ = ["AVERAGING", "CFR", "CHECK_EVERY", "LOCAL_MINIMISERS", "METHODS", "MWU", "OMWU", "PROGRESS_EVERY",
-           "DiscountedRegretMatching", "DiscountedRegretMatchingPlus", "Method", "PredictiveCFR",
-           "PredictiveDiscountedRegretMatchingPlus", "PredictiveRegretMatchingPlus", "RegretError",
-           "RegretMatching", "RegretMatchingPlus", "RegretMinimiser", "RegretResult", "Segments",
-           "TreeplexLevels", "local_minimiser", "self_play_matrix", "solve_regret"]
+__all__ = [
+    "AVERAGING",
+    "CFR",
+    "CHECK_EVERY",
+    "LOCAL_MINIMISERS",
+    "METHODS",
+    "MWU",
+    "OMWU",
+    "PROGRESS_EVERY",
+    "DiscountedRegretMatching",
+    "DiscountedRegretMatchingPlus",
+    "Method",
+    "PredictiveCFR",
+    "PredictiveDiscountedRegretMatchingPlus",
+    "PredictiveRegretMatchingPlus",
+    "RegretError",
+    "RegretMatching",
+    "RegretMatchingPlus",
+    "RegretMinimiser",
+    "RegretResult",
+    "Segments",
+    "TreeplexLevels",
+    "local_minimiser",
+    "self_play_matrix",
+    "solve_regret",
+]

@@ -43,8 +43,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamelp.regret.simplex import (PredictiveRegretMatchingPlus, RegretMatching, RegretMinimiser, Segments,
-                                   local_minimiser, prm_plus_strategy)
+from gamelp.regret.simplex import (
+    PredictiveRegretMatchingPlus,
+    RegretMatching,
+    RegretMinimiser,
+    Segments,
+    local_minimiser,
+    prm_plus_strategy,
+)
 from gamelp.treeplex import Treeplex
 
 
@@ -52,13 +58,13 @@ from gamelp.treeplex import Treeplex
 class _Level:
     """The decision points of one depth, in level order: a slice of sequences below a slice of parents."""
 
-    here: slice                    # this depth's sequences (level positions)
-    above: slice                   # the depth above (the empty sequence, position 0, for depth 0)
-    parent_slot: np.ndarray        # per sequence: its decision point's parent, counted from above.start
+    here: slice  # this depth's sequences (level positions)
+    above: slice  # the depth above (the empty sequence, position 0, for depth 0)
+    parent_slot: np.ndarray  # per sequence: its decision point's parent, counted from above.start
     point_parent_slot: np.ndarray  # per decision point: its parent, counted from above.start
-    parent_positions: np.ndarray   # per sequence: the level position of its decision point's parent
-    segments: Segments             # the decision points' simplices inside ``here``
-    parents: int                   # the size of ``above``
+    parent_positions: np.ndarray  # per sequence: the level position of its decision point's parent
+    segments: Segments  # the decision points' simplices inside ``here``
+    parents: int  # the size of ``above``
 
 
 class TreeplexLevels:
@@ -93,15 +99,26 @@ class TreeplexLevels:
         first_point, up_lo, up_hi = 0, 0, 1
         for level_points in by_depth:
             count = level_points.size
-            lo, hi = int(point_starts[first_point]), int(point_starts[first_point + count - 1] + sizes[first_point
-                                                                                                   + count - 1])
-            level_sizes = sizes[first_point:first_point + count]
+            lo, hi = (
+                int(point_starts[first_point]),
+                int(point_starts[first_point + count - 1] + sizes[first_point + count - 1]),
+            )
+            level_sizes = sizes[first_point : first_point + count]
             point_parent_slot = self.rank[parents[level_points]] - up_lo
-            self.levels.append(_Level(slice(lo, hi), slice(up_lo, up_hi), np.repeat(point_parent_slot, level_sizes),
-                                      point_parent_slot, np.repeat(point_parent_slot + up_lo, level_sizes),
-                                      Segments(point_starts[first_point:first_point + count] - lo,
-                                               point_starts[first_point:first_point + count] - lo + level_sizes),
-                                      up_hi - up_lo))
+            self.levels.append(
+                _Level(
+                    slice(lo, hi),
+                    slice(up_lo, up_hi),
+                    np.repeat(point_parent_slot, level_sizes),
+                    point_parent_slot,
+                    np.repeat(point_parent_slot + up_lo, level_sizes),
+                    Segments(
+                        point_starts[first_point : first_point + count] - lo,
+                        point_starts[first_point : first_point + count] - lo + level_sizes,
+                    ),
+                    up_hi - up_lo,
+                )
+            )
             first_point, up_lo, up_hi = first_point + count, lo, hi
 
     def to_levels(self, v: np.ndarray) -> np.ndarray:
@@ -147,8 +164,9 @@ class CFR(RegretMinimiser):
     self-play uses, on a payoff matrix permuted once).
     """
 
-    def __init__(self, treeplex: Treeplex | TreeplexLevels, local: str = "rm+", *, eta: float = 0.1,
-                 level_order: bool = False):
+    def __init__(
+        self, treeplex: Treeplex | TreeplexLevels, local: str = "rm+", *, eta: float = 0.1, level_order: bool = False
+    ):
         self.levels = treeplex if isinstance(treeplex, TreeplexLevels) else TreeplexLevels(treeplex)
         self.local = local_minimiser(local, self.levels.segments, eta=eta)
         self.level_order = level_order

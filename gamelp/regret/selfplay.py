@@ -40,7 +40,7 @@ from gamelp.treeplex import Treeplex
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
-CHECK_EVERY = 10      # iterations between two measurements of the saddle-point gap
+CHECK_EVERY = 10  # iterations between two measurements of the saddle-point gap
 
 
 @dataclass(frozen=True)
@@ -71,19 +71,19 @@ class RegretResult:
     """Outcome of a self-play run.  Strategies are sequence-form for a game, mixed for a matrix."""
 
     method: str
-    value: float            # player 1's utility of the average strategies
-    gap: float              # saddle-point gap of the average strategies
-    x: np.ndarray           # average strategy of player 1
-    y: np.ndarray           # average strategy of player 2
-    last_x: np.ndarray      # last iterate played by player 1
+    value: float  # player 1's utility of the average strategies
+    gap: float  # saddle-point gap of the average strategies
+    x: np.ndarray  # average strategy of player 1
+    y: np.ndarray  # average strategy of player 2
+    last_x: np.ndarray  # last iterate played by player 1
     last_y: np.ndarray
-    gaps: np.ndarray        # gap of the average at each checked iteration
+    gaps: np.ndarray  # gap of the average at each checked iteration
     last_gaps: np.ndarray | None  # gap of the last iterate at each checked iteration (None: not tracked)
     labels_x: tuple[str, ...]
     labels_y: tuple[str, ...]
-    checked: np.ndarray     # the iterations whose gaps were measured (every check_every-th and the last)
+    checked: np.ndarray  # the iterations whose gaps were measured (every check_every-th and the last)
     converged: bool = False  # the target gap was reached
-    xs: np.ndarray | None = field(default=None, repr=False)      # per-iteration iterates (record=True)
+    xs: np.ndarray | None = field(default=None, repr=False)  # per-iteration iterates (record=True)
     ys: np.ndarray | None = field(default=None, repr=False)
     avg_xs: np.ndarray | None = field(default=None, repr=False)  # per-iteration averages (record=True)
     avg_ys: np.ndarray | None = field(default=None, repr=False)
@@ -113,10 +113,16 @@ class RegretResult:
         ``solver_version`` None (no solver ran).
         """
         strategy = self.strategy_dict(player)
-        return {"value": self.value if player == 1 else -self.value,
-                "status": "converged" if self.converged else "iteration_limit", "backend": self.method,
-                "solver_version": None, "player": player, "iterations": self.iterations, "gap": self.gap,
-                "strategy": dict(zip(strategy, np.round(list(strategy.values()), 12).tolist()))}
+        return {
+            "value": self.value if player == 1 else -self.value,
+            "status": "converged" if self.converged else "iteration_limit",
+            "backend": self.method,
+            "solver_version": None,
+            "player": player,
+            "iterations": self.iterations,
+            "gap": self.gap,
+            "strategy": dict(zip(strategy, np.round(list(strategy.values()), 12).tolist())),
+        }
 
 
 class _Space(Protocol):
@@ -177,11 +183,17 @@ class _NegatedTranspose:
 def _averaging_exponent(averaging: str | float) -> float:
     if isinstance(averaging, str):
         if averaging not in AVERAGING:
-            raise RegretError(f"unknown averaging {averaging!r} (choose from {sorted(AVERAGING)} "
-                              "or give the exponent gamma of the weights t^gamma)")
+            raise RegretError(
+                f"unknown averaging {averaging!r} (choose from {sorted(AVERAGING)} "
+                "or give the exponent gamma of the weights t^gamma)"
+            )
         return AVERAGING[averaging]
-    if isinstance(averaging, bool) or not isinstance(averaging, (int, float)) or not np.isfinite(averaging) \
-            or averaging < 0:
+    if (
+        isinstance(averaging, bool)
+        or not isinstance(averaging, (int, float))
+        or not np.isfinite(averaging)
+        or averaging < 0
+    ):
         raise RegretError(f"averaging must be a name or a non-negative exponent, got {averaging!r}")
     return float(averaging)
 
@@ -207,10 +219,20 @@ def _positive_integer(name: str, value: object) -> int:
 Progress = Callable[[int, float], object]  # progress(t, gap)
 
 
-def solve_regret(game: SequenceFormGame | str | Path | npt.ArrayLike, method: str = "cfr+", iterations: int = 1000,
-                 *, eta: float = 0.1, target_gap: float | None = None, alternating: bool | None = None,
-                 averaging: str | float | None = None, record: bool = False, track_last: bool = True,
-                 progress: Progress | None = None, check_every: int = CHECK_EVERY) -> RegretResult:
+def solve_regret(
+    game: SequenceFormGame | str | Path | npt.ArrayLike,
+    method: str = "cfr+",
+    iterations: int = 1000,
+    *,
+    eta: float = 0.1,
+    target_gap: float | None = None,
+    alternating: bool | None = None,
+    averaging: str | float | None = None,
+    record: bool = False,
+    track_last: bool = True,
+    progress: Progress | None = None,
+    check_every: int = CHECK_EVERY,
+) -> RegretResult:
     """Self-play of two regret minimisers on a game; returns averages, last iterates and gaps.
 
     ``game`` is a :class:`SequenceFormGame`, a game file / built-in name, or a
@@ -235,8 +257,9 @@ def solve_regret(game: SequenceFormGame | str | Path | npt.ArrayLike, method: st
         raise RegretError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     iterations = _positive_integer("iterations", iterations)
     check_every = _positive_integer("check_every", check_every)
-    if target_gap is not None and (isinstance(target_gap, bool) or not isinstance(target_gap, (int, float))
-                                   or not target_gap >= 0):
+    if target_gap is not None and (
+        isinstance(target_gap, bool) or not isinstance(target_gap, (int, float)) or not target_gap >= 0
+    ):
         raise RegretError(f"target_gap must be a non-negative number, got {target_gap!r}")
     scheme = METHODS[method]
     alternating = scheme.alternating if alternating is None else bool(alternating)
@@ -260,13 +283,13 @@ def solve_regret(game: SequenceFormGame | str | Path | npt.ArrayLike, method: st
     return run.play(iterations, target_gap, check_every, progress)
 
 
-def self_play_matrix(M: npt.ArrayLike, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1,
-                     **options: Any) -> RegretResult:
+def self_play_matrix(
+    M: npt.ArrayLike, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1, **options: Any
+) -> RegretResult:
     """Self-play on a payoff matrix keeping every iterate: ``xs``/``ys`` (last iterates) and
     ``avg_xs``/``avg_ys`` (running averages), one row per iteration, and the gaps after every
     iteration.  Options as :func:`solve_regret`."""
-    return solve_regret(_payoff_matrix(M), method, iterations, eta=eta, record=True,
-                        **{"check_every": 1} | options)
+    return solve_regret(_payoff_matrix(M), method, iterations, eta=eta, record=True, **{"check_every": 1} | options)
 
 
 class _SelfPlay:
@@ -278,30 +301,48 @@ class _SelfPlay:
     averages instead.
     """
 
-    def __init__(self, method: str, spaces: tuple[_Space, _Space], payoffs: tuple[Any, Any],
-                 players: tuple[RegretMinimiser, RegretMinimiser], alternating: bool, gamma: float, record: bool,
-                 track_last: bool):
+    def __init__(
+        self,
+        method: str,
+        spaces: tuple[_Space, _Space],
+        payoffs: tuple[Any, Any],
+        players: tuple[RegretMinimiser, RegretMinimiser],
+        alternating: bool,
+        gamma: float,
+        record: bool,
+        track_last: bool,
+    ):
         self.method, self.spaces, self.payoffs, self.players = method, spaces, payoffs, players
         self.alternating, self.gamma, self.record, self.track_last = alternating, gamma, record, track_last
         self.average_utilities = not sp.issparse(payoffs[0])
 
-    def gaps(self, x: np.ndarray, y: np.ndarray, utility_x: np.ndarray, utility_y: np.ndarray, avg_x: np.ndarray,
-             avg_y: np.ndarray, avg_utility_x: np.ndarray, avg_utility_y: np.ndarray
-             ) -> tuple[float, float | None, float]:
+    def gaps(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        utility_x: np.ndarray,
+        utility_y: np.ndarray,
+        avg_x: np.ndarray,
+        avg_y: np.ndarray,
+        avg_utility_x: np.ndarray,
+        avg_utility_y: np.ndarray,
+    ) -> tuple[float, float | None, float]:
         """Saddle-point gaps of the averages and (if tracked) of the last iterates."""
         (space1, space2), (payoff, payoff_2) = self.spaces, self.payoffs
         if not self.average_utilities:
             avg_utility_x, avg_utility_y = payoff @ avg_y, payoff_2 @ avg_x
         gap = space1.best_response_value(avg_utility_x) + space2.best_response_value(avg_utility_y)
-        last = (space1.best_response_value(utility_x) + space2.best_response_value(utility_y)
-                if self.track_last else None)
+        last = (
+            space1.best_response_value(utility_x) + space2.best_response_value(utility_y) if self.track_last else None
+        )
         return gap, last, float(avg_x @ avg_utility_x)
 
-    def play(self, iterations: int, target_gap: float | None, check_every: int,
-             progress: Progress | None) -> RegretResult:
+    def play(
+        self, iterations: int, target_gap: float | None, check_every: int, progress: Progress | None
+    ) -> RegretResult:
         (space1, space2), (payoff, payoff_2), (player1, player2) = self.spaces, self.payoffs, self.players
         x, y = player1.next_strategy(), player2.next_strategy()
-        utility_x, utility_y = payoff @ y, payoff_2 @ x      # each player's utility vector against the other
+        utility_x, utility_y = payoff @ y, payoff_2 @ x  # each player's utility vector against the other
         avg_x, avg_y = np.zeros_like(x), np.zeros_like(y)
         avg_utility_x, avg_utility_y = np.zeros_like(x), np.zeros_like(y)  # kept on a dense matrix only
         checked: list[int] = []
@@ -323,10 +364,11 @@ class _SelfPlay:
                     store[t - 1] = v
             if t % check_every == 0 or t == iterations:
                 if not (np.isfinite(x).all() and np.isfinite(y).all()):
-                    raise RegretError(f"{self.method} diverged: the strategies became non-finite by iteration {t} "
-                                      "(overflow); try a smaller step size eta")
-                gap, last_gap, value = self.gaps(x, y, utility_x, utility_y, avg_x, avg_y, avg_utility_x,
-                                                 avg_utility_y)
+                    raise RegretError(
+                        f"{self.method} diverged: the strategies became non-finite by iteration {t} "
+                        "(overflow); try a smaller step size eta"
+                    )
+                gap, last_gap, value = self.gaps(x, y, utility_x, utility_y, avg_x, avg_y, avg_utility_x, avg_utility_y)
                 checked.append(t)
                 gaps.append(gap)
                 last_gaps.append(last_gap)
@@ -347,8 +389,25 @@ class _SelfPlay:
         if progress is not None and next_progress - PROGRESS_EVERY != t:
             progress(t, gaps[-1])
         to1, to2 = space1.to_original, space2.to_original
-        xs, ys, avg_xs, avg_ys = ([to(h[:t].T).T for h, to in zip(history, (to1, to2, to1, to2))] if self.record
-                                  else (None,) * 4)
-        return RegretResult(self.method, value, gaps[-1], to1(avg_x), to2(avg_y), to1(x), to2(y), np.array(gaps),
-                            np.array(last_gaps) if self.track_last else None, space1.labels, space2.labels,
-                            np.array(checked), converged, xs, ys, avg_xs, avg_ys)
+        xs, ys, avg_xs, avg_ys = (
+            [to(h[:t].T).T for h, to in zip(history, (to1, to2, to1, to2))] if self.record else (None,) * 4
+        )
+        return RegretResult(
+            self.method,
+            value,
+            gaps[-1],
+            to1(avg_x),
+            to2(avg_y),
+            to1(x),
+            to2(y),
+            np.array(gaps),
+            np.array(last_gaps) if self.track_last else None,
+            space1.labels,
+            space2.labels,
+            np.array(checked),
+            converged,
+            xs,
+            ys,
+            avg_xs,
+            avg_ys,
+        )

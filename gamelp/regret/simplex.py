@@ -60,15 +60,19 @@ class Segments:
         self.starts = np.asarray(starts, dtype=np.int64)
         self.ends = np.asarray(ends, dtype=np.int64)
         sizes = self.ends - self.starts
-        if (self.starts.size == 0 or self.starts[0] != 0 or np.any(sizes < 1)
-                or np.any(self.starts[1:] != self.ends[:-1])):
+        if (
+            self.starts.size == 0
+            or self.starts[0] != 0
+            or np.any(sizes < 1)
+            or np.any(self.starts[1:] != self.ends[:-1])
+        ):
             raise RegretError("segments must be non-empty, consecutive and start at 0")
         self.size = int(self.ends[-1])
         self.owner = np.repeat(np.arange(self.starts.size), sizes)
         self.uniform = 1.0 / sizes[self.owner]  # each entry's probability in a uniform strategy
 
     @classmethod
-    def simplex(cls, n: int) -> "Segments":
+    def simplex(cls, n: int) -> Segments:
         """One simplex of dimension ``n``."""
         if int(n) < 1:
             raise RegretError(f"a simplex needs at least one action, got {n}")
@@ -161,12 +165,13 @@ class DiscountedRegretMatching(RegretMatching):
         super().observe_utility(utility)
         self.updates += 1
         t = float(self.updates)
-        positive, negative = t ** self.alpha / (t ** self.alpha + 1), t ** self.beta / (t ** self.beta + 1)
+        positive, negative = t**self.alpha / (t**self.alpha + 1), t**self.beta / (t**self.beta + 1)
         self.regrets *= np.where(self.regrets > 0, positive, negative)
 
 
-def prm_plus_strategy(segments: Segments, regrets: np.ndarray, prediction: np.ndarray,
-                       previous: np.ndarray) -> np.ndarray:
+def prm_plus_strategy(
+    segments: Segments, regrets: np.ndarray, prediction: np.ndarray, previous: np.ndarray
+) -> np.ndarray:
     """PRM+'s next local strategies: ``[R + m - <m, x_prev> 1]^+`` normalised per segment."""
     expected = segments.expand(segments.sums(previous * prediction))
     return segments.positive_part(regrets + prediction - expected)
@@ -182,8 +187,7 @@ class PredictiveRegretMatchingPlus(RegretMatching):
         self._strategy: np.ndarray = self.segments.normalise(self.prediction)  # x^0: uniform, never None
 
     def next_strategy(self) -> np.ndarray:
-        self._strategy = strategy = prm_plus_strategy(self.segments, self.regrets, self.prediction,
-                                                       self._strategy)
+        self._strategy = strategy = prm_plus_strategy(self.segments, self.regrets, self.prediction, self._strategy)
         return strategy
 
     def observe_utility(self, utility: np.ndarray) -> None:
@@ -203,7 +207,7 @@ class DiscountedRegretMatchingPlus(RegretMatching):
         self.last_regret = np.zeros(self.segments.size)
 
     def _discount(self, t: int) -> float:
-        return t ** self.alpha / (t ** self.alpha + 1)
+        return t**self.alpha / (t**self.alpha + 1)
 
     def observe_utility(self, utility: np.ndarray) -> None:
         regret = utility - self.segments.expand(self.segments.sums(self._played() * utility))
@@ -222,8 +226,9 @@ class PredictiveDiscountedRegretMatchingPlus(DiscountedRegretMatchingPlus):
         super().__init__(space, alpha=alpha)
 
     def next_strategy(self) -> np.ndarray:
-        self._strategy = strategy = self.segments.positive_part(self._discount(self.updates) * self.regrets
-                                                                + self.last_regret)
+        self._strategy = strategy = self.segments.positive_part(
+            self._discount(self.updates) * self.regrets + self.last_regret
+        )
         return strategy
 
 
@@ -260,9 +265,15 @@ class OMWU(MWU):
 
 
 LOCAL_MINIMISERS: dict[str, type[RegretMatching] | type[MWU]] = {
-    "rm": RegretMatching, "rm+": RegretMatchingPlus, "drm": DiscountedRegretMatching,
-    "prm+": PredictiveRegretMatchingPlus, "drm+": DiscountedRegretMatchingPlus,
-    "pdrm+": PredictiveDiscountedRegretMatchingPlus, "mwu": MWU, "omwu": OMWU}
+    "rm": RegretMatching,
+    "rm+": RegretMatchingPlus,
+    "drm": DiscountedRegretMatching,
+    "prm+": PredictiveRegretMatchingPlus,
+    "drm+": DiscountedRegretMatchingPlus,
+    "pdrm+": PredictiveDiscountedRegretMatchingPlus,
+    "mwu": MWU,
+    "omwu": OMWU,
+}
 
 
 def local_minimiser(name: str, space: Space, *, eta: float = 0.1) -> RegretMinimiser:

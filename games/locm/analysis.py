@@ -25,7 +25,7 @@
 from __future__ import annotations
 
 import random
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -36,10 +36,17 @@ from gamelp.games.locm.draft import DRAFT_TURNS, OFFER_SIZE
 MAX_COST = 12
 CARD_FEATURES = 16
 FIGURE_5_4 = {  # Vieira (2020), Figure 5.4: similarity of draft choices, %
-    ("random", "max-attack"): 33.16, ("random", "coac"): 33.35, ("random", "closet-ai"): 33.38,
-    ("random", "icebox"): 33.42, ("max-attack", "coac"): 38.01, ("max-attack", "closet-ai"): 44.57,
-    ("max-attack", "icebox"): 55.76, ("coac", "closet-ai"): 41.17, ("coac", "icebox"): 32.71,
-    ("closet-ai", "icebox"): 39.16, ("immediate", "lstm"): 55.39,  # Section 5.4.3 (max-attack battler)
+    ("random", "max-attack"): 33.16,
+    ("random", "coac"): 33.35,
+    ("random", "closet-ai"): 33.38,
+    ("random", "icebox"): 33.42,
+    ("max-attack", "coac"): 38.01,
+    ("max-attack", "closet-ai"): 44.57,
+    ("max-attack", "icebox"): 55.76,
+    ("coac", "closet-ai"): 41.17,
+    ("coac", "icebox"): 32.71,
+    ("closet-ai", "icebox"): 39.16,
+    ("immediate", "lstm"): 55.39,  # Section 5.4.3 (max-attack battler)
 }
 
 
@@ -93,8 +100,9 @@ def choice_projection(choices: Mapping[str, np.ndarray], dimensions: int = 2) ->
     return dict(zip(names, projected))
 
 
-def draft_observation(encoding: np.ndarray, offer: Sequence[int] | None, chosen: Sequence[int],
-                      with_history: bool) -> np.ndarray:
+def draft_observation(
+    encoding: np.ndarray, offer: Sequence[int] | None, chosen: Sequence[int], with_history: bool
+) -> np.ndarray:
     """A learned drafter's input (Section 4.3.3), flattened float32.
 
     With history: 30 slots for the picked cards (in pick order, zero vectors
@@ -104,7 +112,7 @@ def draft_observation(encoding: np.ndarray, offer: Sequence[int] | None, chosen:
     history_slots = DRAFT_TURNS if with_history else 0
     rows = np.zeros((history_slots + OFFER_SIZE, encoding.shape[1]), dtype=np.float32)
     if with_history and len(chosen):
-        rows[:len(chosen)] = encoding[np.asarray(chosen, dtype=np.int64) - 1]
+        rows[: len(chosen)] = encoding[np.asarray(chosen, dtype=np.int64) - 1]
     if offer is not None:
         rows[history_slots:] = encoding[np.asarray(offer, dtype=np.int64) - 1]
     return rows.reshape(-1)
@@ -114,8 +122,9 @@ def card_encoding(cards: CardTable | None = None) -> np.ndarray:
     """The (n_cards, 16) float32 encoding of Section 4.3.3, row ``card_id - 1``."""
     cards = cards or locm12_cards()
     type_one_hot = np.eye(len(TYPE_NAMES))[cards.type]
-    numeric = np.column_stack([cards.cost, cards.attack, cards.defense,
-                               cards.player_hp, cards.enemy_hp, cards.card_draw]).astype(float)
+    numeric = np.column_stack(
+        [cards.cost, cards.attack, cards.defense, cards.player_hp, cards.enemy_hp, cards.card_draw]
+    ).astype(float)
     scale = np.abs(numeric).max(axis=0)
     numeric /= np.where(scale > 0, scale, 1.0)  # a feature that is 0 on every card stays 0
     encoding = np.hstack([type_one_hot, numeric, cards.ability_flags])

@@ -32,7 +32,7 @@ from typing import Protocol
 
 from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import BLUE_ITEM, CREATURE, GREEN_ITEM, GUARD
-from gamelp.games.locm.engine import ATTACK, PASS_ACTION, SUMMON, USE, LANE_LIMIT, State
+from gamelp.games.locm.engine import ATTACK, LANE_LIMIT, PASS_ACTION, SUMMON, USE, State
 
 
 class Battler(Protocol):

@@ -83,8 +83,10 @@ class CardTable:
     def describe(self, card_id: int) -> str:
         """One line for people: ``#64 Coppershell Tortoise creature 2/1/1 ---G-W``."""
         i = self.index(card_id)
-        return (f"#{card_id} {self.names[i]} {TYPE_NAMES[self.type[i]]} "
-                f"{self.cost[i]}/{self.attack[i]}/{self.defense[i]} {ABILITY_STRINGS[self.abilities[i]]}")
+        return (
+            f"#{card_id} {self.names[i]} {TYPE_NAMES[self.type[i]]} "
+            f"{self.cost[i]}/{self.attack[i]}/{self.defense[i]} {ABILITY_STRINGS[self.abilities[i]]}"
+        )
 
 
 def parse_cards(text: str, source: str) -> CardTable:

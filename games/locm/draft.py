@@ -18,9 +18,10 @@ A drafter is any object with ``pick(offer, chosen, seat, rng) -> int``
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -42,7 +43,7 @@ class RefereeSeeds:
     shuffle1: int
 
     @classmethod
-    def from_seed(cls, seed: int) -> "RefereeSeeds":
+    def from_seed(cls, seed: int) -> RefereeSeeds:
         """The seeds the referee derives from one match seed (``RefereeParams``)."""
         rng = JavaRandom(seed)
         return cls(rng.next_long(), rng.next_long(), rng.next_long())
@@ -88,8 +89,7 @@ def draft_offers(draft_seed: int) -> np.ndarray:
     return offers
 
 
-def run_draft(offers: np.ndarray, drafters: tuple[Drafter, Drafter],
-              rng: random.Random) -> tuple[list[int], list[int]]:
+def run_draft(offers: np.ndarray, drafters: tuple[Drafter, Drafter], rng: random.Random) -> tuple[list[int], list[int]]:
     """Both drafters pick from every offer; returns the two decks (card ids in pick order)."""
     decks: tuple[list[int], list[int]] = ([], [])
     for row in offers.tolist():

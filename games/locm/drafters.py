@@ -44,10 +44,10 @@ import csv
 import json
 import math
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -59,8 +59,11 @@ from gamelp.io import open_regular
 PUBLISHED_DRAFTERS = ("random", "max-attack", "icebox", "closet-ai", "coac")
 SCORE_FILE_PREFIX = "scores:"
 POLICY_FILE_PREFIX = "file:"
-LEARNED_DRAFTERS = {"immediate": "policy-immediate-max-attack.npz", "history": "policy-history-max-attack.npz",
-                    "lstm": "policy-lstm-max-attack.npz"}
+LEARNED_DRAFTERS = {
+    "immediate": "policy-immediate-max-attack.npz",
+    "history": "policy-history-max-attack.npz",
+    "lstm": "policy-lstm-max-attack.npz",
+}
 """The shipped learned drafters: name -> policy file in ``data/``, each written by ``gamelp locm train``:
 
 - immediate: ``--approach immediate --battler max-attack --episodes 15000 --minibatches 10
@@ -98,11 +101,21 @@ def icebox_scores(cards: CardTable | None = None) -> np.ndarray:
     health = cards.player_hp - cards.enemy_hp
     bonus = draft_rankings()["icebox"]["keyword_bonus"]
     bonuses = np.array([bonus[letter] for letter in "BCDGLW"])
-    return (cards.attack + cards.defense
-            - 0.006392651 * cost ** 2 - 1.463006 * cost - 1.435985
-            + 0.05985350469 * health ** 2 + 0.3880957 * health + 5.219
-            - 5.516179907 * draw ** 2 + 0.239521 * draw - 0.163766 - 0.07751401869
-            + cards.ability_flags @ bonuses)
+    return (
+        cards.attack
+        + cards.defense
+        - 0.006392651 * cost**2
+        - 1.463006 * cost
+        - 1.435985
+        + 0.05985350469 * health**2
+        + 0.3880957 * health
+        + 5.219
+        - 5.516179907 * draw**2
+        + 0.239521 * draw
+        - 0.163766
+        - 0.07751401869
+        + cards.ability_flags @ bonuses
+    )
 
 
 def max_attack_scores(cards: CardTable | None = None) -> np.ndarray:
@@ -157,10 +170,7 @@ class CoacDrafter:
             raise LocmError(f"coac orders {sorted(orders)}; expected {', '.join(COAC_ORDERS)}")
         n_cards = len(cards)
         # minus the rank, so that the best card has the greatest value
-        self._values = {
-            key: _negated_ranks(order, n_cards, f"coac order {key!r}")
-            for key, order in orders.items()
-        }
+        self._values = {key: _negated_ranks(order, n_cards, f"coac order {key!r}") for key, order in orders.items()}
         self._is_creature = (cards.type == CREATURE).tolist()
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
@@ -220,7 +230,7 @@ def drafter_file(name: str) -> Path | None:
         return Path(str(resources.files("gamelp.games.locm").joinpath("data", LEARNED_DRAFTERS[name])))
     for prefix in (SCORE_FILE_PREFIX, POLICY_FILE_PREFIX):
         if name.startswith(prefix):
-            return Path(name[len(prefix):])
+            return Path(name[len(prefix) :])
     return None
 
 
@@ -241,8 +251,9 @@ def make_drafter(name: str):
         return ScoreDrafter("closet-ai", draft_rankings()["closet_ai"]["scores_by_card_id_minus_1"])
     if name == "coac":
         return CoacDrafter()
-    known = ", ".join(PUBLISHED_DRAFTERS + tuple(LEARNED_DRAFTERS) + (SCORE_FILE_PREFIX + "PATH",
-                                                                        POLICY_FILE_PREFIX + "PATH"))
+    known = ", ".join(
+        PUBLISHED_DRAFTERS + tuple(LEARNED_DRAFTERS) + (SCORE_FILE_PREFIX + "PATH", POLICY_FILE_PREFIX + "PATH")
+    )
     raise LocmError(f"unknown drafter {name!r}; known drafters: {known}")
 
 

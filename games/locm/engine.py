@@ -30,12 +30,22 @@ Actions are tuples ``(kind, origin, target)``: ``(PASS, -1, -1)``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import (
-    ABILITY_STRINGS, BLUE_ITEM, BREAKTHROUGH, CHARGE, CREATURE, DRAIN, GREEN_ITEM, GUARD, LETHAL, WARD, CardTable,
+    ABILITY_STRINGS,
+    BLUE_ITEM,
+    BREAKTHROUGH,
+    CHARGE,
+    CREATURE,
+    DRAIN,
+    GREEN_ITEM,
+    GUARD,
+    LETHAL,
+    WARD,
+    CardTable,
     locm12_cards,
 )
 
@@ -54,8 +64,16 @@ DECK_SIZE = 30
 @lru_cache(maxsize=4)
 def _card_columns(cards: CardTable) -> tuple[list[int], ...]:
     """The card table as plain lists (faster than numpy scalars in the hot loop)."""
-    return (cards.type.tolist(), cards.cost.tolist(), cards.attack.tolist(), cards.defense.tolist(),
-            cards.abilities.tolist(), cards.player_hp.tolist(), cards.enemy_hp.tolist(), cards.card_draw.tolist())
+    return (
+        cards.type.tolist(),
+        cards.cost.tolist(),
+        cards.attack.tolist(),
+        cards.defense.tolist(),
+        cards.abilities.tolist(),
+        cards.player_hp.tolist(),
+        cards.enemy_hp.tolist(),
+        cards.card_draw.tolist(),
+    )
 
 
 def action_text(action: tuple[int, int, int]) -> str:
@@ -97,12 +115,35 @@ class State:
     ``winner`` is -1 while the battle goes on.
     """
 
-    __slots__ = ("cards", "columns", "base", "attack", "defense", "abilities", "can_attack", "has_attacked", "lane",
-                 "effects", "health", "max_mana", "mana", "next_rune", "next_draw", "shown_draw", "bonus_turns",
-                 "deck", "hand", "board", "performed", "turn", "current", "winner")
+    __slots__ = (
+        "abilities",
+        "attack",
+        "base",
+        "board",
+        "bonus_turns",
+        "can_attack",
+        "cards",
+        "columns",
+        "current",
+        "deck",
+        "defense",
+        "effects",
+        "hand",
+        "has_attacked",
+        "health",
+        "lane",
+        "mana",
+        "max_mana",
+        "next_draw",
+        "next_rune",
+        "performed",
+        "shown_draw",
+        "turn",
+        "winner",
+    )
 
     @classmethod
-    def new(cls, deck0: Sequence[int], deck1: Sequence[int], cards: CardTable | None = None) -> "State":
+    def new(cls, deck0: Sequence[int], deck1: Sequence[int], cards: CardTable | None = None) -> State:
         """The battle's start from two shuffled decks (card ids, first drawn first).
 
         Instance ids are ``2 i + player + 1`` for the i-th card of a deck, as
@@ -146,7 +187,7 @@ class State:
         state._draw(1, 5, 0)
         return state
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy (the card table and static columns are shared)."""
         other = State.__new__(State)
         other.cards = self.cards
@@ -395,7 +436,8 @@ class State:
         """``GameState.ResolveUse``: green on a friendly creature, red or blue on an enemy one, blue on the opponent."""
         b = self.base[item]
         card_type, cost, item_attack, item_defense, item_abilities, player_hp, enemy_hp, draw = (
-            column[b] for column in self.columns)
+            column[b] for column in self.columns
+        )
         enemy = 1 - me
         self.hand[me].remove(item)
         self.mana[me] -= cost
@@ -436,15 +478,19 @@ class State:
         b = self.base[instance]
         shown = self.effects[instance]
         lane = -1 if location == 0 else self.lane[instance]
-        return (f"{b + 1} {instance} {location} {card_type[b]} {cost[b]} {self.attack[instance]} "
-                f"{self.defense[instance]} {ABILITY_STRINGS[self.abilities[instance]]} "
-                f"{player_hp[b] if shown else 0} {enemy_hp[b] if shown else 0} {draw[b] if shown else 0} {lane} ")
+        return (
+            f"{b + 1} {instance} {location} {card_type[b]} {cost[b]} {self.attack[instance]} "
+            f"{self.defense[instance]} {ABILITY_STRINGS[self.abilities[instance]]} "
+            f"{player_hp[b] if shown else 0} {enemy_hp[b] if shown else 0} {draw[b] if shown else 0} {lane} "
+        )
 
     def render(self) -> str:
         """The text the referee sends the player to move (``getPlayersInput`` + ``getCardsInput``)."""
         me, enemy = self.current, 1 - self.current
-        lines = [f"{self.health[p]} {self.max_mana[p]} {len(self.deck[p])} {self.next_rune[p]} {self.shown_draw[p]}"
-                 for p in (me, enemy)]
+        lines = [
+            f"{self.health[p]} {self.max_mana[p]} {len(self.deck[p])} {self.next_rune[p]} {self.shown_draw[p]}"
+            for p in (me, enemy)
+        ]
         lines.append(f"{len(self.hand[enemy])} {len(self.performed[enemy])}")
         lines += [f"{self.base[a[1]] + 1} {action_text(a)}" for a in self.performed[enemy]]
         lines.append(str(len(self.hand[me]) + len(self.board[me]) + len(self.board[enemy])))

@@ -53,8 +53,9 @@ class DraftEnv(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, approach: str = "immediate", seat: int = 0, opponent="max-attack", battler="max-attack",
-                 battles: int = 1):
+    def __init__(
+        self, approach: str = "immediate", seat: int = 0, opponent="max-attack", battler="max-attack", battles: int = 1
+    ):
         if approach not in APPROACHES:
             raise LocmError(f"unknown draft approach {approach!r}; expected one of {', '.join(APPROACHES)}")
         if seat not in (0, 1):
@@ -94,15 +95,18 @@ class DraftEnv(gymnasium.Env):
             return self._observation(), 0.0, False, False, {}
         wins = sum(self._battle() == self.seat for _ in range(self.battles))
         reward = (wins / self.battles - 0.5) * 2
-        info = {"wins": wins, "battles": self.battles, "deck": tuple(self._decks[self.seat]),
-                "opponent_deck": tuple(self._decks[opponent_seat])}
+        info = {
+            "wins": wins,
+            "battles": self.battles,
+            "deck": tuple(self._decks[self.seat]),
+            "opponent_deck": tuple(self._decks[opponent_seat]),
+        }
         return self._observation(), reward, True, False, info
 
     def _battle(self) -> int:
         """One battle of the two finished decks, freshly shuffled; returns the winning seat."""
         seeds = RefereeSeeds.from_seed(self._rng.getrandbits(_SEED_BITS))
-        state = State.new(shuffled_deck(self._decks[0], seeds.shuffle0),
-                          shuffled_deck(self._decks[1], seeds.shuffle1))
+        state = State.new(shuffled_deck(self._decks[0], seeds.shuffle0), shuffled_deck(self._decks[1], seeds.shuffle1))
         return play_battle(state, (self.battler, self.battler), self._rng)
 
     def _observation(self) -> np.ndarray:

@@ -51,8 +51,14 @@ def play_battle(state: State, battlers: tuple[Battler, Battler], rng: random.Ran
                 return state.winner
 
 
-def play_match(drafter0: Drafter, drafter1: Drafter, battler0: Battler, battler1: Battler, seed: int,
-               cards: CardTable | None = None) -> MatchResult:
+def play_match(
+    drafter0: Drafter,
+    drafter1: Drafter,
+    battler0: Battler,
+    battler1: Battler,
+    seed: int,
+    cards: CardTable | None = None,
+) -> MatchResult:
     """Play one seeded match between two (drafter, battler) pairs; seat 0 plays first."""
     seeds = RefereeSeeds.from_seed(seed)
     rng = random.Random(seed)

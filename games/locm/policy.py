@@ -25,9 +25,9 @@ turn, in order, one draft at a time per seat.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class LstmLayer:
         size = self.hidden.shape[1]
         h, c = state if state is not None else (np.zeros(size), np.zeros(size))
         gates = self.input @ x + self.hidden @ h + self.bias
-        i, f, g, o = (gates[k * size:(k + 1) * size] for k in range(4))
+        i, f, g, o = (gates[k * size : (k + 1) * size] for k in range(4))
         c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
         return _sigmoid(o) * np.tanh(c), c
 
@@ -120,8 +120,10 @@ class PolicyDrafter:
         """Refuse, naming the file, a drafter that holds no network for one of ``seats``."""
         missing = sorted(set(seats) - set(self.policies))
         if missing:
-            raise DraftPolicyError(f"{self.source}: no policy for seat {', '.join(map(str, missing))} (it was "
-                                   f"trained for seat(s) {', '.join(map(str, sorted(self.policies)))})")
+            raise DraftPolicyError(
+                f"{self.source}: no policy for seat {', '.join(map(str, missing))} (it was "
+                f"trained for seat(s) {', '.join(map(str, sorted(self.policies)))})"
+            )
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
         self.require_seats((seat,))
@@ -161,8 +163,7 @@ def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
     if approach not in POLICY_APPROACHES:
         raise DraftPolicyError(f"{path}: approach {approach!r}, expected one of {', '.join(POLICY_APPROACHES)}")
     seats = arrays.get("seats", np.array([]))
-    if (seats.ndim != 1 or seats.dtype.kind not in "iu" or not 1 <= len(seats) <= 2
-            or not set(seats.tolist()) <= {0, 1}):
+    if seats.ndim != 1 or seats.dtype.kind not in "iu" or not 1 <= len(seats) <= 2 or not set(seats.tolist()) <= {0, 1}:
         raise DraftPolicyError(f"{path}: 'seats' must list seat 0 and/or seat 1")
     policies = {int(seat): _seat_policy(arrays, int(seat), approach, path, text) for seat in seats}
     return PolicyDrafter(name or f"file:{path}", approach, policies, source=str(path))
@@ -171,8 +172,9 @@ def load_policy(path: str | Path, name: str | None = None) -> PolicyDrafter:
 def _seat_policy(arrays: dict, seat: int, approach: str, path, text) -> SeatPolicy:
     activation = text(f"seat{seat}/activation")
     if activation not in ACTIVATIONS:
-        raise DraftPolicyError(f"{path}: seat {seat}: activation {activation!r}, "
-                               f"expected one of {', '.join(ACTIVATIONS)}")
+        raise DraftPolicyError(
+            f"{path}: seat {seat}: activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}"
+        )
     inputs = observation_size(approach)
     lstm = None
     if approach == "lstm":
@@ -185,8 +187,9 @@ def _seat_policy(arrays: dict, seat: int, approach: str, path, text) -> SeatPoli
         bias = _weights(arrays, f"seat{seat}/bias{i}", path) if f"seat{seat}/bias{i}" in arrays else None
         expected_rows = inputs if i == 0 else weights[-1].shape[1]
         if weight.ndim != 2 or weight.shape[0] != expected_rows:
-            raise DraftPolicyError(f"{path}: seat {seat}: weight{i} has shape {weight.shape}, "
-                                   f"expected ({expected_rows}, n)")
+            raise DraftPolicyError(
+                f"{path}: seat {seat}: weight{i} has shape {weight.shape}, expected ({expected_rows}, n)"
+            )
         if bias is None or bias.shape != (weight.shape[1],):
             raise DraftPolicyError(f"{path}: seat {seat}: bias{i} must have shape ({weight.shape[1]},)")
         weights.append(weight.astype(np.float64))
@@ -202,10 +205,15 @@ def _lstm_layer(arrays: dict, seat: int, inputs: int, path) -> LstmLayer:
         raise DraftPolicyError(f"{path}: seat {seat}: an lstm policy needs {', '.join(missing)}")
     input_weights, hidden_weights, bias = (_weights(arrays, f"seat{seat}/{key}", path) for key in LSTM_KEYS)
     size = hidden_weights.shape[-1] if hidden_weights.ndim == 2 else -1
-    if (input_weights.shape != (4 * size, inputs) or hidden_weights.shape != (4 * size, size)
-            or bias.shape != (4 * size,)):
-        raise DraftPolicyError(f"{path}: seat {seat}: lstm shapes {input_weights.shape}, {hidden_weights.shape}, "
-                               f"{bias.shape}; expected (4H, {inputs}), (4H, H), (4H,)")
+    if (
+        input_weights.shape != (4 * size, inputs)
+        or hidden_weights.shape != (4 * size, size)
+        or bias.shape != (4 * size,)
+    ):
+        raise DraftPolicyError(
+            f"{path}: seat {seat}: lstm shapes {input_weights.shape}, {hidden_weights.shape}, "
+            f"{bias.shape}; expected (4H, {inputs}), (4H, H), (4H,)"
+        )
     return LstmLayer(input_weights, hidden_weights, bias)
 
 
@@ -216,6 +224,7 @@ def _weights(arrays: dict, key: str, path) -> np.ndarray:
         raise DraftPolicyError(f"{path}: {key} is a {array.dtype} array, expected floating-point weights")
     if not np.all(np.isfinite(array)):
         bad = np.flatnonzero(~np.isfinite(array.ravel()))
-        raise DraftPolicyError(f"{path}: {key} holds {len(bad)} non-finite weight(s) (NaN or infinite), the first "
-                               f"at flat index {bad[0]}")
+        raise DraftPolicyError(
+            f"{path}: {key} holds {len(bad)} non-finite weight(s) (NaN or infinite), the first at flat index {bad[0]}"
+        )
     return array.astype(np.float64)

@@ -62,8 +62,12 @@ class ReplayReport:
     mismatches: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"matches": self.matches, "consistent": self.consistent, "turns_checked": self.turns_checked,
-                "mismatches": self.mismatches}
+        return {
+            "matches": self.matches,
+            "consistent": self.consistent,
+            "turns_checked": self.turns_checked,
+            "mismatches": self.mismatches,
+        }
 
 
 def parse_match_line(line: str, where: str) -> RecordedMatch:
@@ -77,11 +81,11 @@ def parse_match_line(line: str, where: str) -> RecordedMatch:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
         raise LocmError(f"{where}: not a referee match record ({reason})") from None
     frames = [(_texts(record, "errors", p, where), _texts(record, "outputs", p, where)) for p in ("0", "1")]
-    seeds = dict(_SEED_PATTERN.findall(line[end + 1:]))
+    seeds = dict(_SEED_PATTERN.findall(line[end + 1 :]))
     if len(seeds) != 3:
         raise LocmError(f"{where}: missing draftChoicesSeed, shufflePlayer0Seed or shufflePlayer1Seed after the JSON")
     for key, digits in seeds.items():  # the referee's seeds are Java longs
-        if len(digits) > 20 or not -2 ** 63 <= int(digits) < 2 ** 63:
+        if len(digits) > 20 or not -(2**63) <= int(digits) < 2**63:
             raise LocmError(f"{where}: {key}={shown(digits)} is not a Java long (64-bit) seed")
     turns = []
     for index in range(max(len(frames[0][0]), len(frames[1][0]))):
@@ -94,10 +98,14 @@ def parse_match_line(line: str, where: str) -> RecordedMatch:
     scores = record.get("scores")
     points = [scores.get(p) if isinstance(scores, dict) else None for p in ("0", "1")]
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in points):
-        raise LocmError(f"{where}: bad scores {shown(scores)} (expected {{\"0\": number, \"1\": number}})")
+        raise LocmError(f'{where}: bad scores {shown(scores)} (expected {{"0": number, "1": number}})')
     winner = 0 if points[0] > points[1] else 1
-    return RecordedMatch(int(seeds["draftChoicesSeed"]),
-                         (int(seeds["shufflePlayer0Seed"]), int(seeds["shufflePlayer1Seed"])), tuple(turns), winner)
+    return RecordedMatch(
+        int(seeds["draftChoicesSeed"]),
+        (int(seeds["shufflePlayer0Seed"]), int(seeds["shufflePlayer1Seed"])),
+        tuple(turns),
+        winner,
+    )
 
 
 def _texts(record: dict, key: str, player: str, where: str) -> list:
@@ -121,9 +129,10 @@ def read_consistency_file(path: str | Path | None = None) -> list[RecordedMatch]
         raw = resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").open("rb")
         compressed = True
     else:
-        name, raw, compressed = str(path), open_regular(path, LocmError, "rb"), str(path).endswith(".xz")
+        raw = open_regular(path, LocmError, "rb")
+        name, compressed = str(path), str(path).endswith(".xz")
     with raw:
-        stream = lzma.LZMAFile(raw) if compressed else raw
+        stream = lzma.LZMAFile(raw) if compressed else raw  # noqa: SIM115 (closes with raw)
         try:
             matches = [parse_match_line(line, f"{name}, line {n}") for n, line in _lines(stream, name) if line.strip()]
         except (OSError, EOFError, lzma.LZMAError) as exc:
@@ -143,8 +152,10 @@ def _lines(stream, name: str):
         chunk = stream.read(_CHUNK_BYTES)
         total += len(chunk)
         if total > MAX_REPLAY_BYTES:
-            raise LocmError(f"{name}: more than {MAX_REPLAY_BYTES >> 20} MiB of text"
-                            f"{' once decompressed' if name.endswith('.xz') else ''}; refused (split the file)")
+            raise LocmError(
+                f"{name}: more than {MAX_REPLAY_BYTES >> 20} MiB of text"
+                f"{' once decompressed' if name.endswith('.xz') else ''}; refused (split the file)"
+            )
         if chunk:  # complete lines only: up to the chunk's last newline (searched in the chunk, not the buffer)
             end = len(buffer) + chunk.rfind(b"\n") + 1 if b"\n" in chunk else 0
         else:  # the end of the file: the last line, without a newline
@@ -170,9 +181,11 @@ def render_draft_input(cards: CardTable, player: int, turn: int, offer) -> str:
     lines = [f"30 0 {turn} 25 0", f"30 0 {turn if player == 0 else turn + 1} 25 0", "0 0", "3"]
     for card_id in offer:
         i = cards.index(int(card_id))
-        lines.append(f"{card_id} -1 0 {cards.type[i]} {cards.cost[i]} {cards.attack[i]} {cards.defense[i]} "
-                     f"{ABILITY_STRINGS[cards.abilities[i]]} {cards.player_hp[i]} {cards.enemy_hp[i]} "
-                     f"{cards.card_draw[i]} -1 ")
+        lines.append(
+            f"{card_id} -1 0 {cards.type[i]} {cards.cost[i]} {cards.attack[i]} {cards.defense[i]} "
+            f"{ABILITY_STRINGS[cards.abilities[i]]} {cards.player_hp[i]} {cards.enemy_hp[i]} "
+            f"{cards.card_draw[i]} -1 "
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -232,8 +245,12 @@ def replay_match(match: RecordedMatch, cards: CardTable | None = None) -> tuple[
         if winner >= 0:
             break
     if winner != match.winner:
-        return checked, {"turn": "end", "player": match.winner, "expected": f"winner {match.winner}",
-                         "got": f"winner {winner}"}
+        return checked, {
+            "turn": "end",
+            "player": match.winner,
+            "expected": f"winner {match.winner}",
+            "got": f"winner {winner}",
+        }
     return checked, None
 
 

@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -56,8 +56,18 @@ from gamelp.games.locm.battlers import make_battler
 from gamelp.games.locm.draft import DRAFT_TURNS, RefereeSeeds, draft_offers
 from gamelp.games.locm.drafters import drafter_file, make_drafter, make_seated_drafter
 from gamelp.games.locm.match import play_match
-from gamelp.games.runner import (Batch, Column, Execution, Experiment, derive_seed, open_store, rate_matrix,
-                                 rates_by_group, round_robin, run_matches)
+from gamelp.games.runner import (
+    Batch,
+    Column,
+    Execution,
+    Experiment,
+    derive_seed,
+    open_store,
+    rate_matrix,
+    rates_by_group,
+    round_robin,
+    run_matches,
+)
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
@@ -92,8 +102,12 @@ class _Recording:
 class DrafterTournament(Experiment):
     """The runner's view of a tournament: pairs of drafters, S * M matches per pair, seeds by match index."""
 
-    columns = (Column("winner", 0, 1), Column("turns", 0, 10_000),
-               Column("choices0", 0, _PICKS_LIMIT), Column("choices1", 0, _PICKS_LIMIT))
+    columns = (
+        Column("winner", 0, 1),
+        Column("turns", 0, 10_000),
+        Column("choices0", 0, _PICKS_LIMIT),
+        Column("choices1", 0, _PICKS_LIMIT),
+    )
 
     def __init__(self, drafters: Sequence[str], battler: str, matches: int, sets: int, seed: int):
         drafters = list(drafters)
@@ -103,8 +117,9 @@ class DrafterTournament(Experiment):
             if value < 1:
                 raise LocmError(f"{name} must be at least 1, got {value}")
         if sets % 2:
-            raise LocmError(f"the number of sets must be even, so that each drafter is first in half of them; "
-                            f"got {sets}")
+            raise LocmError(
+                f"the number of sets must be even, so that each drafter is first in half of them; got {sets}"
+            )
         if seed < 0:
             raise LocmError(f"the seed must be non-negative, got {seed}")
         for name in drafters:  # refuses an unknown drafter, a bad file or a one-seat policy now, not in a worker
@@ -114,9 +129,15 @@ class DrafterTournament(Experiment):
         self.matches, self.sets, self.seed = matches, sets, seed
         self.pairs = round_robin(len(drafters))
         self.n_pairs, self.n_matches = len(self.pairs), matches * sets
-        self.params = {"game": "locm-1.2 drafter tournament", "drafters": drafters,
-                       "drafter_files": _drafter_file_digests(drafters), "battler": battler, "matches": matches,
-                       "sets": sets, "seed": seed}
+        self.params = {
+            "game": "locm-1.2 drafter tournament",
+            "drafters": drafters,
+            "drafter_files": _drafter_file_digests(drafters),
+            "battler": battler,
+            "matches": matches,
+            "sets": sets,
+            "seed": seed,
+        }
 
     def match_seed(self, pair: int, match: int) -> int:
         return derive_seed(self.seed, match)
@@ -162,12 +183,12 @@ class TournamentResult:
 
     drafters: tuple[str, ...]
     battler: str
-    matrix: MatrixGame               # pooled win rates with their deviation across sets
-    seat_wins: np.ndarray            # (n, n, 2): wins of row drafter against column drafter from seat 0, 1
-    seat_matches: np.ndarray         # (n, n, 2): matches played so
-    mana_curves: np.ndarray          # (n, 13): mean cards per deck at each cost
-    similarity: np.ndarray           # (n, n): fraction of equal choices, 1 on the diagonal
-    matches: int                     # matches played in all
+    matrix: MatrixGame  # pooled win rates with their deviation across sets
+    seat_wins: np.ndarray  # (n, n, 2): wins of row drafter against column drafter from seat 0, 1
+    seat_matches: np.ndarray  # (n, n, 2): matches played so
+    mana_curves: np.ndarray  # (n, 13): mean cards per deck at each cost
+    similarity: np.ndarray  # (n, n): fraction of equal choices, 1 on the diagonal
+    matches: int  # matches played in all
 
     @property
     def seat_rates(self) -> np.ndarray:
@@ -190,7 +211,7 @@ def summarise(rows: np.ndarray, tournament: DrafterTournament) -> TournamentResu
     pair, match = rows[:, 0], rows[:, 1]
     winner, choices0, choices1 = (t.column(rows, name) for name in ("winner", "choices0", "choices1"))
     pairs = np.array(t.pairs, dtype=np.int64).reshape(-1, 2)
-    swapped = (match // t.matches) % 2 == 1        # the pair's second drafter sits in seat 0
+    swapped = (match // t.matches) % 2 == 1  # the pair's second drafter sits in seat 0
     first_won = (winner == 1) == swapped
     rate, std, _ = rates_by_group(pair, match // t.matches, np.where(first_won, 0, 1), t.n_pairs, t.sets)
     matrix = rate_matrix(t.drafters, t.pairs, rate, std)
@@ -212,12 +233,26 @@ def summarise(rows: np.ndarray, tournament: DrafterTournament) -> TournamentResu
     with np.errstate(invalid="ignore", divide="ignore"):
         similarity = np.where(played > 0, together / played, np.nan)
     np.fill_diagonal(similarity, 1.0)
-    return TournamentResult(tuple(t.drafters), t.battler, matrix, seat_wins, seat_matches,
-                            _mana_curves(t, match, seat0, seat1, picks0, picks1), similarity, len(rows))
+    return TournamentResult(
+        tuple(t.drafters),
+        t.battler,
+        matrix,
+        seat_wins,
+        seat_matches,
+        _mana_curves(t, match, seat0, seat1, picks0, picks1),
+        similarity,
+        len(rows),
+    )
 
 
-def _mana_curves(t: DrafterTournament, match: np.ndarray, seat0: np.ndarray, seat1: np.ndarray,
-                 picks0: np.ndarray, picks1: np.ndarray) -> np.ndarray:
+def _mana_curves(
+    t: DrafterTournament,
+    match: np.ndarray,
+    seat0: np.ndarray,
+    seat1: np.ndarray,
+    picks0: np.ndarray,
+    picks1: np.ndarray,
+) -> np.ndarray:
     """Each drafter's mean mana curve over its decks; the decks are rebuilt from the offers and the choices."""
     offers = {m: draft_offers(RefereeSeeds.from_seed(t.match_seed(0, m)).draft) for m in np.unique(match).tolist()}
     turns = np.arange(DRAFT_TURNS)
@@ -233,9 +268,17 @@ def _mana_curves(t: DrafterTournament, match: np.ndarray, seat0: np.ndarray, sea
 # ----------------------------------------------------------------------------- running and writing
 
 
-def run_tournament(drafters: Sequence[str], battler: str = "max-attack", *, matches: int = 1000, sets: int = 2,
-                   seed: int = 0, out: str | os.PathLike | None = None, figures: bool = True,
-                   execution: Execution = Execution()) -> TournamentResult:
+def run_tournament(
+    drafters: Sequence[str],
+    battler: str = "max-attack",
+    *,
+    matches: int = 1000,
+    sets: int = 2,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    figures: bool = True,
+    execution: Execution = Execution(),
+) -> TournamentResult:
     """Play (or resume) the tournament and return its tables; with ``out``, store it there and write the outputs.
 
     An ``out`` that already holds a tournament store is continued, or refused
@@ -264,8 +307,10 @@ def write_outputs(result: TournamentResult, out: Path, figures: bool = True) -> 
             for j, b in enumerate(names):
                 for seat in (0, 1):
                     if result.seat_matches[i, j, seat]:
-                        handle.write(f"{a},{b},{seat},{result.seat_matches[i, j, seat]},"
-                                     f"{result.seat_wins[i, j, seat]},{float(result.seat_rates[i, j, seat])!r}\n")
+                        handle.write(
+                            f"{a},{b},{seat},{result.seat_matches[i, j, seat]},"
+                            f"{result.seat_wins[i, j, seat]},{float(result.seat_rates[i, j, seat])!r}\n"
+                        )
     with atomic_write(out / "mana_curves.csv") as handle:
         handle.write("drafter," + ",".join(f"cost_{c}" for c in range(MAX_COST + 1)) + "\n")
         for name, curve in [*zip(names, result.mana_curves), ("all cards", reference_mana_curve())]:
@@ -312,8 +357,9 @@ def plot_similarity(result: TournamentResult, path: Path) -> None:
     image = ax.imshow(shown, cmap="viridis", vmin=0, vmax=100)
     for i in range(n):
         for j in range(i + 1):
-            ax.text(j, i, f"{shown[i, j]:.1f}", ha="center", va="center",
-                    color="white" if shown[i, j] < 60 else "black")
+            ax.text(
+                j, i, f"{shown[i, j]:.1f}", ha="center", va="center", color="white" if shown[i, j] < 60 else "black"
+            )
     ax.set_xticks(range(n), result.drafters, rotation=45, ha="right")
     ax.set_yticks(range(n), result.drafters)
     ax.set_title("same choice on the same offers, %")
@@ -326,11 +372,14 @@ def report_table(result: TournamentResult) -> str:
     names = list(result.drafters)
     width = max(15, *(len(x) + 2 for x in names))
     se = result.seat_pooled_se
-    lines = [f"win rate of row vs column, % (standard error), {result.battler} battler, {result.matches} matches",
-             " " * width + "".join(f"{x:>{width}}" for x in names)]
+    lines = [
+        f"win rate of row vs column, % (standard error), {result.battler} battler, {result.matches} matches",
+        " " * width + "".join(f"{x:>{width}}" for x in names),
+    ]
     for i, row in enumerate(names):
-        cells = ["-" if i == j else f"{100 * result.matrix.payoffs[i, j]:.2f} ({100 * se[i, j]:.2f})"
-                 for j in range(len(names))]
+        cells = [
+            "-" if i == j else f"{100 * result.matrix.payoffs[i, j]:.2f} ({100 * se[i, j]:.2f})"
+            for j in range(len(names))
+        ]
         lines.append(f"{row:<{width}}" + "".join(f"{c:>{width}}" for c in cells))
     return "\n".join(lines)
-

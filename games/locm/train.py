@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import csv
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -45,11 +45,11 @@ CHECKPOINTS = 12
 class PPOSettings:
     """One seat's network and PPO hyperparameters (the rows of Tables A.2 and A.3)."""
 
-    update: int          # episodes between refreshes of the opponent's frozen copy
+    update: int  # episodes between refreshes of the opponent's frozen copy
     layers: int
     hidden: int
-    activation: str      # tanh, relu or elu
-    n_steps: int         # PPO batch, in steps
+    activation: str  # tanh, relu or elu
+    n_steps: int  # PPO batch, in steps
     minibatches: int
     epochs: int
     clip: float
@@ -59,15 +59,23 @@ class PPOSettings:
 
 
 THESIS_SETTINGS = {  # (approach, battler) -> (first player, second player)
-    ("immediate", "max-attack"): (PPOSettings(10, 3, 52, "elu", 300, 100, 3, 0.1, 0.5, 8.48e-3, 1.38e-4),
-                                  PPOSettings(10, 1, 81, "tanh", 300, 150, 8, 0.1, 0.5, 6.34e-3, 1.62e-4)),
+    ("immediate", "max-attack"): (
+        PPOSettings(10, 3, 52, "elu", 300, 100, 3, 0.1, 0.5, 8.48e-3, 1.38e-4),
+        PPOSettings(10, 1, 81, "tanh", 300, 150, 8, 0.1, 0.5, 6.34e-3, 1.62e-4),
+    ),
     ("history", "max-attack"): (PPOSettings(100, 1, 93, "tanh", 240, 120, 3, 0.3, 0.5, 6.59e-3, 3.68e-4),) * 2,
-    ("lstm", "max-attack"): (PPOSettings(100, 3, 25, "tanh", 240, 1, 17, 0.1, 1.0, 2.06e-3, 4.57e-4),
-                             PPOSettings(100, 1, 24, "tanh", 150, 1, 10, 0.1, 0.5, 5.39e-3, 4.01e-4)),
-    ("immediate", "greedy"): (PPOSettings(1000, 1, 169, "elu", 270, 135, 20, 0.1, 1.0, 5.95e-3, 2.28e-4),
-                              PPOSettings(1000, 1, 154, "tanh", 270, 135, 5, 0.1, 0.5, 7.93e-3, 1.74e-4)),
-    ("history", "greedy"): (PPOSettings(100, 1, 199, "elu", 270, 135, 4, 0.3, 1.0, 7.23e-3, 6.16e-5),
-                            PPOSettings(1000, 1, 199, "elu", 270, 135, 18, 0.1, 1.0, 4.36e-3, 5.00e-5)),
+    ("lstm", "max-attack"): (
+        PPOSettings(100, 3, 25, "tanh", 240, 1, 17, 0.1, 1.0, 2.06e-3, 4.57e-4),
+        PPOSettings(100, 1, 24, "tanh", 150, 1, 10, 0.1, 0.5, 5.39e-3, 4.01e-4),
+    ),
+    ("immediate", "greedy"): (
+        PPOSettings(1000, 1, 169, "elu", 270, 135, 20, 0.1, 1.0, 5.95e-3, 2.28e-4),
+        PPOSettings(1000, 1, 154, "tanh", 270, 135, 5, 0.1, 0.5, 7.93e-3, 1.74e-4),
+    ),
+    ("history", "greedy"): (
+        PPOSettings(100, 1, 199, "elu", 270, 135, 4, 0.3, 1.0, 7.23e-3, 6.16e-5),
+        PPOSettings(1000, 1, 199, "elu", 270, 135, 18, 0.1, 1.0, 4.36e-3, 5.00e-5),
+    ),
     ("lstm", "greedy"): (PPOSettings(1000, 3, 51, "tanh", 210, 1, 16, 0.1, 1.0, 8.55e-3, 1.11e-4),) * 2,
 }
 """Table A.2 / A.3.  ``layers`` counts the LSTM layer for ``lstm``."""
@@ -97,6 +105,7 @@ def require_training_packages(approach: str = "immediate", plot: bool = False) -
 def _torch():
     require("torch", "training a learned drafter")
     import torch
+
     return torch
 
 
@@ -109,20 +118,39 @@ def _make_model(env, approach: str, settings: PPOSettings, seed: int):
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU, "elu": torch.nn.ELU}[settings.activation]
     n_envs = getattr(env, "num_envs", 1)
     n_steps = max(1, settings.n_steps // n_envs)
-    common = {"n_steps": n_steps, "batch_size": max(1, n_steps * n_envs // settings.minibatches),
-              "n_epochs": settings.epochs, "clip_range": settings.clip, "vf_coef": settings.vf_coef,
-              "ent_coef": settings.ent_coef, "learning_rate": settings.learning_rate,
-              "seed": seed, "device": "cpu", "verbose": 0}
+    common = {
+        "n_steps": n_steps,
+        "batch_size": max(1, n_steps * n_envs // settings.minibatches),
+        "n_epochs": settings.epochs,
+        "clip_range": settings.clip,
+        "vf_coef": settings.vf_coef,
+        "ent_coef": settings.ent_coef,
+        "learning_rate": settings.learning_rate,
+        "seed": seed,
+        "device": "cpu",
+        "verbose": 0,
+    }
     if approach == "lstm":
         from sb3_contrib import RecurrentPPO
+
         dense = [settings.hidden] * (settings.layers - 1)
-        return RecurrentPPO("MlpLstmPolicy", env, **common, policy_kwargs={
-            "lstm_hidden_size": settings.hidden, "n_lstm_layers": 1,
-            "net_arch": {"pi": dense, "vf": dense}, "activation_fn": activation})
+        return RecurrentPPO(
+            "MlpLstmPolicy",
+            env,
+            **common,
+            policy_kwargs={
+                "lstm_hidden_size": settings.hidden,
+                "n_lstm_layers": 1,
+                "net_arch": {"pi": dense, "vf": dense},
+                "activation_fn": activation,
+            },
+        )
     from stable_baselines3 import PPO
+
     dense = [settings.hidden] * settings.layers
-    return PPO("MlpPolicy", env, **common, policy_kwargs={"net_arch": {"pi": dense, "vf": dense},
-                                                          "activation_fn": activation})
+    return PPO(
+        "MlpPolicy", env, **common, policy_kwargs={"net_arch": {"pi": dense, "vf": dense}, "activation_fn": activation}
+    )
 
 
 def export_policy(model, activation: str) -> SeatPolicy:
@@ -135,9 +163,14 @@ def export_policy(model, activation: str) -> SeatPolicy:
     linear = [layer for layer in model.policy.mlp_extractor.policy_net if isinstance(layer, torch.nn.Linear)]
     linear.append(model.policy.action_net)
     lstm = getattr(model.policy, "lstm_actor", None)
-    return SeatPolicy(tuple(array(layer.weight).T for layer in linear), tuple(array(layer.bias) for layer in linear),
-                      activation, None if lstm is None else LstmLayer(
-                          array(lstm.weight_ih_l0), array(lstm.weight_hh_l0), array(lstm.bias_ih_l0 + lstm.bias_hh_l0)))
+    return SeatPolicy(
+        tuple(array(layer.weight).T for layer in linear),
+        tuple(array(layer.bias) for layer in linear),
+        activation,
+        None
+        if lstm is None
+        else LstmLayer(array(lstm.weight_ih_l0), array(lstm.weight_hh_l0), array(lstm.bias_ih_l0 + lstm.bias_hh_l0)),
+    )
 
 
 def evaluate(drafter, seat: int, battler_name: str, episodes: int, seed: int = 0) -> float:
@@ -150,9 +183,17 @@ def evaluate(drafter, seat: int, battler_name: str, episodes: int, seed: int = 0
     return wins / episodes
 
 
-def train(approach: str = "immediate", battler: str = "max-attack", episodes: int = 30000, seed: int = 0,
-          eval_episodes: int = 1000, settings: tuple[PPOSettings, PPOSettings] | None = None,
-          progress: Callable[[int], None] | None = None, n_envs: int = 1, battles: int = 1) -> TrainingResult:
+def train(
+    approach: str = "immediate",
+    battler: str = "max-attack",
+    episodes: int = 30000,
+    seed: int = 0,
+    eval_episodes: int = 1000,
+    settings: tuple[PPOSettings, PPOSettings] | None = None,
+    progress: Callable[[int], None] | None = None,
+    n_envs: int = 1,
+    battles: int = 1,
+) -> TrainingResult:
     """Self-play training of both seats' networks for ``episodes`` episodes each.
 
     Each seat steps ``n_envs`` environments in lockstep (Stable-Baselines3's
@@ -177,9 +218,13 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
     from gamelp.games.locm.env import DraftEnv  # gymnasium, like torch, comes with the rl extra
 
     _torch().set_num_threads(1)
-    envs = [DummyVecEnv([lambda seat=seat: DraftEnv(approach, seat=seat, opponent="random", battler=battler,
-                                                        battles=battles)] * n_envs)
-            for seat in (0, 1)]
+    envs = [
+        DummyVecEnv(
+            [lambda seat=seat: DraftEnv(approach, seat=seat, opponent="random", battler=battler, battles=battles)]
+            * n_envs
+        )
+        for seat in (0, 1)
+    ]
     models = [_make_model(envs[seat], approach, settings[seat], seed * 2 + seat) for seat in (0, 1)]
 
     def snapshot() -> PolicyDrafter:
@@ -200,8 +245,9 @@ def train(approach: str = "immediate", battler: str = "max-attack", episodes: in
     for done in range(step, episodes + step, step):
         done = min(done, episodes)
         for seat in (0, 1):
-            models[seat].learn(total_timesteps=done * DRAFT_TURNS - models[seat].num_timesteps,
-                               reset_num_timesteps=False)
+            models[seat].learn(
+                total_timesteps=done * DRAFT_TURNS - models[seat].num_timesteps, reset_num_timesteps=False
+            )
         frozen = snapshot()
         for seat, env in enumerate(envs):  # seat s's opponent is the other seat's copy, refreshed every update
             if done % settings[seat].update == 0:
@@ -271,24 +317,56 @@ class TrainingSession:
 
     def report(self) -> str:
         """The session as text: the time, the learning curve's table and the files written."""
-        return (f"{self.approach} with {self.battler}: {self.episodes} episodes per seat in {self.seconds:.0f} s\n"
-                f"{curve_table(self.curve)}\n"
-                f"wrote {self.policy} (draft with it as file:{self.policy}), "
-                f"{self.out / 'curve.csv'}, {self.out / 'curve.png'}")
+        return (
+            f"{self.approach} with {self.battler}: {self.episodes} episodes per seat in {self.seconds:.0f} s\n"
+            f"{curve_table(self.curve)}\n"
+            f"wrote {self.policy} (draft with it as file:{self.policy}), "
+            f"{self.out / 'curve.csv'}, {self.out / 'curve.png'}"
+        )
 
 
-def train_command(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
-                  minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
-                  battles: int = 1, progress: bool = True) -> str:
+def train_command(
+    approach: str,
+    battler: str,
+    episodes: int,
+    out,
+    seed: int = 0,
+    eval_episodes: int = 1000,
+    minibatches: int | None = None,
+    learning_rate_scale: float = 1.0,
+    n_envs: int = 1,
+    battles: int = 1,
+    progress: bool = True,
+) -> str:
     """:func:`train_session`, then its report as text."""
-    return train_session(approach, battler, episodes, out, seed=seed, eval_episodes=eval_episodes,
-                         minibatches=minibatches, learning_rate_scale=learning_rate_scale, n_envs=n_envs,
-                         battles=battles, progress=progress).report()
+    return train_session(
+        approach,
+        battler,
+        episodes,
+        out,
+        seed=seed,
+        eval_episodes=eval_episodes,
+        minibatches=minibatches,
+        learning_rate_scale=learning_rate_scale,
+        n_envs=n_envs,
+        battles=battles,
+        progress=progress,
+    ).report()
 
 
-def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0, eval_episodes: int = 1000,
-                  minibatches: int | None = None, learning_rate_scale: float = 1.0, n_envs: int = 1,
-                  battles: int = 1, progress: bool = True) -> TrainingSession:
+def train_session(
+    approach: str,
+    battler: str,
+    episodes: int,
+    out,
+    seed: int = 0,
+    eval_episodes: int = 1000,
+    minibatches: int | None = None,
+    learning_rate_scale: float = 1.0,
+    n_envs: int = 1,
+    battles: int = 1,
+    progress: bool = True,
+) -> TrainingSession:
     """Train, then write in ``out``: ``policy.npz`` (both seats), ``curve.csv`` and ``curve.png``.
 
     ``minibatches`` replaces the thesis's number of PPO mini-batches and
@@ -299,17 +377,24 @@ def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0
     from gamelp.games.locm.policy import save_policy
 
     require_training_packages(approach, plot=True)
-    for name, value in (("episodes", episodes), ("eval episodes", eval_episodes), ("environments", n_envs),
-                        ("battles", battles)):
+    for name, value in (
+        ("episodes", episodes),
+        ("eval episodes", eval_episodes),
+        ("environments", n_envs),
+        ("battles", battles),
+    ):
         if value < 1:
             raise LocmError(f"{name} must be at least 1, not {value}")
-    if minibatches is not None and minibatches < 1 or not learning_rate_scale > 0:
+    if (minibatches is not None and minibatches < 1) or not learning_rate_scale > 0:
         raise LocmError("minibatches must be at least 1 and the learning-rate scale positive")
     if (approach, battler) not in THESIS_SETTINGS:
         raise LocmError(f"no published hyperparameters for {approach!r} with the {battler!r} battler")
-    settings = tuple(replace(seat, minibatches=minibatches or seat.minibatches,
-                             learning_rate=seat.learning_rate * learning_rate_scale)
-                     for seat in THESIS_SETTINGS[approach, battler])
+    settings = tuple(
+        replace(
+            seat, minibatches=minibatches or seat.minibatches, learning_rate=seat.learning_rate * learning_rate_scale
+        )
+        for seat in THESIS_SETTINGS[approach, battler]
+    )
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -318,8 +403,17 @@ def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0
     check_writable(out / "policy.npz")
     start = time.perf_counter()
     with tqdm(total=episodes, unit="episode", desc=f"{approach}/{battler}", disable=not progress) as bar:
-        result = train(approach, battler, episodes, seed=seed, eval_episodes=eval_episodes, settings=settings,
-                       progress=lambda done: bar.update(done - bar.n), n_envs=n_envs, battles=battles)
+        result = train(
+            approach,
+            battler,
+            episodes,
+            seed=seed,
+            eval_episodes=eval_episodes,
+            settings=settings,
+            progress=lambda done: bar.update(done - bar.n),
+            n_envs=n_envs,
+            battles=battles,
+        )
     seconds = time.perf_counter() - start
     save_policy(out / "policy.npz", approach, result.drafter.policies)
     write_curve(result.curve, out / "curve.csv")
@@ -329,31 +423,66 @@ def train_session(approach: str, battler: str, episodes: int, out, seed: int = 0
 
 def add_train_arguments(parser, default_out: str | None = None) -> None:
     """The options of ``gamelp locm train`` (and of ``scripts/vieira/vieira_5_1_training.py``) on ``parser``."""
-    parser.add_argument("--approach", choices=POLICY_APPROACHES, default="immediate",
-                        help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)")
-    parser.add_argument("--battler", choices=["max-attack", "greedy"], default="max-attack",
-                        help="battler of both decks during training (default %(default)s)")
+    parser.add_argument(
+        "--approach",
+        choices=POLICY_APPROACHES,
+        default="immediate",
+        help="drafter approach, Vieira (2020), Section 4.2 (default %(default)s)",
+    )
+    parser.add_argument(
+        "--battler",
+        choices=["max-attack", "greedy"],
+        default="max-attack",
+        help="battler of both decks during training (default %(default)s)",
+    )
     parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
-    parser.add_argument("--eval-episodes", type=int, default=1000,
-                        help="matches per checkpoint and seat against max-attack (default %(default)s)")
-    parser.add_argument("--minibatches", type=int, help="PPO mini-batches per batch for both seats "
-                                                         "(default: the thesis's)")
-    parser.add_argument("--learning-rate-scale", type=float, default=1.0,
-                        help="multiplies the thesis's learning rates of both seats (default %(default)s)")
-    parser.add_argument("--envs", type=int, default=1,
-                        help="environments per seat, stepped together (default %(default)s)")
-    parser.add_argument("--battles", type=int, default=1,
-                        help="battles that score each training episode's deck (default %(default)s)")
+    parser.add_argument(
+        "--eval-episodes",
+        type=int,
+        default=1000,
+        help="matches per checkpoint and seat against max-attack (default %(default)s)",
+    )
+    parser.add_argument(
+        "--minibatches", type=int, help="PPO mini-batches per batch for both seats (default: the thesis's)"
+    )
+    parser.add_argument(
+        "--learning-rate-scale",
+        type=float,
+        default=1.0,
+        help="multiplies the thesis's learning rates of both seats (default %(default)s)",
+    )
+    parser.add_argument(
+        "--envs", type=int, default=1, help="environments per seat, stepped together (default %(default)s)"
+    )
+    parser.add_argument(
+        "--battles", type=int, default=1, help="battles that score each training episode's deck (default %(default)s)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="training seed (default %(default)s)")
-    parser.add_argument("--out", metavar="DIR", default=default_out, required=default_out is None,
-                        help="output directory" + (f" (default {default_out})" if default_out else ""))
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default=default_out,
+        required=default_out is None,
+        help="output directory" + (f" (default {default_out})" if default_out else ""),
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def run_train(args) -> int:
     """Run ``train_command`` with the options of :func:`add_train_arguments`; print its report."""
-    print(train_command(args.approach, args.battler, args.episodes, args.out, seed=args.seed,
-                        eval_episodes=args.eval_episodes, minibatches=args.minibatches,
-                        learning_rate_scale=args.learning_rate_scale, n_envs=args.envs, battles=args.battles,
-                        progress=not args.quiet))
+    print(
+        train_command(
+            args.approach,
+            args.battler,
+            args.episodes,
+            args.out,
+            seed=args.seed,
+            eval_episodes=args.eval_episodes,
+            minibatches=args.minibatches,
+            learning_rate_scale=args.learning_rate_scale,
+            n_envs=args.envs,
+            battles=args.battles,
+            progress=not args.quiet,
+        )
+    )
     return 0

@@ -7,6 +7,17 @@ from gamelp.games.mtg.players import MtgError
 from gamelp.games.mtg.search import CapReached, Searcher, minimax
 
 __all__ = [
-    "CapReached", "Deck", "DeckError", "Game", "GameResult", "MtgError", "PLAYER_KINDS", "Rules", "Searcher",
-    "minimax", "play_game", "play_match", "thesis_decks",
+    "PLAYER_KINDS",
+    "CapReached",
+    "Deck",
+    "DeckError",
+    "Game",
+    "GameResult",
+    "MtgError",
+    "Rules",
+    "Searcher",
+    "minimax",
+    "play_game",
+    "play_match",
+    "thesis_decks",
 ]

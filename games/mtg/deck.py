@@ -78,11 +78,7 @@ class Deck:
 
 def thesis_decks(max_creatures: int = 8, step: int = 4) -> list[Deck]:
     """Decks whose creature and bolt counts are multiples of ``step`` (45 decks for the thesis defaults)."""
-    return [
-        Deck(c, b)
-        for c in range(0, max_creatures + 1, step)
-        for b in range(0, DECK_SIZE - c + 1, step)
-    ]
+    return [Deck(c, b) for c in range(0, max_creatures + 1, step) for b in range(0, DECK_SIZE - c + 1, step)]
 
 
 def analysed_decks(max_creatures: int = 8) -> list[Deck]:

@@ -74,11 +74,19 @@ NO_WINNER = 2
 
 DISCARD_MOVES = tuple("X" + letter for letter in CARD_LETTERS)  # XM, XL, XC by card code
 MOVE_NAMES = {
-    "N": "do nothing", "M": "play a Mountain", "S": "cast a Vexing Devil",
-    "P": "pay 4 life against the Vexing Devil", "D": "bolt an untapped creature",
-    "J": "bolt a just-summoned creature", "T": "bolt a tapped creature",
-    "L": "bolt the opponent", "A": "attack with a creature", "B": "block with a creature",
-    "XM": "discard a Mountain", "XL": "discard a Lightning Bolt", "XC": "discard a Vexing Devil",
+    "N": "do nothing",
+    "M": "play a Mountain",
+    "S": "cast a Vexing Devil",
+    "P": "pay 4 life against the Vexing Devil",
+    "D": "bolt an untapped creature",
+    "J": "bolt a just-summoned creature",
+    "T": "bolt a tapped creature",
+    "L": "bolt the opponent",
+    "A": "attack with a creature",
+    "B": "block with a creature",
+    "XM": "discard a Mountain",
+    "XL": "discard a Lightning Bolt",
+    "XC": "discard a Vexing Devil",
 }
 
 
@@ -110,7 +118,7 @@ def at_cutoff(state, threshold: int) -> bool:
 def decider(state) -> int:
     """The player who chooses at this decision point."""
     phase = state[PHASE]
-    if phase == PAY or phase == RESPOND or phase == BLOCK:
+    if phase in (PAY, RESPOND, BLOCK):
         return 1 - state[ACTIVE]
     return state[ACTIVE]
 
@@ -145,7 +153,7 @@ class Game:
     computed from the libraries (e.g. evaluation features).
     """
 
-    __slots__ = ("rules", "libraries", "remaining", "decks", "derived")
+    __slots__ = ("decks", "derived", "libraries", "remaining", "rules")
 
     def __init__(self, libraries, rules: Rules = Rules(), decks=(None, None)):
         self.rules = rules
@@ -156,8 +164,7 @@ class Game:
 
     # ---- construction ------------------------------------------------------
     @classmethod
-    def deal(cls, deck0, deck1, rng: np.random.Generator, first: int = 0,
-             rules: Rules = Rules()) -> tuple[Game, tuple]:
+    def deal(cls, deck0, deck1, rng: np.random.Generator, first: int = 0, rules: Rules = Rules()) -> tuple[Game, tuple]:
         """Shuffle both decks with ``rng``, draw opening hands, start ``first``'s turn 1."""
         decks = (Deck.parse(deck0), Deck.parse(deck1))
         game = cls((decks[0].shuffled(rng), decks[1].shuffled(rng)), rules, decks)

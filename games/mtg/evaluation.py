@@ -17,7 +17,20 @@ sign is the predicted winner, 0 a draw):
 from __future__ import annotations
 
 from gamelp.games.mtg.engine import (
-    ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LANDS, LIB, LIFE, MANA, PLAYER_BASE, READY, SICK, TAPPED, Game,
+    ACTIVE,
+    ATTACKERS,
+    HAND_C,
+    HAND_L,
+    HAND_M,
+    LANDS,
+    LIB,
+    LIFE,
+    MANA,
+    PLAYER_BASE,
+    READY,
+    SICK,
+    TAPPED,
+    Game,
 )
 from gamelp.games.mtg.forest import forest_evaluation
 
@@ -33,8 +46,14 @@ def life_evaluation(game: Game, s) -> float:
 # (name, bits) from the most significant layer down; a layer of b bits holds
 # values in [-(2**(b-1)) + 1, 2**(b-1) - 1].
 LAYERS = (
-    ("limits", 2), ("wins", 2), ("creatures", 7), ("life", 8),
-    ("library", 8), ("in_play", 7), ("in_hand", 6), ("misc", 6),
+    ("limits", 2),
+    ("wins", 2),
+    ("creatures", 7),
+    ("life", 8),
+    ("library", 8),
+    ("in_play", 7),
+    ("in_hand", 6),
+    ("misc", 6),
 )
 _TOTAL_BITS = sum(bits for _, bits in LAYERS)
 
@@ -48,14 +67,14 @@ def _player_layers(game: Game, s, p: int) -> tuple[int, ...]:
     hand = s[b + HAND_M] + s[b + HAND_L] + s[b + HAND_C]
     burn = 3 * min(s[b + HAND_L], s[b + LANDS])
     return (
-        -1 if library == 0 else 0,                      # Limits: decked at the next draw
-        1 if burn >= s[o + LIFE] else 0,                # Wins: lethal burn in hand and lands
-        creature_count,                                 # Creatures
-        s[b + LIFE],                                    # Life
-        library,                                        # Library
-        s[b + LANDS],                                   # InPlay (creatures have their own layer)
-        min(hand, game.rules.max_hand),                 # InHand
-        s[b + HAND_L] + s[b + MANA],                    # Misc: bolts and open mana
+        -1 if library == 0 else 0,  # Limits: decked at the next draw
+        1 if burn >= s[o + LIFE] else 0,  # Wins: lethal burn in hand and lands
+        creature_count,  # Creatures
+        s[b + LIFE],  # Life
+        library,  # Library
+        s[b + LANDS],  # InPlay (creatures have their own layer)
+        min(hand, game.rules.max_hand),  # InHand
+        s[b + HAND_L] + s[b + MANA],  # Misc: bolts and open mana
     )
 
 

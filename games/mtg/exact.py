@@ -41,8 +41,12 @@ try:
     from gamelp.games.mtg import _exact
 except ImportError as error:  # the extension is not built: the Python twin plays instead
     _exact = None
-    warnings.warn(f"gamelp.games.mtg._exact is not available ({error}); the exact mini Magic search "
-                  f"falls back to the Python search, which is much slower", RuntimeWarning, stacklevel=2)
+    warnings.warn(
+        f"gamelp.games.mtg._exact is not available ({error}); the exact mini Magic search "
+        f"falls back to the Python search, which is much slower",
+        RuntimeWarning,
+        stacklevel=2,
+    )
 
 COMPILED = _exact is not None
 """True when the C search runs, False when its Python twin does."""
@@ -76,8 +80,9 @@ def _cap(cap: int | None) -> int:
     return -1 if cap is None else cap
 
 
-def exact_value(game: Game, state, cap: int | None = None,
-                table_bits: int = DEFAULT_TABLE_BITS) -> tuple[int | None, int, int]:
+def exact_value(
+    game: Game, state, cap: int | None = None, table_bits: int = DEFAULT_TABLE_BITS
+) -> tuple[int | None, int, int]:
     """(value for player 0: 1 or -1, None when capped; nodes; leaves) of ``state`` by the C search."""
     if _exact is None:
         return exact_value_python(game, state, cap, table_bits)
@@ -85,8 +90,9 @@ def exact_value(game: Game, state, cap: int | None = None,
     return _exact.value(libraries, rules, tuple(state), _cap(cap), table_bits)
 
 
-def play_exact(game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS,
-               stop_life: int = 0) -> ExactPlay:
+def play_exact(
+    game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
+) -> ExactPlay:
     """Play ``state`` on, both players choosing their first best move in move order, until the game
     ends or a player has ``stop_life`` life or less (the evaluation cut-off of
     :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end)."""
@@ -123,8 +129,9 @@ def _check(state, table_bits: int | None = None) -> tuple:
     return state
 
 
-def exact_value_python(game: Game, state, cap: int | None = None,
-                       table_bits: int = DEFAULT_TABLE_BITS) -> tuple[int | None, int, int]:
+def exact_value_python(
+    game: Game, state, cap: int | None = None, table_bits: int = DEFAULT_TABLE_BITS
+) -> tuple[int | None, int, int]:
     """:func:`exact_value` by the Python search (:class:`~gamelp.games.mtg.search.Searcher` with no cut-off);
     ``table_bits`` is checked and otherwise unused."""
     state = _check(state, table_bits)
@@ -136,8 +143,9 @@ def exact_value_python(game: Game, state, cap: int | None = None,
     return value, searcher.nodes, searcher.leaves
 
 
-def play_exact_python(game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS,
-                      stop_life: int = 0) -> ExactPlay:
+def play_exact_python(
+    game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
+) -> ExactPlay:
     """:func:`play_exact` by the Python search: one searcher (one table, one leaf count for the cap) for the
     whole game, each player taking :meth:`~gamelp.games.mtg.search.Searcher.best_move`."""
     state = list(_check(state, table_bits))

@@ -50,8 +50,25 @@ from gamelp.deps import require
 from gamelp.games.errors import ForestError
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import (
-    ACTIVE, ATTACKERS, HAND_C, HAND_L, HAND_M, LAND_PLAYED, LANDS, LIB, LIFE, PHASE, PLAYER_BASE, READY,
-    SICK, TAPPED, TURN, Game, Rules, decider, is_over,
+    ACTIVE,
+    ATTACKERS,
+    HAND_C,
+    HAND_L,
+    HAND_M,
+    LAND_PLAYED,
+    LANDS,
+    LIB,
+    LIFE,
+    PHASE,
+    PLAYER_BASE,
+    READY,
+    SICK,
+    TAPPED,
+    TURN,
+    Game,
+    Rules,
+    decider,
+    is_over,
 )
 from gamelp.games.mtg.exact import exact_value, play_exact
 from gamelp.io import read_npz
@@ -67,13 +84,39 @@ _B0, _B1 = PLAYER_BASE
 # the next 3 and next 7 cards, the distance to the next card of each type); the decision point;
 # a few differences.
 _PLAYER_FIELDS = ("life", "hand_m", "hand_l", "hand_c", "lands", "mana", "ready", "sick", "tapped")
-_LIBRARY_FIELDS = ("lib_size", "lib_m", "lib_l", "lib_c", "top3_m", "top3_l", "top3_c",
-                   "top7_m", "top7_l", "top7_c", "next_m", "next_l", "next_c")
-FEATURE_NAMES = tuple(
-    f"p{p + 1}_{name}" for p in (0, 1) for name in _PLAYER_FIELDS + _LIBRARY_FIELDS
-) + ("phase", "active", "decider", "turn", "land_played", "attackers",
-     "life_diff", "creature_diff", "land_diff", "hand_bolt_diff", "library_bolt_diff",
-     "p1_burn", "p2_burn", "p1_damage", "p2_damage", "hand_diff")
+_LIBRARY_FIELDS = (
+    "lib_size",
+    "lib_m",
+    "lib_l",
+    "lib_c",
+    "top3_m",
+    "top3_l",
+    "top3_c",
+    "top7_m",
+    "top7_l",
+    "top7_c",
+    "next_m",
+    "next_l",
+    "next_c",
+)
+FEATURE_NAMES = tuple(f"p{p + 1}_{name}" for p in (0, 1) for name in _PLAYER_FIELDS + _LIBRARY_FIELDS) + (
+    "phase",
+    "active",
+    "decider",
+    "turn",
+    "land_played",
+    "attackers",
+    "life_diff",
+    "creature_diff",
+    "land_diff",
+    "hand_bolt_diff",
+    "library_bolt_diff",
+    "p1_burn",
+    "p2_burn",
+    "p1_damage",
+    "p2_damage",
+    "hand_diff",
+)
 
 
 def _library_rows(game: Game) -> tuple:
@@ -92,7 +135,8 @@ def _library_rows(game: Game) -> tuple:
             for i in range(n + 1):
                 here, after3, after7 = remaining[i], remaining[min(i + 3, n)], remaining[min(i + 7, n)]
                 player_rows.append(
-                    (n - i,) + here
+                    (n - i,)
+                    + here
                     + tuple(x - y for x, y in zip(here, after3))
                     + tuple(x - y for x, y in zip(here, after7))
                     + (nxt[0][i], nxt[1][i], nxt[2][i])
@@ -109,23 +153,27 @@ def features(game: Game, s) -> list:
     creature_counts, burns = [], []
     for p in (0, 1):
         b = PLAYER_BASE[p]
-        out.extend(s[b + LIFE:b + LIFE + 1])
-        out.extend(s[b + HAND_M:b + TAPPED + 1])
+        out.extend(s[b + LIFE : b + LIFE + 1])
+        out.extend(s[b + HAND_M : b + TAPPED + 1])
         out.extend(rows[p][s[b + LIB]])
         creature_counts.append(s[b + READY] + s[b + SICK] + s[b + TAPPED] + (s[ATTACKERS] if s[ACTIVE] == p else 0))
         burns.append(3 * min(s[b + HAND_L], s[b + LANDS]))
     out.extend((s[PHASE], s[ACTIVE], decider(s), s[TURN], s[LAND_PLAYED], s[ATTACKERS]))
     b0, b1 = _B0, _B1
-    out.extend((
-        s[b0 + LIFE] - s[b1 + LIFE],
-        creature_counts[0] - creature_counts[1],
-        s[b0 + LANDS] - s[b1 + LANDS],
-        s[b0 + HAND_L] - s[b1 + HAND_L],
-        rows[0][s[b0 + LIB]][2] - rows[1][s[b1 + LIB]][2],
-        burns[0], burns[1],
-        4 * creature_counts[0] + burns[0], 4 * creature_counts[1] + burns[1],
-        (s[b0 + HAND_M] + s[b0 + HAND_L] + s[b0 + HAND_C]) - (s[b1 + HAND_M] + s[b1 + HAND_L] + s[b1 + HAND_C]),
-    ))
+    out.extend(
+        (
+            s[b0 + LIFE] - s[b1 + LIFE],
+            creature_counts[0] - creature_counts[1],
+            s[b0 + LANDS] - s[b1 + LANDS],
+            s[b0 + HAND_L] - s[b1 + HAND_L],
+            rows[0][s[b0 + LIB]][2] - rows[1][s[b1 + LIB]][2],
+            burns[0],
+            burns[1],
+            4 * creature_counts[0] + burns[0],
+            4 * creature_counts[1] + burns[1],
+            (s[b0 + HAND_M] + s[b0 + HAND_L] + s[b0 + HAND_C]) - (s[b1 + HAND_M] + s[b1 + HAND_L] + s[b1 + HAND_C]),
+        )
+    )
     return out
 
 
@@ -165,9 +213,17 @@ def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, de
     return recorded
 
 
-def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int | None = 300_000,
-                      max_creatures: int = 8, rules: Rules | None = None, progress: bool = False,
-                      workers: int = 1, decks=None) -> TrainingSet:
+def collect_positions(
+    games: int,
+    thresholds=THRESHOLDS,
+    seed=0,
+    label_cap: int | None = 300_000,
+    max_creatures: int = 8,
+    rules: Rules | None = None,
+    progress: bool = False,
+    workers: int = 1,
+    decks=None,
+) -> TrainingSet:
     """Play ``games`` perfect-information games between random decks and record, for each threshold,
     the first position at which a player has that much life or less, labelled with the game's winner.
 
@@ -185,9 +241,16 @@ def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int 
 
     from tqdm.auto import tqdm
 
-    thresholds = tuple(sorted(set(int(t) for t in thresholds), reverse=True))
-    play = partial(_training_game, thresholds=thresholds, seed=seed, label_cap=label_cap,
-                   max_creatures=max_creatures, rules=rules, decks=decks)
+    thresholds = tuple(sorted({int(t) for t in thresholds}, reverse=True))
+    play = partial(
+        _training_game,
+        thresholds=thresholds,
+        seed=seed,
+        label_cap=label_cap,
+        max_creatures=max_creatures,
+        rules=rules,
+        decks=decks,
+    )
     bar = partial(tqdm, total=games, desc="training games", unit="game", disable=not progress)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
@@ -197,8 +260,9 @@ def collect_positions(games: int, thresholds=THRESHOLDS, seed=0, label_cap: int 
     X = {t: [r[t][0] for r in results if r and t in r] for t in thresholds}
     y = {t: [r[t][1] for r in results if r and t in r] for t in thresholds}
     as_arrays = {t: np.array(X[t], dtype=np.float64).reshape(-1, len(FEATURE_NAMES)) for t in thresholds}
-    return TrainingSet(as_arrays, {t: np.array(y[t], dtype=np.int64) for t in thresholds}, games,
-                       sum(r is None for r in results))
+    return TrainingSet(
+        as_arrays, {t: np.array(y[t], dtype=np.int64) for t in thresholds}, games, sum(r is None for r in results)
+    )
 
 
 def train_forest(X, y, trees: int = 9, seed: int = 0):
@@ -210,8 +274,14 @@ def train_forest(X, y, trees: int = 9, seed: int = 0):
 
 
 # ---- the forest as arrays -------------------------------------------------------------------
-_ARRAYS = {"children_left": np.int64, "children_right": np.int64, "feature": np.int64,
-           "threshold": np.float64, "win": np.float64, "roots": np.int64}
+_ARRAYS = {
+    "children_left": np.int64,
+    "children_right": np.int64,
+    "feature": np.int64,
+    "threshold": np.float64,
+    "win": np.float64,
+    "roots": np.int64,
+}
 MAX_FOREST_BYTES = 256 << 20
 """Most array data a forest file may declare: 9 trees from the thesis's 1,000 games take about 0.1 MB, from
 100,000 games under 100 MB; a header declaring more is refused before anything is allocated."""
@@ -285,8 +355,17 @@ class Forest:
         Walks the stored arrays as Python lists, tree by tree: for a single row this is several times faster
         than numpy (whose per-call cost is paid at every level) and it agrees with :meth:`predict_proba`."""
         if self._votes is None:
-            self._votes = tuple(array.tolist() for array in (self.children_left, self.children_right, self.feature,
-                                                             self.threshold, self.win, self.roots))
+            self._votes = tuple(
+                array.tolist()
+                for array in (
+                    self.children_left,
+                    self.children_right,
+                    self.feature,
+                    self.threshold,
+                    self.win,
+                    self.roots,
+                )
+            )
         left, right, feature, threshold, win, roots = self._votes
         total = 0.0
         for node in roots:
@@ -336,8 +415,11 @@ class Forest:
     def _check(self, path) -> None:
         """Refuse arrays that are not ``len(roots)`` trees (see :meth:`load`), naming the first fault."""
         n = len(self.children_left)
-        if n == 0 or len(self.roots) == 0 or any(len(getattr(self, k)) != n
-                                                 for k in ("children_right", "feature", "threshold", "win")):
+        if (
+            n == 0
+            or len(self.roots) == 0
+            or any(len(getattr(self, k)) != n for k in ("children_right", "feature", "threshold", "win"))
+        ):
             raise ForestError(f"{path}: the tree arrays are inconsistent (empty, or of different lengths)")
         inner = self.children_left != -1
         index = np.flatnonzero(inner)
@@ -357,8 +439,9 @@ class Forest:
         }
         for fault, bad in faults.items():
             if np.any(bad):
-                raise ForestError(f"{path}: the tree arrays are inconsistent ({fault}, at index "
-                                  f"{int(np.flatnonzero(bad)[0])})")
+                raise ForestError(
+                    f"{path}: the tree arrays are inconsistent ({fault}, at index {int(np.flatnonzero(bad)[0])})"
+                )
         # children come after their parents, so there is no cycle; each node but a root has exactly one parent
         parents = np.bincount(np.concatenate([self.children_left[index], self.children_right[index]]), minlength=n)
         expected = np.ones(n, dtype=np.int64)
@@ -367,8 +450,10 @@ class Forest:
             raise ForestError(f"{path}: the tree arrays are inconsistent (a root is listed twice)")
         if np.any(parents != expected):
             node = int(np.flatnonzero(parents != expected)[0])
-            raise ForestError(f"{path}: the tree arrays are inconsistent (node {node} has {int(parents[node])} "
-                              f"parents; every node must be a root or the child of one node)")
+            raise ForestError(
+                f"{path}: the tree arrays are inconsistent (node {node} has {int(parents[node])} "
+                f"parents; every node must be a root or the child of one node)"
+            )
         level, depth = self.roots, 0  # depth: the splits on the longest path from a root to a leaf
         while (level := level[self.children_left[level] != -1]).size:
             depth += 1
@@ -381,7 +466,8 @@ class Forest:
 def default_cache_dir() -> Path:
     """Where trained forests are cached: ``$GAMELP_CACHE`` or ``~/.cache/gamelp``, under ``mtg/``."""
     root = os.environ.get("GAMELP_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gamelp")
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gamelp"
+    )
     return Path(root) / "mtg"
 
 
@@ -397,8 +483,10 @@ def trusted_dir(directory) -> Path:
     if info.st_uid != os.getuid():
         raise ForestError(f"{directory}: the forest cache is owned by another user; refusing it")
     if stat.S_IMODE(info.st_mode) & 0o022:
-        raise ForestError(f"{directory}: the forest cache is writable by group or others "
-                              f"(mode {stat.S_IMODE(info.st_mode):o}); run chmod go-w on it")
+        raise ForestError(
+            f"{directory}: the forest cache is writable by group or others "
+            f"(mode {stat.S_IMODE(info.st_mode):o}); run chmod go-w on it"
+        )
     return directory
 
 
@@ -427,9 +515,16 @@ def cache_name(threshold: int, games: int, seed: int, trees: int) -> str:
     return f"forest_t{threshold}_g{games}_s{seed}_n{trees}.npz"
 
 
-def train_forests(games: int = 1000, seed: int = 0, trees: int = 9, thresholds=THRESHOLDS,
-                  directory=None, progress: bool = True, label_cap: int | None = 300_000,
-                  workers: int = 1) -> dict:
+def train_forests(
+    games: int = 1000,
+    seed: int = 0,
+    trees: int = 9,
+    thresholds=THRESHOLDS,
+    directory=None,
+    progress: bool = True,
+    label_cap: int | None = 300_000,
+    workers: int = 1,
+) -> dict:
     """The forests for ``thresholds`` from one training run, from the cache or trained and cached.
 
     Holds the cache's lock file while checking and training, so concurrent
@@ -439,15 +534,21 @@ def train_forests(games: int = 1000, seed: int = 0, trees: int = 9, thresholds=T
     with _locked(directory / f"forest_g{games}_s{seed}_n{trees}.lock"):
         if not all(p.exists() for p in paths.values()):
             require("sklearn", "training the mini Magic forest evaluation")  # before the games are played
-            logger.warning("training the forests for %s life on %d games (cached in %s)",
-                           "/".join(map(str, thresholds)), games, directory)
+            logger.warning(
+                "training the forests for %s life on %d games (cached in %s)",
+                "/".join(map(str, thresholds)),
+                games,
+                directory,
+            )
             data = collect_positions(games, thresholds, seed, label_cap=label_cap, progress=progress, workers=workers)
-            logger.warning("%d of %d training games skipped: their exact search passed %s positions",
-                           data.capped, games, label_cap)
+            logger.warning(
+                "%d of %d training games skipped: their exact search passed %s positions", data.capped, games, label_cap
+            )
             for t, path in paths.items():
                 if len(set(data.y[t].tolist())) < 2:
-                    raise ForestError(f"could not train the {t}-life forest: "
-                                          f"{len(data.y[t])} labelled positions, one winner")
+                    raise ForestError(
+                        f"could not train the {t}-life forest: {len(data.y[t])} labelled positions, one winner"
+                    )
                 Forest.from_sklearn(train_forest(data.X[t], data.y[t], trees, seed), t).save(path)
         return {t: Forest.load(p) for t, p in paths.items()}
 

@@ -21,8 +21,8 @@ come from one ``numpy.random.Generator``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -61,11 +61,24 @@ def _sign_winner(value: float) -> int | None:
     return 0 if value > 0 else 1 if value < 0 else None
 
 
-def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", player2: str = "perfect",
-              seed: int = 0, first: int = 0, eval_cap: int = 500_000, life_threshold: int = 12,
-              evaluation: str = "forest", verify: bool = False, verbose: bool = False,
-              log: Callable[[str], None] | None = None, rules: Rules | None = None,
-              imperfect_samples: int = 8, graded: bool = False, compiled: bool = True) -> GameResult:
+def play_game(
+    deck1: str | Deck,
+    deck2: str | Deck,
+    player1: str = "perfect",
+    player2: str = "perfect",
+    seed: int = 0,
+    first: int = 0,
+    eval_cap: int = 500_000,
+    life_threshold: int = 12,
+    evaluation: str = "forest",
+    verify: bool = False,
+    verbose: bool = False,
+    log: Callable[[str], None] | None = None,
+    rules: Rules | None = None,
+    imperfect_samples: int = 8,
+    graded: bool = False,
+    compiled: bool = True,
+) -> GameResult:
     """Deal ``deck1`` to ``player1`` and ``deck2`` to ``player2`` and play one game.
 
     ``first`` (0 or 1) is the player who takes turn 1. See the module docstring
@@ -98,8 +111,14 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
     else:
         options = {"imperfect": {"samples": imperfect_samples}, "perfect": {"graded": graded}}
         players = tuple(
-            make_player(kind, np.random.default_rng(rng.integers(2**63)), evaluation, life_threshold,
-                        eval_cap, **options.get(kind, {}))
+            make_player(
+                kind,
+                np.random.default_rng(rng.integers(2**63)),
+                evaluation,
+                life_threshold,
+                eval_cap,
+                **options.get(kind, {}),
+            )
             for kind in (player1, player2)
         )
 
@@ -113,8 +132,9 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
             last_turn = state[TURN]
             log(game.describe(state))
         if both_perfect and at_cutoff(state, life_threshold):
-            return _perfect_verdict(game, state, shared, life_threshold, eval_cap, evaluation,
-                                    verify, first, verbose, log)
+            return _perfect_verdict(
+                game, state, shared, life_threshold, eval_cap, evaluation, verify, first, verbose, log
+            )
         mover = decider(state)
         moves = game.legal_moves(state)
         if both_perfect:
@@ -142,8 +162,7 @@ def play_game(deck1: str | Deck, deck2: str | Deck, player1: str = "perfect", pl
 def _exact_game(game: Game, state, eval_cap: int, first: int) -> GameResult:
     """Two perfect players with no evaluation cut-off: the game played out by the C search."""
     played = play_exact(game, state, eval_cap)
-    return GameResult(played.winner, played.turn, played.nodes, played.leaves, False, first,
-                      capped=played.capped)
+    return GameResult(played.winner, played.turn, played.nodes, played.leaves, False, first, capped=played.capped)
 
 
 def _perfect_verdict(game, state, player, life_threshold, eval_cap, evaluation, verify, first, verbose, log):

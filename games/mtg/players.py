@@ -40,8 +40,24 @@ import numpy as np
 from gamelp.games.errors import MtgError
 from gamelp.games.mtg.deck import BOLT, DECK_SIZE, DEVIL, MOUNTAIN, Deck, thesis_decks
 from gamelp.games.mtg.engine import (
-    ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LIB, LIFE, MAIN, MANA, PAY, PHASE,
-    PLAYER_BASE, RESPOND, Game, at_cutoff, creatures, decider,
+    ATTACK,
+    BLOCK,
+    DISCARD,
+    HAND_C,
+    HAND_L,
+    HAND_M,
+    LIB,
+    LIFE,
+    MAIN,
+    MANA,
+    PAY,
+    PHASE,
+    PLAYER_BASE,
+    RESPOND,
+    Game,
+    at_cutoff,
+    creatures,
+    decider,
 )
 from gamelp.games.mtg.evaluation import get_evaluation
 from gamelp.games.mtg.exact import exact_value
@@ -65,8 +81,17 @@ class Table:
             self.shown[player][card] += 1
 
 
-_CARD_SHOWN = {"M": MOUNTAIN, "S": DEVIL, "L": BOLT, "D": BOLT, "J": BOLT, "T": BOLT,
-               "XM": MOUNTAIN, "XL": BOLT, "XC": DEVIL}
+_CARD_SHOWN = {
+    "M": MOUNTAIN,
+    "S": DEVIL,
+    "L": BOLT,
+    "D": BOLT,
+    "J": BOLT,
+    "T": BOLT,
+    "XM": MOUNTAIN,
+    "XL": BOLT,
+    "XC": DEVIL,
+}
 
 
 class Player:
@@ -107,7 +132,7 @@ class AggressivePlayer(Player):
         phase = state[PHASE]
         if phase == MAIN:
             return _first_of(("M", "L", "S"), moves)
-        if phase == PAY or phase == ATTACK:
+        if phase in (PAY, ATTACK):
             return _first_of(("P", "A"), moves)
         if phase == RESPOND:
             return _first_of(("L",), moves)
@@ -163,8 +188,14 @@ def cutoff_tier(state, threshold: int) -> int:
 class PerfectPlayer(Player):
     """Alpha-beta search on the true state (both library orders known)."""
 
-    def __init__(self, evaluation: str = "forest", life_threshold: int = 12,
-                 eval_cap: int | None = 500_000, forest_options=None, graded: bool = False):
+    def __init__(
+        self,
+        evaluation: str = "forest",
+        life_threshold: int = 12,
+        eval_cap: int | None = 500_000,
+        forest_options=None,
+        graded: bool = False,
+    ):
         self.evaluation = evaluation
         self.graded = graded
         self.life_threshold = life_threshold
@@ -189,8 +220,7 @@ class PerfectPlayer(Player):
             self._spent_nodes, self._spent_evaluations = self.nodes, self.evaluations
             self._searchers, self._game = {}, game
         if tier not in self._searchers:
-            evaluate = (get_evaluation(self.evaluation, threshold=tier, **self.forest_options)
-                        if tier > 0 else None)
+            evaluate = get_evaluation(self.evaluation, threshold=tier, **self.forest_options) if tier > 0 else None
             self._searchers[tier] = Searcher(game, evaluate, tier, cap=None, graded=self.graded)
         return self._searchers[tier]
 
@@ -224,16 +254,14 @@ class PerfectPlayer(Player):
 
 def consistent_decks(shown, candidates) -> list[Deck]:
     """Decks among ``candidates`` holding at least the cards in ``shown`` (else every such deck)."""
-    m, l, c = shown
-    fits = [d for d in candidates if d.mountains >= m and d.bolts >= l and d.creatures >= c]
+    m, b, c = shown  # mountains, bolts, creatures seen
+    fits = [d for d in candidates if d.mountains >= m and d.bolts >= b and d.creatures >= c]
     if fits:
         return fits
-    return [Deck(cc, bb) for cc in range(c, DECK_SIZE - m - l + 1)
-            for bb in range(l, DECK_SIZE - m - cc + 1)]
+    return [Deck(cc, bb) for cc in range(c, DECK_SIZE - m - b + 1) for bb in range(b, DECK_SIZE - m - cc + 1)]
 
 
-def determinize(game: Game, state, me: int, table: Table, rng: np.random.Generator,
-                candidates) -> tuple[Game, tuple]:
+def determinize(game: Game, state, me: int, table: Table, rng: np.random.Generator, candidates) -> tuple[Game, tuple]:
     """A perfect-information game consistent with what player ``me`` knows at ``state``.
 
     Its own library is reshuffled (its contents are known, not their order); the
@@ -253,7 +281,7 @@ def determinize(game: Game, state, me: int, table: Table, rng: np.random.Generat
     hand = s[ob + HAND_M] + s[ob + HAND_L] + s[ob + HAND_C]
     hand_cards = np.bincount(pool[:hand], minlength=3)
     s[ob + HAND_M], s[ob + HAND_L], s[ob + HAND_C] = (int(x) for x in hand_cards)
-    libraries[them] = pool[hand:hand + game.library_size(state, them)]
+    libraries[them] = pool[hand : hand + game.library_size(state, them)]
     s[PLAYER_BASE[0] + LIB] = s[PLAYER_BASE[1] + LIB] = 0
     return Game(libraries, game.rules), tuple(s)
 
@@ -261,8 +289,16 @@ def determinize(game: Game, state, me: int, table: Table, rng: np.random.Generat
 class ImperfectPlayer(Player):
     """Determinisation: search sampled perfect-information games, play the move winning most of them."""
 
-    def __init__(self, rng: np.random.Generator, evaluation: str = "forest", life_threshold: int = 12,
-                 samples: int = 8, sample_cap: int | None = 20_000, candidates=None, forest_options=None):
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        evaluation: str = "forest",
+        life_threshold: int = 12,
+        samples: int = 8,
+        sample_cap: int | None = 20_000,
+        candidates=None,
+        forest_options=None,
+    ):
         self.rng = rng
         self.evaluation = evaluation
         self.life_threshold = life_threshold
@@ -281,8 +317,11 @@ class ImperfectPlayer(Player):
         for _ in range(self.samples):
             sample_game, sample_state = determinize(game, state, me, table, self.rng, self.candidates)
             children = [sample_game.step(sample_state, move) for move in moves]
-            values = (self._exact_values(sample_game, children) if tier == 0
-                      else self._cut_off_values(sample_game, children, evaluate, tier))
+            values = (
+                self._exact_values(sample_game, children)
+                if tier == 0
+                else self._cut_off_values(sample_game, children, evaluate, tier)
+            )
             for i, value in enumerate(values):
                 if value is not None and ((value > 0) if me == 0 else (value < 0)):
                     wins[i] += 1
@@ -314,8 +353,14 @@ class ImperfectPlayer(Player):
         return values
 
 
-def make_player(kind: str, rng: np.random.Generator, evaluation: str = "forest",
-                life_threshold: int = 12, eval_cap: int | None = 500_000, **options) -> Player:
+def make_player(
+    kind: str,
+    rng: np.random.Generator,
+    evaluation: str = "forest",
+    life_threshold: int = 12,
+    eval_cap: int | None = 500_000,
+    **options,
+) -> Player:
     """A player of ``kind`` (one of ``PLAYER_KINDS``)."""
     if kind == "perfect":
         return PerfectPlayer(evaluation, life_threshold, eval_cap, **options)

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Callable
 
-from gamelp.games.mtg.engine import ACTIVE, OVER, PAY, PHASE, BLOCK, RESPOND, WINNER, Game, at_cutoff
+from gamelp.games.mtg.engine import ACTIVE, BLOCK, OVER, PAY, PHASE, RESPOND, WINNER, Game, at_cutoff
 
 Evaluation = Callable[[Game, tuple], float]
 
@@ -49,10 +49,12 @@ def deep_recursion(limit: int = SEARCH_RECURSION_LIMIT):
 
 def _searches_deep(method):
     """Run ``method`` (an entry point of the recursive search) under :func:`deep_recursion`."""
+
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
         with deep_recursion():
             return method(*args, **kwargs)
+
     return wrapper
 
 
@@ -63,7 +65,7 @@ class CapReached(Exception):
 def _maximiser_moves(state) -> bool:
     """True when player 0 chooses at ``state``."""
     phase = state[PHASE]
-    defender_moves = phase == PAY or phase == RESPOND or phase == BLOCK
+    defender_moves = phase in (PAY, RESPOND, BLOCK)
     return (state[ACTIVE] == 0) != defender_moves
 
 
@@ -76,9 +78,16 @@ class Searcher:
     kept between searches, so successive decisions of one game reuse the work.
     """
 
-    def __init__(self, game: Game, evaluate: Evaluation | None = None, threshold: int = 12,
-                 cap: int | None = 500_000, use_tt: bool = True, tt_limit: int = DEFAULT_TT_LIMIT,
-                 graded: bool = False):
+    def __init__(
+        self,
+        game: Game,
+        evaluate: Evaluation | None = None,
+        threshold: int = 12,
+        cap: int | None = 500_000,
+        use_tt: bool = True,
+        tt_limit: int = DEFAULT_TT_LIMIT,
+        graded: bool = False,
+    ):
         if threshold > 0 and evaluate is None:
             raise ValueError("an evaluation function is needed when threshold > 0")
         self.game = game

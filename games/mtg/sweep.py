@@ -69,8 +69,17 @@ from gamelp.games.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
-from gamelp.games.runner import (Column, Execution, Experiment, derive_seed, open_store, rate_matrix,
-                                 rates_by_group, round_robin, run_matches)
+from gamelp.games.runner import (
+    Column,
+    Execution,
+    Experiment,
+    derive_seed,
+    open_store,
+    rate_matrix,
+    rates_by_group,
+    round_robin,
+    run_matches,
+)
 from gamelp.io import atomic_write
 from gamelp.matrix import MatrixGame
 
@@ -105,8 +114,12 @@ class GameSettings:
         """The game function's keyword arguments, checked (also stored with the run's parameters)."""
         if self.eval_cap < 1:
             raise SweepError(f"the evaluation cap must be at least 1, got {self.eval_cap}")
-        options = {"eval_cap": int(self.eval_cap), "life_threshold": int(self.life_threshold),
-                   "evaluation": self.evaluation, "verify": bool(self.verify)}
+        options = {
+            "eval_cap": int(self.eval_cap),
+            "life_threshold": int(self.life_threshold),
+            "evaluation": self.evaluation,
+            "verify": bool(self.verify),
+        }
         if self.imperfect_samples is not None:
             if self.imperfect_samples < 1:
                 raise SweepError(f"the imperfect player needs at least 1 sample, got {self.imperfect_samples}")
@@ -186,8 +199,9 @@ class BatchResult:
 # ----------------------------------------------------------------------------- decks and seeds
 
 
-def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS,
-              analysed: bool = False) -> list[Deck]:
+def deck_grid(
+    creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS, analysed: bool = False
+) -> list[Deck]:
     """Every deck of the grid with at most 60 cards, ordered by creatures then bolts.
 
     ``analysed=True`` keeps only the decks Esche (2018) analysed (:attr:`Deck.analysed`):
@@ -198,8 +212,11 @@ def deck_grid(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] 
     if analysed:
         grid = [deck for deck in grid if deck.analysed]
     if not grid:
-        which = "deck the thesis analysed (more than 12 non-land cards, at least one Mountain)" if analysed \
+        which = (
+            "deck the thesis analysed (more than 12 non-land cards, at least one Mountain)"
+            if analysed
             else f"deck of at most {DECK_SIZE} cards"
+        )
         raise SweepError(f"no {which} on the grid creatures={creatures} bolts={bolts}")
     return grid
 
@@ -224,8 +241,16 @@ def _check_counts(games: int, repeats: int, seed: int) -> None:
 class _MtgGames(Experiment):
     """Mini-Magic games for the runner: game g of repeat r is match r * games + g of its pair."""
 
-    def __init__(self, params: dict[str, Any], pairs: Sequence[tuple[int, int]], decks: Sequence[str], games: int,
-                 repeats: int, game_fn: GameFn, options: dict[str, Any]):
+    def __init__(
+        self,
+        params: dict[str, Any],
+        pairs: Sequence[tuple[int, int]],
+        decks: Sequence[str],
+        games: int,
+        repeats: int,
+        game_fn: GameFn,
+        options: dict[str, Any],
+    ):
         self.params = params
         self.pairs = list(pairs)
         self.decks = list(decks)
@@ -236,8 +261,13 @@ class _MtgGames(Experiment):
         self.n_matches = games * repeats
         last_deck = len(self.decks) - 1
         self.columns = (
-            Column("deck1", 0, last_deck), Column("deck2", 0, last_deck), Column("first", 0, 1),
-            Column("winner", 0, 1, nullable=True), Column("turns"), Column("nodes"), Column("evaluations"),
+            Column("deck1", 0, last_deck),
+            Column("deck2", 0, last_deck),
+            Column("first", 0, 1),
+            Column("winner", 0, 1, nullable=True),
+            Column("turns"),
+            Column("nodes"),
+            Column("evaluations"),
             Column("mismatch", 0, 1),
         )
 
@@ -250,11 +280,26 @@ class _MtgGames(Experiment):
 
     def play(self, pair: int, match: int) -> tuple[int | None, ...]:
         task = self.task(pair, match)
-        result = self.game_fn(self.decks[task.deck1], self.decks[task.deck2], player1=task.player1,
-                              player2=task.player2, seed=task.seed, first=task.first, **self.options)
+        result = self.game_fn(
+            self.decks[task.deck1],
+            self.decks[task.deck2],
+            player1=task.player1,
+            player2=task.player2,
+            seed=task.seed,
+            first=task.first,
+            **self.options,
+        )
         winner = None if result.winner is None else int(result.winner)
-        return (task.deck1, task.deck2, task.first, winner, int(result.turns), int(result.nodes),
-                int(result.evaluations), int(bool(result.mismatch)))
+        return (
+            task.deck1,
+            task.deck2,
+            task.first,
+            winner,
+            int(result.turns),
+            int(result.nodes),
+            int(result.evaluations),
+            int(bool(result.mismatch)),
+        )
 
 
 class _DeckSweep(_MtgGames):
@@ -267,8 +312,14 @@ class _DeckSweep(_MtgGames):
     def task(self, pair: int, match: int) -> GameTask:
         (i, j), (r, g) = self.pairs[pair], divmod(match, self.games)
         a, b = self.grid[i], self.grid[j]
-        return GameTask(i, j, self.player, self.player, g % 2,
-                        game_seed(self.seed, r, a.creatures, a.bolts, b.creatures, b.bolts, g))
+        return GameTask(
+            i,
+            j,
+            self.player,
+            self.player,
+            g % 2,
+            game_seed(self.seed, r, a.creatures, a.bolts, b.creatures, b.bolts, g),
+        )
 
 
 class _PlayerTournament(_MtgGames):
@@ -304,8 +355,9 @@ def summarise(rows: np.ndarray, experiment: _MtgGames, labels: Sequence[str], re
     return BatchResult(rate_matrix(labels, experiment.pairs, rate, std), stats, undecided)
 
 
-def _run(experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | os.PathLike | None,
-         execution: Execution) -> BatchResult:
+def _run(
+    experiment: _MtgGames, labels: Sequence[str], repeats: int, out: str | os.PathLike | None, execution: Execution
+) -> BatchResult:
     """Play what the store lacks, then summarise and (with ``out``) write the matrices and per-pair counts."""
     out, store = open_store(out, STORE_NAME, experiment, execution.resume)
     try:
@@ -343,8 +395,10 @@ def stored_games(out: str | os.PathLike) -> list[StoredGame]:
         params = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
         decks, games = params["decks"], int(params["games"])
         rows = db.execute("SELECT deck1, deck2, match, winner, mismatch, first FROM matches ORDER BY pair, match")
-        return [StoredGame(decks[d1], decks[d2], m // games, m % games, w, bool(mm), int(f))
-                for d1, d2, m, w, mm, f in rows.fetchall()]
+        return [
+            StoredGame(decks[d1], decks[d2], m // games, m % games, w, bool(mm), int(f))
+            for d1, d2, m, w, mm, f in rows.fetchall()
+        ]
     except (sqlite3.Error, TypeError, ValueError, KeyError, IndexError) as exc:
         raise SweepError(f"{path}: not a readable game store ({exc})") from exc
     finally:
@@ -372,10 +426,21 @@ def _check_engine_arguments(players: Iterable[str], evaluation: str, game_fn: Ga
         raise SweepError(f"unknown evaluation {evaluation!r}; choose from {', '.join(EVALUATIONS)}")
 
 
-def run_sweep(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] = THESIS_BOLTS, *, games: int = 200,
-              repeats: int = 1, seed: int = 0, mirror: bool = False, analysed: bool = False, player: str = "perfect",
-              settings: GameSettings = GameSettings(), out: str | os.PathLike | None = None,
-              execution: Execution = Execution(), game_fn: GameFn | None = None) -> BatchResult:
+def run_sweep(
+    creatures: Iterable[int] = THESIS_CREATURES,
+    bolts: Iterable[int] = THESIS_BOLTS,
+    *,
+    games: int = 200,
+    repeats: int = 1,
+    seed: int = 0,
+    mirror: bool = False,
+    analysed: bool = False,
+    player: str = "perfect",
+    settings: GameSettings = GameSettings(),
+    out: str | os.PathLike | None = None,
+    execution: Execution = Execution(),
+    game_fn: GameFn | None = None,
+) -> BatchResult:
     """Play every deck pair of the grid ``games`` times per repeat and return the win-rate matrix.
 
     Writes ``out/games.sqlite`` as batches of games finish and, at the end,
@@ -394,17 +459,34 @@ def run_sweep(creatures: Iterable[int] = THESIS_CREATURES, bolts: Iterable[int] 
     options = settings.options()
     game_fn = game_fn or play_game
     params = {
-        "kind": "sweep", "decks": labels, "games": games, "repeats": repeats, "seed": seed, "mirror": mirror,
-        "player": player, **options, "game_fn": _function_name(game_fn),
+        "kind": "sweep",
+        "decks": labels,
+        "games": games,
+        "repeats": repeats,
+        "seed": seed,
+        "mirror": mirror,
+        "player": player,
+        **options,
+        "game_fn": _function_name(game_fn),
     }
-    experiment = _DeckSweep(params, pairs, labels, games, repeats, game_fn, options, grid=grid, player=player,
-                            seed=seed)
+    experiment = _DeckSweep(
+        params, pairs, labels, games, repeats, game_fn, options, grid=grid, player=player, seed=seed
+    )
     return _run(experiment, labels, repeats, out, execution)
 
 
-def run_tournament(players: Sequence[str], decks: Sequence[str], *, games: int = 200, repeats: int = 20,
-                   seed: int = 0, settings: GameSettings = GameSettings(), out: str | os.PathLike | None = None,
-                   execution: Execution = Execution(), game_fn: GameFn | None = None) -> BatchResult:
+def run_tournament(
+    players: Sequence[str],
+    decks: Sequence[str],
+    *,
+    games: int = 200,
+    repeats: int = 20,
+    seed: int = 0,
+    settings: GameSettings = GameSettings(),
+    out: str | os.PathLike | None = None,
+    execution: Execution = Execution(),
+    game_fn: GameFn | None = None,
+) -> BatchResult:
     """Play every pair of player kinds ``games`` times per repeat on random decks (Esche (2018), Section 3.4).
 
     For each game both decks are drawn uniformly and independently from
@@ -422,8 +504,14 @@ def run_tournament(players: Sequence[str], decks: Sequence[str], *, games: int =
     options = settings.options()
     game_fn = game_fn or play_game
     params = {
-        "kind": "tournament", "players": players, "decks": decks, "games": games, "repeats": repeats,
-        "seed": seed, **options, "game_fn": _function_name(game_fn),
+        "kind": "tournament",
+        "players": players,
+        "decks": decks,
+        "games": games,
+        "repeats": repeats,
+        "seed": seed,
+        **options,
+        "game_fn": _function_name(game_fn),
     }
     pairs = round_robin(len(players))
     experiment = _PlayerTournament(params, pairs, decks, games, repeats, game_fn, options, players=players, seed=seed)

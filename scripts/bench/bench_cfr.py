@@ -51,8 +51,9 @@ from gamelp.regret import CHECK_EVERY, solve_regret
 OPENSPIEL_GAMES = {"leduc": "leduc_poker", "kuhn": "kuhn_poker"}
 
 
-def run_gamelp(name: str, target: float, max_iterations: int, repeats: int, method: str = "cfr+",
-               check_every: int = CHECK_EVERY) -> dict:
+def run_gamelp(
+    name: str, target: float, max_iterations: int, repeats: int, method: str = "cfr+", check_every: int = CHECK_EVERY
+) -> dict:
     """``method`` is a method name, or ``name@gamma`` to average with weights ``t^gamma`` instead of its own."""
     game = load_game(name)
     method_name, _, gamma = method.partition("@")
@@ -60,13 +61,26 @@ def run_gamelp(name: str, target: float, max_iterations: int, repeats: int, meth
     times, result = [], None
     for _ in range(repeats):
         start = time.perf_counter()
-        result = solve_regret(game, method_name, max_iterations, target_gap=target, track_last=False,
-                              check_every=check_every, averaging=averaging)
+        result = solve_regret(
+            game,
+            method_name,
+            max_iterations,
+            target_gap=target,
+            track_last=False,
+            check_every=check_every,
+            averaging=averaging,
+        )
         times.append(time.perf_counter() - start)
-    return {"solver": f"gamelp {method.upper()} (numpy)", "information_sets": game.pl1.num_decision_points
-            + game.pl2.num_decision_points, "iterations": result.iterations, "gap": result.gap,
-            "value": result.value, "seconds": statistics.median(times), "eval_seconds": None,
-            "reached": result.converged}
+    return {
+        "solver": f"gamelp {method.upper()} (numpy)",
+        "information_sets": game.pl1.num_decision_points + game.pl2.num_decision_points,
+        "iterations": result.iterations,
+        "gap": result.gap,
+        "value": result.value,
+        "seconds": statistics.median(times),
+        "eval_seconds": None,
+        "reached": result.converged,
+    }
 
 
 def ensure_openspiel() -> bool:
@@ -75,8 +89,9 @@ def ensure_openspiel() -> bool:
         return True
     except ImportError:
         print("open-spiel is missing: installing it with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "open-spiel"], check=False,
-                              stdout=sys.stderr)
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "open-spiel"], check=False, stdout=sys.stderr
+        )
         if done.returncode != 0:
             return False
         importlib.invalidate_caches()
@@ -87,8 +102,9 @@ def ensure_openspiel() -> bool:
             return False
 
 
-def run_openspiel(kind: str, game_name: str, params: dict, target: float, max_iterations: int,
-                  check_every: int) -> dict:
+def run_openspiel(
+    kind: str, game_name: str, params: dict, target: float, max_iterations: int, check_every: int
+) -> dict:
     """Iterate OpenSpiel's CFR+ (``kind`` = "python" or "c++") until nash_conv <= target."""
     import pyspiel
     from open_spiel.python.algorithms import cfr, exploitability
@@ -115,18 +131,26 @@ def run_openspiel(kind: str, game_name: str, params: dict, target: float, max_it
     policy = solver.average_policy()
     if kind == "python":
         from open_spiel.python import policy as policy_lib
+
         policy = policy_lib.python_policy_to_pyspiel_policy(policy)
     value = pyspiel.expected_returns(game.new_initial_state(), policy, -1, True)[0]
     label = "suit-isomorphic" if params.get("suit_isomorphism") else "six cards"
-    return {"solver": f"OpenSpiel {kind} CFR+ ({label})" if game_name == "leduc_poker" else
-            f"OpenSpiel {kind} CFR+", "information_sets": None, "iterations": iteration, "gap": float(gap),
-            "value": float(value), "seconds": solve_seconds, "eval_seconds": eval_seconds,
-            "reached": bool(gap <= target),
-            "check_every": check_every}
+    return {
+        "solver": f"OpenSpiel {kind} CFR+ ({label})" if game_name == "leduc_poker" else f"OpenSpiel {kind} CFR+",
+        "information_sets": None,
+        "iterations": iteration,
+        "gap": float(gap),
+        "value": float(value),
+        "seconds": solve_seconds,
+        "eval_seconds": eval_seconds,
+        "reached": bool(gap <= target),
+        "check_every": check_every,
+    }
 
 
-def compare_methods(name: str, methods: list[str], targets: list[float], max_iterations: int,
-                    repeats: int, check_every: int) -> list[dict]:
+def compare_methods(
+    name: str, methods: list[str], targets: list[float], max_iterations: int, repeats: int, check_every: int
+) -> list[dict]:
     """Iterations and seconds of each method to each target: one row per method and target."""
     rows = []
     for method in methods:
@@ -167,31 +191,63 @@ class CfrRace:
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(OPENSPIEL_GAMES), default="leduc", help="default: leduc")
-    parser.add_argument("--target", type=finite_float(0.0, strict=True), default=1e-4,
-                        help="OpenSpiel comparison: saddle-point gap to reach (default: 1e-4)")
-    parser.add_argument("--max-iterations", type=integer(1), default=20000,
-                        help="OpenSpiel comparison: give up after (default: 20000)")
-    parser.add_argument("--methods", nargs="+", default=["cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+"],
-                        help="first table's methods; NAME@GAMMA averages with weights t^GAMMA instead of the "
-                             "method's own (e.g. pdcfr+@20)")
-    parser.add_argument("--targets", type=finite_float(0.0, strict=True), nargs="+", default=[1e-4, 1e-5, 1e-6],
-                        help="first table's gaps (default: 1e-4 1e-5 1e-6)")
-    parser.add_argument("--method-max-iterations", type=integer(1), default=200000,
-                        help="first table: give up after (default: 200000)")
+    parser.add_argument(
+        "--target",
+        type=finite_float(0.0, strict=True),
+        default=1e-4,
+        help="OpenSpiel comparison: saddle-point gap to reach (default: 1e-4)",
+    )
+    parser.add_argument(
+        "--max-iterations", type=integer(1), default=20000, help="OpenSpiel comparison: give up after (default: 20000)"
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=["cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+"],
+        help="first table's methods; NAME@GAMMA averages with weights t^GAMMA instead of the "
+        "method's own (e.g. pdcfr+@20)",
+    )
+    parser.add_argument(
+        "--targets",
+        type=finite_float(0.0, strict=True),
+        nargs="+",
+        default=[1e-4, 1e-5, 1e-6],
+        help="first table's gaps (default: 1e-4 1e-5 1e-6)",
+    )
+    parser.add_argument(
+        "--method-max-iterations", type=integer(1), default=200000, help="first table: give up after (default: 200000)"
+    )
     parser.add_argument("--skip-openspiel", action="store_true", help="only the first table")
-    parser.add_argument("--repeats", type=integer(1), default=3,
-                        help="gamelp runs; the median time is kept (default: 3)")
-    parser.add_argument("--check-gap-every", type=integer(1), default=CHECK_EVERY,
-                        help=f"gamelp: iterations between two gap measurements (default: {CHECK_EVERY})")
-    parser.add_argument("--check-every", type=integer(1), default=1,
-                        help="OpenSpiel C++: iterations between nash_conv checks (default: 1)")
-    parser.add_argument("--python-check-every", type=integer(1), default=5,
-                        help="OpenSpiel Python: iterations between nash_conv checks (default: 5)")
+    parser.add_argument(
+        "--repeats", type=integer(1), default=3, help="gamelp runs; the median time is kept (default: 3)"
+    )
+    parser.add_argument(
+        "--check-gap-every",
+        type=integer(1),
+        default=CHECK_EVERY,
+        help=f"gamelp: iterations between two gap measurements (default: {CHECK_EVERY})",
+    )
+    parser.add_argument(
+        "--check-every",
+        type=integer(1),
+        default=1,
+        help="OpenSpiel C++: iterations between nash_conv checks (default: 1)",
+    )
+    parser.add_argument(
+        "--python-check-every",
+        type=integer(1),
+        default=5,
+        help="OpenSpiel Python: iterations between nash_conv checks (default: 5)",
+    )
     parser.add_argument("--skip-python", action="store_true", help="skip OpenSpiel's (slow) Python CFR+")
-    parser.add_argument("--python-six-cards", action="store_true",
-                        help="also run the Python CFR+ on the six-card Leduc (several minutes)")
-    parser.add_argument("--out", type=output_directory, default="out",
-                        help="directory for bench_cfr.json (default: out/)")
+    parser.add_argument(
+        "--python-six-cards",
+        action="store_true",
+        help="also run the Python CFR+ on the six-card Leduc (several minutes)",
+    )
+    parser.add_argument(
+        "--out", type=output_directory, default="out", help="directory for bench_cfr.json (default: out/)"
+    )
     return parser
 
 
@@ -200,22 +256,40 @@ def main(argv: list[str] | None = None) -> CfrRace:
 
     load = {"before": os.getloadavg()}
     lp_value = solve_nash(load_game(args.game), 1).value
-    method_rows = compare_methods(args.game, args.methods, args.targets, args.method_max_iterations, args.repeats,
-                                  args.check_gap_every)
+    method_rows = compare_methods(
+        args.game, args.methods, args.targets, args.method_max_iterations, args.repeats, args.check_gap_every
+    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "bench_cfr.json"
-    race = CfrRace(game=args.game, target=args.target, targets=args.targets, repeats=args.repeats, lp_value=lp_value,
-                   methods=method_rows, runs=None, fastest_method=None, openspiel_missing=False, load_average=load,
-                   path=str(path))
+    race = CfrRace(
+        game=args.game,
+        target=args.target,
+        targets=args.targets,
+        repeats=args.repeats,
+        lp_value=lp_value,
+        methods=method_rows,
+        runs=None,
+        fastest_method=None,
+        openspiel_missing=False,
+        load_average=load,
+        path=str(path),
+    )
     if args.skip_openspiel:
         load["after"] = os.getloadavg()
-        write_text(path, json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
-                                     "methods": method_rows}, indent=2))
+        write_text(
+            path,
+            json.dumps(
+                {"args": vars(args), "load_average": load, "lp_value": lp_value, "methods": method_rows}, indent=2
+            ),
+        )
         return race
     ours = run_gamelp(args.game, args.target, args.max_iterations, args.repeats, check_every=args.check_gap_every)
-    race.fastest_method = min((row for row in method_rows if row["target"] == args.target and row["reached"]),
-                              key=lambda row: row["seconds"], default=None)
+    race.fastest_method = min(
+        (row for row in method_rows if row["target"] == args.target and row["reached"]),
+        key=lambda row: row["seconds"],
+        default=None,
+    )
     rows = race.runs = [ours]
     if ensure_openspiel():
         name = OPENSPIEL_GAMES[args.game]
@@ -223,17 +297,29 @@ def main(argv: list[str] | None = None) -> CfrRace:
         for params in variants:
             rows.append(run_openspiel("c++", name, params, args.target, args.max_iterations, args.check_every))
         if not args.skip_python:
-            for params in variants[:2 if args.python_six_cards else 1]:
-                rows.append(run_openspiel("python", name, params, args.target, args.max_iterations,
-                                          args.python_check_every))
+            for params in variants[: 2 if args.python_six_cards else 1]:
+                rows.append(
+                    run_openspiel("python", name, params, args.target, args.max_iterations, args.python_check_every)
+                )
     else:
         race.openspiel_missing = True
     for row in rows:
         row["ratio_to_gamelp"] = row["seconds"] / ours["seconds"]
     load["after"] = os.getloadavg()
-    write_text(path, json.dumps({"args": vars(args), "load_average": load, "lp_value": lp_value,
-                                 "methods": method_rows, "runs": rows, "fastest_method": race.fastest_method},
-                                indent=2))
+    write_text(
+        path,
+        json.dumps(
+            {
+                "args": vars(args),
+                "load_average": load,
+                "lp_value": lp_value,
+                "methods": method_rows,
+                "runs": rows,
+                "fastest_method": race.fastest_method,
+            },
+            indent=2,
+        ),
+    )
     return race
 
 
@@ -253,21 +339,32 @@ def report(result: CfrRace) -> None:
         print()
         if result.openspiel_missing:
             print("open-spiel could not be installed: only gamelp's figures are shown")
-        print(f"CFR+ on {result.game} to a saddle-point gap of {result.target:g} "
-              f"(LP value of player 1: {result.lp_value:.6f})")
-        print(f"{'solver':<44} {'iters':>6} {'gap':>9} {'value':>10} {'solve s':>9} {'ms/iter':>8} "
-              f"{'check s':>8} {'time / gamelp':>13}")
+        print(
+            f"CFR+ on {result.game} to a saddle-point gap of {result.target:g} "
+            f"(LP value of player 1: {result.lp_value:.6f})"
+        )
+        print(
+            f"{'solver':<44} {'iters':>6} {'gap':>9} {'value':>10} {'solve s':>9} {'ms/iter':>8} "
+            f"{'check s':>8} {'time / gamelp':>13}"
+        )
         for row in result.runs:
             check = "" if row["eval_seconds"] is None else f"{row['eval_seconds']:.2f}"
             note = "" if row["reached"] else "  (target not reached)"
-            print(f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
-                  f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
-                  f"{row['ratio_to_gamelp']:>13.1f}{note}")
+            print(
+                f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
+                f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
+                f"{row['ratio_to_gamelp']:>13.1f}{note}"
+            )
         best = result.fastest_method
         if best is not None:
-            print(f"gamelp's fastest method at {result.target:g}: {best['method']} in {best['seconds']:.3f} s; "
-                  + "; ".join(f"{row['solver']} takes {row['seconds'] / best['seconds']:.1f} x as long"
-                              for row in result.runs[1:] if row["reached"]))
+            print(
+                f"gamelp's fastest method at {result.target:g}: {best['method']} in {best['seconds']:.3f} s; "
+                + "; ".join(
+                    f"{row['solver']} takes {row['seconds'] / best['seconds']:.1f} x as long"
+                    for row in result.runs[1:]
+                    if row["reached"]
+                )
+            )
     print("load average after: " + ", ".join(f"{v:.2f}" for v in result.load_average["after"]))
 
 

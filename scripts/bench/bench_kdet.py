@@ -56,18 +56,38 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
         if method == "mip":
             result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
         else:
-            result = search_sweep(game, player, rel_gap=args.gap, abs_gap=args.abs_gap,
-                                  time_limit=args.search_time_limit, patience=args.patience, clock=time.process_time)
+            result = search_sweep(
+                game,
+                player,
+                rel_gap=args.gap,
+                abs_gap=args.abs_gap,
+                time_limit=args.search_time_limit,
+                patience=args.patience,
+                clock=time.process_time,
+            )
     except SolveError as exc:  # e.g. a MIP stopped by its time limit before any incumbent
-        return {"method": method, "game": game_name, "player": player, "failed": str(exc),
-                "seconds": time.perf_counter() - began, "cpu": time.process_time() - cpu_began}
+        return {
+            "method": method,
+            "game": game_name,
+            "player": player,
+            "failed": str(exc),
+            "seconds": time.perf_counter() - began,
+            "cpu": time.process_time() - cpu_began,
+        }
     seconds, cpu = time.perf_counter() - began, time.process_time() - cpu_began
     over = [p for p in result.points if not p.within(args.gap, args.abs_gap)]
-    return {"method": method, "game": game_name, "player": player, "seconds": seconds, "cpu": cpu,
-            "solves": result.mips_solved, "lps": result.lps_solved, "nodes": result.nodes,
-            "over": [{"k": p.k, "value": p.value, "bound": p.bound, "gap": p.mip_gap} for p in over],
-            "points": [{key: value for key, value in p.to_dict().items() if key != "strategy"}
-                       for p in result.points]}
+    return {
+        "method": method,
+        "game": game_name,
+        "player": player,
+        "seconds": seconds,
+        "cpu": cpu,
+        "solves": result.mips_solved,
+        "lps": result.lps_solved,
+        "nodes": result.nodes,
+        "over": [{"k": p.k, "value": p.value, "bound": p.bound, "gap": p.mip_gap} for p in over],
+        "points": [{key: value for key, value in p.to_dict().items() if key != "strategy"} for p in result.points],
+    }
 
 
 def run_pair(method: str, game_name: str, args) -> dict:
@@ -118,18 +138,26 @@ def variant_list(text: str) -> list[str]:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", type=method_list, default="mip,search",
-                        help="sweeps of the game to run (empty: the variants only)")
+    parser.add_argument(
+        "--methods", type=method_list, default="mip,search", help="sweeps of the game to run (empty: the variants only)"
+    )
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap target (default 1%%)")
     parser.add_argument("--abs-gap", type=finite_float(0.0), default=1e-4, help="absolute gap accepted near 0")
-    parser.add_argument("--mip-time-limit", type=finite_float(0.0, strict=True), default=30.0,
-                        help="seconds per MIP of k_sweep")
-    parser.add_argument("--search-time-limit", type=finite_float(0.0, strict=True), default=20.0,
-                        help="seconds per k of the search")
-    parser.add_argument("--patience", type=integer(1), default=None,
-                        help="the search stops after this many fruitless k in a row (default: search every k)")
-    parser.add_argument("--variants", type=variant_list, default="",
-                        help="bigger Leduc variants RxS for the search, e.g. 4x2,5x3")
+    parser.add_argument(
+        "--mip-time-limit", type=finite_float(0.0, strict=True), default=30.0, help="seconds per MIP of k_sweep"
+    )
+    parser.add_argument(
+        "--search-time-limit", type=finite_float(0.0, strict=True), default=20.0, help="seconds per k of the search"
+    )
+    parser.add_argument(
+        "--patience",
+        type=integer(1),
+        default=None,
+        help="the search stops after this many fruitless k in a row (default: search every k)",
+    )
+    parser.add_argument(
+        "--variants", type=variant_list, default="", help="bigger Leduc variants RxS for the search, e.g. 4x2,5x3"
+    )
     parser.add_argument("--game", default="leduc", help="the game both methods sweep: leduc (default), kuhn or RxS")
     parser.add_argument("--out", type=output_directory, default="out")
     return parser
@@ -152,31 +180,54 @@ def main(argv: list[str] | None = None) -> KdetRace:
         walls[method] = run["wall"]
         if method == "search":
             curves = {f"player {r['player']}": r["points"] for r in run["players"] if "failed" not in r}
-            plot = str(plot_k_sweep(curves, out / f"bench_kdet_{args.game}.png",
-                                    title=f"{args.game}: value against k (search)"))
+            plot = str(
+                plot_k_sweep(
+                    curves, out / f"bench_kdet_{args.game}.png", title=f"{args.game}: value against k (search)"
+                )
+            )
     variants = [run_pair("search", variant, args) for variant in args.variants]
     ratio = walls["mip"] / walls["search"] if len(walls) == 2 else None
-    result = KdetRace(sweeps=sweeps, variants=variants, mip_over_search=ratio, load_average_start=load_start,
-                      load_average_end=os.getloadavg(), path=str(out / "bench_kdet.json"), plot=plot)
-    write_text(result.path, json.dumps({"load_average_start": result.load_average_start, "runs": [
-        {key: run[key] for key in ("game", "method", "wall", "players")} for run in sweeps + variants],
-        "load_average_end": result.load_average_end}, indent=1))
+    result = KdetRace(
+        sweeps=sweeps,
+        variants=variants,
+        mip_over_search=ratio,
+        load_average_start=load_start,
+        load_average_end=os.getloadavg(),
+        path=str(out / "bench_kdet.json"),
+        plot=plot,
+    )
+    write_text(
+        result.path,
+        json.dumps(
+            {
+                "load_average_start": result.load_average_start,
+                "runs": [{key: run[key] for key in ("game", "method", "wall", "players")} for run in sweeps + variants],
+                "load_average_end": result.load_average_end,
+            },
+            indent=1,
+        ),
+    )
     return result
 
 
 def report_run(run: dict) -> None:
-    print(f"{run['game']}, {run['method']}: {run['wall']:.1f} s wall for both players in parallel "
-          f"(load average {', '.join(f'{v:.1f}' for v in run['load_average'])})")
+    print(
+        f"{run['game']}, {run['method']}: {run['wall']:.1f} s wall for both players in parallel "
+        f"(load average {', '.join(f'{v:.1f}' for v in run['load_average'])})"
+    )
     for r in run["players"]:
         if "failed" in r:
-            print(f"  player {r['player']}: failed after {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU: "
-                  f"{r['failed']}")
+            print(
+                f"  player {r['player']}: failed after {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU: {r['failed']}"
+            )
             continue
         points = r["points"]
         work = "MIPs" if run["method"] == "mip" else "searches"
-        print(f"  player {r['player']}: {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, {r['solves']} {work}, "
-              f"{r['lps']} LPs, {r['nodes']} nodes; V(0) = {points[0]['value']:.6f}, V({len(points) - 1}) = "
-              f"{points[-1]['value']:.6f}; k over the gap: {len(r['over'])}")
+        print(
+            f"  player {r['player']}: {r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, {r['solves']} {work}, "
+            f"{r['lps']} LPs, {r['nodes']} nodes; V(0) = {points[0]['value']:.6f}, V({len(points) - 1}) = "
+            f"{points[-1]['value']:.6f}; k over the gap: {len(r['over'])}"
+        )
         for p in r["over"]:
             print(f"    k={p['k']:3d} value={p['value']: .6f} bound={p['bound']: .6f} gap={p['gap']:.2%}")
 

@@ -77,17 +77,25 @@ def scip_model(form: MatrixForm) -> tuple[pyscipopt.Model, list]:
     model = pyscipopt.Model(form.name)
     model.hideOutput()
     kinds = np.where(form.binary, "B", np.where(form.integer, "I", "C"))
-    columns = [model.addVar(f"c{i}", vtype=kinds[i], obj=float(form.c[i]),
-                            lb=None if np.isneginf(form.col_lb[i]) else float(form.col_lb[i]),
-                            ub=None if np.isposinf(form.col_ub[i]) else float(form.col_ub[i]))
-               for i in range(form.c.size)]
+    columns = [
+        model.addVar(
+            f"c{i}",
+            vtype=kinds[i],
+            obj=float(form.c[i]),
+            lb=None if np.isneginf(form.col_lb[i]) else float(form.col_lb[i]),
+            ub=None if np.isposinf(form.col_ub[i]) else float(form.col_ub[i]),
+        )
+        for i in range(form.c.size)
+    ]
     A = form.A.tocsr()
     for r in range(A.shape[0]):
         cells = slice(A.indptr[r], A.indptr[r + 1])
         row = pyscipopt.quicksum(float(a) * columns[j] for a, j in zip(A.data[cells], A.indices[cells]))
         rhs = float(form.rhs[r])
-        model.addCons(row <= rhs if form.row_sense[r] == "<" else row >= rhs if form.row_sense[r] == ">"
-                      else row == rhs, name=f"r{r}")
+        model.addCons(
+            row <= rhs if form.row_sense[r] == "<" else row >= rhs if form.row_sense[r] == ">" else row == rhs,
+            name=f"r{r}",
+        )
     if form.objective_constant:
         model.addObjoffset(form.objective_constant)
     if form.maximize:
@@ -108,23 +116,35 @@ def solve_scip(form: MatrixForm, start: np.ndarray, time_limit: float, gap: floa
     root = model.getDualboundRoot()
     if model.isInfinity(abs(root)):  # solved in presolve, before any root node
         root = model.getDualbound()
-    return {"status": model.getStatus(), "start_accepted": bool(accepted), "root_bound": root,
-            "bound": model.getDualbound(), "incumbent": model.getPrimalbound(), "nodes": model.getNNodes(),
-            "seconds": time.perf_counter() - began}
+    return {
+        "status": model.getStatus(),
+        "start_accepted": bool(accepted),
+        "root_bound": root,
+        "bound": model.getDualbound(),
+        "incumbent": model.getPrimalbound(),
+        "nodes": model.getNNodes(),
+        "seconds": time.perf_counter() - began,
+    }
 
 
 def solve_highs(form: MatrixForm, start: np.ndarray, time_limit: float, gap: float) -> dict:
     began = time.perf_counter()
     raw = get("highs").solve(form, Options(time_limit=time_limit, mip_gap=gap, threads=1, start=start))
-    rows = [(int(m.group(1)), float(m.group(2)), int(m.group(3)))
-            for m in map(_HIGHS_ROW.match, raw.log.splitlines()) if m]
+    rows = [
+        (int(m.group(1)), float(m.group(2)), int(m.group(3))) for m in map(_HIGHS_ROW.match, raw.log.splitlines()) if m
+    ]
     # The root's bound: the last row after the root LP (iterations > 0) before any node was processed;
     # without such a row the root node or presolve decided the model and the final bound is the root's.
     root = [bound for processed, bound, iterations in rows if processed == 0 and iterations > 0] or [raw.bound]
     nodes = _HIGHS_NODES.search(raw.log)
-    return {"status": raw.status.value, "root_bound": root[-1], "bound": raw.bound,
-            "incumbent": raw.objective, "nodes": int(nodes.group(1)) if nodes else None,
-            "seconds": time.perf_counter() - began}
+    return {
+        "status": raw.status.value,
+        "root_bound": root[-1],
+        "bound": raw.bound,
+        "incumbent": raw.objective,
+        "nodes": int(nodes.group(1)) if nodes else None,
+        "seconds": time.perf_counter() - began,
+    }
 
 
 def starting_point(model, search: KdetSearch, k: int) -> tuple[float, np.ndarray]:
@@ -162,10 +182,18 @@ def add_forcing_rows(model, own, phi: np.ndarray, nash_value: float) -> None:
     sequences = np.arange(1, own.num_sequences)
     loss = np.maximum(nash_value - phi, 0.0)
     value_row = model.objective["v"][None, :]
-    model.add_constraints("forcing_cap", {"v": np.repeat(value_row, own.num_decision_points, axis=0),
-                                          "z": sp.csr_matrix((loss, (own.decision_point_of[sequences], sequences - 1)),
-                                                             shape=(own.num_decision_points, sequences.size))},
-                          "<=", nash_value)
+    model.add_constraints(
+        "forcing_cap",
+        {
+            "v": np.repeat(value_row, own.num_decision_points, axis=0),
+            "z": sp.csr_matrix(
+                (loss, (own.decision_point_of[sequences], sequences - 1)),
+                shape=(own.num_decision_points, sequences.size),
+            ),
+        },
+        "<=",
+        nash_value,
+    )
 
 
 def in_original_units(result: dict, objective_scale: float) -> dict:
@@ -186,12 +214,14 @@ def k_list(text: str) -> list[int]:
 
 def names(allowed: tuple[str, ...]):
     """Type of a comma-separated list of names from ``allowed``."""
+
     def parse(text: str) -> list[str]:
         chosen = [name.strip() for name in text.split(",") if name.strip()]
         unknown = [name for name in chosen if name not in allowed]
         if unknown or not chosen:
             raise argparse.ArgumentTypeError(f"expected some of {', '.join(allowed)}, got {text!r}")
         return chosen
+
     return parse
 
 
@@ -211,8 +241,11 @@ class ScipRace:
     @property
     def gap_ratios(self) -> list[float]:
         """SCIP's final gap over HiGHS's, per model where both are positive."""
-        return [run["scip"]["gap"] / run["highs"]["gap"] for run in self.runs
-                if len(self.solvers) == 2 and run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
+        return [
+            run["scip"]["gap"] / run["highs"]["gap"]
+            for run in self.runs
+            if len(self.solvers) == 2 and run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0
+        ]
 
     @property
     def scip_better(self) -> int:
@@ -225,10 +258,18 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--game", default="leduc", help="leduc, kuhn or a Leduc variant RxS")
     parser.add_argument("--k1", type=k_list, default="116,120,125,130,135,140", help="player 1's k to solve")
     parser.add_argument("--k2", type=k_list, default="107,115,125,135", help="player 2's k to solve")
-    parser.add_argument("--time-limit", type=finite_float(0.0, strict=True), default=60.0,
-                        help="wall-clock seconds per solver and model")
-    parser.add_argument("--formulations", type=names(("bigm", "forcing")), default="bigm",
-                        help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)")
+    parser.add_argument(
+        "--time-limit",
+        type=finite_float(0.0, strict=True),
+        default=60.0,
+        help="wall-clock seconds per solver and model",
+    )
+    parser.add_argument(
+        "--formulations",
+        type=names(("bigm", "forcing")),
+        default="bigm",
+        help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)",
+    )
     parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap at which both solvers stop")
     parser.add_argument("--out", type=output_directory, default="out")
@@ -242,8 +283,10 @@ def main(argv: list[str] | None = None) -> ScipRace:
     for player, ks in ((1, args.k1), (2, args.k2)):
         total = game.player(player).num_decision_points
         if any(not 0 <= k <= total for k in ks):
-            parser.error(f"argument --k{player}: player {player} of {args.game} has {total} decision points, "
-                         f"so k runs from 0 to {total}")
+            parser.error(
+                f"argument --k{player}: player {player} of {args.game} has {total} decision points, "
+                f"so k runs from 0 to {total}"
+            )
     load_start = os.getloadavg()
     solvers = {name: {"highs": solve_highs, "scip": solve_scip}[name] for name in args.solvers}
     runs = []
@@ -259,36 +302,77 @@ def main(argv: list[str] | None = None) -> ScipRace:
                 add_forcing_rows(model, search.own, phi, nash_value)
             scaled, factors = scale(model.matrix_form())
             start = factors.scaled_start(start)
-            results = {name: in_original_units(solve(scaled, start, args.time_limit, args.gap), factors.objective)
-                       for name, solve in solvers.items()}
+            results = {
+                name: in_original_units(solve(scaled, start, args.time_limit, args.gap), factors.objective)
+                for name, solve in solvers.items()
+            }
             forced = single_forcing_bound(search.own, phi, k, nash_value)
-            runs.append({"player": player, "k": k, "formulation": formulation, "start_value": start_value,
-                         "single_forcing_bound": forced, **results})
+            runs.append(
+                {
+                    "player": player,
+                    "k": k,
+                    "formulation": formulation,
+                    "start_value": start_value,
+                    "single_forcing_bound": forced,
+                    **results,
+                }
+            )
             print(f"player {player}, k = {k}, {formulation}: done", file=sys.stderr, flush=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "bench_kdet_scip.json"
-    write_text(path, json.dumps({"game": args.game, "time_limit": args.time_limit, "gap": args.gap,
-                                 "load_average_end": os.getloadavg(), "runs": runs}, indent=1))
-    return ScipRace(game=args.game, time_limit=args.time_limit, gap=args.gap, solvers=list(solvers),
-                    load_average_start=load_start, runs=runs, path=str(path))
+    write_text(
+        path,
+        json.dumps(
+            {
+                "game": args.game,
+                "time_limit": args.time_limit,
+                "gap": args.gap,
+                "load_average_end": os.getloadavg(),
+                "runs": runs,
+            },
+            indent=1,
+        ),
+    )
+    return ScipRace(
+        game=args.game,
+        time_limit=args.time_limit,
+        gap=args.gap,
+        solvers=list(solvers),
+        load_average_start=load_start,
+        runs=runs,
+        path=str(path),
+    )
 
 
 def report(result: ScipRace) -> None:
-    print(f"{result.game}: P(k) with a {result.time_limit:g} s wall limit and a {result.gap:.0%} gap target per "
-          f"solver (load average {', '.join(f'{v:.1f}' for v in result.load_average_start)})")
-    print(f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} {'forced':>10} | " + " | ".join(
-        f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}"
-        for name in result.solvers))
+    print(
+        f"{result.game}: P(k) with a {result.time_limit:g} s wall limit and a {result.gap:.0%} gap target per "
+        f"solver (load average {', '.join(f'{v:.1f}' for v in result.load_average_start)})"
+    )
+    print(
+        f"{'pl':>2} {'k':>4} {'form':>7} {'start':>10} {'forced':>10} | "
+        + " | ".join(
+            f"{name:5} {'root':>10} {'bound':>10} {'value':>10} {'gap':>8} {'nodes':>6} {'s':>5}"
+            for name in result.solvers
+        )
+    )
     for run in result.runs:
-        print(f"{run['player']:>2} {run['k']:>4} {run['formulation']:>7} {run['start_value']:>10.6f} "
-              f"{run['single_forcing_bound']:>10.6f} | " + " | ".join(
-                  f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
-                  f"{r['nodes']:>6} {r['seconds']:>5.1f}" for r in (run[name] for name in result.solvers)))
+        print(
+            f"{run['player']:>2} {run['k']:>4} {run['formulation']:>7} {run['start_value']:>10.6f} "
+            f"{run['single_forcing_bound']:>10.6f} | "
+            + " | ".join(
+                f"{'':5} {r['root_bound']:>10.6f} {r['bound']:>10.6f} {r['incumbent']:>10.6f} {r['gap']:>8.2%} "
+                f"{r['nodes']:>6} {r['seconds']:>5.1f}"
+                for r in (run[name] for name in result.solvers)
+            )
+        )
     ratios = result.gap_ratios
     if ratios:
-        print(f"final gap SCIP / HiGHS: geometric mean {np.exp(np.mean(np.log(ratios))):.2f} over {len(ratios)} "
-              f"models; SCIP's bound lower (better) on {result.scip_better} of {len(result.runs)}")
+        print(
+            f"final gap SCIP / HiGHS: geometric mean {np.exp(np.mean(np.log(ratios))):.2f} over {len(ratios)} "
+            f"models; SCIP's bound lower (better) on {result.scip_better} of {len(result.runs)}"
+        )
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State
 from gamelp.games.locm.match import play_match
 
-GYM_DRIVER = r'''
+GYM_DRIVER = r"""
 import json, random, sys, time
 import gym_locm.engine.card as card_module
 from gym_locm.engine import Action, ActionType, Phase, State
@@ -93,7 +93,7 @@ while time.perf_counter() - start < budget:
         state.act(agent.act(state))
     matches += 1
 print(matches, time.perf_counter() - start)
-'''
+"""
 
 
 class UniformDrafter:
@@ -129,8 +129,7 @@ def gamelp_rate(battler_name: str, seconds: float, workers: int) -> tuple[int, f
 
 def _run_gym(python: str, *args: str) -> str:
     with resources.as_file(resources.files("gamelp.games.locm").joinpath("data", "cardlist-v1.2.txt")) as cards:
-        run = subprocess.run([python, "-c", GYM_DRIVER, str(cards), *args], capture_output=True, text=True,
-                             check=False)
+        run = subprocess.run([python, "-c", GYM_DRIVER, str(cards), *args], capture_output=True, text=True, check=False)
     if run.returncode != 0:
         raise SystemExit(f"gym-locm run failed with {python}: {run.stderr.strip().splitlines()[-1:]}")
     return run.stdout
@@ -158,8 +157,11 @@ def battler_positions(matches: int) -> list[dict]:
             state.start_turn()
             while state.winner < 0:
                 me = state.current
-                position = {"text": state.render(), "mana": state.mana[me],
-                            "ready": [c for c in state.board[me] if state.can_attack[c]]}
+                position = {
+                    "text": state.render(),
+                    "mana": state.mana[me],
+                    "ready": [c for c in state.board[me] if state.can_attack[c]],
+                }
                 position.update({name: list(b.act(state, rng)) for name, b in choosers.items()})
                 positions.append(position)
                 action = player.act(state, rng)
@@ -194,8 +196,11 @@ class LocmSpeed:
     @property
     def estimates(self) -> dict[tuple[str, int], float]:
         """Minutes of the 5-drafter round-robin at each gamelp (battler, processes) rate."""
-        return {(row["battler"], row["processes"]): ROUND_ROBIN_MATCHES / row["rate"] / 60
-                for row in self.rows if row["engine"] == "gamelp"}
+        return {
+            (row["battler"], row["processes"]): ROUND_ROBIN_MATCHES / row["rate"] / 60
+            for row in self.rows
+            if row["engine"] == "gamelp"
+        }
 
 
 def battler_list(text: str) -> list[str]:
@@ -207,17 +212,25 @@ def battler_list(text: str) -> list[str]:
 
 
 def build_parser() -> OneLineParser:
-    parser = OneLineParser(description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter,
-                           epilog=__doc__)
-    parser.add_argument("--battlers", type=battler_list, default="max-attack,greedy",
-                        help="comma-separated (default: both)")
-    parser.add_argument("--seconds", type=finite_float(0.0, strict=True), default=20.0,
-                        help="wall time per measurement (default: 20)")
-    parser.add_argument("--workers", type=int_list, default=[1, 2],
-                        help="gamelp process counts to measure (default: 1,2)")
+    parser = OneLineParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
+    parser.add_argument(
+        "--battlers", type=battler_list, default="max-attack,greedy", help="comma-separated (default: both)"
+    )
+    parser.add_argument(
+        "--seconds", type=finite_float(0.0, strict=True), default=20.0, help="wall time per measurement (default: 20)"
+    )
+    parser.add_argument(
+        "--workers", type=int_list, default=[1, 2], help="gamelp process counts to measure (default: 1,2)"
+    )
     parser.add_argument("--gym-python", help="a Python >= 3.12 with gym-locm installed (omit to skip gym-locm)")
-    parser.add_argument("--agreement-matches", type=integer(0), default=30,
-                        help="matches whose positions check that gym-locm's battlers choose ours (default: 30)")
+    parser.add_argument(
+        "--agreement-matches",
+        type=integer(0),
+        default=30,
+        help="matches whose positions check that gym-locm's battlers choose ours (default: 30)",
+    )
     return parser
 
 
@@ -235,12 +248,21 @@ def main(argv: list[str] | None = None) -> LocmSpeed:
         gym = None
         if args.gym_python:
             played, gym = gym_rate(args.gym_python, name, args.seconds)
-            rows.append({"battler": name, "engine": "gym-locm", "processes": 1, "rate": gym, "ratio": 1.0,
-                         "matches": played})
+            rows.append(
+                {"battler": name, "engine": "gym-locm", "processes": 1, "rate": gym, "ratio": 1.0, "matches": played}
+            )
         for count in args.workers:
             played, rate = gamelp_rate(name, args.seconds, count)
-            rows.append({"battler": name, "engine": "gamelp", "processes": count, "rate": rate,
-                         "ratio": rate / gym if gym else None, "matches": played})
+            rows.append(
+                {
+                    "battler": name,
+                    "engine": "gamelp",
+                    "processes": count,
+                    "rate": rate,
+                    "ratio": rate / gym if gym else None,
+                    "matches": played,
+                }
+            )
             print(f"{name}, gamelp, {count} proc: {played} matches", file=sys.stderr, flush=True)
     return LocmSpeed(agreement=agreement, rows=rows)
 
@@ -248,8 +270,10 @@ def main(argv: list[str] | None = None) -> LocmSpeed:
 def report(result: LocmSpeed) -> None:
     if result.agreement is not None:
         count, agree = result.agreement
-        print(f"same action as gym-locm's agent at {count} positions: "
-              + ", ".join(f"{name} {agree[name]}" for name in agree))
+        print(
+            f"same action as gym-locm's agent at {count} positions: "
+            + ", ".join(f"{name} {agree[name]}" for name in agree)
+        )
     print(f"{'battler':<11} {'engine':<18} {'matches/s':>10} {'vs gym-locm':>12} {'matches':>8}")
     for row in result.rows:
         engine = "gym-locm, 1 core" if row["engine"] == "gym-locm" else f"gamelp, {row['processes']} proc"

@@ -48,8 +48,10 @@ def training_rate(approach: str, battler: str, episodes: int, n_envs: int, minib
     """Episodes/s of self-play training, both seats together, checkpoints of 10 matches each."""
     from gamelp.games.locm.train import THESIS_SETTINGS, train
 
-    settings = tuple(dataclasses.replace(seat, minibatches=minibatches or seat.minibatches)
-                     for seat in THESIS_SETTINGS[approach, battler])
+    settings = tuple(
+        dataclasses.replace(seat, minibatches=minibatches or seat.minibatches)
+        for seat in THESIS_SETTINGS[approach, battler]
+    )
     start = time.perf_counter()
     train(approach, battler, episodes, eval_episodes=10, settings=settings, n_envs=n_envs)
     return 2 * episodes / (time.perf_counter() - start)
@@ -77,16 +79,24 @@ def battler_list(text: str) -> list[str]:
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--approach", choices=["immediate", "history", "lstm"], default="immediate")
-    parser.add_argument("--battlers", type=battler_list, default="max-attack,greedy",
-                        help="comma-separated (default %(default)s)")
-    parser.add_argument("--episodes", type=integer(1), default=100,
-                        help="training episodes per seat (default %(default)s)")
-    parser.add_argument("--env-episodes", type=integer(1), default=300,
-                        help="episodes of the environment alone (default %(default)s)")
-    parser.add_argument("--minibatches", type=integer(1), default=10,
-                        help="the second training setting's PPO mini-batches (default %(default)s)")
-    parser.add_argument("--envs", type=int_list, default=[1, 2],
-                        help="environments per seat to measure, comma-separated (default: 1,2)")
+    parser.add_argument(
+        "--battlers", type=battler_list, default="max-attack,greedy", help="comma-separated (default %(default)s)"
+    )
+    parser.add_argument(
+        "--episodes", type=integer(1), default=100, help="training episodes per seat (default %(default)s)"
+    )
+    parser.add_argument(
+        "--env-episodes", type=integer(1), default=300, help="episodes of the environment alone (default %(default)s)"
+    )
+    parser.add_argument(
+        "--minibatches",
+        type=integer(1),
+        default=10,
+        help="the second training setting's PPO mini-batches (default %(default)s)",
+    )
+    parser.add_argument(
+        "--envs", type=int_list, default=[1, 2], help="environments per seat to measure, comma-separated (default: 1,2)"
+    )
     return parser
 
 
@@ -97,17 +107,31 @@ def main(argv: list[str] | None = None) -> TrainingSpeed:
         parser.error(f"argument --envs: environments per seat must be at least 1, got {min(args.envs)}")
 
     import torch
+
     torch.set_num_threads(1)
     environment, training = [], []
     for battler in args.battlers:
         steps, episodes = environment_rate(battler, args.env_episodes)
-        environment.append({"battler": battler, "steps_per_second": steps, "episodes_per_second": episodes,
-                            "episodes": args.env_episodes})
+        environment.append(
+            {
+                "battler": battler,
+                "steps_per_second": steps,
+                "episodes_per_second": episodes,
+                "episodes": args.env_episodes,
+            }
+        )
         for minibatches in (None, args.minibatches):
             for n_envs in args.envs:
                 rate = training_rate(args.approach, battler, args.episodes, n_envs, minibatches)
-                training.append({"battler": battler, "envs": n_envs, "minibatches": minibatches,
-                                 "episodes_per_second": rate, "hours": 2 * SESSION_EPISODES / rate / 3600})
+                training.append(
+                    {
+                        "battler": battler,
+                        "envs": n_envs,
+                        "minibatches": minibatches,
+                        "episodes_per_second": rate,
+                        "hours": 2 * SESSION_EPISODES / rate / 3600,
+                    }
+                )
                 print(f"{battler}: training with {n_envs} env(s)/seat measured", file=sys.stderr, flush=True)
     return TrainingSpeed(approach=args.approach, environment=environment, training=training)
 
@@ -116,11 +140,14 @@ def report(result: TrainingSpeed) -> None:
     print(f"{'battler':<11} {'measured':<62} {'rate':>12}  {'30,000-episode session':>22}")
     for env in result.environment:
         battler = env["battler"]
-        print(f"{battler:<11} {'environment alone':<62} {env['steps_per_second']:8.0f} st/s  "
-              f"({env['episodes_per_second']:.1f} episodes/s)")
+        print(
+            f"{battler:<11} {'environment alone':<62} {env['steps_per_second']:8.0f} st/s  "
+            f"({env['episodes_per_second']:.1f} episodes/s)"
+        )
         for row in (row for row in result.training if row["battler"] == battler):
-            label = (f"{result.approach} training, {row['envs']} env(s)/seat, "
-                     + ("thesis mini-batches" if row["minibatches"] is None else f"{row['minibatches']} mini-batches"))
+            label = f"{result.approach} training, {row['envs']} env(s)/seat, " + (
+                "thesis mini-batches" if row["minibatches"] is None else f"{row['minibatches']} mini-batches"
+            )
             print(f"{battler:<11} {label:<62} {row['episodes_per_second']:6.1f} ep/s   {row['hours']:17.1f} h")
 
 

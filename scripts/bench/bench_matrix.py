@@ -66,8 +66,9 @@ print(time.perf_counter() - start, value)
 def ensure_installed(name: str) -> bool:
     if importlib.util.find_spec(name) is None:
         print(f"installing {PEERS[name]} with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--only-binary", ":all:", PEERS[name]],
-                              stdout=sys.stderr)
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--only-binary", ":all:", PEERS[name]], stdout=sys.stderr
+        )
         if done.returncode != 0:
             print(f"  could not install {name}; skipped", file=sys.stderr)
             return False
@@ -103,12 +104,18 @@ def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float
             raise _OutOfTime
 
     try:
-        result = solve_matrix_first_order(MatrixGame(A), method, target_gap=target_gap, iterations=10**7,
-                                          progress=watch)
+        result = solve_matrix_first_order(
+            MatrixGame(A), method, target_gap=target_gap, iterations=10**7, progress=watch
+        )
     except _OutOfTime:
         return dict(seen, seconds=time.perf_counter() - start, reached=False, value=None)
-    return {"iterations": result.iterations, "gap": result.gap, "seconds": time.perf_counter() - start,
-            "reached": result.converged, "value": result.value}
+    return {
+        "iterations": result.iterations,
+        "gap": result.gap,
+        "seconds": time.perf_counter() - start,
+        "reached": result.converged,
+        "value": result.value,
+    }
 
 
 @dataclass
@@ -142,8 +149,11 @@ def race_first_order(args) -> MatrixSpeed:
         row = {"n": n, "first_order": fo, "load_average_before": os.getloadavg()}
         predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
         if args.lp_budget <= 0 or (predicted is not None and predicted > args.lp_budget):
-            row["lp"] = ("skipped: --lp-budget 0" if args.lp_budget <= 0 else
-                         f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s")
+            row["lp"] = (
+                "skipped: --lp-budget 0"
+                if args.lp_budget <= 0
+                else f"skipped: predicted {predicted:.0f} s > budget {args.lp_budget:g} s"
+            )
         else:
             start = time.perf_counter()
             lp = solve_matrix_nash(MatrixGame(A), "row", args.backend)
@@ -156,14 +166,22 @@ def race_first_order(args) -> MatrixSpeed:
         rows.append(row)
     path = out / "bench_matrix_first_order.json"
     write_text(path, json.dumps({"args": vars(args), "rows": rows}, indent=2))
-    return MatrixSpeed(first_order=True, rows=rows, method=args.method, fo_budget=args.fo_budget,
-                       load_average_before=before, path=str(path))
+    return MatrixSpeed(
+        first_order=True,
+        rows=rows,
+        method=args.method,
+        fo_budget=args.fo_budget,
+        load_average_before=before,
+        path=str(path),
+    )
 
 
 def report_first_order(result: MatrixSpeed) -> None:
     print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in result.load_average_before))
-    print(f"{'n':>6} {result.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
-          f"{'|value diff|':>12}")
+    print(
+        f"{'n':>6} {result.method + ' iters':>12} {'gap':>9} {'seconds':>9} {'LP seconds':>11} {'LP / FO':>8} "
+        f"{'|value diff|':>12}"
+    )
     for row in result.rows:
         fo, lp = row["first_order"], row["lp"]
         if isinstance(lp, str):
@@ -171,7 +189,8 @@ def report_first_order(result: MatrixSpeed) -> None:
         else:
             diff = lp["value_difference"]
             lp_text = f"{lp['seconds']:11.1f} {lp['seconds'] / fo['seconds']:8.2f} " + (
-                f"{diff:12.2e}" if diff is not None else f"{'':>12}")
+                f"{diff:12.2e}" if diff is not None else f"{'':>12}"
+            )
         note = "" if fo["reached"] else f"  (stopped at the {result.fo_budget:g} s budget)"
         print(f"{row['n']:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}")
         if isinstance(lp, str):
@@ -189,12 +208,18 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--out", type=output_directory, default="out")
     parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
     parser.add_argument("--method", default="dcfr+", help="first-order method (default dcfr+)")
-    parser.add_argument("--target-gap", type=finite_float(0.0, strict=True), default=1e-6,
-                        help="first-order target (default 1e-6)")
-    parser.add_argument("--fo-budget", type=finite_float(0.0, strict=True), default=1800.0,
-                        help="seconds per first-order run")
-    parser.add_argument("--lp-budget", type=finite_float(), default=300.0,
-                        help="skip an LP whose extrapolated time passes this (seconds, default 300; 0: no LP)")
+    parser.add_argument(
+        "--target-gap", type=finite_float(0.0, strict=True), default=1e-6, help="first-order target (default 1e-6)"
+    )
+    parser.add_argument(
+        "--fo-budget", type=finite_float(0.0, strict=True), default=1800.0, help="seconds per first-order run"
+    )
+    parser.add_argument(
+        "--lp-budget",
+        type=finite_float(),
+        default=300.0,
+        help="skip an LP whose extrapolated time passes this (seconds, default 300; 0: no LP)",
+    )
     return parser
 
 
@@ -213,7 +238,7 @@ def main(argv: list[str] | None = None) -> MatrixSpeed:
     peers = [name for name in args.peers if installed[name]]
     alive = set(peers)
     rng = np.random.default_rng(args.seed)
-    rows, largest, stopped = [], {name: None for name in ["gamelp"] + peers}, None
+    rows, largest, stopped = [], dict.fromkeys(["gamelp"] + peers), None
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
         path = out / f"bench_matrix_{n}.npy"
@@ -246,8 +271,16 @@ def main(argv: list[str] | None = None) -> MatrixSpeed:
         print(f"n = {n} done", file=sys.stderr, flush=True)
     path = out / "bench_matrix.json"
     write_text(path, json.dumps({"rows": rows, "largest": largest}, indent=2))
-    return MatrixSpeed(first_order=False, rows=rows, peers=peers, largest=largest, notes=notes, stopped=stopped,
-                       timeout=args.timeout, path=str(path))
+    return MatrixSpeed(
+        first_order=False,
+        rows=rows,
+        peers=peers,
+        largest=largest,
+        notes=notes,
+        stopped=stopped,
+        timeout=args.timeout,
+        path=str(path),
+    )
 
 
 def report(result: MatrixSpeed) -> None:
@@ -273,8 +306,10 @@ def report(result: MatrixSpeed) -> None:
             else:
                 cells.append(f"{peer:14.3f} {peer / row['gamelp']:7.1f}")
         print(f"{row['n']:5d} {row['gamelp']:11.3f} " + " ".join(cells))
-    print("\nlargest size solved within the time limit: " +
-          ", ".join(f"{name} {size}" for name, size in result.largest.items()))
+    print(
+        "\nlargest size solved within the time limit: "
+        + ", ".join(f"{name} {size}" for name, size in result.largest.items())
+    )
 
 
 if __name__ == "__main__":

@@ -83,13 +83,30 @@ def main(argv: list[str] | None = None) -> MtgSpeed:
     rng = np.random.default_rng(args.seed)
     pairs = rng.integers(len(decks), size=(args.games, 2))
     start, cpu_start = time.perf_counter(), time.process_time()
-    results = [play_game(decks[i], decks[j], seed=args.seed + g, first=g % 2, eval_cap=args.cap,
-                         evaluation=args.evaluation, life_threshold=args.threshold, graded=args.graded)
-               for g, (i, j) in enumerate(pairs)]
+    results = [
+        play_game(
+            decks[i],
+            decks[j],
+            seed=args.seed + g,
+            first=g % 2,
+            eval_cap=args.cap,
+            evaluation=args.evaluation,
+            life_threshold=args.threshold,
+            graded=args.graded,
+        )
+        for g, (i, j) in enumerate(pairs)
+    ]
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return MtgSpeed(games=args.games, cap=args.cap, evaluation=args.evaluation, seconds=elapsed, cpu_seconds=cpu,
-                    nodes=sum(r.nodes for r in results), draws=sum(r.winner is None for r in results),
-                    evaluations=sum(r.evaluations for r in results))
+    return MtgSpeed(
+        games=args.games,
+        cap=args.cap,
+        evaluation=args.evaluation,
+        seconds=elapsed,
+        cpu_seconds=cpu,
+        nodes=sum(r.nodes for r in results),
+        draws=sum(r.winner is None for r in results),
+        evaluations=sum(r.evaluations for r in results),
+    )
 
 
 def report(result: MtgSpeed) -> None:

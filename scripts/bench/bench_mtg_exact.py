@@ -69,8 +69,9 @@ class ExactSpeed:
     @property
     def agree(self) -> int:
         """Games of the comparison decided by both searches, with the same winner."""
-        return sum(a == b and a is not None and b is not None
-                   for a, b in zip(self.c_same.winners, self.python_same.winners))
+        return sum(
+            a == b and a is not None and b is not None for a, b in zip(self.c_same.winners, self.python_same.winners)
+        )
 
     @property
     def cpu_ratio(self) -> float:
@@ -80,25 +81,45 @@ class ExactSpeed:
 
 def play(name: str, pairs, compiled: bool, cap: int) -> tuple[SearchRun, list[int]]:
     start, cpu = time.perf_counter(), time.process_time()
-    results = [play_game(deck1, deck2, seed=g, first=g % 2, life_threshold=0, evaluation="life",
-                         compiled=compiled, eval_cap=cap) for g, (deck1, deck2) in enumerate(pairs)]
+    results = [
+        play_game(
+            deck1, deck2, seed=g, first=g % 2, life_threshold=0, evaluation="life", compiled=compiled, eval_cap=cap
+        )
+        for g, (deck1, deck2) in enumerate(pairs)
+    ]
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    run = SearchRun(search=name, games=len(results), seconds=wall, cpu_seconds=cpu,
-                    nodes=sum(r.nodes for r in results), draws=sum(r.winner is None for r in results),
-                    winners=[r.winner for r in results])
+    run = SearchRun(
+        search=name,
+        games=len(results),
+        seconds=wall,
+        cpu_seconds=cpu,
+        nodes=sum(r.nodes for r in results),
+        draws=sum(r.winner is None for r in results),
+        winners=[r.winner for r in results],
+    )
     return run, [r.nodes for r in results]
 
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=integer(1), default=1000, help="games played in C (default: 1000)")
-    parser.add_argument("--python-games", type=integer(0), default=150,
-                        help="the first games of those also played by the Python search (default: 150)")
+    parser.add_argument(
+        "--python-games",
+        type=integer(0),
+        default=150,
+        help="the first games of those also played by the Python search (default: 150)",
+    )
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
-                        help="deck pool: Appendix B's 33 decks (8, default) or Table 3.4's 55 (16)")
-    parser.add_argument("--cap", type=integer(1), default=500_000,
-                        help="leaves per game before a draw (default: 500000)")
+    parser.add_argument(
+        "--max-creatures",
+        type=int,
+        choices=(8, 16),
+        default=8,
+        help="deck pool: Appendix B's 33 decks (8, default) or Table 3.4's 55 (16)",
+    )
+    parser.add_argument(
+        "--cap", type=integer(1), default=500_000, help="leaves per game before a draw (default: 500000)"
+    )
     return parser
 
 
@@ -118,14 +139,24 @@ def main(argv: list[str] | None = None) -> ExactSpeed:
         python_same, _ = play("Python", same, compiled=False, cap=args.cap)
     per_game = c_run.cpu_seconds / args.games
     matrix_games = len(decks) * (len(decks) - 1) // 2 * GAMES_PER_PAIR
-    return ExactSpeed(decks=len(decks), c=c_run, median_nodes=nodes[len(nodes) // 2], largest_nodes=nodes[-1],
-                      c_same=c_same, python_same=python_same, matrix_games=matrix_games,
-                      cpu_hours=matrix_games * per_game / 3600, wall_hours=matrix_games * per_game / 7200)
+    return ExactSpeed(
+        decks=len(decks),
+        c=c_run,
+        median_nodes=nodes[len(nodes) // 2],
+        largest_nodes=nodes[-1],
+        c_same=c_same,
+        python_same=python_same,
+        matrix_games=matrix_games,
+        cpu_hours=matrix_games * per_game / 3600,
+        wall_hours=matrix_games * per_game / 7200,
+    )
 
 
 def _row(run: SearchRun) -> None:
-    print(f"{run.search:8}{run.games:8d}{run.seconds:10.1f}{run.cpu_seconds:10.1f}{run.games_per_cpu_second:12.2f}"
-          f"{run.nodes_per_cpu_second:14,.0f}{run.draws:8d}")
+    print(
+        f"{run.search:8}{run.games:8d}{run.seconds:10.1f}{run.cpu_seconds:10.1f}{run.games_per_cpu_second:12.2f}"
+        f"{run.nodes_per_cpu_second:14,.0f}{run.draws:8d}"
+    )
 
 
 def report(result: ExactSpeed) -> None:
@@ -135,11 +166,15 @@ def report(result: ExactSpeed) -> None:
     if result.c_same is not None:
         _row(result.c_same)
         _row(result.python_same)
-        print(f"on the same {result.c_same.games} games: winners agree in {result.agree} of "
-              f"{result.decided} decided by both; draws C {result.c_same.draws}, "
-              f"Python {result.python_same.draws}; C is {result.cpu_ratio:.0f}x faster (CPU)")
-    print(f"the {result.decks}-deck matrix ({result.matrix_games:,} games) in C: about {result.cpu_hours:.2f} "
-          f"CPU hours, {result.wall_hours:.2f} h of wall time on 2 cores")
+        print(
+            f"on the same {result.c_same.games} games: winners agree in {result.agree} of "
+            f"{result.decided} decided by both; draws C {result.c_same.draws}, "
+            f"Python {result.python_same.draws}; C is {result.cpu_ratio:.0f}x faster (CPU)"
+        )
+    print(
+        f"the {result.decks}-deck matrix ({result.matrix_games:,} games) in C: about {result.cpu_hours:.2f} "
+        f"CPU hours, {result.wall_hours:.2f} h of wall time on 2 cores"
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,7 @@ def openspiel() -> tuple[float, float]:
             importlib.import_module(module)
         except ImportError:
             print(f"installing {package} with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-            subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=True,
-                           stdout=sys.stderr)
+            subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=True, stdout=sys.stderr)
     import pyspiel
     from open_spiel.python.algorithms import sequence_form_lp
 
@@ -88,8 +87,9 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--repeats", type=integer(1), default=3)
     parser.add_argument("--backends", default=BACKENDS)
     parser.add_argument("--no-openspiel", action="store_true")
-    parser.add_argument("--variants", type=variant_list, default="3x2,4x2,4x3,5x3,6x3",
-                        help="Leduc ranks x suits for growth")
+    parser.add_argument(
+        "--variants", type=variant_list, default="3x2,4x2,4x3,5x3,6x3", help="Leduc ranks x suits for growth"
+    )
     return parser
 
 
@@ -105,8 +105,14 @@ def main(argv: list[str] | None = None) -> NashSpeed:
         except BackendError as exc:
             backends.append({"backend": backend, "refused": str(exc)})
             continue
-        backends.append({"backend": backend, "seconds": seconds, "value": value,
-                         "ratio": reference[0] / seconds if reference else None})
+        backends.append(
+            {
+                "backend": backend,
+                "seconds": seconds,
+                "value": value,
+                "ratio": reference[0] / seconds if reference else None,
+            }
+        )
     growth = []
     with tempfile.TemporaryDirectory() as tmp:
         for ranks, suits in args.variants:
@@ -134,8 +140,10 @@ def report(result: NashSpeed) -> None:
     print("\nGrowth with the number of sequences (default backend, highs)")
     print(f"{'Leduc variant':14s} {'sequences':>10s} {'seconds':>9s} {'value pl1':>12s}")
     for row in result.growth:
-        print(f"{row['ranks']} ranks x {row['suits']} suits {row['sequences']:8d} {row['seconds']:9.4f} "
-              f"{row['value']:12.6f}")
+        print(
+            f"{row['ranks']} ranks x {row['suits']} suits {row['sequences']:8d} {row['seconds']:9.4f} "
+            f"{row['value']:12.6f}"
+        )
 
 
 if __name__ == "__main__":

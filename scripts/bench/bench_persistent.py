@@ -33,6 +33,7 @@ to the fresh solves and the ratio of wall times.  Run it under ``nice -n 10``
 on a shared machine.
 """
 
+import contextlib
 import sys
 import time
 from dataclasses import dataclass
@@ -93,9 +94,19 @@ class PersistentSpeed:
 
 def compare(workload: str, ways: dict[str, Tally], mips: dict[str, int] | None = None) -> list[Way]:
     fresh = ways["fresh"]
-    return [Way(workload, name, tally.seconds, tally.lps, tally.iterations,
-                float(np.max(np.abs(np.array(tally.objectives) - fresh.objectives))), fresh.seconds / tally.seconds,
-                None if mips is None else mips[name]) for name, tally in ways.items()]
+    return [
+        Way(
+            workload,
+            name,
+            tally.seconds,
+            tally.lps,
+            tally.iterations,
+            float(np.max(np.abs(np.array(tally.objectives) - fresh.objectives))),
+            fresh.seconds / tally.seconds,
+            None if mips is None else mips[name],
+        )
+        for name, tally in ways.items()
+    ]
 
 
 def rhs_sweep(game, player: int, steps: int) -> dict[str, Tally]:
@@ -118,8 +129,9 @@ def greedy_steps(game, player: int, steps: int) -> dict[str, Tally]:
     lps = {name: _choice_lp(game, player) for name in ways}
     x = solve_nash(game, player).strategy
     for _ in range(steps):
-        results = {name: _greedy_step(lps[name], own, x, lambda model, t=tally: t.solve(model))
-                   for name, tally in ways.items()}
+        results = {
+            name: _greedy_step(lps[name], own, x, lambda model, t=tally: t.solve(model)) for name, tally in ways.items()
+        }
         if results["fresh"] is None:
             break
         x = results["fresh"].values["x"]
@@ -139,10 +151,8 @@ def search_lps(game, player: int, count: int) -> dict[str, Tally]:
         return solve(choice, basis)
 
     search.lp.solve = recording
-    try:
+    with contextlib.suppress(StopIteration):
         search.solve_root()
-    except StopIteration:
-        pass
     ways = {name: Tally(persistent) for name, persistent in (("fresh", False), ("persistent", True))}
     face = FaceLP(game, player)
     own_lp = ways["FaceLP (search's)"] = Tally(None)
@@ -182,8 +192,12 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--rhs-steps", type=integer(1), default=300, help="re-solves of the RHS sweep")
     parser.add_argument("--greedy-steps", type=integer(0), default=2, help="greedy steps from the Nash strategy")
     parser.add_argument("--search-lps", type=integer(0), default=600, help="search face LPs to replay")
-    parser.add_argument("--sweep-time-limit", type=finite_float(0.0), default=None,
-                        help="also run the whole MIP k-sweep both ways, each MIP stopped after this many seconds")
+    parser.add_argument(
+        "--sweep-time-limit",
+        type=finite_float(0.0),
+        default=None,
+        help="also run the whole MIP k-sweep both ways, each MIP stopped after this many seconds",
+    )
     return parser
 
 
@@ -202,12 +216,16 @@ def main(argv: list[str] | None = None) -> PersistentSpeed:
 
 def report(result: PersistentSpeed) -> None:
     print(f"{result.game}, player {result.player}: persistent HiGHS re-solves against fresh models")
-    print(f"{'workload':12s} {'way':18s} {'seconds':>9s} {'LPs':>6s} {'iterations':>10s} {'max |diff|':>10s} "
-          f"{'speed-up':>8s}")
+    print(
+        f"{'workload':12s} {'way':18s} {'seconds':>9s} {'LPs':>6s} {'iterations':>10s} {'max |diff|':>10s} "
+        f"{'speed-up':>8s}"
+    )
     for row in result.ways:
         iterations = f"{row.iterations:10d}" if row.iterations is not None else f"{'-':>10s}"
-        print(f"{row.workload:12s} {row.way:18s} {row.seconds:9.3f} {row.lps:6d} {iterations} {row.max_diff:10.1e} "
-              f"{row.speedup:8.2f}")
+        print(
+            f"{row.workload:12s} {row.way:18s} {row.seconds:9.3f} {row.lps:6d} {iterations} {row.max_diff:10.1e} "
+            f"{row.speedup:8.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -35,12 +35,27 @@ def run_once(args, workers: int, batch_size: int, store: str):
     """One batch of the chosen game: (its win-rate matrix, the number of matches played)."""
     execution = Execution(workers=workers, batch_size=batch_size, progress=False)
     if args.game == "locm":
-        result = run_tournament(args.drafters.split(","), "max-attack", matches=args.matches // 2, sets=2,
-                                seed=args.seed, out=store, figures=False, execution=execution)
+        result = run_tournament(
+            args.drafters.split(","),
+            "max-attack",
+            matches=args.matches // 2,
+            sets=2,
+            seed=args.seed,
+            out=store,
+            figures=False,
+            execution=execution,
+        )
         return result.matrix, result.matches
-    result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, player=args.player,
-                             settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap),
-                             out=store, execution=execution)
+    result = sweep.run_sweep(
+        args.creatures,
+        args.bolts,
+        games=args.games,
+        seed=args.seed,
+        player=args.player,
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap),
+        out=store,
+        execution=execution,
+    )
     return result.matrix, result.games
 
 
@@ -74,8 +89,9 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--drafters", default="random,icebox", help="locm: drafters (default: random,icebox)")
     parser.add_argument("--matches", type=integer(2), default=2000, help="locm: matches per pair (default: 2000)")
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--out", type=output_directory, default="out",
-                        help="directory for bench_sweep_GAME.json (default: out/)")
+    parser.add_argument(
+        "--out", type=output_directory, default="out", help="directory for bench_sweep_GAME.json (default: out/)"
+    )
     return parser
 
 
@@ -95,8 +111,16 @@ def main(argv: list[str] | None = None) -> SweepSpeed:
                 seconds = time.perf_counter() - start
             first = first if first is not None else matrix
             same = np.array_equal(matrix.payoffs, first.payoffs)
-            rows.append({"workers": workers, "batch_size": batch_size, "matches": matches, "seconds": seconds,
-                         "matches_per_second": matches / seconds, "same_matrix": bool(same)})
+            rows.append(
+                {
+                    "workers": workers,
+                    "batch_size": batch_size,
+                    "matches": matches,
+                    "seconds": seconds,
+                    "matches_per_second": matches / seconds,
+                    "same_matrix": bool(same),
+                }
+            )
     base = rows[0]["matches_per_second"]
     for row in rows:
         row["speedup"] = row["matches_per_second"] / base
@@ -105,18 +129,28 @@ def main(argv: list[str] | None = None) -> SweepSpeed:
     path = out / f"bench_sweep_{args.game}.json"
     with atomic_write(path) as handle:
         json.dump({"args": vars(args), "load_average": load, "runs": rows}, handle, indent=2)
-    return SweepSpeed(game=args.game, entrants=len(first.row_labels), cores=os.cpu_count(), load_average=load,
-                      runs=rows, path=str(path))
+    return SweepSpeed(
+        game=args.game,
+        entrants=len(first.row_labels),
+        cores=os.cpu_count(),
+        load_average=load,
+        runs=rows,
+        path=str(path),
+    )
 
 
 def report(result: SweepSpeed) -> None:
-    print(f"{result.game}: {result.entrants} entrants, {result.runs[0]['matches']} matches per run; "
-          f"{result.cores} cores, load average {result.load_average:.1f} before the runs (other work on the machine "
-          "skews the ratio)")
+    print(
+        f"{result.game}: {result.entrants} entrants, {result.runs[0]['matches']} matches per run; "
+        f"{result.cores} cores, load average {result.load_average:.1f} before the runs (other work on the machine "
+        "skews the ratio)"
+    )
     print(f"{'workers':>8} {'batch':>6} {'seconds':>9} {'matches/s':>10} {'speed-up':>9}  same matrix")
     for row in result.runs:
-        print(f"{row['workers']:>8} {row['batch_size']:>6} {row['seconds']:>9.2f} {row['matches_per_second']:>10.1f} "
-              f"{row['speedup']:>9.2f}  {row['same_matrix']}")
+        print(
+            f"{row['workers']:>8} {row['batch_size']:>6} {row['seconds']:>9.2f} {row['matches_per_second']:>10.1f} "
+            f"{row['speedup']:>9.2f}  {row['same_matrix']}"
+        )
 
 
 def finish(result: SweepSpeed) -> None:

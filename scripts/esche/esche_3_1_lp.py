@@ -47,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--payoffs", help="payoff CSV (default: the built-in Appendix B)")
     parser.add_argument("--backend", default=DEFAULT_BACKEND, help=f"LP backend: {BACKEND_HELP}")
     parser.add_argument("--tolerance", type=finite_float(0), default=1e-7, help="duals at or below count as zero")
-    parser.add_argument("--out", type=output_directory, default="out",
-                        help="directory for the JSON summary (default %(default)s)")
+    parser.add_argument(
+        "--out", type=output_directory, default="out", help="directory for the JSON summary (default %(default)s)"
+    )
     return parser
 
 
@@ -74,21 +75,39 @@ def main(argv: list[str] | None = None) -> DeckMix:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"value": thesis.value, "strategy": mix, "general_value": general.value,
-               "removed": {"rows": removed_rows, "columns": removed_cols}, **verdict.to_dict()}
+    summary = {
+        "value": thesis.value,
+        "strategy": mix,
+        "general_value": general.value,
+        "removed": {"rows": removed_rows, "columns": removed_cols},
+        **verdict.to_dict(),
+    }
     summary_path = write_text(out / "esche_3_1_lp.json", json.dumps(summary, indent=2, default=float))
-    return DeckMix(source=str(path), decks=list(game.row_labels), left_out=left_out, shape=game.shape,
-                   removed_rows=removed_rows, removed_cols=removed_cols, reduced_shape=reduced.shape, mix=mix,
-                   value=thesis.value, reduced_mix=reduced_mix, reduced_value=general.value, verdict=verdict,
-                   summary_path=summary_path)
+    return DeckMix(
+        source=str(path),
+        decks=list(game.row_labels),
+        left_out=left_out,
+        shape=game.shape,
+        removed_rows=removed_rows,
+        removed_cols=removed_cols,
+        reduced_shape=reduced.shape,
+        mix=mix,
+        value=thesis.value,
+        reduced_mix=reduced_mix,
+        reduced_value=general.value,
+        verdict=verdict,
+        summary_path=summary_path,
+    )
 
 
 def report(result: DeckMix) -> None:
     if result.left_out:
         print(f"kept Appendix B's {len(result.decks)} decks; left out {', '.join(result.left_out)}")
     print(f"payoff matrix {result.shape[0]}x{result.shape[1]} from {result.source}")
-    print(f"strictly dominated: {len(result.removed_rows)} rows, {len(result.removed_cols)} columns removed "
-          f"-> {result.reduced_shape[0]}x{result.reduced_shape[1]}")
+    print(
+        f"strictly dominated: {len(result.removed_rows)} rows, {len(result.removed_cols)} columns removed "
+        f"-> {result.reduced_shape[0]}x{result.reduced_shape[1]}"
+    )
     print(f"\n{'deck':>8}  {'thesis':>7}  {'ours (thesis LP, 33x33)':>24}  {'ours (general LP, reduced)':>27}")
     for label in result.decks:
         ours, other = result.mix[label], result.reduced_mix.get(label, 0.0)

@@ -31,10 +31,21 @@ from gamelp.models.uniqueness import UniquenessResult, check_uniqueness
 RADII = (2.0, 3.0)
 COLUMNS = ["No Variation", "|z_ij|<=2", "|z_ij|<=3", "||z||_2<=2", "||z||_2<=3"]
 TABLE_3_5 = {  # percent, columns as above
-    "0C28L": (0, 0, 0, 2, 3), "0C32L": (0, 0, 0, 5, 5), "0C36L": (0, 0, 0, 10, 5), "0C40L": (20, 51, 46, 18, 15),
-    "0C44L": (0, 0, 0, 0, 2), "4C24L": (0, 0, 7, 0, 3), "4C28L": (0, 0, 0, 6, 8), "4C32L": (0, 5, 12, 6, 11),
-    "4C36L": (0, 0, 0, 5, 6), "4C40L": (0, 15, 14, 1, 3), "8C20L": (0, 0, 0, 1, 4), "8C24L": (0, 0, 0, 8, 8),
-    "8C28L": (40, 17, 17, 13, 11), "8C32L": (40, 12, 3, 19, 12), "8C36L": (0, 0, 0, 5, 5),
+    "0C28L": (0, 0, 0, 2, 3),
+    "0C32L": (0, 0, 0, 5, 5),
+    "0C36L": (0, 0, 0, 10, 5),
+    "0C40L": (20, 51, 46, 18, 15),
+    "0C44L": (0, 0, 0, 0, 2),
+    "4C24L": (0, 0, 7, 0, 3),
+    "4C28L": (0, 0, 0, 6, 8),
+    "4C32L": (0, 5, 12, 6, 11),
+    "4C36L": (0, 0, 0, 5, 6),
+    "4C40L": (0, 15, 14, 1, 3),
+    "8C20L": (0, 0, 0, 1, 4),
+    "8C24L": (0, 0, 0, 8, 8),
+    "8C28L": (40, 17, 17, 13, 11),
+    "8C32L": (40, 12, 3, 19, 12),
+    "8C36L": (0, 0, 0, 5, 5),
 }
 
 
@@ -73,8 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--backend", default="highs", help="LP backend for the interval LPs")
     parser.add_argument("--cone-backend", default="cvxpy:CLARABEL", help="backend for the ellipsoidal LPs")
     parser.add_argument("--no-reduce", action="store_true", help="keep every deck")
-    parser.add_argument("--out", type=output_directory, default="out",
-                        help="directory for the JSON results (default %(default)s)")
+    parser.add_argument(
+        "--out", type=output_directory, default="out", help="directory for the JSON results (default %(default)s)"
+    )
     return parser
 
 
@@ -97,31 +109,58 @@ def main(argv: list[str] | None = None) -> RobustTable:
         for radius in RADII:
             result = solve_robust(game, kind, radius, backend=backend)
             verdict = check_uniqueness(result.model, result.solution) if kind == "interval" else None
-            runs.append(RobustMix(kind, radius, dict(zip(game.row_labels, result.strategy.tolist())), result.value,
-                                  result.guaranteed_value, verdict))
+            runs.append(
+                RobustMix(
+                    kind,
+                    radius,
+                    dict(zip(game.row_labels, result.strategy.tolist())),
+                    result.value,
+                    result.guaranteed_value,
+                    verdict,
+                )
+            )
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    payload = [{"kind": run.kind, "radius": run.radius, "value": run.value, "guaranteed_value": run.guaranteed_value,
-                "strategy": run.strategy, "unique": None if run.verdict is None else run.verdict.unique}
-               for run in runs]
+    payload = [
+        {
+            "kind": run.kind,
+            "radius": run.radius,
+            "value": run.value,
+            "guaranteed_value": run.guaranteed_value,
+            "strategy": run.strategy,
+            "unique": None if run.verdict is None else run.verdict.unique,
+        }
+        for run in runs
+    ]
     results_path = write_text(out / "esche_3_2_robust.json", json.dumps(payload, indent=2))
-    return RobustTable(deviations=args.std, games=args.games, mean_std=mean_std, max_std=max_std, removed_rows=rows,
-                       removed_cols=cols, decks=list(game.row_labels), runs=runs, results_path=results_path)
+    return RobustTable(
+        deviations=args.std,
+        games=args.games,
+        mean_std=mean_std,
+        max_std=max_std,
+        removed_rows=rows,
+        removed_cols=cols,
+        decks=list(game.row_labels),
+        runs=runs,
+        results_path=results_path,
+    )
 
 
 def report(result: RobustTable) -> None:
     if result.deviations is None:
-        print("deviations: NOT the thesis's (unpublished); binomial standard errors sqrt(c(1-c)/n), "
-              f"n = {result.games}")
+        print(
+            f"deviations: NOT the thesis's (unpublished); binomial standard errors sqrt(c(1-c)/n), n = {result.games}"
+        )
     else:
         print(f"deviations: from {result.deviations}")
-    print(f"mean deviation {100 * result.mean_std:.2f}%, max {100 * result.max_std:.2f}% "
-          "(thesis: mean 2.3%, max 7.8%)")
+    print(f"mean deviation {100 * result.mean_std:.2f}%, max {100 * result.max_std:.2f}% (thesis: mean 2.3%, max 7.8%)")
     if result.removed_rows is not None:
         n = len(result.decks)
-        print(f"removed {len(result.removed_rows)} rows and {len(result.removed_cols)} columns dominated in every "
-              f"matrix of the R = {max(RADII):g} box -> {n}x{n}")
+        print(
+            f"removed {len(result.removed_rows)} rows and {len(result.removed_cols)} columns dominated in every "
+            f"matrix of the R = {max(RADII):g} box -> {n}x{n}"
+        )
 
     print("\nTable 3.5: optimum strategies for eight creatures (percent), thesis / ours")
     print(f"{'Deck':>7} " + " ".join(f"{name:>14}" for name in COLUMNS))
@@ -138,9 +177,11 @@ def report(result: RobustTable) -> None:
     for run in result.runs:
         verdict = run.verdict
         if verdict is not None:
-            print(f"  R = {run.radius:g}: unique = {verdict.unique}, K = {len(verdict.K)}, L = {len(verdict.L)}, "
-                  f"rank {verdict.rank}/{verdict.num_variables}, smallest positive dual "
-                  f"{verdict.smallest_positive_dual:.3g}, largest zero dual {verdict.largest_zero_dual}")
+            print(
+                f"  R = {run.radius:g}: unique = {verdict.unique}, K = {len(verdict.K)}, L = {len(verdict.L)}, "
+                f"rank {verdict.rank}/{verdict.num_variables}, smallest positive dual "
+                f"{verdict.smallest_positive_dual:.3g}, largest zero dual {verdict.largest_zero_dual}"
+            )
     print(f"\nwrote {result.results_path}")
 
 

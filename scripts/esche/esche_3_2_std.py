@@ -31,6 +31,7 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # esche_appendix_b.py beside this script, also when this script is imported by path
     sys.path.insert(0, HERE)
 from esche_appendix_b import add_game_arguments, game_setup, thesis_matrix  # noqa: E402
+
 from gamelp.cli.args import OneLineParser, integer, output_directory, run_script  # noqa: E402
 from gamelp.games.errors import RunError  # noqa: E402
 from gamelp.games.mtg.sweep import BatchResult, run_sweep  # noqa: E402
@@ -88,8 +89,9 @@ def interpolated_std(measured: MatrixGame, decks: list[str]) -> np.ndarray:
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=integer(1), default=200, help="games per pair and run (default %(default)s)")
-    parser.add_argument("--repeats", type=integer(1), default=5,
-                        help="runs per pair (default %(default)s, the thesis's)")
+    parser.add_argument(
+        "--repeats", type=integer(1), default=5, help="runs per pair (default %(default)s, the thesis's)"
+    )
     add_game_arguments(parser)
     parser.add_argument("--out", type=output_directory, required=True, help="directory of the sweep and of std.csv")
     return parser
@@ -104,8 +106,17 @@ def main(argv: list[str] | None = None) -> Deviations:
     rules, settings, execution, game_fn = game_setup(args)
     creatures = sorted({deck_counts(d)[0] for d in tested})
     bolts = sorted({deck_counts(d)[1] for d in tested})
-    result = run_sweep(creatures, bolts, games=args.games, repeats=args.repeats, seed=args.seed, settings=settings,
-                       out=args.out, execution=execution, game_fn=game_fn)
+    result = run_sweep(
+        creatures,
+        bolts,
+        games=args.games,
+        repeats=args.repeats,
+        seed=args.seed,
+        settings=settings,
+        out=args.out,
+        execution=execution,
+        game_fn=game_fn,
+    )
     measured = result.matrix
     missing = [d for d in tested if d not in measured.row_labels]
     if missing:
@@ -119,18 +130,30 @@ def main(argv: list[str] | None = None) -> Deviations:
     at = {label: k for k, label in enumerate(measured.row_labels)}
     rates = np.array([measured.payoffs[at[decks[i]], at[decks[j]]] for i, j in own])
     binomial = np.sqrt(rates * (1 - rates) / args.games)
-    return Deviations(rules=rules, games=args.games, repeats=args.repeats, tested=tested,
-                      interpolated=[d for d in decks if d not in tested], sweep=result,
-                      std=MatrixGame(std, decks, decks), mean_all=float(std[upper].mean()),
-                      max_all=float(std[upper].max()), mean_tested=float(np.mean([std[k] for k in own])),
-                      max_tested=float(np.max([std[k] for k in own])), mean_binomial=float(binomial.mean()),
-                      max_binomial=float(binomial.max()), std_path=std_path)
+    return Deviations(
+        rules=rules,
+        games=args.games,
+        repeats=args.repeats,
+        tested=tested,
+        interpolated=[d for d in decks if d not in tested],
+        sweep=result,
+        std=MatrixGame(std, decks, decks),
+        mean_all=float(std[upper].mean()),
+        max_all=float(std[upper].max()),
+        mean_tested=float(np.mean([std[k] for k in own])),
+        max_tested=float(np.max([std[k] for k in own])),
+        mean_binomial=float(binomial.mean()),
+        max_binomial=float(binomial.max()),
+        std_path=std_path,
+    )
 
 
 def report(result: Deviations) -> None:
     print(result.sweep.summary())
-    print(f"rules changed: {result.rules or 'none'}; {len(result.tested)} decks tested ({result.repeats} runs of "
-          f"{result.games} games), {len(result.interpolated)} of Appendix B's decks interpolated")
+    print(
+        f"rules changed: {result.rules or 'none'}; {len(result.tested)} decks tested ({result.repeats} runs of "
+        f"{result.games} games), {len(result.interpolated)} of Appendix B's decks interpolated"
+    )
     print(f"{'standard deviation of a win rate':36} {'mean':>7} {'max':>7}")
     print(f"{'thesis (Section 3.2)':36} {THESIS_MEAN:7.1%} {THESIS_MAX:7.1%}")
     print(f"{'ours, all 33 decks (interpolated)':36} {result.mean_all:7.1%} {result.max_all:7.1%}")

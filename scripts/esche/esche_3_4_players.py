@@ -47,7 +47,11 @@ IMPERFECT = "imperfect"
 DEFENSIVE = {"castable": "defensive", "hand": "defensive-hand"}  # player kinds
 # (row player, column player): (thesis win rate %, thesis sd %), Section 3.4
 THESIS = {
-    8: {(IMPERFECT, "aggressive"): (48, 4.3), (IMPERFECT, "defensive"): (62, 5.8), ("defensive", "aggressive"): (34, 7.3)},
+    8: {
+        (IMPERFECT, "aggressive"): (48, 4.3),
+        (IMPERFECT, "defensive"): (62, 5.8),
+        ("defensive", "aggressive"): (34, 7.3),
+    },
     16: {(IMPERFECT, "aggressive"): (59, 8.9)},
 }
 
@@ -78,29 +82,59 @@ class Tournament:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=integer(1), default=10,
-                        help="games per pairing and repeat (thesis: 200; default: 10)")
+    parser.add_argument(
+        "--games", type=integer(1), default=10, help="games per pairing and repeat (thesis: 200; default: 10)"
+    )
     parser.add_argument("--repeats", type=integer(1), default=3, help="repeats (thesis: 20; default: 3)")
-    parser.add_argument("--samples", type=integer(1), default=2,
-                        help="deals the imperfect player samples per decision (default: 2)")
-    parser.add_argument("--max-creatures", type=int, choices=(8, 16), default=8,
-                        help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures")
-    parser.add_argument("--evaluation", choices=EVALUATIONS, default="life",
-                        help="evaluation in the imperfect player's searches (thesis: forest; default: life)")
-    parser.add_argument("--life-threshold", type=integer(0), default=12,
-                        help="life at which the imperfect player's searches stop and evaluate, 12, 8, 4 as in "
-                             "Section 2.6 (default: 12); 0 searches every sampled deal to the end with the C search")
-    parser.add_argument("--eval-cap", type=integer(1), default=500,
-                        help="leaves per sampled deal, per move with --life-threshold 0 (default: 500)")
-    parser.add_argument("--defensive", choices=("castable", "hand"), default="castable",
-                        help="what the defensive player counts as a lethal hand of bolts (default: castable)")
-    parser.add_argument("--perfect", action="store_true",
-                        help="also play the perfect-information player (it sees both hands and libraries) against "
-                             "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
-                             "exact play, the ceiling of any sampling player (not in the thesis)")
+    parser.add_argument(
+        "--samples", type=integer(1), default=2, help="deals the imperfect player samples per decision (default: 2)"
+    )
+    parser.add_argument(
+        "--max-creatures",
+        type=int,
+        choices=(8, 16),
+        default=8,
+        help="deck pool: the thesis's decks with up to 8 (default) or 16 creatures",
+    )
+    parser.add_argument(
+        "--evaluation",
+        choices=EVALUATIONS,
+        default="life",
+        help="evaluation in the imperfect player's searches (thesis: forest; default: life)",
+    )
+    parser.add_argument(
+        "--life-threshold",
+        type=integer(0),
+        default=12,
+        help="life at which the imperfect player's searches stop and evaluate, 12, 8, 4 as in "
+        "Section 2.6 (default: 12); 0 searches every sampled deal to the end with the C search",
+    )
+    parser.add_argument(
+        "--eval-cap",
+        type=integer(1),
+        default=500,
+        help="leaves per sampled deal, per move with --life-threshold 0 (default: 500)",
+    )
+    parser.add_argument(
+        "--defensive",
+        choices=("castable", "hand"),
+        default="castable",
+        help="what the defensive player counts as a lethal hand of bolts (default: castable)",
+    )
+    parser.add_argument(
+        "--perfect",
+        action="store_true",
+        help="also play the perfect-information player (it sees both hands and libraries) against "
+        "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
+        "exact play, the ceiling of any sampling player (not in the thesis)",
+    )
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--out", type=output_directory, default="out/esche_3_4",
-                        help="store and results directory (default: out/esche_3_4)")
+    parser.add_argument(
+        "--out",
+        type=output_directory,
+        default="out/esche_3_4",
+        help="store and results directory (default: out/esche_3_4)",
+    )
     add_execution_options(parser)
     return parser
 
@@ -109,19 +143,33 @@ def main(argv: list[str] | None = None) -> Tournament:
     args = build_parser().parse_args(argv)
 
     defensive = DEFENSIVE[args.defensive]
-    thesis = {tuple(defensive if p == "defensive" else p for p in pair): figures
-              for pair, figures in THESIS[args.max_creatures].items()}
+    thesis = {
+        tuple(defensive if p == "defensive" else p for p in pair): figures
+        for pair, figures in THESIS[args.max_creatures].items()
+    }
     if args.perfect:
         thesis[("perfect", "aggressive")] = ("-", "-")
     players = list(dict.fromkeys(p for pair in thesis for p in pair))
-    out = Path(args.out) / (f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}"
-                            f"_{args.evaluation}{args.life_threshold}_cap{args.eval_cap}_s{args.seed}"
-                            + ("_hand" if args.defensive == "hand" else "") + ("_perfect" if args.perfect else ""))
+    out = Path(args.out) / (
+        f"c{args.max_creatures}_g{args.games}_r{args.repeats}_n{args.samples}"
+        f"_{args.evaluation}{args.life_threshold}_cap{args.eval_cap}_s{args.seed}"
+        + ("_hand" if args.defensive == "hand" else "")
+        + ("_perfect" if args.perfect else "")
+    )
     result = sweep.run_tournament(
-        players, analysed_decks(args.max_creatures), games=args.games, repeats=args.repeats, seed=args.seed,
-        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap,
-                                    life_threshold=args.life_threshold, imperfect_samples=args.samples),
-        out=out, execution=execution_from(args),
+        players,
+        analysed_decks(args.max_creatures),
+        games=args.games,
+        repeats=args.repeats,
+        seed=args.seed,
+        settings=sweep.GameSettings(
+            evaluation=args.evaluation,
+            eval_cap=args.eval_cap,
+            life_threshold=args.life_threshold,
+            imperfect_samples=args.samples,
+        ),
+        out=out,
+        execution=execution_from(args),
     )
     index = {name: k for k, name in enumerate(result.matrix.row_labels)}
     pairings = []
@@ -129,20 +177,32 @@ def main(argv: list[str] | None = None) -> Tournament:
         i, j = index[row], index[col]
         ours, ours_sd = 100 * float(result.matrix.payoffs[i, j]), 100 * float(result.matrix.std[i, j])
         pairings.append(Pairing(row, col, ours, ours_sd, rate, sd))
-    payload = [{"row": p.row, "col": p.col, "ours": p.ours, "ours_sd": p.ours_sd, "thesis": p.thesis,
-               "thesis_sd": p.thesis_sd} for p in pairings]
+    payload = [
+        {"row": p.row, "col": p.col, "ours": p.ours, "ours_sd": p.ours_sd, "thesis": p.thesis, "thesis_sd": p.thesis_sd}
+        for p in pairings
+    ]
     write_text(out / "section_3_4.json", json.dumps(payload, indent=2))
-    return Tournament(max_creatures=args.max_creatures, games=args.games, repeats=args.repeats, pairings=pairings,
-                      batch=result, out=out)
+    return Tournament(
+        max_creatures=args.max_creatures,
+        games=args.games,
+        repeats=args.repeats,
+        pairings=pairings,
+        batch=result,
+        out=out,
+    )
 
 
 def report(result: Tournament) -> None:
-    print(f"Section 3.4, decks with up to {result.max_creatures} creatures, {result.games} games x {result.repeats} "
-          "repeats")
+    print(
+        f"Section 3.4, decks with up to {result.max_creatures} creatures, {result.games} games x {result.repeats} "
+        "repeats"
+    )
     print(f"{'pairing':<30} {'ours %':>7} {'(sd)':>6}   {'thesis %':>8} {'(sd)':>6}")
     for p in result.pairings:
-        print(f"{p.row + ' v ' + p.col:<30} {p.ours:>7.1f} {f'({p.ours_sd:.1f})':>6}   {p.thesis:>8} "
-              f"{f'({p.thesis_sd})':>6}")
+        print(
+            f"{p.row + ' v ' + p.col:<30} {p.ours:>7.1f} {f'({p.ours_sd:.1f})':>6}   {p.thesis:>8} "
+            f"{f'({p.thesis_sd})':>6}"
+        )
     print(result.batch.summary())
     print(f"wrote {result.out}/section_3_4.json, payoffs.csv, std.csv, pairs.csv, {sweep.STORE_NAME}")
 

@@ -209,8 +209,13 @@ def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12
     parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
     parser.add_argument("--life-threshold", type=integer(0), default=life_threshold)
     parser.add_argument("--eval-cap", type=integer(1), default=500_000)
-    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
-                        help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0")
+    parser.add_argument(
+        "--rule",
+        type=parse_rule,
+        action="append",
+        default=[],
+        help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0",
+    )
     parser.add_argument("--workers", type=integer(1), default=1)
     parser.add_argument("--quiet", action="store_true")
 
@@ -219,8 +224,12 @@ def game_setup(args) -> tuple[dict, GameSettings, Execution, functools.partial |
     """(rule changes, game settings, execution, game function) from ``add_game_arguments``' options."""
     rules = dict(args.rule)
     game_fn = functools.partial(play_game, rules=Rules(**rules)) if rules else None
-    settings = GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap, life_threshold=args.life_threshold,
-                            verify=getattr(args, "verify", False))
+    settings = GameSettings(
+        evaluation=args.evaluation,
+        eval_cap=args.eval_cap,
+        life_threshold=args.life_threshold,
+        verify=getattr(args, "verify", False),
+    )
     return rules, settings, Execution(workers=args.workers, progress=not args.quiet), game_fn
 
 
@@ -229,8 +238,16 @@ def game_setup(args) -> tuple[dict, GameSettings, Execution, functools.partial |
 
 def cmd_run(args) -> Run:
     rules, settings, execution, game_fn = game_setup(args)
-    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, settings=settings, out=args.out,
-                       execution=execution, game_fn=game_fn)
+    result = run_sweep(
+        args.creatures,
+        args.bolts,
+        games=args.games,
+        seed=args.seed,
+        settings=settings,
+        out=args.out,
+        execution=execution,
+        game_fn=game_fn,
+    )
     return Run(rules=rules, batch=result, out=args.out)
 
 
@@ -263,8 +280,11 @@ def played_cells(directory: Path) -> list:
     if (directory / "payoffs.csv").exists():
         ours = MatrixGame.from_csv(directory / "payoffs.csv", std_path=directory / "std.csv")
         labels = ours.row_labels
-        return [(labels[a], labels[b], ours.payoffs[a, b], ours.std[a, b])
-                for a in range(len(labels)) for b in range(a + 1, len(labels))]
+        return [
+            (labels[a], labels[b], ours.payoffs[a, b], ours.std[a, b])
+            for a in range(len(labels))
+            for b in range(a + 1, len(labels))
+        ]
     decided: dict = {}
     for (a, b, _), winner in store_games(directory, score_mismatches=False).items():
         if winner is not None:
@@ -331,8 +351,10 @@ def store_games(directory: Path, score_mismatches: bool = True) -> dict:
     """(deck1, deck2, game) -> winner (0, 1; None for a draw) of a sweep store. A verified mismatch
     is scored by minimax's winner (the opposite of the stored verdict), or left out as a draw is
     (as the thesis did) with ``score_mismatches=False``."""
-    return {(a, b, g): (None if w is None or (m and not score_mismatches) else (1 - w if m else w))
-            for a, b, _, g, w, m, _ in stored_games(directory)}
+    return {
+        (a, b, g): (None if w is None or (m and not score_mismatches) else (1 - w if m else w))
+        for a, b, _, g, w, m, _ in stored_games(directory)
+    }
 
 
 def cmd_paired(args) -> Paired:
@@ -356,10 +378,25 @@ def cmd_paired(args) -> Paired:
     index = {label: i for i, label in enumerate(thesis.row_labels)}
     gaps = {}
     for name, column in (("base", 0), ("other", 1)):
-        gaps[name] = float(np.mean([abs(1 - np.mean([w[column] for w in pairs]) - thesis.payoffs[index[a], index[b]])
-                                    for (a, b), pairs in cells.items() if a in index and b in index]))
-    return Paired(base=args.base, other=args.other, common=len(common), cells=rows, gained=gained, lost=lost,
-                  p=float(p), gaps=gaps)
+        gaps[name] = float(
+            np.mean(
+                [
+                    abs(1 - np.mean([w[column] for w in pairs]) - thesis.payoffs[index[a], index[b]])
+                    for (a, b), pairs in cells.items()
+                    if a in index and b in index
+                ]
+            )
+        )
+    return Paired(
+        base=args.base,
+        other=args.other,
+        common=len(common),
+        cells=rows,
+        gained=gained,
+        lost=lost,
+        p=float(p),
+        gaps=gaps,
+    )
 
 
 def cmd_matrix(args) -> MatrixFiles:
@@ -385,11 +422,19 @@ def cmd_forest_accuracy(args) -> ForestAccuracy:
     from gamelp.games.mtg.forest import collect_positions, forest_evaluation
 
     forest = forest_evaluation(12)
-    data = collect_positions(args.games, (12,), [args.seed, 2], label_cap=args.label_cap, workers=args.workers,
-                             decks=[Deck.parse(d) for d in args.decks.split(",")], progress=not args.quiet)
+    data = collect_positions(
+        args.games,
+        (12,),
+        [args.seed, 2],
+        label_cap=args.label_cap,
+        workers=args.workers,
+        decks=[Deck.parse(d) for d in args.decks.split(",")],
+        progress=not args.quiet,
+    )
     X, y = data.X[12], data.y[12]
-    return ForestAccuracy(games=args.games, positions=len(y), capped=data.capped,
-                          wrong=int((forest.predict(X) != y).sum()))
+    return ForestAccuracy(
+        games=args.games, positions=len(y), capped=data.capped, wrong=int((forest.predict(X) != y).sum())
+    )
 
 
 def cell_games(rate: float, most: int = THESIS_GAMES) -> int:
@@ -426,21 +471,36 @@ def cmd_seats(args) -> Seats:
     thesis = thesis_matrix()
     labels = list(thesis.row_labels)
     inside = [a for a in labels if mid_range(a, args.low, args.high)]
-    cells = [(thesis.payoffs[i, j], cell_games(thesis.payoffs[i, j]))
-             for i, a in enumerate(labels) for j, b in enumerate(labels) if i < j and a in inside and b in inside]
+    cells = [
+        (thesis.payoffs[i, j], cell_games(thesis.payoffs[i, j]))
+        for i, a in enumerate(labels)
+        for j, b in enumerate(labels)
+        if i < j and a in inside and b in inside
+    ]
     k, statistic, p, q = seat_dispersion(cells)
     result = Seats(low=args.low, high=args.high, cells=k, statistic=statistic, p=p, first_player_share=q)
     for directory in map(Path, args.dirs):
         games = [g for g in stored_games(directory) if g.winner is not None]
-        among = [g for g in games
-                 if mid_range(g.deck1, args.low, args.high) and mid_range(g.deck2, args.low, args.high)]
+        among = [
+            g for g in games if mid_range(g.deck1, args.low, args.high) and mid_range(g.deck2, args.low, args.high)
+        ]
         tally: dict = {}
         for g in among:
             tally.setdefault((g.deck1, g.deck2), []).append(g.winner == 0)
         first = float(np.mean([g.winner == g.first for g in among])) if among else float("nan")
         k, statistic, p, q = seat_dispersion([(np.mean(w), len(w)) for w in tally.values()]) if tally else (0, 0, 1, 0)
-        result.runs.append(SeatRun(directory, len(games), float(np.mean([g.winner == g.first for g in games])),
-                                   len(among), first, k, statistic, p))
+        result.runs.append(
+            SeatRun(
+                directory,
+                len(games),
+                float(np.mean([g.winner == g.first for g in games])),
+                len(among),
+                first,
+                k,
+                statistic,
+                p,
+            )
+        )
     return result
 
 
@@ -458,15 +518,21 @@ def report_compare(result: Comparison) -> None:
         print(f"{'row':>7} {'col':>7} {'ours':>7} {'se':>6} {'thesis':>7} {'z':>7}")
         for c in sweep.cells:
             print(f"{c.row:>7} {c.col:>7} {c.ours:7.3f} {c.se:6.3f} {c.thesis:7.3f} {c.z:7.2f}")
-        print(f"within 3 SE of Appendix B: {sweep.within_3se} of {len(sweep.cells)}; "
-              f"mean |ours - thesis| = {sweep.mean_gap:.3f}")
+        print(
+            f"within 3 SE of Appendix B: {sweep.within_3se} of {len(sweep.cells)}; "
+            f"mean |ours - thesis| = {sweep.mean_gap:.3f}"
+        )
         if sweep.scorings is not None:
-            print("the same games scored three ways (thesis: mismatches and draws dropped; verdict: every "
-                  "verdict kept; truth: every game by minimax's winner), mismatch share")
+            print(
+                "the same games scored three ways (thesis: mismatches and draws dropped; verdict: every "
+                "verdict kept; truth: every game by minimax's winner), mismatch share"
+            )
             for c in sweep.cells:
                 r = sweep.scorings[(c.row, c.col)]
-                print(f"{c.row:>7} {c.col:>7}  thesis {r['thesis']:.3f}  verdict {r['verdict']:.3f}  "
-                      f"truth {r['truth']:.3f}  mismatches {r['mismatch']:.1%}  draws {int(r['draws'])}")
+                print(
+                    f"{c.row:>7} {c.col:>7}  thesis {r['thesis']:.3f}  verdict {r['verdict']:.3f}  "
+                    f"truth {r['truth']:.3f}  mismatches {r['mismatch']:.1%}  draws {int(r['draws'])}"
+                )
     if result.plot:
         print(f"\nwrote {result.plot}")
 
@@ -476,15 +542,19 @@ def report_paired(result: Paired) -> None:
     print(f"{'row':>7} {'col':>7} {'games':>5} {'base':>6} {'other':>6} {'to row':>6} {'to col':>6}")
     for c in result.cells:
         print(f"{c.row:>7} {c.col:>7} {c.games:5d} {c.base:6.3f} {c.other:6.3f} {c.to_row:6d} {c.to_col:6d}")
-    print(f"games that changed winner: {result.gained + result.lost} of {result.common} ({result.gained} to the row "
-          f"deck, {result.lost} to the column deck); McNemar exact p = {result.p:.3g}")
+    print(
+        f"games that changed winner: {result.gained + result.lost} of {result.common} ({result.gained} to the row "
+        f"deck, {result.lost} to the column deck); McNemar exact p = {result.p:.3g}"
+    )
     for name, gap in result.gaps.items():
         print(f"{name}: mean |rate - Appendix B| over these games {gap:.3f}")
 
 
 def report_forest_accuracy(result: ForestAccuracy) -> None:
-    print(f"forest at 12 life on {result.positions} positions reached by exact play ({result.games} games, "
-          f"{result.capped} skipped at the label cap): {result.wrong} wrong ({result.wrong / result.positions:.1%})")
+    print(
+        f"forest at 12 life on {result.positions} positions reached by exact play ({result.games} games, "
+        f"{result.capped} skipped at the label cap): {result.wrong} wrong ({result.wrong / result.positions:.1%})"
+    )
 
 
 def report_matrix(result: MatrixFiles) -> None:
@@ -492,18 +562,30 @@ def report_matrix(result: MatrixFiles) -> None:
 
 
 def report_seats(result: Seats) -> None:
-    print(f"cells between decks with {result.low} to {result.high} bolts; T = sum 4 n (rate - 1/2)^2, "
-          "at least one per cell in expectation if the seat does not decide games")
-    print(f"Appendix B: {result.cells} cells, T = {result.statistic:.1f} (lower-tail p = {result.p:.2g}); the first "
-          f"(or second) player won at least {result.first_player_share:.1%} of these games")
+    print(
+        f"cells between decks with {result.low} to {result.high} bolts; T = sum 4 n (rate - 1/2)^2, "
+        "at least one per cell in expectation if the seat does not decide games"
+    )
+    print(
+        f"Appendix B: {result.cells} cells, T = {result.statistic:.1f} (lower-tail p = {result.p:.2g}); the first "
+        f"(or second) player won at least {result.first_player_share:.1%} of these games"
+    )
     for run in result.runs:
-        print(f"{run.directory}: first player won {run.first_share:.1%} of {run.decided} decided games, "
-              f"{run.first_share_among:.1%} of {run.among} between these decks; {run.cells} cells, "
-              f"T = {run.statistic:.1f} (lower-tail p = {run.p:.2g})")
+        print(
+            f"{run.directory}: first player won {run.first_share:.1%} of {run.decided} decided games, "
+            f"{run.first_share_among:.1%} of {run.among} between these decks; {run.cells} cells, "
+            f"T = {run.statistic:.1f} (lower-tail p = {run.p:.2g})"
+        )
 
 
-REPORTS = {Run: report_run, Comparison: report_compare, Paired: report_paired, ForestAccuracy: report_forest_accuracy,
-           MatrixFiles: report_matrix, Seats: report_seats}
+REPORTS = {
+    Run: report_run,
+    Comparison: report_compare,
+    Paired: report_paired,
+    ForestAccuracy: report_forest_accuracy,
+    MatrixFiles: report_matrix,
+    Seats: report_seats,
+}
 
 
 def report(result) -> None:

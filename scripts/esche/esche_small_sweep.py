@@ -21,7 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, add_execution_options, execution_from, int_list, integer, output_directory, run_script
+from gamelp.cli.args import (
+    OneLineParser,
+    add_execution_options,
+    execution_from,
+    int_list,
+    integer,
+    output_directory,
+    run_script,
+)
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS
@@ -80,35 +88,60 @@ def main(argv: list[str] | None = None) -> SmallSweep:
     args = build_parser().parse_args(argv)
 
     out = Path(args.out)
-    result = sweep.run_sweep(args.creatures, args.bolts, games=args.games, repeats=args.repeats, seed=args.seed,
-                             player=args.player,
-                             settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap), out=out,
-                             execution=execution_from(args))
+    result = sweep.run_sweep(
+        args.creatures,
+        args.bolts,
+        games=args.games,
+        repeats=args.repeats,
+        seed=args.seed,
+        player=args.player,
+        settings=sweep.GameSettings(evaluation=args.evaluation, eval_cap=args.eval_cap),
+        out=out,
+        execution=execution_from(args),
+    )
     game = result.matrix
     off_diagonal = game.std[~np.eye(game.shape[0], dtype=bool)]
     reduced, rows, cols = game.reduce_dominated()
 
     thesis_form = solve_matrix_nash(reduced, "row", args.backend, form="thesis")
     general = solve_matrix_nash(reduced, "row", args.backend, form="general")
-    solves = [Solve("nominal (thesis form)", thesis_form.value, thesis_form.strategy_dict()),
-              Solve("nominal (general form)", general.value, general.strategy_dict())]
+    solves = [
+        Solve("nominal (thesis form)", thesis_form.value, thesis_form.strategy_dict()),
+        Solve("nominal (general form)", general.value, general.strategy_dict()),
+    ]
     for kind, backend in (("interval", args.backend), ("ellipsoidal", args.cone_backend)):
         for radius in (2.0, 3.0):
             robust = solve_robust(reduced, kind, radius, backend=backend)
             solves.append(Solve(f"robust {kind} R={radius:g}", robust.guaranteed_value, robust.strategy_dict()))
-    payload = {"decks": list(game.row_labels), "dominated_rows": rows, "dominated_cols": cols,
-               "solves": [{"name": s.name, "value": s.value, "strategy": s.strategy} for s in solves]}
+    payload = {
+        "decks": list(game.row_labels),
+        "dominated_rows": rows,
+        "dominated_cols": cols,
+        "solves": [{"name": s.name, "value": s.value, "strategy": s.strategy} for s in solves],
+    }
     write_text(out / "solution.json", json.dumps(payload, indent=2))
-    return SmallSweep(sweep=result, mean_std=float(off_diagonal.mean()), max_std=float(game.std.max()),
-                      dominated_rows=rows, dominated_cols=cols, reduced_shape=reduced.shape, solves=solves, out=out)
+    return SmallSweep(
+        sweep=result,
+        mean_std=float(off_diagonal.mean()),
+        max_std=float(game.std.max()),
+        dominated_rows=rows,
+        dominated_cols=cols,
+        reduced_shape=reduced.shape,
+        solves=solves,
+        out=out,
+    )
 
 
 def report(result: SmallSweep) -> None:
     print(result.sweep.summary())
-    print(f"{result.sweep.matrix.shape[0]} decks; deviations: mean {100 * result.mean_std:.1f}%, "
-          f"max {100 * result.max_std:.1f}% (thesis: mean 2.3%, max 7.8% at 200 games a pair)")
-    print(f"dominance removes rows {result.dominated_rows or '-'} and columns {result.dominated_cols or '-'}: "
-          f"{result.reduced_shape[0]}x{result.reduced_shape[1]} left")
+    print(
+        f"{result.sweep.matrix.shape[0]} decks; deviations: mean {100 * result.mean_std:.1f}%, "
+        f"max {100 * result.max_std:.1f}% (thesis: mean 2.3%, max 7.8% at 200 games a pair)"
+    )
+    print(
+        f"dominance removes rows {result.dominated_rows or '-'} and columns {result.dominated_cols or '-'}: "
+        f"{result.reduced_shape[0]}x{result.reduced_shape[1]} left"
+    )
     for solve in result.solves:
         print(f"{solve.name:<28} value {solve.value:.4f}   {_mix(solve.strategy)}")
     print(f"{'thesis optimum (33 decks)':<28} value -        {_mix(THESIS_MIX)}")

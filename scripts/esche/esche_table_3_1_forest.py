@@ -59,8 +59,11 @@ def _collect(job):
 
 
 def collect(games, threshold, seed, cap, jobs):
-    chunks = [(len(part), threshold, seed * 1000 + k, cap)
-              for k, part in enumerate(np.array_split(np.arange(games), jobs)) if len(part)]
+    chunks = [
+        (len(part), threshold, seed * 1000 + k, cap)
+        for k, part in enumerate(np.array_split(np.arange(games), jobs))
+        if len(part)
+    ]
     if jobs == 1:
         parts = [_collect(chunk) for chunk in chunks]  # the same chunk, no worker process
     else:
@@ -78,8 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--label-cap", type=integer(1), default=50_000)
     parser.add_argument("--jobs", type=integer(1), default=2)
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--curve", type=int_list, default=[],
-                        help="tree counts for Figures 3.1 and 3.2, e.g. 1,3,9,27,81")
+    parser.add_argument(
+        "--curve", type=int_list, default=[], help="tree counts for Figures 3.1 and 3.2, e.g. 1,3,9,27,81"
+    )
     parser.add_argument("--plot", type=plot_path, help="PNG of the accuracy and time curves (with --curve)")
     return parser
 
@@ -108,11 +112,18 @@ def main(argv: list[str] | None = None) -> ForestTable:
             wrong[n].append(float((predicted != yt).sum() * 200 / len(yt)))
     acc = stats.ttest_ind(wrong[27], wrong[9], equal_var=False, alternative="less")
     slow = stats.ttest_ind(millis[9], millis[27], equal_var=False, alternative="less")
-    result = ForestTable(positions=len(y), first_player_wins=float(y.mean()), training_seconds=training_seconds,
-                         sets=args.sets, wrong=wrong, millis=millis,
-                         fewer_errors=(float(acc.statistic), float(acc.pvalue)),
-                         slower=(float(slow.statistic), float(slow.pvalue)), curve=list(args.curve),
-                         plot=args.plot if args.curve else None)
+    result = ForestTable(
+        positions=len(y),
+        first_player_wins=float(y.mean()),
+        training_seconds=training_seconds,
+        sets=args.sets,
+        wrong=wrong,
+        millis=millis,
+        fewer_errors=(float(acc.statistic), float(acc.pvalue)),
+        slower=(float(slow.statistic), float(slow.pvalue)),
+        curve=list(args.curve),
+        plot=args.plot if args.curve else None,
+    )
     if result.plot:
         plot_curve(result, result.plot)
     return result
@@ -120,22 +131,28 @@ def main(argv: list[str] | None = None) -> ForestTable:
 
 def report(result: ForestTable) -> None:
     wrong, millis = result.wrong, result.millis
-    print(f"training positions: {result.positions} (player 1 wins {result.first_player_wins:.0%}), "
-          f"{result.training_seconds:.0f} s")
+    print(
+        f"training positions: {result.positions} (player 1 wins {result.first_player_wins:.0%}), "
+        f"{result.training_seconds:.0f} s"
+    )
     print(f"\n{'':28}{'ours 9':>10}{'ours 27':>10}{'thesis 9':>10}{'thesis 27':>10}")
-    rows = (("wrong of 200, mean", lambda n: np.mean(wrong[n]), 0),
-            ("wrong of 200, variance", lambda n: np.var(wrong[n], ddof=1), 1),
-            ("time per 200 (ms), mean", lambda n: np.mean(millis[n]), 2),
-            ("time per 200 (ms), var", lambda n: np.var(millis[n], ddof=1), 3))
+    rows = (
+        ("wrong of 200, mean", lambda n: np.mean(wrong[n]), 0),
+        ("wrong of 200, variance", lambda n: np.var(wrong[n], ddof=1), 1),
+        ("time per 200 (ms), mean", lambda n: np.mean(millis[n]), 2),
+        ("time per 200 (ms), var", lambda n: np.var(millis[n], ddof=1), 3),
+    )
     for label, ours, index in rows:
         print(f"{label:28}{ours(9):10.3f}{ours(27):10.3f}{THESIS[9][index]:10.3f}{THESIS[27][index]:10.3f}")
     print(f"{'number of sets':28}{result.sets:10d}{result.sets:10d}{20:10d}{20:10d}")
     (t_acc, p_acc), (t_slow, p_slow) = result.fewer_errors, result.slower
     print(f"\n27 trees fewer errors: t = {t_acc:.3f}, p = {p_acc:.3g} (thesis: t = -1.475, p = .075)")
     print(f"27 trees slower:       t = {t_slow:.3f}, p = {p_slow:.3g} (thesis: t = -121.5, p ~ 0)")
-    print(f"accuracy: 9 trees {result.accuracy(9).mean():.1%}, 27 trees {result.accuracy(27).mean():.1%} "
-          f"(thesis: {1 - 37.8 / 200:.1%}, {1 - 34.25 / 200:.1%}); "
-          "times are our compiled forests' (the thesis timed DecisionTree.jl on a 2.13 GHz laptop)")
+    print(
+        f"accuracy: 9 trees {result.accuracy(9).mean():.1%}, 27 trees {result.accuracy(27).mean():.1%} "
+        f"(thesis: {1 - 37.8 / 200:.1%}, {1 - 34.25 / 200:.1%}); "
+        "times are our compiled forests' (the thesis timed DecisionTree.jl on a 2.13 GHz laptop)"
+    )
     if result.curve:
         print_curve(result)
 
@@ -145,8 +162,10 @@ def print_curve(result: ForestTable) -> None:
     print(f"\n{'trees':>6} {'accuracy':>9} {'sd':>6} {'ms per 200':>11}   (Figures 3.1 and 3.2)")
     for n in result.curve:
         accuracy = result.accuracy(n)
-        print(f"{n:6d} {accuracy.mean():9.1%} {accuracy.std(ddof=1) if len(accuracy) > 1 else 0:6.3f} "
-              f"{np.mean(result.millis[n]):11.3f}")
+        print(
+            f"{n:6d} {accuracy.mean():9.1%} {accuracy.std(ddof=1) if len(accuracy) > 1 else 0:6.3f} "
+            f"{np.mean(result.millis[n]):11.3f}"
+        )
     if result.plot:
         print(f"wrote {result.plot}")
 

@@ -61,9 +61,18 @@ def main(argv: list[str] | None = None) -> CapTable:
     rows = []
     for cap in args.caps:
         start = time.perf_counter()
-        results = [play_game(decks[i], decks[j], seed=args.seed + g, first=g % 2, eval_cap=cap,
-                             evaluation=args.evaluation, graded=args.graded)
-                   for g, (i, j) in enumerate(pairs)]
+        results = [
+            play_game(
+                decks[i],
+                decks[j],
+                seed=args.seed + g,
+                first=g % 2,
+                eval_cap=cap,
+                evaluation=args.evaluation,
+                graded=args.graded,
+            )
+            for g, (i, j) in enumerate(pairs)
+        ]
         elapsed = time.perf_counter() - start
         draws = sum(r.winner is None for r in results)
         rows.append(CapRow(cap, draws, elapsed, float(np.mean([r.evaluations for r in results])), THESIS.get(cap)))

@@ -29,13 +29,23 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:  # esche_appendix_b.py beside this script, also when this script is imported by path
     sys.path.insert(0, HERE)
 from esche_appendix_b import add_game_arguments, game_setup  # noqa: E402
+
 from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, run_script  # noqa: E402
 from gamelp.games.mtg.deck import analysed_decks  # noqa: E402
 from gamelp.games.mtg.sweep import BatchResult, run_sweep  # noqa: E402
 from gamelp.models.nash import solve_matrix_nash  # noqa: E402
 
-TABLE_3_4 = {"0C36L": 16, "4C32L": 8, "8C32L": 5, "12C20L": 14, "12C24L": 7, "12C28L": 17, "16C16L": 6,
-             "16C20L": 16, "16C24L": 10}  # percent
+TABLE_3_4 = {
+    "0C36L": 16,
+    "4C32L": 8,
+    "8C32L": 5,
+    "12C20L": 14,
+    "12C24L": 7,
+    "12C28L": 17,
+    "16C16L": 6,
+    "16C20L": 16,
+    "16C24L": 10,
+}  # percent
 
 
 @dataclass
@@ -54,9 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--creatures", type=int_list, default=list(range(0, 17, 4)))
     parser.add_argument("--bolts", type=int_list, default=list(range(0, 61, 4)))
     parser.add_argument("--games", type=integer(1), default=200, help="games per pair (default %(default)s)")
-    parser.add_argument("--analysed", action="store_true",
-                        help="play only the grid's decks the thesis analysed (the 55 on the default grid), "
-                             "not its other 15")
+    parser.add_argument(
+        "--analysed",
+        action="store_true",
+        help="play only the grid's decks the thesis analysed (the 55 on the default grid), not its other 15",
+    )
     add_game_arguments(parser)
     parser.add_argument("--backend", default="auto", help="LP backend (default %(default)s)")
     parser.add_argument("--out", type=output_directory, required=True, help="directory of the sweep")
@@ -67,8 +79,17 @@ def main(argv: list[str] | None = None) -> DeckMix16:
     args = build_parser().parse_args(argv)
 
     rules, settings, execution, game_fn = game_setup(args)
-    result = run_sweep(args.creatures, args.bolts, games=args.games, seed=args.seed, analysed=args.analysed,
-                       settings=settings, out=args.out, execution=execution, game_fn=game_fn)
+    result = run_sweep(
+        args.creatures,
+        args.bolts,
+        games=args.games,
+        seed=args.seed,
+        analysed=args.analysed,
+        settings=settings,
+        out=args.out,
+        execution=execution,
+        game_fn=game_fn,
+    )
     played = {label: k for k, label in enumerate(result.matrix.row_labels)}
     decks = [k for k in map(str, analysed_decks(16)) if k in played]
     game = result.matrix.submatrix([played[d] for d in decks], [played[d] for d in decks])
@@ -78,8 +99,10 @@ def main(argv: list[str] | None = None) -> DeckMix16:
 
 def report(result: DeckMix16) -> None:
     print(result.sweep.summary())
-    print(f"rules changed: {result.rules or 'none'}; deck game over {len(result.decks)} of the thesis's 55 decks "
-          f"(at most 16 creatures, more than 12 non-land cards)")
+    print(
+        f"rules changed: {result.rules or 'none'}; deck game over {len(result.decks)} of the thesis's 55 decks "
+        f"(at most 16 creatures, more than 12 non-land cards)"
+    )
     print(f"{'deck':>8} {'thesis %':>9} {'ours %':>8}")
     for deck in result.decks:
         if result.mix[deck] > 1e-9 or deck in TABLE_3_4:

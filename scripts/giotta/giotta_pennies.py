@@ -32,12 +32,13 @@ FIXED_PAIRS = {
 @dataclass
 class Pennies:
     """The figures of pennies.json: the step rule's runs, the MWU/OMWU iterates and each fixed-weight match."""
+
     plays: int
     runs: int
     games: int
-    step_rule: dict[str, float | None]   # final_mean_heads_A/B, mean_abs_dev_A/B_after_1000 (None under 1000 plays)
-    regret: dict[str, float]             # mwu_last_heads_A, omwu_last_heads_A, mwu_average_heads_A
-    fixed_weights: dict[str, dict]       # per pair: A, B, expected_A, expected_B, mean_A, mean_B
+    step_rule: dict[str, float | None]  # final_mean_heads_A/B, mean_abs_dev_A/B_after_1000 (None under 1000 plays)
+    regret: dict[str, float]  # mwu_last_heads_A, omwu_last_heads_A, mwu_average_heads_A
+    fixed_weights: dict[str, dict]  # per pair: A, B, expected_A, expected_B, mean_A, mean_B
     out: Path
 
 
@@ -45,12 +46,12 @@ def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--plays", type=integer(1), default=2000, help="plays per run (default: 2000)")
     parser.add_argument("--window", type=integer(1), default=20, help="plays between adjustments (default: 20)")
-    parser.add_argument("--cutoff", type=integer(0), default=4,
-                        help="losing margin that triggers a step (default: 4)")
+    parser.add_argument("--cutoff", type=integer(0), default=4, help="losing margin that triggers a step (default: 4)")
     parser.add_argument("--step", type=finite_float(0.0, strict=True), default=0.05, help="weight step (default: 0.05)")
     parser.add_argument("--runs", type=integer(1), default=500, help="independent runs for the mean (default: 500)")
-    parser.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.1,
-                        help="MWU/OMWU step size (default: 0.1)")
+    parser.add_argument(
+        "--eta", type=finite_float(0.0, strict=True), default=0.1, help="MWU/OMWU step size (default: 0.1)"
+    )
     parser.add_argument("--games", type=integer(1), default=1000, help="games per fixed-weight match (default: 1000)")
     parser.add_argument("--reps", type=integer(1), default=1000, help="fixed-weight matches (default: 1000)")
     parser.add_argument("--seed", type=integer(0), default=0)
@@ -62,66 +63,107 @@ def main(argv: list[str] | None = None) -> Pennies:
     args = build_parser().parse_args(argv)
     out = Path(args.out)
 
-    run = PENNIES.step_adjustment(pennies.PAPER_START_A, pennies.PAPER_START_B, n_plays=args.plays,
-                                  window=args.window, cutoff=args.cutoff, step=args.step,
-                                  n_runs=args.runs, seed=args.seed)
+    run = PENNIES.step_adjustment(
+        pennies.PAPER_START_A,
+        pennies.PAPER_START_B,
+        n_plays=args.plays,
+        window=args.window,
+        cutoff=args.cutoff,
+        step=args.step,
+        n_runs=args.runs,
+        seed=args.seed,
+    )
     heads_a, heads_b = run.weights_a[..., 0], run.weights_b[..., 0]
     late = run.plays >= 1000
-    mwu_x, mwu_y = PENNIES.regret_dynamics(pennies.PAPER_START_A, pennies.PAPER_START_B, "mwu",
-                                           args.plays, eta=args.eta)
-    omwu_x, omwu_y = PENNIES.regret_dynamics(pennies.PAPER_START_A, pennies.PAPER_START_B, "omwu",
-                                             args.plays, eta=args.eta)
+    mwu_x, mwu_y = PENNIES.regret_dynamics(
+        pennies.PAPER_START_A, pennies.PAPER_START_B, "mwu", args.plays, eta=args.eta
+    )
+    omwu_x, omwu_y = PENNIES.regret_dynamics(
+        pennies.PAPER_START_A, pennies.PAPER_START_B, "omwu", args.plays, eta=args.eta
+    )
     iters = np.arange(args.plays)
-    pennies.plot_weights({
-        "step rule, A (one run)": (run.plays, heads_a[0]),
-        "step rule, B (one run)": (run.plays, heads_b[0]),
-        f"step rule, A (mean of {args.runs})": (run.plays, heads_a.mean(axis=0)),
-        f"step rule, B (mean of {args.runs})": (run.plays, heads_b.mean(axis=0)),
-    }, out / "pennies_weights.png", "P(heads)",
-        "Matching pennies, step rule: A (match) starts tails, B (mismatch) starts heads", equilibrium=0.5)
-    pennies.plot_weights({"MWU, A": (iters, mwu_x[:, 0]), "MWU, B": (iters, mwu_y[:, 0]),
-                          "OMWU, A": (iters, omwu_x[:, 0]), "OMWU, B": (iters, omwu_y[:, 0])},
-                         out / "pennies_regret.png", "P(heads)",
-                         f"Matching pennies, MWU / OMWU self-play (eta = {args.eta}), same start",
-                         equilibrium=0.5)
+    pennies.plot_weights(
+        {
+            "step rule, A (one run)": (run.plays, heads_a[0]),
+            "step rule, B (one run)": (run.plays, heads_b[0]),
+            f"step rule, A (mean of {args.runs})": (run.plays, heads_a.mean(axis=0)),
+            f"step rule, B (mean of {args.runs})": (run.plays, heads_b.mean(axis=0)),
+        },
+        out / "pennies_weights.png",
+        "P(heads)",
+        "Matching pennies, step rule: A (match) starts tails, B (mismatch) starts heads",
+        equilibrium=0.5,
+    )
+    pennies.plot_weights(
+        {
+            "MWU, A": (iters, mwu_x[:, 0]),
+            "MWU, B": (iters, mwu_y[:, 0]),
+            "OMWU, A": (iters, omwu_x[:, 0]),
+            "OMWU, B": (iters, omwu_y[:, 0]),
+        },
+        out / "pennies_regret.png",
+        "P(heads)",
+        f"Matching pennies, MWU / OMWU self-play (eta = {args.eta}), same start",
+        equilibrium=0.5,
+    )
 
-    summary = {"step_rule": {
-        "plays": args.plays, "runs": args.runs,
-        "mean_abs_dev_A_after_1000": float(np.abs(heads_a[:, late] - 0.5).mean()) if late.any() else None,
-        "mean_abs_dev_B_after_1000": float(np.abs(heads_b[:, late] - 0.5).mean()) if late.any() else None,
-        "final_mean_heads_A": float(heads_a[:, -1].mean()), "final_mean_heads_B": float(heads_b[:, -1].mean()),
-    }, "regret": {
-        "mwu_last_heads_A": float(mwu_x[-1, 0]), "omwu_last_heads_A": float(omwu_x[-1, 0]),
-        "mwu_average_heads_A": float(mwu_x[:, 0].mean()),
-    }, "fixed_weights": {}}
+    summary = {
+        "step_rule": {
+            "plays": args.plays,
+            "runs": args.runs,
+            "mean_abs_dev_A_after_1000": float(np.abs(heads_a[:, late] - 0.5).mean()) if late.any() else None,
+            "mean_abs_dev_B_after_1000": float(np.abs(heads_b[:, late] - 0.5).mean()) if late.any() else None,
+            "final_mean_heads_A": float(heads_a[:, -1].mean()),
+            "final_mean_heads_B": float(heads_b[:, -1].mean()),
+        },
+        "regret": {
+            "mwu_last_heads_A": float(mwu_x[-1, 0]),
+            "omwu_last_heads_A": float(omwu_x[-1, 0]),
+            "mwu_average_heads_A": float(mwu_x[:, 0].mean()),
+        },
+        "fixed_weights": {},
+    }
 
     panels = []
     for i, (label, (wa, wb)) in enumerate(FIXED_PAIRS.items()):
         a, b = PENNIES.score_distributions(wa, wb, args.games, args.reps, seed=args.seed + 1 + i)
         p_a, p_b = PENNIES.expected_scores(wa, wb)
         panels.append((f"{label}: A {list(wa)} vs B {list(wb)}", a, b))
-        summary["fixed_weights"][label] = {"A": wa, "B": wb, "expected_A": args.games * p_a,
-                                           "expected_B": args.games * p_b, "mean_A": float(a.mean()),
-                                           "mean_B": float(b.mean())}
-    pennies.plot_score_histograms(panels, out / "pennies_scores.png",
-                                  f"Matching pennies: games won out of {args.games}, {args.reps} matches")
+        summary["fixed_weights"][label] = {
+            "A": wa,
+            "B": wb,
+            "expected_A": args.games * p_a,
+            "expected_B": args.games * p_b,
+            "mean_A": float(a.mean()),
+            "mean_B": float(b.mean()),
+        }
+    pennies.plot_score_histograms(
+        panels, out / "pennies_scores.png", f"Matching pennies: games won out of {args.games}, {args.reps} matches"
+    )
     write_text(out / "pennies.json", json.dumps({"args": vars(args), **summary}, indent=2))
-    return Pennies(args.plays, args.runs, args.games, summary["step_rule"], summary["regret"],
-                   summary["fixed_weights"], out)
+    return Pennies(
+        args.plays, args.runs, args.games, summary["step_rule"], summary["regret"], summary["fixed_weights"], out
+    )
 
 
 def report(result: Pennies) -> None:
     print("paper: both players start pure and opposite and settle near P(heads) = 0.5 after about 1000 plays")
     s = result.step_rule
-    print(f"ours : step rule, {result.runs} runs: final mean P(heads) A {s['final_mean_heads_A']:.3f}, "
-          f"B {s['final_mean_heads_B']:.3f}; mean |P(heads) - 0.5| after 1000 plays: "
-          f"A {s['mean_abs_dev_A_after_1000']}, B {s['mean_abs_dev_B_after_1000']}")
+    print(
+        f"ours : step rule, {result.runs} runs: final mean P(heads) A {s['final_mean_heads_A']:.3f}, "
+        f"B {s['final_mean_heads_B']:.3f}; mean |P(heads) - 0.5| after 1000 plays: "
+        f"A {s['mean_abs_dev_A_after_1000']}, B {s['mean_abs_dev_B_after_1000']}"
+    )
     r = result.regret
-    print(f"       MWU last iterate P(heads) A {r['mwu_last_heads_A']:.3f} (average {r['mwu_average_heads_A']:.3f}),"
-          f" OMWU last iterate {r['omwu_last_heads_A']:.3f}")
+    print(
+        f"       MWU last iterate P(heads) A {r['mwu_last_heads_A']:.3f} (average {r['mwu_average_heads_A']:.3f}),"
+        f" OMWU last iterate {r['omwu_last_heads_A']:.3f}"
+    )
     for label, pair in result.fixed_weights.items():
-        print(f"fixed {label:12s}: A wins {pair['mean_A']:7.1f} (expected {pair['expected_A']:6.1f}), "
-              f"B wins {pair['mean_B']:7.1f} (expected {pair['expected_B']:6.1f})")
+        print(
+            f"fixed {label:12s}: A wins {pair['mean_A']:7.1f} (expected {pair['expected_A']:6.1f}), "
+            f"B wins {pair['mean_B']:7.1f} (expected {pair['expected_B']:6.1f})"
+        )
     print(f"wrote pennies_weights.png, pennies_regret.png, pennies_scores.png, pennies.json into {result.out}")
 
 

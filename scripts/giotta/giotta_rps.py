@@ -21,22 +21,25 @@ from gamelp.games import pennies, rps
 from gamelp.games.rps import RPS
 from gamelp.io import write_text
 
-PAPER_TABLE4 = {"ScoreA": [335, 363, 394, 344, 358, 363, 356, 367, 362, 365],
-                "ScoreB": [252, 232, 223, 255, 242, 253, 233, 229, 232, 232]}
+PAPER_TABLE4 = {
+    "ScoreA": [335, 363, 394, 344, 358, 363, 356, 367, 362, 365],
+    "ScoreB": [252, 232, 223, 255, 242, 253, 233, 229, 232, 232],
+}
 """The first ten repetitions of the paper's Table 4 (A [0.2, 0.6, 0.2] vs B [0.4, 0.5, 0.1])."""
 
 
 @dataclass
 class RockPaperScissors:
     """The figures of rps.json: each fixed-weight match, the step rule's final weights, the MWU/OMWU iterates."""
+
     games: int
     reps: int
     plays: int
     runs: int
-    fixed_weights: dict[str, dict]      # per pair: A, B, expected_A, expected_B, mean_A, sd_A, mean_B, sd_B
-    paper_table4: tuple[float, float]   # the means of the paper's Table 4 rows (A, B)
-    step_rule: dict                     # final_mean_weights_A, final_mean_abs_dev_A
-    regret: dict[str, list[float]]      # mwu_last_A, omwu_last_A
+    fixed_weights: dict[str, dict]  # per pair: A, B, expected_A, expected_B, mean_A, sd_A, mean_B, sd_B
+    paper_table4: tuple[float, float]  # the means of the paper's Table 4 rows (A, B)
+    step_rule: dict  # final_mean_weights_A, final_mean_abs_dev_A
+    regret: dict[str, list[float]]  # mwu_last_A, omwu_last_A
     out: Path
 
 
@@ -46,8 +49,9 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--reps", type=integer(1), default=1000, help="matches per weight pair (default: 1000)")
     parser.add_argument("--plays", type=integer(1), default=6000, help="plays of the step rule (default: 6000)")
     parser.add_argument("--runs", type=integer(1), default=300, help="step-rule runs to average (default: 300)")
-    parser.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.1,
-                        help="MWU/OMWU step size (default: 0.1)")
+    parser.add_argument(
+        "--eta", type=finite_float(0.0, strict=True), default=0.1, help="MWU/OMWU step size (default: 0.1)"
+    )
     parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")
     return parser
@@ -65,48 +69,84 @@ def main(argv: list[str] | None = None) -> RockPaperScissors:
         caption = f"{label}: A {np.round(wa, 2).tolist()} vs B {np.round(wb, 2).tolist()}"
         panels.append((caption, a, b))
         summary["fixed_weights"][label] = {
-            "A": list(wa), "B": list(wb), "expected_A": args.games * p_a, "expected_B": args.games * p_b,
-            "mean_A": float(a.mean()), "sd_A": float(a.std()), "mean_B": float(b.mean()), "sd_B": float(b.std())}
+            "A": list(wa),
+            "B": list(wb),
+            "expected_A": args.games * p_a,
+            "expected_B": args.games * p_b,
+            "mean_A": float(a.mean()),
+            "sd_A": float(a.std()),
+            "mean_B": float(b.mean()),
+            "sd_B": float(b.std()),
+        }
     paper = (float(np.mean(PAPER_TABLE4["ScoreA"])), float(np.mean(PAPER_TABLE4["ScoreB"])))
-    pennies.plot_score_histograms(panels, out / "rps_scores.png",
-                                  f"Rock-paper-scissors: games won out of {args.games}, {args.reps} matches")
+    pennies.plot_score_histograms(
+        panels, out / "rps_scores.png", f"Rock-paper-scissors: games won out of {args.games}, {args.reps} matches"
+    )
 
-    run = RPS.step_adjustment(rps.PAPER_START_A, rps.PAPER_START_B, n_plays=args.plays,
-                              n_runs=args.runs, seed=args.seed)
+    run = RPS.step_adjustment(
+        rps.PAPER_START_A, rps.PAPER_START_B, n_plays=args.plays, n_runs=args.runs, seed=args.seed
+    )
     mwu_x, _ = RPS.regret_dynamics(rps.PAPER_START_A, rps.PAPER_START_B, "mwu", args.plays, eta=args.eta)
     omwu_x, _ = RPS.regret_dynamics(rps.PAPER_START_A, rps.PAPER_START_B, "omwu", args.plays, eta=args.eta)
     iters = np.arange(args.plays)
     series = {}
     for k, name in enumerate(RPS.labels):
         series[f"step rule mean, P({name})"] = (run.plays, run.weights_a[:, :, k].mean(axis=0))
-    pennies.plot_weights(series, out / "rps_weights.png", "A's weight",
-                         "Rock-paper-scissors, step rule: A starts Rock, B starts Paper", equilibrium=1 / 3)
-    pennies.plot_weights({f"{method}, P({name})": (iters, xs[:, k])
-                          for method, xs in (("MWU", mwu_x), ("OMWU", omwu_x))
-                          for k, name in enumerate(RPS.labels)},
-                         out / "rps_regret.png", "A's weight",
-                         f"Rock-paper-scissors, MWU / OMWU self-play (eta = {args.eta}), same start",
-                         equilibrium=1 / 3)
+    pennies.plot_weights(
+        series,
+        out / "rps_weights.png",
+        "A's weight",
+        "Rock-paper-scissors, step rule: A starts Rock, B starts Paper",
+        equilibrium=1 / 3,
+    )
+    pennies.plot_weights(
+        {
+            f"{method}, P({name})": (iters, xs[:, k])
+            for method, xs in (("MWU", mwu_x), ("OMWU", omwu_x))
+            for k, name in enumerate(RPS.labels)
+        },
+        out / "rps_regret.png",
+        "A's weight",
+        f"Rock-paper-scissors, MWU / OMWU self-play (eta = {args.eta}), same start",
+        equilibrium=1 / 3,
+    )
     dev = np.abs(run.weights_a[:, -1] - 1 / 3).mean()
-    summary["step_rule"] = {"final_mean_weights_A": run.weights_a[:, -1].mean(axis=0).tolist(),
-                            "final_mean_abs_dev_A": float(dev)}
+    summary["step_rule"] = {
+        "final_mean_weights_A": run.weights_a[:, -1].mean(axis=0).tolist(),
+        "final_mean_abs_dev_A": float(dev),
+    }
     summary["regret"] = {"mwu_last_A": mwu_x[-1].tolist(), "omwu_last_A": omwu_x[-1].tolist()}
     write_text(out / "rps.json", json.dumps({"args": vars(args), **summary}, indent=2))
-    return RockPaperScissors(args.games, args.reps, args.plays, args.runs, summary["fixed_weights"], paper,
-                             summary["step_rule"], summary["regret"], out)
+    return RockPaperScissors(
+        args.games,
+        args.reps,
+        args.plays,
+        args.runs,
+        summary["fixed_weights"],
+        paper,
+        summary["step_rule"],
+        summary["regret"],
+        out,
+    )
 
 
 def report(result: RockPaperScissors) -> None:
     for label, pair in result.fixed_weights.items():
-        print(f"{label:12s}: A wins {pair['mean_A']:6.1f} +- {pair['sd_A']:4.1f} (expected {pair['expected_A']:6.1f}), "
-              f"B wins {pair['mean_B']:6.1f} +- {pair['sd_B']:4.1f} (expected {pair['expected_B']:6.1f})")
+        print(
+            f"{label:12s}: A wins {pair['mean_A']:6.1f} +- {pair['sd_A']:4.1f} (expected {pair['expected_A']:6.1f}), "
+            f"B wins {pair['mean_B']:6.1f} +- {pair['sd_B']:4.1f} (expected {pair['expected_B']:6.1f})"
+        )
     paper_a, paper_b = result.paper_table4
     print(f"paper (Table 4, first 10 of 1000 matches, favours A): A {paper_a:.1f}, B {paper_b:.1f}")
     rule, regret = result.step_rule, result.regret
-    print(f"step rule after {result.plays} plays ({result.runs} runs): mean A weights "
-          f"{np.round(rule['final_mean_weights_A'], 3).tolist()}, mean |w - 1/3| {rule['final_mean_abs_dev_A']:.3f}")
-    print(f"MWU last iterate A {np.round(regret['mwu_last_A'], 3).tolist()}, "
-          f"OMWU {np.round(regret['omwu_last_A'], 3).tolist()}")
+    print(
+        f"step rule after {result.plays} plays ({result.runs} runs): mean A weights "
+        f"{np.round(rule['final_mean_weights_A'], 3).tolist()}, mean |w - 1/3| {rule['final_mean_abs_dev_A']:.3f}"
+    )
+    print(
+        f"MWU last iterate A {np.round(regret['mwu_last_A'], 3).tolist()}, "
+        f"OMWU {np.round(regret['omwu_last_A'], 3).tolist()}"
+    )
     print(f"wrote rps_scores.png, rps_weights.png, rps_regret.png, rps.json into {result.out}")
 
 

@@ -37,16 +37,17 @@ EXAMPLE_HANDS = ([3, 1, 1], [2, 1, 2], [1, 2, 2], [4, 0, 1], [1, 0, 4])
 @dataclass
 class YugiohTables:
     """Tables 1 and 2 (ours beside the paper's: columns paper, paper_se, ours, ours_se) and the ADP weights."""
+
     table1: pd.DataFrame
     table1_games: int
-    a_win_rate: float                   # A's win rate in the Table 1 data set, overall, moving first, second
+    a_win_rate: float  # A's win rate in the Table 1 data set, overall, moving first, second
     a_win_rate_first: float
     a_win_rate_second: float
     interactions: bool
-    adp: list[dict]                     # per hand and turn order: hand (M,S,T), first, PrAwMST, PrAwM, PrAwST, P(win)
+    adp: list[dict]  # per hand and turn order: hand (M,S,T), first, PrAwMST, PrAwM, PrAwST, P(win)
     table2: pd.DataFrame
     table2_games: int
-    first_player_win_rate: float        # Table 2's data set, either player moving first
+    first_player_win_rate: float  # Table 2's data set, either player moving first
     win_rate_by_strategy: dict[str, float]
     seconds: dict[str, float]
     out: Path
@@ -77,8 +78,7 @@ def _plot_adp(model: ygo.WinModel, hand, path: Path) -> None:
         held = ygo.recorded_hand(hand, first)
         for mst in grid:
             combos = np.array([(mst, m, 0.6) for m in grid])
-            ax.plot(grid, ygo.win_probability(model, first, held, combos), marker=".",
-                    label=f"PrAwMST = {mst:.1f}")
+            ax.plot(grid, ygo.win_probability(model, first, held, combos), marker=".", label=f"PrAwMST = {mst:.1f}")
         ax.set_xlabel("PrAwM (PrAwST = 0.6)")
         ax.set_title(f"hand {hand} (M, S, T), A moves {'first' if first else 'second'}")
         ax.grid(alpha=0.3)
@@ -89,15 +89,28 @@ def _plot_adp(model: ygo.WinModel, hand, path: Path) -> None:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=integer(1), default=ygo.PAPER_TABLE1_N,
-                        help=f"games of the Table 1 data set (default: the paper's {ygo.PAPER_TABLE1_N})")
-    parser.add_argument("--cell-games", type=integer(1), default=ygo.PAPER_TABLE2_N // 6,
-                        help="games per (A strategy, B strategy) cell of Table 2, 6 cells "
-                             f"(default: {ygo.PAPER_TABLE2_N // 6}, N = {ygo.PAPER_TABLE2_N})")
-    parser.add_argument("--interactions", action="store_true",
-                        help="also fit weight x (FirstA, hand) interactions and use them for ADP")
-    parser.add_argument("--life", type=integer(1), default=ygo.TABLE1_RULES.life,
-                        help=f"life points in units of one attack (default: {ygo.TABLE1_RULES.life})")
+    parser.add_argument(
+        "--games",
+        type=integer(1),
+        default=ygo.PAPER_TABLE1_N,
+        help=f"games of the Table 1 data set (default: the paper's {ygo.PAPER_TABLE1_N})",
+    )
+    parser.add_argument(
+        "--cell-games",
+        type=integer(1),
+        default=ygo.PAPER_TABLE2_N // 6,
+        help="games per (A strategy, B strategy) cell of Table 2, 6 cells "
+        f"(default: {ygo.PAPER_TABLE2_N // 6}, N = {ygo.PAPER_TABLE2_N})",
+    )
+    parser.add_argument(
+        "--interactions", action="store_true", help="also fit weight x (FirstA, hand) interactions and use them for ADP"
+    )
+    parser.add_argument(
+        "--life",
+        type=integer(1),
+        default=ygo.TABLE1_RULES.life,
+        help=f"life points in units of one attack (default: {ygo.TABLE1_RULES.life})",
+    )
     parser.add_argument("--workers", type=integer(1), default=2, help="worker processes (default: 2)")
     parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -114,8 +127,7 @@ def main(argv: list[str] | None = None) -> YugiohTables:
     rules2 = ygo.Rules(life=args.life, first_turn_draw=True)
 
     start = time.perf_counter()
-    data1 = ygo.simulate_table1(args.games, seed=args.seed, rules=rules1, workers=args.workers,
-                                progress=not args.quiet)
+    data1 = ygo.simulate_table1(args.games, seed=args.seed, rules=rules1, workers=args.workers, progress=not args.quiet)
     seconds1 = time.perf_counter() - start
     model = ygo.fit_table1(data1)
     table1 = ygo.compare(model.table, ygo.PAPER_TABLE1)
@@ -124,12 +136,26 @@ def main(argv: list[str] | None = None) -> YugiohTables:
     adp_rows = []
     for hand, first in itertools.product(EXAMPLE_HANDS, (True, False)):
         policy, prob = ygo.adp_weights(adp_model, first, ygo.recorded_hand(hand, first))
-        adp_rows.append({"hand (M,S,T)": str(hand), "first": first, "PrAwMST": policy.attack_mst,
-                         "PrAwM": policy.attack_m, "PrAwST": policy.attack_st, "P(win)": prob})
+        adp_rows.append(
+            {
+                "hand (M,S,T)": str(hand),
+                "first": first,
+                "PrAwMST": policy.attack_mst,
+                "PrAwM": policy.attack_m,
+                "PrAwST": policy.attack_st,
+                "P(win)": prob,
+            }
+        )
 
     start = time.perf_counter()
-    data2 = ygo.simulate_table2(adp_model, games_per_cell=args.cell_games, seed=args.seed + 1,
-                                rules=rules2, workers=args.workers, progress=not args.quiet)
+    data2 = ygo.simulate_table2(
+        adp_model,
+        games_per_cell=args.cell_games,
+        seed=args.seed + 1,
+        rules=rules2,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
     seconds2 = time.perf_counter() - start
     table2 = ygo.compare(ygo.fit_table2(data2), ygo.PAPER_TABLE2)
     first_rate = data2.loc[data2.FirstA == 1, "win"].mean()
@@ -139,36 +165,60 @@ def main(argv: list[str] | None = None) -> YugiohTables:
     for name, table in (("yugioh_table1.csv", table1), ("yugioh_table2.csv", table2)):
         with atomic_write(out / name, newline="") as handle:
             table.to_csv(handle)
-    _plot_coefficients([(f"Table 1 (N = {len(data1)})", table1), (f"Table 2 (N = {len(data2)})", table2)],
-                       out / "yugioh_coefficients.png")
+    _plot_coefficients(
+        [(f"Table 1 (N = {len(data1)})", table1), (f"Table 2 (N = {len(data2)})", table2)],
+        out / "yugioh_coefficients.png",
+    )
     _plot_adp(adp_model, [2, 1, 2], out / "yugioh_adp.png")
     result = YugiohTables(
-        table1, len(data1), float(data1["win"].mean()), float(data1.loc[data1.FirstA == 1, "win"].mean()),
-        float(data1.loc[data1.FirstA == 0, "win"].mean()), args.interactions, adp_rows, table2, len(data2),
-        float((first_rate + 1 - second_rate) / 2), by_strategy, {"table1": seconds1, "table2": seconds2}, out)
-    summary = {"args": vars(args), "table1": table1.to_dict(orient="index"),
-               "table2": table2.to_dict(orient="index"), "adp": adp_rows,
-               "first_player_win_rate_table2": result.first_player_win_rate,
-               "win_rate_by_strategy": by_strategy, "seconds": result.seconds}
+        table1,
+        len(data1),
+        float(data1["win"].mean()),
+        float(data1.loc[data1.FirstA == 1, "win"].mean()),
+        float(data1.loc[data1.FirstA == 0, "win"].mean()),
+        args.interactions,
+        adp_rows,
+        table2,
+        len(data2),
+        float((first_rate + 1 - second_rate) / 2),
+        by_strategy,
+        {"table1": seconds1, "table2": seconds2},
+        out,
+    )
+    summary = {
+        "args": vars(args),
+        "table1": table1.to_dict(orient="index"),
+        "table2": table2.to_dict(orient="index"),
+        "adp": adp_rows,
+        "first_player_win_rate_table2": result.first_player_win_rate,
+        "win_rate_by_strategy": by_strategy,
+        "seconds": result.seconds,
+    }
     write_text(out / "yugioh.json", json.dumps(summary, indent=2, default=float))
     return result
 
 
 def report(result: YugiohTables) -> None:
     three = "{:.3f}".format
-    print(f"Table 1: logit of A's win, N = {result.table1_games} (paper {ygo.PAPER_TABLE1_N}), "
-          f"{result.seconds['table1']:.1f} s; A wins {result.a_win_rate:.3f}, moving first "
-          f"{result.a_win_rate_first:.3f}, second {result.a_win_rate_second:.3f}")
+    print(
+        f"Table 1: logit of A's win, N = {result.table1_games} (paper {ygo.PAPER_TABLE1_N}), "
+        f"{result.seconds['table1']:.1f} s; A wins {result.a_win_rate:.3f}, moving first "
+        f"{result.a_win_rate_first:.3f}, second {result.a_win_rate_second:.3f}"
+    )
     print(result.table1.to_string(float_format=three))
     print(f"\nADP weights ({'interaction' if result.interactions else 'main-effects'} model):")
     print(pd.DataFrame(result.adp).to_string(index=False, float_format=three))
-    print(f"\nTable 2: strategy evaluation, N = {result.table2_games} (paper {ygo.PAPER_TABLE2_N}), "
-          f"{result.seconds['table2']:.1f} s; the player moving first wins {result.first_player_win_rate:.3f} "
-          f"(paper: about two-thirds; its FirstA = 2.691 implies about 0.8)")
+    print(
+        f"\nTable 2: strategy evaluation, N = {result.table2_games} (paper {ygo.PAPER_TABLE2_N}), "
+        f"{result.seconds['table2']:.1f} s; the player moving first wins {result.first_player_win_rate:.3f} "
+        f"(paper: about two-thirds; its FirstA = 2.691 implies about 0.8)"
+    )
     print(result.table2.to_string(float_format=three))
     print("A's win rate by strategy: " + ", ".join(f"{s} {v:.3f}" for s, v in result.win_rate_by_strategy.items()))
-    print(f"\nwrote yugioh_table1.csv, yugioh_table2.csv, yugioh_coefficients.png, yugioh_adp.png, "
-          f"yugioh.json into {result.out}")
+    print(
+        f"\nwrote yugioh_table1.csv, yugioh_table2.csv, yugioh_coefficients.png, yugioh_adp.png, "
+        f"yugioh.json into {result.out}"
+    )
 
 
 if __name__ == "__main__":

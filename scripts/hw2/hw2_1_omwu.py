@@ -39,11 +39,12 @@ RPSS_NAME = "rock-paper-superscissors"
 @dataclass
 class SelfPlayRun:
     """One game and method: player 1's final regret and Problem 1.8's bound, and the final saddle-point gaps."""
+
     game: str
     method: str
     regret: float
     bound: float
-    holds: bool           # the regret stayed within the bound after every iteration
+    holds: bool  # the regret stayed within the bound after every iteration
     gap_average: float
     gap_last: float
 
@@ -51,6 +52,7 @@ class SelfPlayRun:
 @dataclass
 class SelfPlay:
     """The figures of the script: each run, and OMWU's last iterate on rock-paper-superscissors."""
+
     iterations: int
     eta: float
     runs: list[SelfPlayRun]
@@ -62,7 +64,7 @@ class SelfPlay:
 
 def regret_and_bound(result, M, eta: float, optimistic: bool) -> tuple[np.ndarray, np.ndarray]:
     """Player 1's regret R^t and the right-hand side of Problem 1.8 after every iteration t."""
-    utilities = result.ys @ M.T                      # l^t = M y^t, one row per iteration
+    utilities = result.ys @ M.T  # l^t = M y^t, one row per iteration
     predictions = np.vstack([np.zeros(M.shape[0]), utilities[:-1]]) if optimistic else 0.0 * utilities
     regret = utilities.cumsum(axis=0).max(axis=1) - np.cumsum((result.xs * utilities).sum(axis=1))
     errors = np.cumsum(np.abs(utilities - predictions).max(axis=1) ** 2)
@@ -73,8 +75,9 @@ def regret_and_bound(result, M, eta: float, optimistic: bool) -> tuple[np.ndarra
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=integer(1), default=5000, help="self-play iterations T (default: 5000)")
-    parser.add_argument("--eta", type=finite_float(0.0, strict=True), default=0.2,
-                        help="step size of both players (default: 0.2)")
+    parser.add_argument(
+        "--eta", type=finite_float(0.0, strict=True), default=0.2, help="step size of both players (default: 0.2)"
+    )
     parser.add_argument("--size", type=integer(1), default=5, help="the random game is size x size (default: 5)")
     parser.add_argument("--seed", type=integer(0), default=0, help="seed of the random game (default: 0)")
     parser.add_argument("--out", type=output_directory, default="out", help="directory for the plots (default: out/)")
@@ -83,9 +86,12 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> SelfPlay:
     args = build_parser().parse_args(argv)
-    games = {RPSS_NAME: RPSS,
-             f"random {args.size}x{args.size} (seed {args.seed})":
-                 np.random.default_rng(args.seed).uniform(-1.0, 1.0, size=(args.size, args.size))}
+    games = {
+        RPSS_NAME: RPSS,
+        f"random {args.size}x{args.size} (seed {args.seed})": np.random.default_rng(args.seed).uniform(
+            -1.0, 1.0, size=(args.size, args.size)
+        ),
+    }
     out = Path(args.out)
     iters = np.arange(1, args.iterations + 1)
     fig = Figure(figsize=(6 * len(games), 8))
@@ -98,9 +104,17 @@ def main(argv: list[str] | None = None) -> SelfPlay:
             regret, bound = regret_and_bound(result, M, args.eta, optimistic=method == "omwu")
             if col == 0:
                 rpss_runs[method] = result
-            runs.append(SelfPlayRun(name, method, float(regret[-1]), float(bound[-1]),
-                                    bool(np.all(regret <= bound + 1e-9)), float(result.gap),
-                                    float(result.last_gaps[-1])))
+            runs.append(
+                SelfPlayRun(
+                    name,
+                    method,
+                    float(regret[-1]),
+                    float(bound[-1]),
+                    bool(np.all(regret <= bound + 1e-9)),
+                    float(result.gap),
+                    float(result.last_gaps[-1]),
+                )
+            )
             axes[0, col].plot(iters, regret, color=style, label=f"{method.upper()} regret")
             axes[0, col].plot(iters, bound, color=style, ls="--", label=f"{method.upper()} bound (Problem 1.8)")
             axes[1, col].semilogy(iters, result.last_gaps, color=style, label=f"{method.upper()} last iterate")
@@ -119,27 +133,42 @@ def main(argv: list[str] | None = None) -> SelfPlay:
         for i, action in enumerate(("rock", "paper", "superscissors")):
             ax.plot(iters, result.xs[:, i], label=action)
             ax.axhline(RPSS_EQUILIBRIUM[i], color=f"C{i}", ls=":", lw=0.8)
-        ax.set(title=f"{method.upper()} on rock-paper-superscissors: player 1's last iterate",
-               xlabel="iteration t", ylabel="probability")
+        ax.set(
+            title=f"{method.upper()} on rock-paper-superscissors: player 1's last iterate",
+            xlabel="iteration t",
+            ylabel="probability",
+        )
         ax.grid(alpha=0.3)
         ax.legend()
     plots.append(save_figure(fig, out / "hw2_1_rpss_weights.png"))
 
     omwu = rpss_runs["omwu"]
-    return SelfPlay(args.iterations, args.eta, runs, float(omwu.value), [float(p) for p in omwu.last_x],
-                    [float(p) for p in omwu.last_y], plots)
+    return SelfPlay(
+        args.iterations,
+        args.eta,
+        runs,
+        float(omwu.value),
+        [float(p) for p in omwu.last_x],
+        [float(p) for p in omwu.last_y],
+        plots,
+    )
 
 
 def report(result: SelfPlay) -> None:
     print(f"T = {result.iterations}, eta = {result.eta}")
-    print(f"{'game':<34} {'method':<5} {'regret R^T':>11} {'bound':>10} {'holds':>6} {'gap(avg)':>10} "
-          f"{'gap(last)':>10}")
+    print(
+        f"{'game':<34} {'method':<5} {'regret R^T':>11} {'bound':>10} {'holds':>6} {'gap(avg)':>10} {'gap(last)':>10}"
+    )
     for run in result.runs:
-        print(f"{run.game:<34} {run.method:<5} {run.regret:>11.4f} {run.bound:>10.3f} {str(run.holds):>6} "
-              f"{run.gap_average:>10.2e} {run.gap_last:>10.2e}")
-    print(f"rock-paper-superscissors equilibrium (the homework: value 0, x = y = (1/2, 1/4, 1/4)); ours: value "
-          f"{result.rpss_value:+.2e}, OMWU last x = {np.round(result.rpss_last_x, 4).tolist()}, "
-          f"last y = {np.round(result.rpss_last_y, 4).tolist()}")
+        print(
+            f"{run.game:<34} {run.method:<5} {run.regret:>11.4f} {run.bound:>10.3f} {run.holds!s:>6} "
+            f"{run.gap_average:>10.2e} {run.gap_last:>10.2e}"
+        )
+    print(
+        f"rock-paper-superscissors equilibrium (the homework: value 0, x = y = (1/2, 1/4, 1/4)); ours: value "
+        f"{result.rpss_value:+.2e}, OMWU last x = {np.round(result.rpss_last_x, 4).tolist()}, "
+        f"last y = {np.round(result.rpss_last_y, 4).tolist()}"
+    )
     print(f"plots: {', '.join(map(str, result.plots))}")
 
 

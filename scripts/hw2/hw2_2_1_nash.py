@@ -19,18 +19,19 @@ HOMEWORK = {"rps": 0.0, "kuhn": -0.0555, "leduc": -0.0856}
 @dataclass
 class NashValue:
     """One player's value of one game, the homework's figure (player 1 only) and the pair's saddle-point gap."""
+
     game: str
     player: int
     value: float
     homework: float | None
     saddle_gap: float
-    log: str | None = None          # the solver log, with --verbose
+    log: str | None = None  # the solver log, with --verbose
 
 
 @dataclass
 class NashValues:
     values: list[NashValue]
-    sums: dict[str, float]          # per game, player 1's value plus player 2's
+    sums: dict[str, float]  # per game, player 1's value plus player 2's
 
 
 def build_parser() -> OneLineParser:
@@ -48,8 +49,16 @@ def main(argv: list[str] | None = None) -> NashValues:
         results = [solve_nash(game, player, args.backend) for player in (1, 2)]
         gap = game.saddle_point_gap(results[0].strategy, results[1].strategy)
         for r in results:
-            values.append(NashValue(name, r.player, r.value, published if r.player == 1 else None, gap,
-                                    r.solution.log if args.verbose else None))
+            values.append(
+                NashValue(
+                    name,
+                    r.player,
+                    r.value,
+                    published if r.player == 1 else None,
+                    gap,
+                    r.solution.log if args.verbose else None,
+                )
+            )
         sums[name] = results[0].value + results[1].value
     return NashValues(values, sums)
 

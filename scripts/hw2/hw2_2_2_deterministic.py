@@ -19,13 +19,14 @@ HOMEWORK = {("kuhn", 1): -1 / 6}
 @dataclass
 class DeterministicValue:
     """One player's best deterministic value (the ILP) beside the LP value and the homework's figure."""
+
     game: str
     player: int
     deterministic: float
     lp: float
     homework: float | None
     mip_gap: float
-    log: str | None = None          # the ILP's solver log, with --verbose
+    log: str | None = None  # the ILP's solver log, with --verbose
 
 
 @dataclass
@@ -49,8 +50,17 @@ def main(argv: list[str] | None = None) -> DeterministicValues:
         for player in (1, 2):
             ilp = solve_deterministic(game, player, args.backend)
             lp = solve_nash(game, player, args.backend)
-            values.append(DeterministicValue(name, player, ilp.value, lp.value, HOMEWORK.get((name, player)),
-                                             ilp.solution.mip_gap, ilp.solution.log if args.verbose else None))
+            values.append(
+                DeterministicValue(
+                    name,
+                    player,
+                    ilp.value,
+                    lp.value,
+                    HOMEWORK.get((name, player)),
+                    ilp.solution.mip_gap,
+                    ilp.solution.log if args.verbose else None,
+                )
+            )
     return DeterministicValues(values)
 
 

@@ -29,16 +29,17 @@ from gamelp.plots import plot_k_sweep
 @dataclass
 class PlayerSweep:
     """One player's sweep over k = 0 .. decision points: its points, the work and the time."""
+
     game: str
     player: int
     method: str
-    k_values: int                   # decision points + 1
-    points: list[dict]              # one per k: k, value, determinism, bound, ... (as in the JSON)
-    mips_solved: int                # searches with --method search
-    nodes: int | None               # search nodes (--method search only)
+    k_values: int  # decision points + 1
+    points: list[dict]  # one per k: k, value, determinism, bound, ... (as in the JSON)
+    mips_solved: int  # searches with --method search
+    nodes: int | None  # search nodes (--method search only)
     lps_solved: int
     wall_time: float
-    over_gap: list[int]             # the k whose point did not reach its gap
+    over_gap: list[int]  # the k whose point did not reach its gap
 
     @property
     def values(self) -> list[float]:
@@ -49,8 +50,8 @@ class PlayerSweep:
 class KDeterminism:
     method: str
     sweeps: list[PlayerSweep]
-    plots: dict[str, Path]          # per game
-    files: dict[str, Path]          # per game, the JSON of both players' points
+    plots: dict[str, Path]  # per game
+    files: dict[str, Path]  # per game, the JSON of both players' points
 
 
 def build_parser() -> OneLineParser:
@@ -60,11 +61,13 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--games", default="rps,kuhn,leduc")
     parser.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap for rps and kuhn")
     parser.add_argument("--leduc-mip-gap", type=finite_float(0.0), default=0.01)
-    parser.add_argument("--abs-gap", type=finite_float(0.0), default=1e-4,
-                        help="absolute gap accepted near 0 (search)")
-    parser.add_argument("--time-limit", type=finite_float(0.0, strict=True), default=60.0,
-                        help="seconds per MIP or per k of the search (default 60; a point stopped early "
-                             "reports its own gap)")
+    parser.add_argument("--abs-gap", type=finite_float(0.0), default=1e-4, help="absolute gap accepted near 0 (search)")
+    parser.add_argument(
+        "--time-limit",
+        type=finite_float(0.0, strict=True),
+        default=60.0,
+        help="seconds per MIP or per k of the search (default 60; a point stopped early reports its own gap)",
+    )
     parser.add_argument("--out", type=output_directory, default="out")
     parser.add_argument("--quiet", action="store_true")
     return parser
@@ -84,17 +87,29 @@ def main(argv: list[str] | None = None) -> KDeterminism:
             with tqdm(total=total, desc=f"{name} player {player}", unit="k", disable=args.quiet) as bar:
                 progress = lambda done, _total: bar.update(done - bar.n)  # noqa: E731
                 if args.method == "search":
-                    sweep = search_sweep(game, player, rel_gap=gap, abs_gap=args.abs_gap,
-                                         time_limit=args.time_limit, progress=progress)
+                    sweep = search_sweep(
+                        game, player, rel_gap=gap, abs_gap=args.abs_gap, time_limit=args.time_limit, progress=progress
+                    )
                 else:
-                    sweep = k_sweep(game, player, args.backend, mip_gap=gap, time_limit=args.time_limit,
-                                    progress=progress)
+                    sweep = k_sweep(
+                        game, player, args.backend, mip_gap=gap, time_limit=args.time_limit, progress=progress
+                    )
             rows = [p.to_dict() for p in sweep.points]
             curves[f"player {player}"] = rows
-            result.sweeps.append(PlayerSweep(
-                name, player, args.method, total, rows, sweep.mips_solved,
-                sweep.nodes if args.method == "search" else None, sweep.lps_solved, sweep.wall_time,
-                [p.k for p in sweep.points if not p.within(gap, args.abs_gap)]))
+            result.sweeps.append(
+                PlayerSweep(
+                    name,
+                    player,
+                    args.method,
+                    total,
+                    rows,
+                    sweep.mips_solved,
+                    sweep.nodes if args.method == "search" else None,
+                    sweep.lps_solved,
+                    sweep.wall_time,
+                    [p.k for p in sweep.points if not p.within(gap, args.abs_gap)],
+                )
+            )
         result.plots[name] = plot_k_sweep(curves, out / f"kdet_{name}.png", title=f"{name}: value against k")
         result.files[name] = write_text(out / f"kdet_{name}.json", json.dumps(curves, indent=1))
     return result
@@ -104,9 +119,11 @@ def report(result: KDeterminism) -> None:
     for name, plot in result.plots.items():
         for s in (s for s in result.sweeps if s.game == name):
             work = f"{s.mips_solved} searches, {s.nodes} nodes" if s.method == "search" else f"{s.mips_solved} MIPs"
-            print(f"{name} player {s.player}: {work} for {s.k_values} values of k, + {s.lps_solved} LPs, "
-                  f"{s.wall_time:.1f} s; V(0) = {s.values[0]:.6f}, V({s.k_values - 1}) = {s.values[-1]:.6f}, "
-                  f"k over the gap: {s.over_gap or 'none'}")
+            print(
+                f"{name} player {s.player}: {work} for {s.k_values} values of k, + {s.lps_solved} LPs, "
+                f"{s.wall_time:.1f} s; V(0) = {s.values[0]:.6f}, V({s.k_values - 1}) = {s.values[-1]:.6f}, "
+                f"k over the gap: {s.over_gap or 'none'}"
+            )
         print(f"  plot: {plot}")
 
 

@@ -29,10 +29,19 @@ def build_parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> TrainingSession:
     """Train; the result holds the learning curve, rows (episodes per seat, seat, win rate against max-attack)."""
     args = build_parser().parse_args(argv)
-    return train_session(args.approach, args.battler, args.episodes, args.out, seed=args.seed,
-                         eval_episodes=args.eval_episodes, minibatches=args.minibatches,
-                         learning_rate_scale=args.learning_rate_scale, n_envs=args.envs, battles=args.battles,
-                         progress=not args.quiet)
+    return train_session(
+        args.approach,
+        args.battler,
+        args.episodes,
+        args.out,
+        seed=args.seed,
+        eval_episodes=args.eval_episodes,
+        minibatches=args.minibatches,
+        learning_rate_scale=args.learning_rate_scale,
+        n_envs=args.envs,
+        battles=args.battles,
+        progress=not args.quiet,
+    )
 
 
 def report(result: TrainingSession) -> None:

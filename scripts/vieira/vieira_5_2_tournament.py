@@ -62,25 +62,29 @@ conservative count there.
 THESIS = {
     "max-attack": (
         ("random", "max-attack", "coac", "closet-ai", "icebox", "history", "lstm", "immediate"),
-        [[50, 45.83, 45.31, 40.18, 34, 30.11, 24.31, 19.51],
-         [54.17, 50, 51.24, 43.54, 37.7, 33.3, 27.08, 20.28],
-         [54.7, 48.76, 50, 43.12, 37.96, 34.28, 27.56, 21.54],
-         [59.82, 56.46, 56.88, 50, 44.06, 39.5, 31.94, 23.36],
-         [66, 62.3, 62.04, 55.94, 50, 44.86, 38.82, 30.04],
-         [69.9, 66.7, 65.72, 60.5, 55.14, 50, 42.88, 37.98],
-         [75.7, 72.92, 72.44, 68.06, 61.18, 57.12, 50, 43.82],
-         [80.49, 79.72, 78.46, 74.14, 67.24, 62.02, 56.18, 50]],
+        [
+            [50, 45.83, 45.31, 40.18, 34, 30.11, 24.31, 19.51],
+            [54.17, 50, 51.24, 43.54, 37.7, 33.3, 27.08, 20.28],
+            [54.7, 48.76, 50, 43.12, 37.96, 34.28, 27.56, 21.54],
+            [59.82, 56.46, 56.88, 50, 44.06, 39.5, 31.94, 23.36],
+            [66, 62.3, 62.04, 55.94, 50, 44.86, 38.82, 30.04],
+            [69.9, 66.7, 65.72, 60.5, 55.14, 50, 42.88, 37.98],
+            [75.7, 72.92, 72.44, 68.06, 61.18, 57.12, 50, 43.82],
+            [80.49, 79.72, 78.46, 74.14, 67.24, 62.02, 56.18, 50],
+        ],
     ),
     "greedy": (
         ("max-attack", "random", "closet-ai", "icebox", "coac", "history", "lstm", "immediate"),
-        [[50, 41.67, 38.08, 35.86, 28.84, 27.78, 25.76, 18.84],
-         [58.34, 50, 45.87, 45.39, 36.73, 36.51, 34.5, 28.06],
-         [61.92, 54.14, 50, 49.48, 41.02, 39.82, 37.64, 28.66],
-         [64.14, 54.61, 50.52, 50, 43.34, 40, 39.04, 30.16],
-         [71.16, 63.27, 58.98, 56.66, 50, 49.1, 47.9, 43.04],
-         [72.22, 63.49, 60.18, 60, 50.9, 50, 48.1, 39.2],
-         [74.24, 65.51, 62.36, 60.96, 52.1, 51.9, 50, 42.62],
-         [81.16, 71.94, 70.32, 68.86, 56.96, 60.8, 57.38, 50]],
+        [
+            [50, 41.67, 38.08, 35.86, 28.84, 27.78, 25.76, 18.84],
+            [58.34, 50, 45.87, 45.39, 36.73, 36.51, 34.5, 28.06],
+            [61.92, 54.14, 50, 49.48, 41.02, 39.82, 37.64, 28.66],
+            [64.14, 54.61, 50.52, 50, 43.34, 40, 39.04, 30.16],
+            [71.16, 63.27, 58.98, 56.66, 50, 49.1, 47.9, 43.04],
+            [72.22, 63.49, 60.18, 60, 50.9, 50, 48.1, 39.2],
+            [74.24, 65.51, 62.36, 60.96, 52.1, 51.9, 50, 42.62],
+            [81.16, 71.94, 70.32, 68.86, 56.96, 60.8, 57.38, 50],
+        ],
     ),
 }
 LEARNED_BATTLER = "max-attack"
@@ -98,6 +102,7 @@ def thesis_matrix(battler: str, names: list[str]) -> np.ndarray:
 @dataclass
 class NashMix:
     """The row player's Nash mix over the drafters and Mangasarian's uniqueness verdict."""
+
     value: float
     mix: dict[str, float]
     unique: bool
@@ -106,6 +111,7 @@ class NashMix:
 @dataclass
 class RobustMix:
     """The row player's robust mix over an ellipsoid of ``radius`` standard errors of the cells."""
+
     radius: float
     guaranteed_value: float
     nominal_value: float
@@ -115,15 +121,16 @@ class RobustMix:
 @dataclass
 class BattlerTable:
     """One battler's tournament beside the thesis's table (rates are of the row drafter)."""
+
     battler: str
-    tournament: TournamentResult    # ours: drafters, matrix.payoffs, seat_pooled_se, seat_rates, matches
-    thesis: np.ndarray              # the thesis's cells (%) in the order of tournament.drafters
+    tournament: TournamentResult  # ours: drafters, matrix.payoffs, seat_pooled_se, seat_rates, matches
+    thesis: np.ndarray  # the thesis's cells (%) in the order of tournament.drafters
     per_pair: int
-    cells: list[dict]               # see compare()
+    cells: list[dict]  # see compare()
     nash_ours: NashMix
     nash_thesis: NashMix
     robust_ours: RobustMix
-    seconds: float                  # for the matches this run played
+    seconds: float  # for the matches this run played
 
 
 @dataclass
@@ -154,8 +161,9 @@ def robust_mix(game: MatrixGame) -> RobustMix:
     """The row player's robust mix over the ellipsoid of radius ``ROBUST_RADIUS`` in the cells' standard errors
     (Esche (2018), Section 2.4), with the value it guarantees there."""
     result = solve_robust(game, "ellipsoidal", ROBUST_RADIUS)
-    return RobustMix(ROBUST_RADIUS, float(result.guaranteed_value), float(result.nominal_value),
-                     dict(result.strategy_dict()))
+    return RobustMix(
+        ROBUST_RADIUS, float(result.guaranteed_value), float(result.nominal_value), dict(result.strategy_dict())
+    )
 
 
 def robust_line(mix: RobustMix) -> str:
@@ -176,19 +184,30 @@ def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
                 p = thesis[i, j] / 100
                 thesis_se = 100 * np.sqrt(p * (1 - p) / THESIS_DISTINCT_MATCHES)
                 z = (rate - thesis[i, j]) / (100 * se[i, j])
-                cells.append({"battler": battler, "row": row, "col": col, "ours": float(rate),
-                              "se": float(100 * se[i, j]), "thesis": float(thesis[i, j]), "z": float(z),
-                              "z_both": float((rate - thesis[i, j]) / np.hypot(100 * se[i, j], thesis_se)),
-                              "first_seat": float(100 * ours.seat_rates[i, j, 0]),
-                              "second_seat": float(100 * ours.seat_rates[i, j, 1])})
+                cells.append(
+                    {
+                        "battler": battler,
+                        "row": row,
+                        "col": col,
+                        "ours": float(rate),
+                        "se": float(100 * se[i, j]),
+                        "thesis": float(thesis[i, j]),
+                        "z": float(z),
+                        "z_both": float((rate - thesis[i, j]) / np.hypot(100 * se[i, j], thesis_se)),
+                        "first_seat": float(100 * ours.seat_rates[i, j, 0]),
+                        "second_seat": float(100 * ours.seat_rates[i, j, 1]),
+                    }
+                )
     return cells
 
 
 def print_table(table: BattlerTable) -> None:
     ours, thesis, cells = table.tournament, table.thesis, table.cells
     names = list(ours.drafters)
-    print(f"\n{table.battler} battler: {ours.matches} matches, {table.per_pair} per pair; "
-          "cell = ours (SE) | Vieira (2020) [difference in SE], win rate of the row drafter, %")
+    print(
+        f"\n{table.battler} battler: {ours.matches} matches, {table.per_pair} per pair; "
+        "cell = ours (SE) | Vieira (2020) [difference in SE], win rate of the row drafter, %"
+    )
     width = 29
     print(" " * 12 + "".join(f"{n:>{width}}" for n in names))
     se = 100 * ours.seat_pooled_se
@@ -204,31 +223,44 @@ def print_table(table: BattlerTable) -> None:
             text.append(f"{rate:6.2f} ({se[i, j]:4.2f}) | {thesis[i, j]:5.2f} [{z:+5.1f}]{mark}".rjust(width))
         print(f"{row:<12}" + "".join(text))
     far = [c for c in cells if abs(c["z"]) > 3]
-    print(f"* more than 3 standard errors from the thesis: {len(far)} of {len(cells)} pairs"
-          + "".join(f"; {c['row']} v {c['col']} {c['ours']:.2f} vs {c['thesis']:.2f}" for c in far))
+    print(
+        f"* more than 3 standard errors from the thesis: {len(far)} of {len(cells)} pairs"
+        + "".join(f"; {c['row']} v {c['col']} {c['ours']:.2f} vs {c['thesis']:.2f}" for c in far)
+    )
     both = [c for c in cells if abs(c["z_both"]) > 3]
-    print(f"more than 3 standard errors of the difference (ours and the thesis's): {len(both)} pairs"
-          + "".join(f"; {c['row']} v {c['col']} ({c['z_both']:+.1f})" for c in both))
-    print("per seat (row drafter first / second), %: " + "; ".join(
-        f"{c['row']} v {c['col']} {c['first_seat']:.1f} / {c['second_seat']:.1f}" for c in cells))
+    print(
+        f"more than 3 standard errors of the difference (ours and the thesis's): {len(both)} pairs"
+        + "".join(f"; {c['row']} v {c['col']} ({c['z_both']:+.1f})" for c in both)
+    )
+    print(
+        "per seat (row drafter first / second), %: "
+        + "; ".join(f"{c['row']} v {c['col']} {c['first_seat']:.1f} / {c['second_seat']:.1f}" for c in cells)
+    )
     print(f"Nash over drafters, ours:          {nash_line(table.nash_ours)}")
     print(f"Nash over drafters, Vieira (2020): {nash_line(table.nash_thesis)}")
-    print(f"robust mix, ours (ellipsoidal, R = {table.robust_ours.radius:g} standard errors): "
-          f"{robust_line(table.robust_ours)}")
+    print(
+        f"robust mix, ours (ellipsoidal, R = {table.robust_ours.radius:g} standard errors): "
+        f"{robust_line(table.robust_ours)}"
+    )
 
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--battlers", default="max-attack,greedy", help="comma-separated (default: max-attack,greedy)")
     parser.add_argument("--matches", type=integer(1), default=1000, help="matches per set (default: 1000)")
-    parser.add_argument("--sets", type=integer(1), default=2,
-                        help="sets per pair, an even number: seats alternate (default: 2)")
-    parser.add_argument("--learned", default=",".join(LEARNED_DRAFTERS),
-                        help=f"comma-separated shipped learned drafters added to the {LEARNED_BATTLER} table "
-                             f"(default: {','.join(LEARNED_DRAFTERS)}; '' for none)")
+    parser.add_argument(
+        "--sets", type=integer(1), default=2, help="sets per pair, an even number: seats alternate (default: 2)"
+    )
+    parser.add_argument(
+        "--learned",
+        default=",".join(LEARNED_DRAFTERS),
+        help=f"comma-separated shipped learned drafters added to the {LEARNED_BATTLER} table "
+        f"(default: {','.join(LEARNED_DRAFTERS)}; '' for none)",
+    )
     parser.add_argument("--seed", type=integer(0), default=0, help="tournament seed (default: 0)")
-    parser.add_argument("--out", type=output_directory, default="out/vieira_5_2",
-                        help="output directory (default: out/vieira_5_2)")
+    parser.add_argument(
+        "--out", type=output_directory, default="out/vieira_5_2", help="output directory (default: out/vieira_5_2)"
+    )
     add_execution_options(parser)
     return parser
 
@@ -247,18 +279,32 @@ def main(argv: list[str] | None = None) -> Figure52:
     execution = execution_from(args)
     tables = []
     for battler in battlers:
-        names = [name for name in THESIS[battler][0] if name in PUBLISHED_DRAFTERS
-                 or battler == LEARNED_BATTLER and name in learned]
+        names = [
+            name
+            for name in THESIS[battler][0]
+            if name in PUBLISHED_DRAFTERS or (battler == LEARNED_BATTLER and name in learned)
+        ]
         published = thesis_matrix(battler, names)
         start = time.perf_counter()
-        ours = run_tournament(names, battler, matches=args.matches, sets=args.sets, seed=args.seed,
-                              out=out / battler, execution=execution)
+        ours = run_tournament(
+            names, battler, matches=args.matches, sets=args.sets, seed=args.seed, out=out / battler, execution=execution
+        )
         seconds = time.perf_counter() - start
         cells = compare(battler, ours, published)
         errors = MatrixGame(ours.matrix.payoffs, names, names, std=ours.seat_pooled_se)
-        tables.append(BattlerTable(battler, ours, published, args.matches * args.sets, cells,
-                                   nash_mix(ours.matrix), nash_mix(MatrixGame(published / 100, names, names)),
-                                   robust_mix(errors), seconds))
+        tables.append(
+            BattlerTable(
+                battler,
+                ours,
+                published,
+                args.matches * args.sets,
+                cells,
+                nash_mix(ours.matrix),
+                nash_mix(MatrixGame(published / 100, names, names)),
+                robust_mix(errors),
+                seconds,
+            )
+        )
         with atomic_write(out / battler / "figure_5_2.json") as handle:
             json.dump({"args": vars(args), "seconds": seconds, "cells": cells}, handle, indent=2)
     return Figure52(tables, args.workers, out)

@@ -27,9 +27,15 @@ def all_choices(names, drafts: int, seed: int) -> dict[str, np.ndarray]:
     """Each drafter's picks on the same offers: the first half of the drafts from seat 0, the rest from seat 1."""
     offers = np.array([draft_offers(RefereeSeeds.from_seed(seed + k).draft) for k in range(drafts)])
     half = drafts // 2
-    return {name: np.concatenate([draft_choices(make_drafter(name), offers[:half], 0, random.Random(seed)),
-                                  draft_choices(make_drafter(name), offers[half:], 1, random.Random(seed + 1))])
-            for name in names}
+    return {
+        name: np.concatenate(
+            [
+                draft_choices(make_drafter(name), offers[:half], 0, random.Random(seed)),
+                draft_choices(make_drafter(name), offers[half:], 1, random.Random(seed + 1)),
+            ]
+        )
+        for name in names
+    }
 
 
 def clusters(points: dict[str, np.ndarray], seed: int) -> tuple[int, dict[str, int]]:
@@ -51,6 +57,7 @@ def clusters(points: dict[str, np.ndarray], seed: int) -> tuple[int, dict[str, i
 @dataclass
 class ChoiceSimilarity:
     """The share of turns (%) on which two drafters picked the same card, and the thesis's where published."""
+
     a: str
     b: str
     ours: float
@@ -60,6 +67,7 @@ class ChoiceSimilarity:
 @dataclass
 class DrafterChoices:
     """Figure 5.4's similarities and Figure 5.5's map: each drafter's first three components and its cluster."""
+
     turns: int
     similarity: list[ChoiceSimilarity]
     k: int
@@ -70,11 +78,18 @@ class DrafterChoices:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--drafts", type=integer(2), default=2000,
-                        help="seeded drafts, at least 2: half of them from each seat (default %(default)s)")
+    parser.add_argument(
+        "--drafts",
+        type=integer(2),
+        default=2000,
+        help="seeded drafts, at least 2: half of them from each seat (default %(default)s)",
+    )
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--learned", default=",".join(LEARNED_DRAFTERS),
-                        help="learned drafters to include (default: %(default)s; '' for none)")
+    parser.add_argument(
+        "--learned",
+        default=",".join(LEARNED_DRAFTERS),
+        help="learned drafters to include (default: %(default)s; '' for none)",
+    )
     parser.add_argument("--plot", type=plot_path, help="PNG of the first two principal components")
     return parser
 
@@ -83,9 +98,12 @@ def main(argv: list[str] | None = None) -> DrafterChoices:
     args = build_parser().parse_args(argv)
     names = [*PUBLISHED_DRAFTERS, *filter(None, args.learned.split(","))]
     choices = all_choices(names, args.drafts, args.seed)
-    similarity = [ChoiceSimilarity(a, b, 100 * float(choice_similarity(choices[a], choices[b])),
-                                   FIGURE_5_4.get((a, b), FIGURE_5_4.get((b, a))))
-                  for a, b in itertools.combinations(names, 2)]
+    similarity = [
+        ChoiceSimilarity(
+            a, b, 100 * float(choice_similarity(choices[a], choices[b])), FIGURE_5_4.get((a, b), FIGURE_5_4.get((b, a)))
+        )
+        for a, b in itertools.combinations(names, 2)
+    ]
     points = choice_projection(choices, dimensions=3)
     k, label = clusters(points, args.seed)
     if args.plot:
@@ -102,13 +120,21 @@ def main(argv: list[str] | None = None) -> DrafterChoices:
         ax.set(xlabel="first component", ylabel="second component", title="Choices of each drafter (Figure 5.5)")
         with atomic_path(args.plot) as temporary:
             fig.savefig(temporary, dpi=110, bbox_inches="tight")
-    return DrafterChoices(int(choices[names[0]].size), similarity, k,
-                          {name: tuple(float(v) for v in points[name]) for name in names}, label, args.plot)
+    return DrafterChoices(
+        int(choices[names[0]].size),
+        similarity,
+        k,
+        {name: tuple(float(v) for v in points[name]) for name in names},
+        label,
+        args.plot,
+    )
 
 
 def report(result: DrafterChoices) -> None:
-    print(f"choice similarity over {result.turns:,} draft turns (%), ours beside Vieira (2020), Figure 5.4 / "
-          "Section 5.4.3")
+    print(
+        f"choice similarity over {result.turns:,} draft turns (%), ours beside Vieira (2020), Figure 5.4 / "
+        "Section 5.4.3"
+    )
     print(f"{'drafter':>11} {'drafter':>11} {'ours':>7} {'thesis':>7}")
     for pair in result.similarity:
         thesis = f"{pair.thesis:7.2f}" if pair.thesis is not None else f"{'':>7}"

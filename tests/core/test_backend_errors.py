@@ -12,8 +12,8 @@ from gamelp.model import Model
 pytest.importorskip("cvxpy")
 pytest.importorskip("pyomo.environ")
 
-from gamelp.backends import cvxpy as cvxpy_backend  # noqa: E402
-from gamelp.backends import pyomo as pyomo_backend  # noqa: E402
+from gamelp.backends import cvxpy as cvxpy_backend
+from gamelp.backends import pyomo as pyomo_backend
 
 
 def small_lp() -> Model:

@@ -157,7 +157,7 @@ def test_soc_row_duals_are_finite_difference_derivatives(backend, sense):
     base, moved = solve(ball_model(sense, cap), backend), solve(ball_model(sense, cap + h), backend)
     # Closed form: the optimum with x0 fixed at the cap, the rest on the circle left in the ball.
     sign = 1.0 if sense == "max" else -1.0
-    rest = np.sqrt(RADIUS ** 2 - (cap - CENTRE[0]) ** 2)
+    rest = np.sqrt(RADIUS**2 - (cap - CENTRE[0]) ** 2)
     expected = DIRECTION[0] * cap + DIRECTION[1:] @ CENTRE[1:] + sign * rest * np.linalg.norm(DIRECTION[1:])
     tol = tolerance(backend) * 10
     assert base.objective == pytest.approx(expected, abs=tol)
@@ -187,8 +187,9 @@ def test_feasibility_model_with_an_unused_block_added_late(backend):
 
 
 # ----------------------------------------------------------------------------- refusals
-@pytest.mark.parametrize("backend, alternative", [("highs", "CLARABEL"), ("pyomo:appsi_highs", "gurobi_direct"),
-                                                  ("cvxpy:HIGHS", "CLARABEL")])
+@pytest.mark.parametrize(
+    "backend, alternative", [("highs", "CLARABEL"), ("pyomo:appsi_highs", "gurobi_direct"), ("cvxpy:HIGHS", "CLARABEL")]
+)
 def test_cone_refused_by_solvers_without_cones(backend, alternative):
     with pytest.raises(BackendError, match="cone") as info:
         solve(ball_model(), backend)
@@ -247,17 +248,24 @@ def test_unrestricted_override_defers_to_the_solver(monkeypatch):
         gurobi_backend.licence_is_restricted.cache_clear()
 
 
-@pytest.mark.parametrize("backend", ["simplex", "cvxpy:NO_SUCH_SOLVER", "pyomo:no_such_solver", "cvxpy", "pyomo",
-                                     "gurobi:foo"])
+@pytest.mark.parametrize(
+    "backend", ["simplex", "cvxpy:NO_SUCH_SOLVER", "pyomo:no_such_solver", "cvxpy", "pyomo", "gurobi:foo"]
+)
 def test_unknown_backend_or_solver_refused(backend):
     with pytest.raises(BackendError):
         solve(production_lp(), backend)
 
 
-@pytest.mark.parametrize("backend, option", [("gurobi", "NoSuchParam"), ("cvxpy:CLARABEL", "no_such_setting"),
-                                             ("cvxpy:HIGHS", "no_such_option"),
-                                             ("pyomo:appsi_highs", "no_such_option"),
-                                             ("pyomo:gurobi_direct", "NoSuchParam")])
+@pytest.mark.parametrize(
+    "backend, option",
+    [
+        ("gurobi", "NoSuchParam"),
+        ("cvxpy:CLARABEL", "no_such_setting"),
+        ("cvxpy:HIGHS", "no_such_option"),
+        ("pyomo:appsi_highs", "no_such_option"),
+        ("pyomo:gurobi_direct", "NoSuchParam"),
+    ],
+)
 def test_bad_solver_option_refused(backend, option):
     with pytest.raises(BackendError, match=option):
         solve(production_lp(), backend, **{option: 1})
@@ -326,10 +334,18 @@ def test_quiet_by_default_but_log_kept(backend, capfd):
 def test_verbose_shows_the_solver_log_on_stderr(backend):
     """The log is shown live on stderr, however the solver writes it (C or Python), and kept in the result."""
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; sys.path[:0] = [sys.argv[1]]; from test_backends import production_lp; "
-         f"from gamelp.backends import solve; s = solve(production_lp(), {backend!r}, verbose=True); "
-         "print(len(s.log), s.objective)", str(Path(__file__).parent)],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path[:0] = [sys.argv[1]]; from test_backends import production_lp; "
+            f"from gamelp.backends import solve; s = solve(production_lp(), {backend!r}, verbose=True); "
+            "print(len(s.log), s.objective)",
+            str(Path(__file__).parent),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     log_size, objective = done.stdout.split()  # the solver wrote nothing else to stdout
     assert int(log_size) > 100 and len(done.stderr) > 100

@@ -87,8 +87,10 @@ def test_export(tmp_path, fmt, capsys):
 def test_validate_summarises_a_good_file():
     done = run_cli("validate", "kuhn")
     assert done.returncode == 0
-    assert done.stdout.strip() == ("kuhn: valid; player 1: 6 decision points, 13 sequences; "
-                                   "player 2: 6 decision points, 13 sequences; 30 utility entries")
+    assert done.stdout.strip() == (
+        "kuhn: valid; player 1: 6 decision points, 13 sequences; "
+        "player 2: 6 decision points, 13 sequences; 30 utility entries"
+    )
 
 
 @pytest.mark.parametrize("command", ["validate", "solve"])
@@ -112,16 +114,20 @@ def test_missing_file_and_bad_k_are_one_line_errors(tmp_path):
 def test_refused_backend_is_a_one_line_error():
     done = run_cli("solve", "kuhn", "--backend", "nosuch")
     assert done.returncode != 0
-    assert done.stderr.strip().splitlines() == ["gamelp: error: unknown backend 'nosuch'; use one of auto, highs, gurobi, "
-                                                "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"]
+    assert done.stderr.strip().splitlines() == [
+        "gamelp: error: unknown backend 'nosuch'; use one of auto, highs, gurobi, "
+        "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"
+    ]
 
 
 def test_export_into_a_missing_directory_is_refused_before_highs_writes(tmp_path):
     """HiGHS's writer segfaulted (exit 139) on a missing directory; the path is checked first."""
     done = run_cli("export", "kuhn", "-o", tmp_path / "missing" / "kuhn.lp")
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"gamelp: error: {tmp_path / 'missing' / 'kuhn.lp'}: cannot write, "
-                                                f"the directory {str(tmp_path / 'missing')!r} does not exist"]
+    assert done.stderr.strip().splitlines() == [
+        f"gamelp: error: {tmp_path / 'missing' / 'kuhn.lp'}: cannot write, "
+        f"the directory {str(tmp_path / 'missing')!r} does not exist"
+    ]
     assert not (tmp_path / "missing").exists()
 
 
@@ -138,22 +144,33 @@ def one_line_error(capsys, argv):
     return lines[0]
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["--log-level", "bogus", "validate", "kuhn"], "argument --log-level: unknown level 'bogus'"),
-    (["solve", "kuhn", "--method", "cfr", "--iterations", "1e30"], "--iterations: must be between 1 and 1000000000"),
-    (["solve", "kuhn", "--method", "cfr", "--iterations", "1" + "0" * 30], "must be between 1 and 1000000000"),
-    (["solve", "kuhn", "--method", "mwu", "--eta", "inf"], "--eta: must be a finite number > 0"),
-    (["solve", "kuhn", "--method", "mwu", "--eta", "1e308", "--iterations", "50"], "mwu diverged: the strategies became non-finite"),
-    (["kdet", "kuhn", "--player", "1", "--sweep", "--plot", "x.xyz"], "--plot: cannot write a plot as 'x.xyz'"),
-    (["kdet", "kuhn", "--player", "1", "--mip-gap", "nan", "--k", "1"], "--mip-gap: must be a finite number >= 0"),
-    (["mtg", "play", "--seed", "-1"], "--seed: must be at least 0, got -1"),
-    (["mtg", "sweep", "--seed", "-3"], "--seed: must be at least 0"),
-    (["mtg", "train-forest", "--games", "-1"], "--games: must be at least 1, got -1"),
-    (["matrix", "solve", "p.csv", "--robust", "ellipsoidal", "--radius", "inf", "--std", "s.csv"],
-     "--radius: must be a finite number >= 0, got inf"),
-    (["export", "kuhn", "-o", "model.lp", "--format", "mps"], "has the extension .lp, but --format mps"),
-    (["solve", "kuhn", "--player", "3"], "argument --player: invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["--log-level", "bogus", "validate", "kuhn"], "argument --log-level: unknown level 'bogus'"),
+        (
+            ["solve", "kuhn", "--method", "cfr", "--iterations", "1e30"],
+            "--iterations: must be between 1 and 1000000000",
+        ),
+        (["solve", "kuhn", "--method", "cfr", "--iterations", "1" + "0" * 30], "must be between 1 and 1000000000"),
+        (["solve", "kuhn", "--method", "mwu", "--eta", "inf"], "--eta: must be a finite number > 0"),
+        (
+            ["solve", "kuhn", "--method", "mwu", "--eta", "1e308", "--iterations", "50"],
+            "mwu diverged: the strategies became non-finite",
+        ),
+        (["kdet", "kuhn", "--player", "1", "--sweep", "--plot", "x.xyz"], "--plot: cannot write a plot as 'x.xyz'"),
+        (["kdet", "kuhn", "--player", "1", "--mip-gap", "nan", "--k", "1"], "--mip-gap: must be a finite number >= 0"),
+        (["mtg", "play", "--seed", "-1"], "--seed: must be at least 0, got -1"),
+        (["mtg", "sweep", "--seed", "-3"], "--seed: must be at least 0"),
+        (["mtg", "train-forest", "--games", "-1"], "--games: must be at least 1, got -1"),
+        (
+            ["matrix", "solve", "p.csv", "--robust", "ellipsoidal", "--radius", "inf", "--std", "s.csv"],
+            "--radius: must be a finite number >= 0, got inf",
+        ),
+        (["export", "kuhn", "-o", "model.lp", "--format", "mps"], "has the extension .lp, but --format mps"),
+        (["solve", "kuhn", "--player", "3"], "argument --player: invalid choice"),
+    ],
+)
 def test_bad_command_lines_are_one_line_errors(capsys, argv, fragment):
     assert fragment in one_line_error(capsys, argv)
 
@@ -178,9 +195,11 @@ def test_version_lists_the_installed_solvers_without_importing_them():
     listed = dict(line.split() for line in lines[2:])
     for name in ("highspy", "cvxpy", "pyomo", "gurobipy", "clarabel", "scs"):
         assert listed[name] == metadata.version(name)
-    probe = ("import sys; from gamelp.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\n"
-             "print(sorted(m for m in ('cvxpy', 'pyomo', 'gurobipy', 'clarabel', 'scs') if m in sys.modules), "
-             "file=sys.stderr)")
+    probe = (
+        "import sys; from gamelp.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in ('cvxpy', 'pyomo', 'gurobipy', 'clarabel', 'scs') if m in sys.modules), "
+        "file=sys.stderr)"
+    )
     imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert imported.stderr.strip().splitlines()[-1] == "[]"
 
@@ -234,10 +253,12 @@ def test_every_option_has_help_and_no_help_has_markup():
 
 def test_solve_loads_no_simulator_and_no_progress_bar():
     """`gamelp solve` registers the simulator command groups without importing them (nor tqdm)."""
-    probe = ("import contextlib, io, sys\n"
-             "from gamelp.cli import main\n"
-             "with contextlib.redirect_stdout(io.StringIO()):\n"
-             "    assert main(['--log-level', 'ERROR', 'solve', 'kuhn']) == 0\n"
-             "print(sorted(m for m in sys.modules if m.startswith(('gamelp.games.', 'tqdm'))))\n")
+    probe = (
+        "import contextlib, io, sys\n"
+        "from gamelp.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['--log-level', 'ERROR', 'solve', 'kuhn']) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('gamelp.games.', 'tqdm'))))\n"
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

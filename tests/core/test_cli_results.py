@@ -7,9 +7,9 @@ import pytest
 
 from gamelp.cli import main
 from gamelp.matrix import MatrixGame
-from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models.determinism import k_sweep
 from gamelp.models.kdet_search import search_sweep
+from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models.nash import solve_nash
 from gamelp.models.uniqueness import check_uniqueness
 from gamelp.regret import solve_regret
@@ -30,8 +30,7 @@ def plain(payload):
 
 def test_a_regret_solve_prints_the_regret_results_summary(capsys, kuhn):
     for player in (1, 2):
-        printed = cli_json(capsys, "solve", "kuhn", "--method", "pcfr+", "--iterations", "200",
-                           "--player", player)
+        printed = cli_json(capsys, "solve", "kuhn", "--method", "pcfr+", "--iterations", "200", "--player", player)
         assert printed == plain(solve_regret(kuhn, "pcfr+", 200).to_dict(player))
         assert printed["player"] == player and printed["status"] == "iteration_limit"
 
@@ -43,7 +42,10 @@ def test_the_averaging_weights_reach_the_regret_solve(capsys, kuhn):
     with pytest.raises(SystemExit) as refused:
         main(["solve", "kuhn", "--method", "pdcfr+", "--averaging", "steep"])
     assert refused.value.code == 2
-    assert "--averaging: expected uniform, linear, quadratic or an exponent >= 0, got 'steep'" in capsys.readouterr().err
+    assert (
+        "--averaging: expected uniform, linear, quadratic or an exponent >= 0, got 'steep'" in capsys.readouterr().err
+    )
+
 
 def test_an_lp_solve_prints_the_nash_and_uniqueness_summaries(capsys, kuhn):
     result = solve_nash(kuhn, 2)
@@ -55,15 +57,18 @@ def test_an_lp_solve_prints_the_nash_and_uniqueness_summaries(capsys, kuhn):
 
 def test_a_kdet_sweep_prints_each_points_summary(capsys, kuhn):
     by_mip = cli_json(capsys, "kdet", "kuhn", "--player", "2", "--sweep", "--method", "mip", "--quiet")
+
     def rows(sweep):  # each row also says which solver produced it
-        return plain([{**p.to_dict(), "backend": sweep.backend, "solver_version": sweep.solver_version}
-                      for p in sweep.points])
+        return plain(
+            [{**p.to_dict(), "backend": sweep.backend, "solver_version": sweep.solver_version} for p in sweep.points]
+        )
 
     assert by_mip == rows(k_sweep(kuhn, 2))
     by_search = cli_json(capsys, "kdet", "kuhn", "--player", "2", "--sweep", "--quiet")
     assert by_search == rows(search_sweep(kuhn, 2, rel_gap=1e-6, abs_gap=1e-9))
     assert {(row["backend"], row["solver_version"]) for row in by_mip + by_search} == {
-        ("highs", f"highspy {metadata.version('highspy')}")}
+        ("highs", f"highspy {metadata.version('highspy')}")
+    }
     assert [row["k"] for row in by_search] == list(range(len(kuhn.pl2.decision_points) + 1))
 
 

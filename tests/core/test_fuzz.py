@@ -62,9 +62,31 @@ def check_contract(argv, code, err, answers=(0,)):
 
 # ---------------------------------------------------------------------- game files
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\],:]')
-_REPLACEMENTS = ['"d1_pl1"', '"r"', '"a:b"', '"decision"', '"observation"', '"value"', '"id"', "null", "true",
-                 "0", "-1", "1e400", "9" * 400, "1.5", "[]", "{}", '["d1_pl1", "r"]', "[" * 5000, ",", ":", '"∅"',
-                 '"type": "decision"', '"parent_edge": null']
+_REPLACEMENTS = [
+    '"d1_pl1"',
+    '"r"',
+    '"a:b"',
+    '"decision"',
+    '"observation"',
+    '"value"',
+    '"id"',
+    "null",
+    "true",
+    "0",
+    "-1",
+    "1e400",
+    "9" * 400,
+    "1.5",
+    "[]",
+    "{}",
+    '["d1_pl1", "r"]',
+    "[" * 5000,
+    ",",
+    ":",
+    '"∅"',
+    '"type": "decision"',
+    '"parent_edge": null',
+]
 
 
 def _rps_text():
@@ -79,9 +101,12 @@ def broken_game_texts(draw):
         tokens = list(_TOKEN.finditer(text))
         target = draw(st.sampled_from(tokens))
         how = draw(st.sampled_from(["replace", "delete", "repeat"]))
-        new = {"replace": draw(st.sampled_from(_REPLACEMENTS)), "delete": "",
-               "repeat": target.group() + ", " + target.group()}[how]
-        text = text[:target.start()] + new + text[target.end():]
+        new = {
+            "replace": draw(st.sampled_from(_REPLACEMENTS)),
+            "delete": "",
+            "repeat": target.group() + ", " + target.group(),
+        }[how]
+        text = text[: target.start()] + new + text[target.end() :]
     return text
 
 
@@ -96,8 +121,30 @@ def test_broken_game_files(tmp_path, capsys, text, command):
 
 # ---------------------------------------------------------------------- matrices
 _GOOD_CSV = ",rock,paper,scissors\nrock,0,-1,1\npaper,1,0,-1\nscissors,-1,1,0\n"
-_CSV_PIECES = [",", "\n", "", "0", "1", "-", ".", "e", "e999", "1_000", "\uff11", "nan", "inf", "x", '"', "\x00",
-               "rock", " ", "\r\n", "0.5", "1e-320", "\ufeff"]
+_CSV_PIECES = [
+    ",",
+    "\n",
+    "",
+    "0",
+    "1",
+    "-",
+    ".",
+    "e",
+    "e999",
+    "1_000",
+    "\uff11",
+    "nan",
+    "inf",
+    "x",
+    '"',
+    "\x00",
+    "rock",
+    " ",
+    "\r\n",
+    "0.5",
+    "1e-320",
+    "\ufeff",
+]
 
 
 @st.composite
@@ -106,7 +153,7 @@ def broken_csvs(draw):
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, len(text)))
         cut = draw(st.integers(0, 3))
-        text = text[:at] + draw(st.sampled_from(_CSV_PIECES)) + text[at + cut:]
+        text = text[:at] + draw(st.sampled_from(_CSV_PIECES)) + text[at + cut :]
     return text
 
 
@@ -126,44 +173,121 @@ def test_broken_matrices(tmp_path, capsys, payoffs, deviations, robust, player):
 
 
 # ---------------------------------------------------------------------- command lines
-_COMMANDS = [["solve", "kuhn"], ["solve", "rps", "--method", "cfr+"], ["kdet", "kuhn", "--player", "1"],
-             ["export", "rps"], ["validate", "rps"], ["matrix", "solve", "P"],
-             ["mtg", "play", "--evaluation", "life"], ["export-game", "kuhn"], ["backends"], []]
-_OPTIONS = ["--player", "--iterations", "--eta", "--target-gap", "--k", "--mip-gap", "--plot", "--radius", "--robust",
-            "--std", "--seed", "--first", "--deck1", "--log-level", "--backend", "--method", "--format", "-o",
-            "--model", "--sweep", "--json", "--unique", "--bogus", "--version", "--time-limit", "--behavioural"]
-_VALUES = ["-1", "0", "1", "2", "3", "1e30", "1e3", "nan", "inf", "-inf", "x", "", "9" * 400, "0.5", "x.xyz", "k.png",
-           "out.lp", "out.mps", "missing/out.lp", "out.efg", "out.json", "P", "S", "ellipsoidal", "interval", "debug", "bogus", "highs",
-           "nosuch", "cvxpy:NOSUCH", "mwu", "kdet", "99C99L", "--", "\x00"]
+_COMMANDS = [
+    ["solve", "kuhn"],
+    ["solve", "rps", "--method", "cfr+"],
+    ["kdet", "kuhn", "--player", "1"],
+    ["export", "rps"],
+    ["validate", "rps"],
+    ["matrix", "solve", "P"],
+    ["mtg", "play", "--evaluation", "life"],
+    ["export-game", "kuhn"],
+    ["backends"],
+    [],
+]
+_OPTIONS = [
+    "--player",
+    "--iterations",
+    "--eta",
+    "--target-gap",
+    "--k",
+    "--mip-gap",
+    "--plot",
+    "--radius",
+    "--robust",
+    "--std",
+    "--seed",
+    "--first",
+    "--deck1",
+    "--log-level",
+    "--backend",
+    "--method",
+    "--format",
+    "-o",
+    "--model",
+    "--sweep",
+    "--json",
+    "--unique",
+    "--bogus",
+    "--version",
+    "--time-limit",
+    "--behavioural",
+]
+_VALUES = [
+    "-1",
+    "0",
+    "1",
+    "2",
+    "3",
+    "1e30",
+    "1e3",
+    "nan",
+    "inf",
+    "-inf",
+    "x",
+    "",
+    "9" * 400,
+    "0.5",
+    "x.xyz",
+    "k.png",
+    "out.lp",
+    "out.mps",
+    "missing/out.lp",
+    "out.efg",
+    "out.json",
+    "P",
+    "S",
+    "ellipsoidal",
+    "interval",
+    "debug",
+    "bogus",
+    "highs",
+    "nosuch",
+    "cvxpy:NOSUCH",
+    "mwu",
+    "kdet",
+    "99C99L",
+    "--",
+    "\x00",
+]
 
 
 @settings(FUZZ, max_examples=150)
-@given(command=st.sampled_from(_COMMANDS),
-       extra=st.lists(st.tuples(st.sampled_from(_OPTIONS), st.sampled_from(_VALUES)), max_size=3),
-       log_level=st.sampled_from([None, "debug", "bogus", "ERROR", ""]))
+@given(
+    command=st.sampled_from(_COMMANDS),
+    extra=st.lists(st.tuples(st.sampled_from(_OPTIONS), st.sampled_from(_VALUES)), max_size=3),
+    log_level=st.sampled_from([None, "debug", "bogus", "ERROR", ""]),
+)
 def test_generated_command_lines(tmp_path, capsys, monkeypatch, command, extra, log_level):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "P").write_text(_GOOD_CSV, encoding="utf-8")
     (tmp_path / "S").write_text(_GOOD_CSV.replace("-", ""), encoding="utf-8")
-    argv = ([] if log_level is None else ["--log-level", log_level]) + command + [part for pair in extra for part in pair]
+    argv = (
+        ([] if log_level is None else ["--log-level", log_level]) + command + [part for pair in extra for part in pair]
+    )
     run(capsys, argv)
 
 
 # ---------------------------------------------------------------------- out of process: hangs and crashes
 def _gamelp(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "gamelp.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=60, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "gamelp.cli", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
+    )
 
 
-@pytest.mark.parametrize("case", ["game_from_a_pipe", "matrix_from_a_pipe", "export_to_a_missing_directory",
-                                  "deep_json"])
+@pytest.mark.parametrize(
+    "case", ["game_from_a_pipe", "matrix_from_a_pipe", "export_to_a_missing_directory", "deep_json"]
+)
 def test_subprocess_cases_neither_hang_nor_crash(tmp_path, case):
     if case.endswith("pipe"):
         os.mkfifo(tmp_path / "pipe")
     (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
-    argv = {"game_from_a_pipe": ["solve", "pipe"], "matrix_from_a_pipe": ["matrix", "solve", "pipe"],
-            "export_to_a_missing_directory": ["export", "kuhn", "-o", "missing/kuhn.mps"],
-            "deep_json": ["validate", "deep.json"]}[case]
+    argv = {
+        "game_from_a_pipe": ["solve", "pipe"],
+        "matrix_from_a_pipe": ["matrix", "solve", "pipe"],
+        "export_to_a_missing_directory": ["export", "kuhn", "-o", "missing/kuhn.mps"],
+        "deep_json": ["validate", "deep.json"],
+    }[case]
     done = _gamelp(*argv, cwd=tmp_path)  # a hang raises TimeoutExpired; a segfault gives -11
     check_contract(argv, done.returncode, done.stderr)
     assert done.returncode == 2

@@ -36,14 +36,28 @@ SUBPROCESS_SECONDS = 60
 def _log(surface, argv, code):
     if os.environ.get("GAMELP_FUZZ_LOG"):
         with open(os.environ["GAMELP_FUZZ_LOG"], "a") as handle:
-            handle.write(json.dumps({"surface": surface, "outcome": "refusal" if code == 2 else "answer",
-                                     "argv": [str(a)[:80] for a in argv]}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "surface": surface,
+                        "outcome": "refusal" if code == 2 else "answer",
+                        "argv": [str(a)[:80] for a in argv],
+                    }
+                )
+                + "\n"
+            )
 
 
 def _gamelp(*argv, cwd, env=None):
     """Run ``gamelp argv`` as a subprocess; a hang raises TimeoutExpired, a crash gives a negative status."""
-    done = subprocess.run([sys.executable, "-m", "gamelp.cli", *map(str, argv)], capture_output=True, text=True,
-                          timeout=SUBPROCESS_SECONDS, cwd=cwd, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "gamelp.cli", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_SECONDS,
+        cwd=cwd,
+        env=env,
+    )
     assert done.returncode >= 0, done
     return done
 
@@ -55,9 +69,31 @@ def _dev_lines(count=1):
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}\[\],:]')
-_RECORD_REPLACEMENTS = ['"0"', '"1"', '"errors"', '"outputs"', '"scores"', "null", "true", "0", "-1", "1e400", "1.5",
-                        "9" * 400, "[]", "{}", '["x"]', '"PASS"', '"SUMMON 99999999999999999999 1"', '"PICK 7"', ",",
-                        ":", '"\\u0000"', "[" * 3000, '"draftChoicesSeed=-99999999999999999999"']
+_RECORD_REPLACEMENTS = [
+    '"0"',
+    '"1"',
+    '"errors"',
+    '"outputs"',
+    '"scores"',
+    "null",
+    "true",
+    "0",
+    "-1",
+    "1e400",
+    "1.5",
+    "9" * 400,
+    "[]",
+    "{}",
+    '["x"]',
+    '"PASS"',
+    '"SUMMON 99999999999999999999 1"',
+    '"PICK 7"',
+    ",",
+    ":",
+    '"\\u0000"',
+    "[" * 3000,
+    '"draftChoicesSeed=-99999999999999999999"',
+]
 
 
 @st.composite
@@ -66,7 +102,7 @@ def broken_records(draw):
     then its seeds, themselves possibly changed; sometimes the line is cut short."""
     line = _dev_lines()[0]
     end = line.rfind("}")
-    record = json.loads(line[:end + 1])
+    record = json.loads(line[: end + 1])
     frames = draw(st.integers(0, 12))
     for key in ("errors", "outputs"):
         for player in ("0", "1"):
@@ -76,13 +112,22 @@ def broken_records(draw):
         tokens = list(_JSON_TOKEN.finditer(text))
         target = draw(st.sampled_from(tokens))
         new = draw(st.sampled_from(_RECORD_REPLACEMENTS + ["", target.group() + "," + target.group()]))
-        text = text[:target.start()] + new + text[target.end():]
+        text = text[: target.start()] + new + text[target.end() :]
     huge_seeds = " draftChoicesSeed=99999999999999999999999 shufflePlayer0Seed=-1 shufflePlayer1Seed=0"
-    seeds = draw(st.sampled_from([line[end + 1:], " draftChoicesSeed=1 shufflePlayer0Seed=2", "", huge_seeds,
-                                  line[end + 1:].replace("=", "=" + "9" * 5000, 1)]))
+    seeds = draw(
+        st.sampled_from(
+            [
+                line[end + 1 :],
+                " draftChoicesSeed=1 shufflePlayer0Seed=2",
+                "",
+                huge_seeds,
+                line[end + 1 :].replace("=", "=" + "9" * 5000, 1),
+            ]
+        )
+    )
     text += seeds
     if draw(st.booleans()):
-        text = text[:draw(st.integers(0, len(text)))]  # a truncated line
+        text = text[: draw(st.integers(0, len(text)))]  # a truncated line
     return text
 
 
@@ -106,8 +151,22 @@ def _check_replay_report(code, out):
         assert len(report["mismatches"]) == report["matches"] - report["consistent"]
 
 
-@pytest.mark.parametrize("case", ["fifo", "dev_zero", "dev_urandom", "directory", "xz_bomb", "xz_truncated",
-                                  "binary", "empty", "no_newline", "crlf", "bom"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "fifo",
+        "dev_zero",
+        "dev_urandom",
+        "directory",
+        "xz_bomb",
+        "xz_truncated",
+        "binary",
+        "empty",
+        "no_newline",
+        "crlf",
+        "bom",
+    ],
+)
 def test_hostile_replay_files(tmp_path, case):
     line = _dev_lines()[0]
     path = tmp_path / "matches.txt"
@@ -151,17 +210,43 @@ def _forged_npy(shape, dtype="<f8", data=b""):
     return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data
 
 
-_VALUES = [np.nan, np.inf, -np.inf, -1, -2, 0, 1, 2, 59, 60, 1e300, 2 ** 62, 0.5]
-_MUTATIONS = ["delete", "value", "dtype:int64", "dtype:float16", "dtype:bool", "dtype:complex128", "dtype:str",
-              "dtype:uint8", "reshape:2d", "reshape:0d", "truncate", "extend", "empty", "transpose", "forge:huge",
-              "forge:short", "forge:long", "forge:object", "forge:negative", "corrupt"]
+_VALUES = [np.nan, np.inf, -np.inf, -1, -2, 0, 1, 2, 59, 60, 1e300, 2**62, 0.5]
+_MUTATIONS = [
+    "delete",
+    "value",
+    "dtype:int64",
+    "dtype:float16",
+    "dtype:bool",
+    "dtype:complex128",
+    "dtype:str",
+    "dtype:uint8",
+    "reshape:2d",
+    "reshape:0d",
+    "truncate",
+    "extend",
+    "empty",
+    "transpose",
+    "forge:huge",
+    "forge:short",
+    "forge:long",
+    "forge:object",
+    "forge:negative",
+    "corrupt",
+]
 
 
 @st.composite
 def npz_mutations(draw, keys):
     """One to three (key, mutation, value, position) changes to an .npz file's arrays."""
-    return draw(st.lists(st.tuples(st.sampled_from(keys), st.sampled_from(_MUTATIONS), st.sampled_from(_VALUES),
-                                   st.integers(0, 10_000)), min_size=1, max_size=3))
+    return draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(keys), st.sampled_from(_MUTATIONS), st.sampled_from(_VALUES), st.integers(0, 10_000)
+            ),
+            min_size=1,
+            max_size=3,
+        )
+    )
 
 
 def _write_mutated(path, arrays, mutations):
@@ -198,11 +283,13 @@ def _write_mutated(path, arrays, mutations):
             arrays[key] = array.T
         elif how.startswith("forge:"):
             arrays.pop(key)
-            forged[key] = {"huge": _forged_npy((7 << 37,), "<f8", b"\0" * 64),  # a header declaring 7 TiB
-                           "short": _forged_npy((1000,), "<f8", b"\0" * 80),
-                           "long": _forged_npy((2,), "<f8", b"\0" * 4096),
-                           "object": _forged_npy((2,), "|O", b"\0" * 16),
-                           "negative": _forged_npy((-4, -2), "<f8", b"\0" * 64)}.get(how[6:], b"\x93NUMPY\x09")
+            forged[key] = {
+                "huge": _forged_npy((7 << 37,), "<f8", b"\0" * 64),  # a header declaring 7 TiB
+                "short": _forged_npy((1000,), "<f8", b"\0" * 80),
+                "long": _forged_npy((2,), "<f8", b"\0" * 4096),
+                "object": _forged_npy((2,), "|O", b"\0" * 16),
+                "negative": _forged_npy((-4, -2), "<f8", b"\0" * 64),
+            }.get(how[6:], b"\x93NUMPY\x09")
     np.savez(path, **arrays)
     if forged:
         with zipfile.ZipFile(path, "a") as archive:
@@ -211,7 +298,7 @@ def _write_mutated(path, arrays, mutations):
     if any(how == "corrupt" for _, how, _, _ in mutations):
         data = bytearray(path.read_bytes())
         at = mutations[0][3] % len(data)
-        data[at:at + 8] = b"\xff" * 8
+        data[at : at + 8] = b"\xff" * 8
         path.write_bytes(bytes(data))
 
 
@@ -273,10 +360,14 @@ def _small_forest_arrays():
     rng = np.random.default_rng(0)
     X = rng.integers(-5, 30, size=(200, len(FEATURE_NAMES))).astype(float)
     y = (X[:, 0] + X[:, 7] - X[:, 20] > 12).astype(int)
-    forest = Forest.from_sklearn(RandomForestClassifier(n_estimators=3, max_features="sqrt", random_state=1)
-                                 .fit(X, y), 12)
-    return {"life": np.int64(12), "features": np.array(FEATURE_NAMES),
-            **{name: getattr(forest, name) for name in forest_module._ARRAYS}}
+    forest = Forest.from_sklearn(
+        RandomForestClassifier(n_estimators=3, max_features="sqrt", random_state=1).fit(X, y), 12
+    )
+    return {
+        "life": np.int64(12),
+        "features": np.array(FEATURE_NAMES),
+        **{name: getattr(forest, name) for name in forest_module._ARRAYS},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -307,8 +398,20 @@ def test_broken_forest_caches(tmp_path_factory, capsys, monkeypatch, small_fores
     _log("forest", argv, code)
 
 
-@pytest.mark.parametrize("case", ["entry_fifo", "lock_fifo", "entry_directory", "lock_directory", "entry_dev_zero",
-                                  "deep_300", "deep_over_limit", "threshold_inf", "cache_fifo"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "entry_fifo",
+        "lock_fifo",
+        "entry_directory",
+        "lock_directory",
+        "entry_dev_zero",
+        "deep_300",
+        "deep_over_limit",
+        "threshold_inf",
+        "cache_fifo",
+    ],
+)
 def test_hostile_forest_caches(tmp_path, small_forest, case):
     if case == "cache_fifo":
         os.mkfifo(tmp_path / "pipe")

@@ -19,14 +19,22 @@ def rps_file(entries):
     return {
         "decision_problem_pl1": [dict(point, id="d1_pl1")],
         "decision_problem_pl2": [dict(point, id="d1_pl2")],
-        "utility_pl1": [{"sequence_pl1": ["d1_pl1", a], "sequence_pl2": ["d1_pl2", b], "value": v}
-                        for a, b, v in entries],
+        "utility_pl1": [
+            {"sequence_pl1": ["d1_pl1", a], "sequence_pl2": ["d1_pl2", b], "value": v} for a, b, v in entries
+        ],
     }
 
 
 # The homework's printed example: (p, s) and (s, r) listed twice, (s, p) missing.
-SEED_RPS_ENTRIES = [("r", "p", -1), ("r", "s", 1), ("p", "r", 1), ("p", "s", -2), ("p", "s", -2),
-                    ("s", "r", -1), ("s", "r", 2)]
+SEED_RPS_ENTRIES = [
+    ("r", "p", -1),
+    ("r", "s", 1),
+    ("p", "r", 1),
+    ("p", "s", -2),
+    ("p", "s", -2),
+    ("s", "r", -1),
+    ("s", "r", 2),
+]
 
 
 def load(data, tmp_path, name="game.json"):
@@ -56,8 +64,7 @@ def test_polytope_contains_uniform_and_best_responses(kuhn):
 def test_behavioural_round_trip(leduc):
     rng = np.random.default_rng(0)
     tp = leduc.pl1
-    behaviour = {j: dict(zip(tp.actions[j], rng.dirichlet(np.ones(len(tp.actions[j])))))
-                 for j in tp.decision_points}
+    behaviour = {j: dict(zip(tp.actions[j], rng.dirichlet(np.ones(len(tp.actions[j]))))) for j in tp.decision_points}
     x = tp.from_behavioural(behaviour)
     assert tp.infeasibility(x) < 1e-12
     back = tp.from_behavioural(tp.to_behavioural(x))
@@ -105,17 +112,25 @@ FAULTS = {
     "missing node key": (lambda d: d["decision_problem_pl1"][0].pop("type"), "missing key 'type'"),
     "missing actions": (lambda d: _first_decision(d).pop("actions"), "missing key 'actions'"),
     "unknown node type": (lambda d: d["decision_problem_pl2"][1].update(type="chance"), "unknown type 'chance'"),
-    "duplicate node id": (lambda d: d["decision_problem_pl1"][2].update(id=d["decision_problem_pl1"][1]["id"]),
-                          "duplicate node id"),
-    "parent does not exist": (lambda d: d["decision_problem_pl1"][1].update(parent_edge=["nowhere", "x"]),
-                              "unknown node 'nowhere'"),
+    "duplicate node id": (
+        lambda d: d["decision_problem_pl1"][2].update(id=d["decision_problem_pl1"][1]["id"]),
+        "duplicate node id",
+    ),
+    "parent does not exist": (
+        lambda d: d["decision_problem_pl1"][1].update(parent_edge=["nowhere", "x"]),
+        "unknown node 'nowhere'",
+    ),
     "parent comes later": (lambda d: d["decision_problem_pl1"].reverse(), "comes before its parent"),
-    "unknown action or signal": (lambda d: d["decision_problem_pl1"][1]["parent_edge"].__setitem__(1, "zz"),
-                                 "which its parent"),
+    "unknown action or signal": (
+        lambda d: d["decision_problem_pl1"][1]["parent_edge"].__setitem__(1, "zz"),
+        "which its parent",
+    ),
     "wrong parent_sequence": (lambda d: _break_parent_sequence(d), "parent_sequence"),
     "cycle": (lambda d: _make_cycle(d), "cycle"),
-    "unknown sequence in utility": (lambda d: d["utility_pl1"][0].update(sequence_pl2=["ghost", "b"]),
-                                    "unknown sequence ['ghost', 'b']"),
+    "unknown sequence in utility": (
+        lambda d: d["utility_pl1"][0].update(sequence_pl2=["ghost", "b"]),
+        "unknown sequence ['ghost', 'b']",
+    ),
     "non-finite value": (lambda d: d["utility_pl1"][3].update(value=float("nan")), "finite"),
     "infinite value": (lambda d: d["utility_pl1"][3].update(value=float("inf")), "finite"),
     "string value": (lambda d: d["utility_pl1"][3].update(value="1"), "finite"),
@@ -164,11 +179,29 @@ def test_missing_file_is_a_game_file_error(tmp_path):
 
 
 # ---------------------------------------------------------------------- random mutations
-_KEYS = ("id", "type", "actions", "signals", "parent_edge", "parent_sequence", "sequence_pl1", "sequence_pl2",
-         "value", "decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
-_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True, allow_infinity=True),
-                    st.text(max_size=4), st.lists(st.text(max_size=3), max_size=3),
-                    st.sampled_from(["decision", "observation", "d1_pl1", "r"]))
+_KEYS = (
+    "id",
+    "type",
+    "actions",
+    "signals",
+    "parent_edge",
+    "parent_sequence",
+    "sequence_pl1",
+    "sequence_pl2",
+    "value",
+    "decision_problem_pl1",
+    "decision_problem_pl2",
+    "utility_pl1",
+)
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=4),
+    st.lists(st.text(max_size=3), max_size=3),
+    st.sampled_from(["decision", "observation", "d1_pl1", "r"]),
+)
 
 
 def _containers(obj, path=()):
@@ -198,7 +231,7 @@ def _mutated(original, data):
     doc = json.loads(json.dumps(original))
     for _ in range(data.draw(st.integers(1, 3))):
         places = [(p, o) for p, o in _containers(doc) if isinstance(o, (dict, list)) and o]
-        path, target = data.draw(st.sampled_from(places))
+        _path, target = data.draw(st.sampled_from(places))
         action = data.draw(st.sampled_from(["set", "delete", "swap"]))
         if isinstance(target, dict):
             key = data.draw(st.sampled_from(sorted(target, key=str) + list(_KEYS)))
@@ -218,12 +251,20 @@ def test_colliding_sequence_labels_are_refused_naming_both_nodes(tmp_path):
     """Node 'a:b' action 'c' and node 'a' action 'b:c' both print as 'a:b:c'."""
     tree = [
         {"id": "a", "type": "decision", "actions": ["b:c", "x"], "parent_edge": None, "parent_sequence": None},
-        {"id": "a:b", "type": "decision", "actions": ["c", "d"], "parent_edge": ["a", "x"],
-         "parent_sequence": ["a", "x"]},
+        {
+            "id": "a:b",
+            "type": "decision",
+            "actions": ["c", "d"],
+            "parent_edge": ["a", "x"],
+            "parent_sequence": ["a", "x"],
+        },
     ]
     other = [{"id": "o", "type": "decision", "actions": ["l", "r"], "parent_edge": None, "parent_sequence": None}]
-    data = {"decision_problem_pl1": tree, "decision_problem_pl2": other,
-            "utility_pl1": [{"sequence_pl1": ["a:b", "c"], "sequence_pl2": ["o", "l"], "value": 1}]}
+    data = {
+        "decision_problem_pl1": tree,
+        "decision_problem_pl2": other,
+        "utility_pl1": [{"sequence_pl1": ["a:b", "c"], "sequence_pl2": ["o", "l"], "value": 1}],
+    }
     with pytest.raises(GameFileError) as err:
         load(data, tmp_path)
     message = str(err.value)
@@ -260,12 +301,14 @@ def test_unknown_keys_are_warned_once_each_naming_where(kuhn_dict, tmp_path, cap
     load(kuhn_dict, tmp_path)
     messages = sorted(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
     node = kuhn_dict["decision_problem_pl2"][1]["id"]
-    assert messages == sorted([
-        f"{tmp_path / 'game.json'}: ignoring unknown key 'comment' in the top-level object",
-        f"{tmp_path / 'game.json'}: ignoring unknown key 'probability' in node {node!r} of decision_problem_pl2 "
-        "(and 2 more)",
-        f"{tmp_path / 'game.json'}: ignoring unknown key 'weight' in utility_pl1 entry 0",
-    ])
+    assert messages == sorted(
+        [
+            f"{tmp_path / 'game.json'}: ignoring unknown key 'comment' in the top-level object",
+            f"{tmp_path / 'game.json'}: ignoring unknown key 'probability' in node {node!r} of decision_problem_pl2 "
+            "(and 2 more)",
+            f"{tmp_path / 'game.json'}: ignoring unknown key 'weight' in utility_pl1 entry 0",
+        ]
+    )
 
 
 def test_a_named_pipe_is_refused_instead_of_waiting_forever(tmp_path):
@@ -291,8 +334,8 @@ def readme_game():
     from pathlib import Path
 
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Game files"):]
-    return json.loads(section[section.index("```json") + len("```json"):section.index("```\n", 10)])
+    section = readme[readme.index("## Game files") :]
+    return json.loads(section[section.index("```json") + len("```json") : section.index("```\n", 10)])
 
 
 def test_the_readme_example_validates_and_solves_as_described(tmp_path, capsys):
@@ -302,8 +345,10 @@ def test_the_readme_example_validates_and_solves_as_described(tmp_path, capsys):
     path = tmp_path / "pennies.json"
     path.write_text(json.dumps(readme_game()))
     assert main(["validate", str(path)]) == 0
-    assert "valid; player 1: 1 decision points, 3 sequences; player 2: 2 decision points, 5 sequences; " \
-           "8 utility entries" in capsys.readouterr().out
+    assert (
+        "valid; player 1: 1 decision points, 3 sequences; player 2: 2 decision points, 5 sequences; "
+        "8 utility entries" in capsys.readouterr().out
+    )
     game = load_game(path, schema=True)
     result = solve_nash(game, 1)
     assert result.value == pytest.approx(0.0, abs=1e-12)
@@ -317,14 +362,21 @@ def test_built_in_games_satisfy_the_shipped_schema():
         load_game(name, schema=True)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d["decision_problem_pl1"][2].update(actions="kb"),
-     "decision_problem_pl1[2].actions breaks the game file schema: 'kb' is not of type 'array'"),
-    (lambda d: d["decision_problem_pl2"][3].pop("parent_sequence"),
-     "decision_problem_pl2[3] breaks the game file schema: 'parent_sequence' is a required property"),
-    (lambda d: d["utility_pl1"][4].update(value="3"), "utility_pl1[4].value breaks the game file schema"),
-    (lambda d: d.pop("utility_pl1"), "the top-level object breaks the game file schema: 'utility_pl1'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda d: d["decision_problem_pl1"][2].update(actions="kb"),
+            "decision_problem_pl1[2].actions breaks the game file schema: 'kb' is not of type 'array'",
+        ),
+        (
+            lambda d: d["decision_problem_pl2"][3].pop("parent_sequence"),
+            "decision_problem_pl2[3] breaks the game file schema: 'parent_sequence' is a required property",
+        ),
+        (lambda d: d["utility_pl1"][4].update(value="3"), "utility_pl1[4].value breaks the game file schema"),
+        (lambda d: d.pop("utility_pl1"), "the top-level object breaks the game file schema: 'utility_pl1'"),
+    ],
+)
 def test_the_schema_names_the_offending_place(kuhn_dict, tmp_path, change, message):
     change(kuhn_dict)
     path = tmp_path / "broken.json"

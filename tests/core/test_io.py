@@ -21,10 +21,9 @@ def test_atomic_write_replaces_the_file_only_on_success(tmp_path):
 def test_an_exception_leaves_the_old_file_and_no_temporary(tmp_path):
     target = tmp_path / "payoffs.csv"
     target.write_text("old\n")
-    with pytest.raises(RuntimeError):
-        with atomic_write(target) as handle:
-            handle.write("partial")
-            raise RuntimeError("killed mid-write")
+    with pytest.raises(RuntimeError), atomic_write(target) as handle:
+        handle.write("partial")
+        raise RuntimeError("killed mid-write")
     assert target.read_text() == "old\n"
     assert os.listdir(tmp_path) == ["payoffs.csv"]
 
@@ -60,9 +59,8 @@ def test_bad_targets_are_refused_naming_the_path(tmp_path, make_bad):
         target = locked / "x.csv"
         if os.access(locked, os.W_OK):  # running as root: permissions do not bind
             pytest.skip("permissions are not enforced for this user")
-    with pytest.raises(OutputError, match=str(target)):
-        with atomic_write(target) as handle:
-            handle.write("x")
+    with pytest.raises(OutputError, match=str(target)), atomic_write(target) as handle:
+        handle.write("x")
 
 
 def test_a_writer_killed_mid_write_leaves_the_old_file(tmp_path):
@@ -72,12 +70,22 @@ def test_a_writer_killed_mid_write_leaves_the_old_file(tmp_path):
 
     target = tmp_path / "payoffs.csv"
     target.write_text("old\n")
-    writer = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time\n"
-        "from gamelp.io import atomic_write\n"
-        "with atomic_write(sys.argv[1]) as handle:\n"
-        "    handle.write('half a matrix'); handle.flush()\n"
-        "    print('writing', flush=True); time.sleep(60)\n"), str(target)], stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time\n"
+                "from gamelp.io import atomic_write\n"
+                "with atomic_write(sys.argv[1]) as handle:\n"
+                "    handle.write('half a matrix'); handle.flush()\n"
+                "    print('writing', flush=True); time.sleep(60)\n"
+            ),
+            str(target),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert writer.stdout.readline() == "writing\n"
     writer.send_signal(signal.SIGKILL)
     writer.wait(timeout=10)

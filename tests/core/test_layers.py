@@ -58,8 +58,12 @@ def imported_modules(source: str, module: str, is_package: bool = False) -> set[
                 base = ".".join(anchor + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
-        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
-              in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant)):
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             found.add(str(node.args[0].value))
     return found
 
@@ -87,14 +91,17 @@ def test_no_lower_layer_imports_the_command_line():
     assert offenders == {}
 
 
-@pytest.mark.parametrize("source, module", [
-    ("from gamelp.cli.args import integer", "gamelp.games.mtg.sweep"),
-    ("import gamelp.cli", "gamelp.matrix"),
-    ("from gamelp import cli", "gamelp.models.nash"),
-    ("def f():\n    from . import cli", "gamelp.io"),
-    ("from ..cli import main", "gamelp.backends.highs"),
-    ("import importlib\nimportlib.import_module('gamelp.cli.mtg')", "gamelp.games.runner"),
-])
+@pytest.mark.parametrize(
+    "source, module",
+    [
+        ("from gamelp.cli.args import integer", "gamelp.games.mtg.sweep"),
+        ("import gamelp.cli", "gamelp.matrix"),
+        ("from gamelp import cli", "gamelp.models.nash"),
+        ("def f():\n    from . import cli", "gamelp.io"),
+        ("from ..cli import main", "gamelp.backends.highs"),
+        ("import importlib\nimportlib.import_module('gamelp.cli.mtg')", "gamelp.games.runner"),
+    ],
+)
 def test_the_check_sees_every_form_of_import(source, module):
     assert _imports_cli(imported_modules(source, module)) != []
 
@@ -147,21 +154,26 @@ def test_the_core_imports_form_no_cycle():
     assert list(nx.simple_cycles(graph)) == []
 
 
-@pytest.mark.parametrize("source, module", [
-    ("from gamelp.models.nash import solve_nash", "gamelp.matrix"),  # core -> models
-    ("import gamelp.games.gambit", "gamelp.game"),  # core -> games
-    ("def f():\n    from gamelp.cli.args import integer", "gamelp.backends.highs"),  # core -> command line
-    ("from gamelp.games.mtg import play_game", "gamelp.models.robust"),  # models -> games
-    ("from ..cli import main", "gamelp.models.nash"),  # models -> command line (relative)
-    ("import importlib\nimportlib.import_module('gamelp.cli.mtg')", "gamelp.games.runner"),  # games -> command line
-])
+@pytest.mark.parametrize(
+    "source, module",
+    [
+        ("from gamelp.models.nash import solve_nash", "gamelp.matrix"),  # core -> models
+        ("import gamelp.games.gambit", "gamelp.game"),  # core -> games
+        ("def f():\n    from gamelp.cli.args import integer", "gamelp.backends.highs"),  # core -> command line
+        ("from gamelp.games.mtg import play_game", "gamelp.models.robust"),  # models -> games
+        ("from ..cli import main", "gamelp.models.nash"),  # models -> command line (relative)
+        ("import importlib\nimportlib.import_module('gamelp.cli.mtg')", "gamelp.games.runner"),  # games -> command line
+    ],
+)
 def test_a_planted_upward_import_is_caught_at_every_level(source, module):
     assert upward_imports(module, imported_modules(source, module)) != []
 
 
 def test_imports_for_type_checking_only_and_downward_imports_pass():
-    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gamelp.games.runner import Execution\n"
-              "from gamelp.models.nash import solve_nash\nfrom gamelp.matrix import MatrixGame")
+    source = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from gamelp.games.runner import Execution\n"
+        "from gamelp.models.nash import solve_nash\nfrom gamelp.matrix import MatrixGame"
+    )
     assert upward_imports("gamelp.games.mtg.sweep", imported_modules(source, "gamelp.games.mtg.sweep")) == []
     assert "gamelp.models.nash" in upward_imports("gamelp.model", imported_modules(source, "gamelp.model"))
 

@@ -57,8 +57,10 @@ MALFORMED = {
     "full_width_digits": (",a,b\nr1,1,2\nr2,3,\uff14\n", ["line 3", "column 'b'", "plain decimal"]),
     "arabic_indic_digits": (",a,b\nr1,\u0661,2\nr2,3,4\n", ["column 'a'", "plain decimal"]),
     # Without labels the first numbers silently became labels.
-    "no_labels_at_all": ("0.5,0.25,0.75\n0.75,0.5,0.25\n0.25,0.75,0.5\n", ["line 1", "'0.5'",
-                                                                            "no label row or column"]),
+    "no_labels_at_all": (
+        "0.5,0.25,0.75\n0.75,0.5,0.25\n0.25,0.75,0.5\n",
+        ["line 1", "'0.5'", "no label row or column"],
+    ),
     "no_label_row": ("r1,0.5,0.25\nr2,0.75,0.5\nr3,0.1,0.2\n", ["column labels seem to be missing"]),
     "no_label_column": (",a,b\n0.5,0.25\n0.75,0.5\n", ["line 2", "label column missing"]),
     "no_label_column_square": ("x,a,b\n1,0.5,0.25\n2,0.75,0.5\n", ["row labels seem to be missing"]),
@@ -105,23 +107,24 @@ def test_missing_file_is_a_gamelp_error(tmp_path):
         MatrixGame.from_csv(tmp_path / "absent.csv")
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"payoffs": [[1.0, np.nan]]}, "is nan"),
-    ({"payoffs": [[1.0, 2.0]], "row_labels": ["a", "b"]}, "2 labels for 1"),
-    ({"payoffs": [[1.0, 2.0]], "col_labels": ["a", "a"]}, "appears twice"),
-    ({"payoffs": [[1.0, 2.0]], "std": [[0.1]]}, "shape"),
-    ({"payoffs": [[1.0, 2.0]], "std": [[0.1, -0.1]]}, "non-negative"),
-    ({"payoffs": []}, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"payoffs": [[1.0, np.nan]]}, "is nan"),
+        ({"payoffs": [[1.0, 2.0]], "row_labels": ["a", "b"]}, "2 labels for 1"),
+        ({"payoffs": [[1.0, 2.0]], "col_labels": ["a", "a"]}, "appears twice"),
+        ({"payoffs": [[1.0, 2.0]], "std": [[0.1]]}, "shape"),
+        ({"payoffs": [[1.0, 2.0]], "std": [[0.1, -0.1]]}, "non-negative"),
+        ({"payoffs": []}, "non-empty"),
+    ],
+)
 def test_constructor_errors(kwargs, fragment):
     with pytest.raises(MatrixGameError, match=fragment):
         MatrixGame(**kwargs)
 
 
 def test_iterated_dominance_order_and_result():
-    payoffs = np.array([[3.0, 1.0, 4.0],
-                        [2.0, 0.0, 5.0],
-                        [1.0, -1.0, 0.0]])
+    payoffs = np.array([[3.0, 1.0, 4.0], [2.0, 0.0, 5.0], [1.0, -1.0, 0.0]])
     game = MatrixGame(payoffs, ["r0", "r1", "r2"], ["c0", "c1", "c2"], std=np.ones((3, 3)))
     reduced, rows, cols = game.reduce_dominated()
     # Pass 1: r2 (below r0 everywhere); over rows r0, r1 column c1 = (1, 0) is below c0 = (3, 2) and
@@ -161,27 +164,48 @@ def _binomial_deviations(tmp_path):
     """Appendix B with the deviations of win rates estimated from 200 games each."""
     game = MatrixGame.from_csv(ESCHE)
     std = np.sqrt(game.payoffs * (1 - game.payoffs) / 200)
-    MatrixGame(game.payoffs, game.row_labels, game.col_labels, std=std).to_csv(tmp_path / "p.csv",
-                                                                                std_path=tmp_path / "s.csv")
+    MatrixGame(game.payoffs, game.row_labels, game.col_labels, std=std).to_csv(
+        tmp_path / "p.csv", std_path=tmp_path / "s.csv"
+    )
     return tmp_path / "p.csv", tmp_path / "s.csv"
 
 
-@pytest.mark.parametrize("kind, radius, backend, value, removed", [
-    # Nominal reduction (17 rows, 17 columns) gave 0.476906 and 0.467670 here: wrong.
-    ("ellipsoidal", 2.0, "cvxpy:CLARABEL", 0.477434, 0),
-    ("ellipsoidal", 3.0, "cvxpy:CLARABEL", 0.468997, 0),
-    ("ellipsoidal", 0.5, "cvxpy:CLARABEL", 0.492071, 6),
-    ("interval", 1.0, "highs", 0.464645, 2),
-])
-def test_robust_value_is_the_same_with_and_without_reduction(tmp_path, capsys, kind, radius, backend, value,
-                                                            removed):
+@pytest.mark.parametrize(
+    "kind, radius, backend, value, removed",
+    [
+        # Nominal reduction (17 rows, 17 columns) gave 0.476906 and 0.467670 here: wrong.
+        ("ellipsoidal", 2.0, "cvxpy:CLARABEL", 0.477434, 0),
+        ("ellipsoidal", 3.0, "cvxpy:CLARABEL", 0.468997, 0),
+        ("ellipsoidal", 0.5, "cvxpy:CLARABEL", 0.492071, 6),
+        ("interval", 1.0, "highs", 0.464645, 2),
+    ],
+)
+def test_robust_value_is_the_same_with_and_without_reduction(tmp_path, capsys, kind, radius, backend, value, removed):
     from gamelp.cli import main
 
     payoffs, std = _binomial_deviations(tmp_path)
     results = []
     for extra in ([], ["--no-reduce"]):
-        assert main(["matrix", "solve", str(payoffs), "--robust", kind, "--radius", str(radius), "--std", str(std),
-                     "--backend", backend, "--json", *extra]) == 0
+        assert (
+            main(
+                [
+                    "matrix",
+                    "solve",
+                    str(payoffs),
+                    "--robust",
+                    kind,
+                    "--radius",
+                    str(radius),
+                    "--std",
+                    str(std),
+                    "--backend",
+                    backend,
+                    "--json",
+                    *extra,
+                ]
+            )
+            == 0
+        )
         results.append(json.loads(capsys.readouterr().out))
     reduced, full = results
     assert full["value"] == pytest.approx(value, abs=5e-7)

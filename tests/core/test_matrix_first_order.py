@@ -14,8 +14,9 @@ def game():
     return MatrixGame(np.random.default_rng(21).uniform(size=(30, 40)))
 
 
-@pytest.mark.parametrize("method, target", [("pcfr+", 1e-6), ("cfr+", 1e-5), ("dcfr", 1e-5), ("dcfr+", 1e-5),
-                                            ("pdcfr+", 1e-6)])
+@pytest.mark.parametrize(
+    "method, target", [("pcfr+", 1e-6), ("cfr+", 1e-5), ("dcfr", 1e-5), ("dcfr+", 1e-5), ("pdcfr+", 1e-6)]
+)
 def test_first_order_reaches_the_target_and_agrees_with_the_lp(game, method, target):
     result = solve_matrix_first_order(game, method, target_gap=target, iterations=20000)
     assert result.converged and result.gap <= target and result.lp_rounds == 0

@@ -47,8 +47,14 @@ RUN_SCRIPT = HIDE + "import runpy\nsys.argv = sys.argv[2:]\nrunpy.run_path(sys.a
 
 
 def run_hidden(hidden: str, *command, script: bool = False, env=None, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", RUN_SCRIPT if script else RUN_CLI, hidden, *map(str, command)],
-                          capture_output=True, text=True, timeout=600, env=env, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-c", RUN_SCRIPT if script else RUN_CLI, hidden, *map(str, command)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=cwd,
+    )
 
 
 def refused_in_one_line(done: subprocess.CompletedProcess, extra: str) -> str:
@@ -74,8 +80,11 @@ def test_require_names_the_extra_and_installed_never_imports(monkeypatch):
     monkeypatch.setitem(sys.modules, "clarabel", None)  # import clarabel now raises ImportError
     assert not installed("clarabel") and not installed("no_such_package_xyz") and installed("numpy")
     assert not installed("no_such_package_xyz.sub")  # a missing parent: find_spec raises, we say missing
-    with pytest.raises(MissingDependency, match=r'^backend cvxpy:CLARABEL needs clarabel, which is not installed '
-                                                r'here; pip install "gamelp\[cvxpy\]"$'):
+    with pytest.raises(
+        MissingDependency,
+        match=r"^backend cvxpy:CLARABEL needs clarabel, which is not installed "
+        r'here; pip install "gamelp\[cvxpy\]"$',
+    ):
         require("clarabel", "backend cvxpy:CLARABEL")
     assert install_hint("sklearn.ensemble") == 'pip install "gamelp[mtg]"'
     assert isinstance(MissingDependency("x"), gamelp.GamelpError)
@@ -139,10 +148,21 @@ def test_no_backend_module_imports_another_backend_or_its_library():
 def test_listing_backends_imports_no_backend_library():
     """``available_backends()`` asks find_spec: in a fresh process it imports neither cvxpy nor pyomo nor gurobipy
     beyond what the backends it constructs need; with them hidden it still answers."""
-    done = subprocess.run([sys.executable, "-c", HIDE + (
-        "import gamelp\nnames = [b.name for b in gamelp.available_backends()]\n"
-        "print(names, sorted(m for m in ('cvxpy', 'pyomo', 'gurobipy') if m in sys.modules))"),
-        "cvxpy,pyomo,gurobipy"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            HIDE
+            + (
+                "import gamelp\nnames = [b.name for b in gamelp.available_backends()]\n"
+                "print(names, sorted(m for m in ('cvxpy', 'pyomo', 'gurobipy') if m in sys.modules))"
+            ),
+            "cvxpy,pyomo,gurobipy",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['highs'] []"
 
@@ -166,23 +186,27 @@ def test_a_solution_carries_its_solver_version():
     sol = solve(m, "highs")
     assert sol.solver_version == f"highspy {metadata.version('highspy')}"
     assert f"solver_version='highspy {metadata.version('highspy')}'" in repr(sol)
-    expected = {"gurobi": f"gurobipy {metadata.version('gurobipy')}",
-                "cvxpy:CLARABEL": f"cvxpy {metadata.version('cvxpy')} / CLARABEL {metadata.version('clarabel')}",
-                "pyomo:appsi_highs": f"pyomo {metadata.version('pyomo')} / appsi_highs "
-                                     f"(highspy {metadata.version('highspy')})"}
+    expected = {
+        "gurobi": f"gurobipy {metadata.version('gurobipy')}",
+        "cvxpy:CLARABEL": f"cvxpy {metadata.version('cvxpy')} / CLARABEL {metadata.version('clarabel')}",
+        "pyomo:appsi_highs": f"pyomo {metadata.version('pyomo')} / appsi_highs (highspy {metadata.version('highspy')})",
+    }
     for backend, version in expected.items():
         if get(backend).available():
             assert solve(m, backend).solver_version == version
 
 
-@pytest.mark.parametrize("command, backend, version", [
-    (["solve", "kuhn", "--player", "1"], "highs", "highspy"),
-    (["solve", "kuhn", "--player", "1", "--backend", "cvxpy:CLARABEL"], "cvxpy:CLARABEL", "cvxpy/clarabel"),
-    (["matrix", "solve", str(REPO / "games" / "data" / "esche_8c_payoffs.csv")], "highs", "highspy"),
-    (["kdet", "kuhn", "--player", "1", "--k", "1"], "highs", "highspy"),
-    (["kdet", "kuhn", "--player", "1", "--sweep", "--quiet"], "highs", "highspy"),
-    (["kdet", "kuhn", "--player", "1", "--sweep", "--method", "mip", "--quiet"], "highs", "highspy"),
-])
+@pytest.mark.parametrize(
+    "command, backend, version",
+    [
+        (["solve", "kuhn", "--player", "1"], "highs", "highspy"),
+        (["solve", "kuhn", "--player", "1", "--backend", "cvxpy:CLARABEL"], "cvxpy:CLARABEL", "cvxpy/clarabel"),
+        (["matrix", "solve", str(REPO / "games" / "data" / "esche_8c_payoffs.csv")], "highs", "highspy"),
+        (["kdet", "kuhn", "--player", "1", "--k", "1"], "highs", "highspy"),
+        (["kdet", "kuhn", "--player", "1", "--sweep", "--quiet"], "highs", "highspy"),
+        (["kdet", "kuhn", "--player", "1", "--sweep", "--method", "mip", "--quiet"], "highs", "highspy"),
+    ],
+)
 def test_json_outputs_say_which_solver_produced_them(command, backend, version):
     payload = json_of(run_hidden("", *command, "--json"))
     rows = payload if isinstance(payload, list) else [payload]
@@ -197,8 +221,18 @@ def test_json_outputs_say_which_solver_produced_them(command, backend, version):
 def test_regret_json_names_the_method_and_no_solver():
     payload = json_of(run_hidden("", "solve", "kuhn", "--method", "cfr+", "--iterations", "20", "--json"))
     assert payload["backend"] == "cfr+" and payload["solver_version"] is None
-    exact = json_of(run_hidden("", "matrix", "solve", REPO / "games" / "data" / "esche_8c_payoffs.csv",
-                               "--method", "pcfr+", "--exact", "--json"))
+    exact = json_of(
+        run_hidden(
+            "",
+            "matrix",
+            "solve",
+            REPO / "games" / "data" / "esche_8c_payoffs.csv",
+            "--method",
+            "pcfr+",
+            "--exact",
+            "--json",
+        )
+    )
     assert exact["backend"] == "pcfr+" and exact["lp_backend"] == "highs"
     assert exact["solver_version"] == f"highspy {metadata.version('highspy')}"
 
@@ -212,7 +246,10 @@ def test_backends_json_gives_each_installed_backends_version():
 # ----------------------------------------------------------------------------- each optional package hidden
 # Hidden modules -> (extra named in the refusal, [commands that must refuse]).
 HIDDEN = {
-    "cvxpy": ("cvxpy", [["solve", "leduc", "--backend", "cvxpy:CLARABEL"], ["solve", "leduc", "--backend", "cvxpy:SCS"]]),
+    "cvxpy": (
+        "cvxpy",
+        [["solve", "leduc", "--backend", "cvxpy:CLARABEL"], ["solve", "leduc", "--backend", "cvxpy:SCS"]],
+    ),
     "clarabel": ("cvxpy", [["solve", "leduc", "--backend", "cvxpy:CLARABEL"]]),
     "scs": ("cvxpy", [["solve", "leduc", "--backend", "cvxpy:SCS"]]),
     "pyomo": ("pyomo", [["solve", "leduc", "--backend", "pyomo:highs"]]),
@@ -220,12 +257,45 @@ HIDDEN = {
     "sklearn": ("mtg", [["mtg", "train-forest", "--games", "2", "--quiet"]]),
     "pyspiel": ("openspiel", [["solve", "openspiel:kuhn_poker", "--player", "1"]]),
     "torch": ("rl", [["locm", "train", "--episodes", "1", "--out", "{tmp}/train"]]),
-    "dask,distributed": ("dist", [["locm", "tournament", "--drafters", "random,max-attack", "--matches", "2",
-                                   "--sets", "2", "--scheduler", "tcp://127.0.0.1:1", "--out", "{tmp}/tour",
-                                   "--quiet"]]),
-    "matplotlib": ("plot", [["kdet", "kuhn", "--player", "1", "--k", "1", "--plot", "{tmp}/k.png"],
-                            ["locm", "tournament", "--drafters", "random,max-attack", "--matches", "2",
-                             "--sets", "2", "--out", "{tmp}/tour", "--quiet"]]),
+    "dask,distributed": (
+        "dist",
+        [
+            [
+                "locm",
+                "tournament",
+                "--drafters",
+                "random,max-attack",
+                "--matches",
+                "2",
+                "--sets",
+                "2",
+                "--scheduler",
+                "tcp://127.0.0.1:1",
+                "--out",
+                "{tmp}/tour",
+                "--quiet",
+            ]
+        ],
+    ),
+    "matplotlib": (
+        "plot",
+        [
+            ["kdet", "kuhn", "--player", "1", "--k", "1", "--plot", "{tmp}/k.png"],
+            [
+                "locm",
+                "tournament",
+                "--drafters",
+                "random,max-attack",
+                "--matches",
+                "2",
+                "--sets",
+                "2",
+                "--out",
+                "{tmp}/tour",
+                "--quiet",
+            ],
+        ],
+    ),
 }
 
 
@@ -250,7 +320,19 @@ def test_a_hidden_optional_package_is_one_line_naming_its_extra(hidden, tmp_path
 
 
 def test_hidden_statsmodels_stops_the_yugioh_script_in_one_line(tmp_path):
-    done = run_hidden("statsmodels", REPO / "scripts" / "giotta" / "giotta_yugioh.py", "--games", "10", "--cell-games", "2",
-                      "--workers", "1", "--quiet", "--out", tmp_path, script=True)
+    done = run_hidden(
+        "statsmodels",
+        REPO / "scripts" / "giotta" / "giotta_yugioh.py",
+        "--games",
+        "10",
+        "--cell-games",
+        "2",
+        "--workers",
+        "1",
+        "--quiet",
+        "--out",
+        tmp_path,
+        script=True,
+    )
     refused_in_one_line(done, "yugioh")
     from gamelp.games import yugioh  # noqa: F401 - importable without statsmodels: it is asked for by the fits

@@ -22,8 +22,7 @@ def random_model(seed: int, *, integer: bool = False, magnitude: float = 1.0) ->
     rng = np.random.default_rng(seed)
     m = Model(f"random{seed}")
     x = m.add_variables("x", 12, lb=0, ub=rng.uniform(1, 3, 12), kind="integer" if integer else "continuous")
-    m.add_constraints("capacity", {x: magnitude * rng.uniform(0.1, 1, (8, 12))}, "<=",
-                      magnitude * rng.uniform(3, 6, 8))
+    m.add_constraints("capacity", {x: magnitude * rng.uniform(0.1, 1, (8, 12))}, "<=", magnitude * rng.uniform(3, 6, 8))
     m.add_constraints("floor", {x: np.ones((1, 12))}, ">=", 1.0)
     m.set_objective({x: rng.uniform(1, 2, 12)}, sense="max")
     return m
@@ -58,8 +57,9 @@ def assert_same(got, fresh, exact: bool) -> None:
                 np.testing.assert_allclose(getattr(got, kind)[block], expected, atol=1e-7)
 
 
-@pytest.mark.parametrize("integer, magnitude", [(False, 1.0), (True, 1.0), (False, 1e-7)],
-                         ids=["lp", "mip", "lp-rescaled"])
+@pytest.mark.parametrize(
+    "integer, magnitude", [(False, 1.0), (True, 1.0), (False, 1e-7)], ids=["lp", "mip", "lp-rescaled"]
+)
 def test_persistent_resolves_equal_fresh_models(integer, magnitude):
     persistent = random_model(3, integer=integer, magnitude=magnitude)
     statuses = []

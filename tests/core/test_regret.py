@@ -6,10 +6,23 @@ from scipy.optimize import linprog
 
 from gamelp.game import load_game
 from gamelp.models.nash import solve_nash
-from gamelp.regret import (CFR, MWU, OMWU, DiscountedRegretMatching, DiscountedRegretMatchingPlus, PredictiveCFR,
-                           PredictiveDiscountedRegretMatchingPlus, PredictiveRegretMatchingPlus, RegretError,
-                           RegretMatching, RegretMatchingPlus, Segments, TreeplexLevels, self_play_matrix,
-                           solve_regret)
+from gamelp.regret import (
+    CFR,
+    MWU,
+    OMWU,
+    DiscountedRegretMatching,
+    DiscountedRegretMatchingPlus,
+    PredictiveCFR,
+    PredictiveDiscountedRegretMatchingPlus,
+    PredictiveRegretMatchingPlus,
+    RegretError,
+    RegretMatching,
+    RegretMatchingPlus,
+    Segments,
+    TreeplexLevels,
+    self_play_matrix,
+    solve_regret,
+)
 
 RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
 
@@ -17,9 +30,15 @@ RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
 def matrix_game_value(M):
     """max_x min_j (x^T M)_j by LP (variables x, v)."""
     m, n = M.shape
-    res = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-M.T, np.ones(n)], b_ub=np.zeros(n),
-                  A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    res = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-M.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=np.r_[np.ones(m), 0.0][None, :],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
     return -res.fun
 
 
@@ -95,8 +114,9 @@ def test_omwu_follows_the_closed_form_update_of_problem_1_6():
 
 def test_optimism_lowers_regret_on_slowly_varying_utilities():
     rng = np.random.default_rng(3)
-    utilities = np.cumsum(rng.uniform(-0.05, 0.05, (2000, 4)), axis=0) + np.sin(np.arange(2000) / 50)[:, None] \
-        * np.array([1.0, -1.0, 0.5, 0.0])
+    utilities = np.cumsum(rng.uniform(-0.05, 0.05, (2000, 4)), axis=0) + np.sin(np.arange(2000) / 50)[
+        :, None
+    ] * np.array([1.0, -1.0, 0.5, 0.0])
     regrets = {}
     for name, cls in (("mwu", MWU), ("omwu", OMWU)):
         strategies = run_online(cls(4, eta=2.0), utilities)
@@ -108,11 +128,11 @@ def test_regret_matching_plays_positive_regrets_proportionally():
     rm, rmp = RegretMatching(3), RegretMatchingPlus(3)
     for minimiser in (rm, rmp):
         assert np.allclose(minimiser.next_strategy(), 1 / 3)
-        minimiser.observe_utility(np.array([3.0, 0.0, 0.0]))   # regrets (2, -1, -1)
+        minimiser.observe_utility(np.array([3.0, 0.0, 0.0]))  # regrets (2, -1, -1)
     assert np.allclose(rm.regrets, [2, -1, -1]) and np.allclose(rmp.regrets, [2, 0, 0])
     for minimiser in (rm, rmp):
         assert np.allclose(minimiser.next_strategy(), [1, 0, 0])
-        minimiser.observe_utility(np.array([0.0, 3.0, 3.0]))   # regrets += (0, 3, 3) - 0
+        minimiser.observe_utility(np.array([0.0, 3.0, 3.0]))  # regrets += (0, 3, 3) - 0
     assert np.allclose(rm.regrets, [2, 2, 2]) and np.allclose(rmp.regrets, [2, 3, 3])
     assert np.allclose(rmp.next_strategy(), [0.25, 0.375, 0.375])
 
@@ -134,7 +154,7 @@ def test_omwu_last_iterate_converges_on_rock_paper_superscissors_while_mwu_cycle
     assert np.allclose(omwu.last_y, [0.5, 0.25, 0.25], atol=1e-3)
     assert omwu.last_gaps[-1] < 1e-2
     mwu = self_play_matrix(RPSS, "mwu", 3000, eta=0.1)
-    assert mwu.last_gaps[-500:].min() > 0.5            # the last iterate keeps cycling ...
+    assert mwu.last_gaps[-500:].min() > 0.5  # the last iterate keeps cycling ...
     assert np.allclose(mwu.x, [0.5, 0.25, 0.25], atol=0.02)  # ... while the average converges
     assert mwu.xs.shape == (3000, 3) and mwu.avg_ys.shape == (3000, 3)
 
@@ -164,9 +184,18 @@ def test_target_gap_stops_early():
     assert result.gaps[:-1].min() > 1e-2
 
 
-@pytest.mark.parametrize("bad", [dict(method="nope"), dict(iterations=0), dict(method="mwu", eta=-1.0),
-                                 dict(averaging="cubic"), dict(averaging=-1.0),
-                                 dict(target_gap=-0.1), dict(target_gap="small")])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(method="nope"),
+        dict(iterations=0),
+        dict(method="mwu", eta=-1.0),
+        dict(averaging="cubic"),
+        dict(averaging=-1.0),
+        dict(target_gap=-0.1),
+        dict(target_gap="small"),
+    ],
+)
 def test_bad_options_raise_regret_error(bad):
     options = dict(method="cfr+", iterations=10) | bad
     with pytest.raises(RegretError):
@@ -283,11 +312,11 @@ def test_vectorised_best_response_equals_treeplex_best_response(name):
 def test_discounted_regret_matching_scales_positive_and_negative_regrets():
     drm = DiscountedRegretMatching(3, alpha=1.5, beta=0.0)
     drm.next_strategy()
-    drm.observe_utility(np.array([3.0, 0.0, 0.0]))      # regrets (2, -1, -1), t = 1: x 1/2 and x 1/2
+    drm.observe_utility(np.array([3.0, 0.0, 0.0]))  # regrets (2, -1, -1), t = 1: x 1/2 and x 1/2
     assert np.allclose(drm.regrets, [1.0, -0.5, -0.5])
     assert np.allclose(drm.next_strategy(), [1, 0, 0])
-    drm.observe_utility(np.array([0.0, 3.0, 0.0]))      # regrets (1, 2.5, -0.5), t = 2
-    keep = 2 ** 1.5 / (2 ** 1.5 + 1)
+    drm.observe_utility(np.array([0.0, 3.0, 0.0]))  # regrets (1, 2.5, -0.5), t = 2
+    keep = 2**1.5 / (2**1.5 + 1)
     assert np.allclose(drm.regrets, [keep, 2.5 * keep, -0.25])
 
 
@@ -295,11 +324,11 @@ def test_predictive_rm_plus_adds_the_last_regret_to_the_cumulative_one():
     prm = PredictiveRegretMatchingPlus(3)
     assert np.allclose(prm.next_strategy(), 1 / 3)
     u1 = np.array([3.0, 0.0, 0.0])
-    prm.observe_utility(u1)                              # R = [u1 - 1]^+ = (2, 0, 0)
-    x = prm.next_strategy()                              # [R + u1 - <u1, x0>]^+ = (4, 0, 0)
+    prm.observe_utility(u1)  # R = [u1 - 1]^+ = (2, 0, 0)
+    x = prm.next_strategy()  # [R + u1 - <u1, x0>]^+ = (4, 0, 0)
     assert np.allclose(prm.regrets, [2, 0, 0]) and np.allclose(x, [1, 0, 0])
     u2 = np.array([0.0, 3.0, 1.0])
-    prm.observe_utility(u2)                              # R = [(2, 0, 0) + u2 - 0]^+ = (2, 3, 1)
+    prm.observe_utility(u2)  # R = [(2, 0, 0) + u2 - 0]^+ = (2, 3, 1)
     expected = np.maximum(np.array([2.0, 3.0, 1.0]) + u2 - u2 @ x, 0)
     assert np.allclose(prm.next_strategy(), expected / expected.sum())
 
@@ -360,10 +389,19 @@ def test_vectorised_pcfr_plus_equals_per_decision_point_reference(name):
             slow.observe_utility(g)
 
 
-@pytest.mark.parametrize("name, method, target", [("kuhn", "pcfr+", 1e-6), ("kuhn", "dcfr", 1e-4),
-                                                  ("leduc", "dcfr", 1e-4), ("leduc", "pcfr+", 1e-3),
-                                                  ("kuhn", "pdcfr+", 1e-8), ("kuhn", "dcfr+", 1e-4),
-                                                  ("leduc", "pdcfr+", 1e-4), ("leduc", "dcfr+", 1e-4)])
+@pytest.mark.parametrize(
+    "name, method, target",
+    [
+        ("kuhn", "pcfr+", 1e-6),
+        ("kuhn", "dcfr", 1e-4),
+        ("leduc", "dcfr", 1e-4),
+        ("leduc", "pcfr+", 1e-3),
+        ("kuhn", "pdcfr+", 1e-8),
+        ("kuhn", "dcfr+", 1e-4),
+        ("leduc", "pdcfr+", 1e-4),
+        ("leduc", "dcfr+", 1e-4),
+    ],
+)
 def test_dcfr_and_pcfr_plus_reach_the_gap_and_agree_with_the_lp(name, method, target):
     game = load_game(name)
     result = solve_regret(game, method, 20000, target_gap=target, track_last=False)
@@ -376,31 +414,33 @@ def test_dcfr_and_pcfr_plus_reach_the_gap_and_agree_with_the_lp(name, method, ta
 def test_pcfr_plus_beats_cfr_plus_on_kuhn_and_dcfr_beats_it_on_leduc():
     """The new methods earn their place: far fewer iterations than CFR+ where each shines."""
     kuhn = load_game("kuhn")
-    iterations = {m: solve_regret(kuhn, m, 5000, target_gap=1e-5, track_last=False).iterations
-                  for m in ("cfr+", "pcfr+")}
+    iterations = {
+        m: solve_regret(kuhn, m, 5000, target_gap=1e-5, track_last=False).iterations for m in ("cfr+", "pcfr+")
+    }
     assert iterations["pcfr+"] * 10 < iterations["cfr+"]
     leduc = load_game("leduc")
-    iterations = {m: solve_regret(leduc, m, 5000, target_gap=1e-4, track_last=False).iterations
-                  for m in ("cfr+", "dcfr")}
+    iterations = {
+        m: solve_regret(leduc, m, 5000, target_gap=1e-4, track_last=False).iterations for m in ("cfr+", "dcfr")
+    }
     assert iterations["dcfr"] < iterations["cfr+"]
 
 
 def test_discounted_rm_plus_discounts_before_adding_and_clips():
     drm = DiscountedRegretMatchingPlus(3, alpha=1.5)
     drm.next_strategy()
-    drm.observe_utility(np.array([3.0, 0.0, 0.0]))      # d(0) = 0: R = [(2, -1, -1)]^+
+    drm.observe_utility(np.array([3.0, 0.0, 0.0]))  # d(0) = 0: R = [(2, -1, -1)]^+
     assert np.allclose(drm.regrets, [2, 0, 0]) and np.allclose(drm.next_strategy(), [1, 0, 0])
-    drm.observe_utility(np.array([0.0, 3.0, 0.0]))      # R = [d(1) (2, 0, 0) + (0, 3, 0) - 0]^+, d(1) = 1/2
+    drm.observe_utility(np.array([0.0, 3.0, 0.0]))  # R = [d(1) (2, 0, 0) + (0, 3, 0) - 0]^+, d(1) = 1/2
     assert np.allclose(drm.regrets, [1, 3, 0]) and np.allclose(drm.next_strategy(), [0.25, 0.75, 0])
 
 
 def test_predictive_discounted_rm_plus_adds_the_last_instantaneous_regret():
     pdrm = PredictiveDiscountedRegretMatchingPlus(3, alpha=2.0)
     assert np.allclose(pdrm.next_strategy(), 1 / 3)
-    pdrm.observe_utility(np.array([3.0, 0.0, 0.0]))     # r = (2, -1, -1), R = (2, 0, 0)
-    x = pdrm.next_strategy()                            # [d(1) R + r]^+ = [(1, 0, 0) + (2, -1, -1)]^+
+    pdrm.observe_utility(np.array([3.0, 0.0, 0.0]))  # r = (2, -1, -1), R = (2, 0, 0)
+    x = pdrm.next_strategy()  # [d(1) R + r]^+ = [(1, 0, 0) + (2, -1, -1)]^+
     assert np.allclose(pdrm.regrets, [2, 0, 0]) and np.allclose(x, [1, 0, 0])
-    pdrm.observe_utility(np.array([0.0, 4.0, 2.0]))     # r = (0, 4, 2), R = [d(1) (2, 0, 0) + r]^+ = (1, 4, 2)
+    pdrm.observe_utility(np.array([0.0, 4.0, 2.0]))  # r = (0, 4, 2), R = [d(1) (2, 0, 0) + r]^+ = (1, 4, 2)
     assert np.allclose(pdrm.regrets, [1, 4, 2])
     weights = 0.8 * np.array([1.0, 4.0, 2.0]) + np.array([0.0, 4.0, 2.0])  # d(2) = 4/5
     assert np.allclose(pdrm.next_strategy(), weights / weights.sum())
@@ -416,7 +456,7 @@ class ReferencePDCFR:
         self.local = None
 
     def discount(self, t):
-        return t ** self.alpha / (t ** self.alpha + 1)
+        return t**self.alpha / (t**self.alpha + 1)
 
     def next_strategy(self):
         self.local = []
@@ -460,8 +500,9 @@ def test_positive_part_is_regret_matching_per_segment():
     segments = Segments([0, 2, 5], [2, 5, 6])
     b = segments.positive_part(np.array([3.0, 1.0, -1.0, 0.0, -2.0, 0.0]))
     assert np.array_equal(b, [0.75, 0.25, 1 / 3, 1 / 3, 1 / 3, 1.0])
-    assert np.array_equal(segments.positive_part(np.array([1e-300, 0.0, 2.0, 0.0, 2.0, 5.0])),
-                          [1.0, 0.0, 0.5, 0.0, 0.5, 1.0])
+    assert np.array_equal(
+        segments.positive_part(np.array([1e-300, 0.0, 2.0, 0.0, 2.0, 5.0])), [1.0, 0.0, 0.5, 0.0, 0.5, 1.0]
+    )
 
 
 def test_gaps_measured_every_k_iterations_follow_the_same_run():

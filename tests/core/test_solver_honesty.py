@@ -107,8 +107,9 @@ def leduc():
     return load_game("leduc")
 
 
-@pytest.mark.parametrize("backend", [name for name in LP_BACKENDS if AVAILABLE[name].capabilities.time_limit
-                                     and name != "cvxpy:SCS"])  # SCS reads a 0 s limit as none
+@pytest.mark.parametrize(
+    "backend", [name for name in LP_BACKENDS if AVAILABLE[name].capabilities.time_limit and name != "cvxpy:SCS"]
+)  # SCS reads a 0 s limit as none
 def test_lp_stopped_by_its_time_limit_presents_no_values(leduc, backend):
     sol = solve(sequence_form_lp(leduc, 1), backend, time_limit=0.0)
     assert sol.status == Status.TIME_LIMIT
@@ -183,8 +184,12 @@ def test_sigint_stops_a_highs_solve_and_returns_what_it_had(leduc):
 
 def test_ctrl_c_stops_kdet_in_the_cli_with_exit_130():
     """`gamelp kdet leduc --player 1 --k 140` ran 522 s after SIGINT before the interrupt callback."""
-    process = subprocess.Popen([sys.executable, "-m", "gamelp.cli", "--log-level", "INFO", "kdet", "leduc",
-                                "--player", "1", "--k", "140"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gamelp.cli", "--log-level", "INFO", "kdet", "leduc", "--player", "1", "--k", "140"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     started = ""
     while "solving leduc_kdet140_pl1" not in started and process.poll() is None:
         started = process.stderr.readline()  # the solve path logs before it hands the model to the solver
@@ -214,8 +219,9 @@ def test_auto_picks_highs_for_lps_and_clarabel_for_cones():
 
 
 def test_backends_command_lists_installed_and_missing_backends_with_capabilities():
-    out = subprocess.run([sys.executable, "-m", "gamelp.cli", "backends", "--json"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "gamelp.cli", "backends", "--json"], capture_output=True, text=True, check=True
+    ).stdout
     rows = {row["name"]: row for row in json.loads(out)}
     assert rows["highs"]["installed"] and "MIP" in rows["highs"]["capabilities"]
     assert "SOC" not in rows["highs"]["capabilities"] and "SOC" in rows["cvxpy:CLARABEL"]["capabilities"]
@@ -250,7 +256,8 @@ def test_mwu_with_an_overflowing_step_is_refused_not_printed_as_nan():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
         "gamelp: error: mwu diverged: the strategies became non-finite by iteration 10 "
-        "(overflow); try a smaller step size eta"]  # found at the first gap check (every 10 iterations)
+        "(overflow); try a smaller step size eta"
+    ]  # found at the first gap check (every 10 iterations)
 
 
 def test_time_limited_lp_in_the_cli_is_an_error_not_a_value():

@@ -15,7 +15,15 @@ import pytest
 from gamelp.games import engine as engine_module
 from gamelp.games.adapters import LocmEngine, MtgEngine, PenniesEngine, RpsEngine, YugiohEngine
 from gamelp.games.engine import (
-    ENGINES, TERMINAL, Engine, check_clone, check_engine, make_engine, random_playout, register, snapshot,
+    ENGINES,
+    TERMINAL,
+    Engine,
+    check_clone,
+    check_engine,
+    make_engine,
+    random_playout,
+    register,
+    snapshot,
 )
 
 NAMES = sorted(ENGINES)
@@ -164,8 +172,16 @@ class ShallowClone:
         return copy.copy(state)
 
 
-BREACHES = (MutatesItsArgument, NoMovesForSeatOne, NeverEnds, NotZeroSum, IgnoresTheSeedForFreshEntropy,
-            IgnoresTheSeed, CloneSharesTheState, ShallowClone)
+BREACHES = (
+    MutatesItsArgument,
+    NoMovesForSeatOne,
+    NeverEnds,
+    NotZeroSum,
+    IgnoresTheSeedForFreshEntropy,
+    IgnoresTheSeed,
+    CloneSharesTheState,
+    ShallowClone,
+)
 
 
 def has_mutable_state(engine) -> bool:
@@ -210,8 +226,11 @@ def test_every_engine_has_breaches_planted_and_each_kind_is_planted_somewhere():
     assert all(len(kinds) >= 4 for kinds in per_engine.values()), per_engine
     assert {b for b, _ in CASES} == set(BREACHES)
     # the breaches left out, and why
-    assert {n for b, n in itertools.product(BREACHES, NAMES)
-            if applicable(b, make_engine(n)) and "chance" in applicable(b, make_engine(n))} == {"pennies", "rps"}
+    assert {
+        n
+        for b, n in itertools.product(BREACHES, NAMES)
+        if applicable(b, make_engine(n)) and "chance" in applicable(b, make_engine(n))
+    } == {"pennies", "rps"}
     assert {n for n in NAMES if applicable(ShallowClone, make_engine(n))} == {"mtg", "pennies", "rps"}
 
 
@@ -289,7 +308,10 @@ def test_the_locm_adapter_plays_the_match_that_play_match_plays():
                 move = moves[int(rng.random() * len(moves))]
             state = engine.apply(state, move)
         assert (state.battle.winner, state.battle.turn + 1, state.decks) == (
-            expected.winner, expected.turns, expected.decks)
+            expected.winner,
+            expected.turns,
+            expected.decks,
+        )
         assert engine.returns(state)[expected.winner] == 1.0
 
 

@@ -6,11 +6,17 @@ import random
 import numpy as np
 import pytest
 
-from gamelp.games.locm.analysis import (FIGURE_5_4, card_encoding, choice_projection, choice_similarity,
-                                        draft_choices, mana_curve, reference_mana_curve)
+from gamelp.games.locm.analysis import (
+    FIGURE_5_4,
+    card_encoding,
+    choice_projection,
+    choice_similarity,
+    draft_choices,
+    mana_curve,
+    reference_mana_curve,
+)
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers
 from gamelp.games.locm.drafters import PUBLISHED_DRAFTERS, make_drafter
-
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +29,15 @@ def offers():
 def choices(offers):
     """Each published drafter's picks: the first 1,000 drafts from seat 0, the rest from seat 1."""
     half = len(offers) // 2
-    return {name: np.concatenate([draft_choices(make_drafter(name), offers[:half], 0, random.Random(1)),
-                                  draft_choices(make_drafter(name), offers[half:], 1, random.Random(2))])
-            for name in PUBLISHED_DRAFTERS}
+    return {
+        name: np.concatenate(
+            [
+                draft_choices(make_drafter(name), offers[:half], 0, random.Random(1)),
+                draft_choices(make_drafter(name), offers[half:], 1, random.Random(2)),
+            ]
+        )
+        for name in PUBLISHED_DRAFTERS
+    }
 
 
 def test_card_encoding_by_hand():
@@ -34,14 +46,14 @@ def test_card_encoding_by_hand():
     # Greatest absolute values over the 160 cards: cost 12, attack 12, defense 99
     # (Decimate's -99), player HP 5, enemy HP 5 (-5), card draw 2.
     expected = {
-        1: [1, 0, 0, 0, 1 / 12, 2 / 12, 1 / 99, 1 / 5, 0, 0, 0, 0, 0, 0, 0, 0],          # Slimer
-        2: [1, 0, 0, 0, 1 / 12, 1 / 12, 2 / 99, 0, -1 / 5, 0, 0, 0, 0, 0, 0, 0],         # Scuttler
-        63: [1, 0, 0, 0, 2 / 12, 0, 4 / 99, 0, 0, 0, 0, 0, 0, 1, 0, 1],                  # Rootkin Drone, guard ward
-        116: [1, 0, 0, 0, 1, 8 / 12, 8 / 99, 0, 0, 0, 1, 1, 1, 1, 1, 1],                 # Emperor Nightmare
-        118: [0, 1, 0, 0, 0, 0, 3 / 99, 0, 0, 0, 0, 0, 0, 0, 0, 0],                      # Royal Helm
-        151: [0, 0, 1, 0, 5 / 12, 0, -1, 0, 0, 0, 1, 1, 1, 1, 1, 1],                     # Decimate
-        152: [0, 0, 1, 0, 7 / 12, 0, -7 / 99, 0, 0, 1 / 2, 0, 0, 0, 0, 0, 0],            # Mighty Throwing Axe
-        153: [0, 0, 0, 1, 2 / 12, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0],                      # Healing Potion
+        1: [1, 0, 0, 0, 1 / 12, 2 / 12, 1 / 99, 1 / 5, 0, 0, 0, 0, 0, 0, 0, 0],  # Slimer
+        2: [1, 0, 0, 0, 1 / 12, 1 / 12, 2 / 99, 0, -1 / 5, 0, 0, 0, 0, 0, 0, 0],  # Scuttler
+        63: [1, 0, 0, 0, 2 / 12, 0, 4 / 99, 0, 0, 0, 0, 0, 0, 1, 0, 1],  # Rootkin Drone, guard ward
+        116: [1, 0, 0, 0, 1, 8 / 12, 8 / 99, 0, 0, 0, 1, 1, 1, 1, 1, 1],  # Emperor Nightmare
+        118: [0, 1, 0, 0, 0, 0, 3 / 99, 0, 0, 0, 0, 0, 0, 0, 0, 0],  # Royal Helm
+        151: [0, 0, 1, 0, 5 / 12, 0, -1, 0, 0, 0, 1, 1, 1, 1, 1, 1],  # Decimate
+        152: [0, 0, 1, 0, 7 / 12, 0, -7 / 99, 0, 0, 1 / 2, 0, 0, 0, 0, 0, 0],  # Mighty Throwing Axe
+        153: [0, 0, 0, 1, 2 / 12, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0],  # Healing Potion
     }
     for card, row in expected.items():
         np.testing.assert_allclose(encoding[card - 1], row, rtol=1e-6, err_msg=f"card {card}")

@@ -8,8 +8,14 @@ import pytest
 
 from gamelp.games.errors import LocmError
 from gamelp.games.locm.cards import locm12_cards
-from gamelp.games.locm.drafters import (PUBLISHED_DRAFTERS, CoacDrafter, draft_rankings, icebox_scores,
-                                        load_score_table, make_drafter)
+from gamelp.games.locm.drafters import (
+    PUBLISHED_DRAFTERS,
+    CoacDrafter,
+    draft_rankings,
+    icebox_scores,
+    load_score_table,
+    make_drafter,
+)
 
 # Card ids used below (cost attack/defense abilities):
 SLIMER, SCUTTLER, BEAVRAT, GRIME_GNASHER = 1, 2, 3, 5  # 1 2/1 (+1 HP), 1 1/2 (-1 enemy), 1 2/2, 2 4/1
@@ -37,14 +43,17 @@ def test_every_published_drafter_is_built_by_name():
         assert drafter.pick((SLIMER, BEAVRAT, PROTEIN), (), 0, random.Random(0)) in (0, 1, 2)
 
 
-@pytest.mark.parametrize("offer, expected", [
-    ((SLIMER, GRIME_GNASHER, BEAVRAT), 1),        # 4 attack beats 2
-    ((SLIMER, BEAVRAT, SCUTTLER), 0),             # 2 = 2: the first
-    ((PROTEIN, SCUTTLER, BEAVRAT), 2),            # the item is no creature
-    ((PROTEIN, ROYAL_HELM, HEALING_POTION), 0),   # no creature: position 0
-    ((PROTEIN, HERMIT_SLIME, ROYAL_HELM), 0),     # gym-locm: a 0-attack creature never wins
-    ((DECIMATE, PROTEIN, HERMIT_SLIME), 0),
-])
+@pytest.mark.parametrize(
+    "offer, expected",
+    [
+        ((SLIMER, GRIME_GNASHER, BEAVRAT), 1),  # 4 attack beats 2
+        ((SLIMER, BEAVRAT, SCUTTLER), 0),  # 2 = 2: the first
+        ((PROTEIN, SCUTTLER, BEAVRAT), 2),  # the item is no creature
+        ((PROTEIN, ROYAL_HELM, HEALING_POTION), 0),  # no creature: position 0
+        ((PROTEIN, HERMIT_SLIME, ROYAL_HELM), 0),  # gym-locm: a 0-attack creature never wins
+        ((DECIMATE, PROTEIN, HERMIT_SLIME), 0),
+    ],
+)
 def test_max_attack_picks_the_creature_with_the_greatest_attack(offer, expected):
     drafter = make_drafter("max-attack")
     assert drafter.pick(offer, (), 0, RNG) == expected
@@ -67,10 +76,17 @@ def test_icebox_values_equal_the_published_formula_text_on_every_card():
     expression = icebox["formula"].replace("^", "**").replace("keyword bonuses", "bonus")
     cards, scores = locm12_cards(), icebox_scores()
     for i in range(len(cards)):
-        names = {"attack": cards.attack[i], "defense": cards.defense[i], "cost": cards.cost[i],
-                 "player_hp": cards.player_hp[i], "enemy_hp": cards.enemy_hp[i], "card_draw": cards.card_draw[i],
-                 "bonus": sum(icebox["keyword_bonus"][letter]
-                              for letter, present in zip("BCDGLW", cards.ability_flags[i]) if present)}
+        names = {
+            "attack": cards.attack[i],
+            "defense": cards.defense[i],
+            "cost": cards.cost[i],
+            "player_hp": cards.player_hp[i],
+            "enemy_hp": cards.enemy_hp[i],
+            "card_draw": cards.card_draw[i],
+            "bonus": sum(
+                icebox["keyword_bonus"][letter] for letter, present in zip("BCDGLW", cards.ability_flags[i]) if present
+            ),
+        }
         assert eval(expression, {}, names) == pytest.approx(scores[i], abs=1e-9)
 
 
@@ -112,9 +128,9 @@ def test_coac_switches_to_its_creature_order_below_forty_percent_creatures():
     reversed_order = plain[::-1]
     drafter = CoacDrafter({"p1": plain, "p2": plain, "p1_creature": reversed_order, "p2_creature": reversed_order})
     offer = (BEAVRAT, PROTEIN, GRIME_GNASHER)
-    assert drafter.pick(offer, (), 0, RNG) == 0                                   # nothing drafted: plain
-    assert drafter.pick(offer, (PROTEIN, BEAVRAT), 1, RNG) == 0                   # 50% creatures: plain
-    assert drafter.pick(offer, (PROTEIN, ROYAL_HELM, BEAVRAT), 0, RNG) == 1       # 33%: creature order
+    assert drafter.pick(offer, (), 0, RNG) == 0  # nothing drafted: plain
+    assert drafter.pick(offer, (PROTEIN, BEAVRAT), 1, RNG) == 0  # 50% creatures: plain
+    assert drafter.pick(offer, (PROTEIN, ROYAL_HELM, BEAVRAT), 0, RNG) == 1  # 33%: creature order
     assert drafter.pick(offer, (PROTEIN, ROYAL_HELM, HEALING_POTION, SLIMER), 1, RNG) == 1  # 25%: creature order
     assert drafter.pick(offer, (PROTEIN, ROYAL_HELM, BEAVRAT, SLIMER, HEALING_POTION), 1, RNG) == 0  # 40%: plain
 
@@ -134,7 +150,9 @@ def test_random_drafter_is_uniform_and_follows_the_rng_it_is_given():
     counts = np.bincount(picks, minlength=3)
     assert np.all(np.abs(counts - 1000) < 100)  # 4.5 standard deviations
     rng_a, rng_b = random.Random(7), random.Random(7)
-    assert [drafter.pick(offer, (), 1, rng_a) for _ in range(50)] == [drafter.pick(offer, (), 1, rng_b) for _ in range(50)]
+    assert [drafter.pick(offer, (), 1, rng_a) for _ in range(50)] == [
+        drafter.pick(offer, (), 1, rng_b) for _ in range(50)
+    ]
 
 
 def _score_file(tmp_path, lines):
@@ -156,13 +174,16 @@ def test_score_file_drafter_picks_the_greatest_score(tmp_path):
     assert load_score_table(_score_file(tmp_path, shuffled[:80] + [""] + shuffled[80:])) == drafter.scores
 
 
-@pytest.mark.parametrize("bad_line, message", [
-    ("7,high", r"line 8: expected an integer card id and a number"),
-    ("7,1,2", r"line 8: expected 'card_id,score', found 3 fields"),
-    ("161,1", r"line 8: card id 161 out of range 1\.\.160"),
-    ("6,1", r"line 8: card 6 scored twice"),
-    ("7,nan", r"line 8: score 'nan' is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "bad_line, message",
+    [
+        ("7,high", r"line 8: expected an integer card id and a number"),
+        ("7,1,2", r"line 8: expected 'card_id,score', found 3 fields"),
+        ("161,1", r"line 8: card id 161 out of range 1\.\.160"),
+        ("6,1", r"line 8: card 6 scored twice"),
+        ("7,nan", r"line 8: score 'nan' is not a finite number"),
+    ],
+)
 def test_bad_score_file_is_refused_naming_the_file_and_line(tmp_path, bad_line, message):
     lines = ["card_id,score"] + [f"{card},{card}" for card in range(1, 161) if card != 7]
     lines.insert(7, bad_line)

@@ -6,6 +6,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
+from test_locm_rules import FILLER, position  # tests/games is on sys.path (pytest prepend mode)
 
 from gamelp.cli import main
 from gamelp.games.errors import LocmError
@@ -17,30 +18,36 @@ from gamelp.games.locm.javarandom import JavaRandom
 from gamelp.games.locm.match import play_match
 from gamelp.games.locm.replay import read_consistency_file
 
-from test_locm_rules import FILLER, position  # tests/games is on sys.path (pytest prepend mode)
-
-
 # ---------------------------------------------------------------- cards
+
 
 def test_the_card_table_holds_the_160_cards_read_only():
     cards = locm12_cards()
     assert len(cards) == 160 and list(cards.ids) == list(range(1, 161))
     i = cards.index(64)
     assert (cards.names[i], cards.type[i], cards.cost[i], cards.attack[i], cards.defense[i]) == (
-        "Coppershell Tortoise", CREATURE, 2, 1, 1)
+        "Coppershell Tortoise",
+        CREATURE,
+        2,
+        1,
+        1,
+    )
     assert cards.abilities[i] == GUARD | WARD and list(cards.ability_flags[i]) == [False] * 3 + [True, False, True]
     assert np.bincount(cards.type).tolist() == [116, 24, 12, 8]
     with pytest.raises(ValueError):
         cards.cost[0] = 5
 
 
-@pytest.mark.parametrize("line, fault", [
-    ("1 ; Slimer ; creature ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0", "expected 11"),
-    ("1 ; Slimer ; beast ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "unknown card type"),
-    ("1 ; Slimer ; creature ; one ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "invalid literal"),
-    ("1 ; Slimer ; creature ; 1 ; 2 ; 1 ; --X--- ; 1 ; 0 ; 0 ; text", "position 3"),
-    ("2 ; Slimer ; creature ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "out of order"),
-])
+@pytest.mark.parametrize(
+    "line, fault",
+    [
+        ("1 ; Slimer ; creature ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0", "expected 11"),
+        ("1 ; Slimer ; beast ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "unknown card type"),
+        ("1 ; Slimer ; creature ; one ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "invalid literal"),
+        ("1 ; Slimer ; creature ; 1 ; 2 ; 1 ; --X--- ; 1 ; 0 ; 0 ; text", "position 3"),
+        ("2 ; Slimer ; creature ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "out of order"),
+    ],
+)
 def test_a_malformed_card_list_is_refused_naming_file_and_line(tmp_path, line, fault):
     path = tmp_path / "cards.txt"
     path.write_text("\n" + line + "\n")
@@ -49,6 +56,7 @@ def test_a_malformed_card_list_is_refused_naming_file_and_line(tmp_path, line, f
 
 
 # ---------------------------------------------------------------- Java's generator and the draft
+
 
 def test_java_random_matches_the_jdk():
     # Printed by OpenJDK's java.util.Random for the same calls.
@@ -105,6 +113,7 @@ def test_run_draft_gives_each_seat_its_picks_and_refuses_a_bad_pick():
 
 # ---------------------------------------------------------------- matches
 
+
 def test_same_seed_same_match_and_seats_keep_their_offers_and_shuffles():
     greedy, max_attack = make_battler("greedy"), make_battler("max-attack")
     first = play_match(Uniform(), FirstCard(), greedy, max_attack, seed=11)
@@ -135,9 +144,11 @@ def test_cli_play_refuses_an_unknown_battler_in_one_line(capsys):
 
 # ---------------------------------------------------------------- battlers
 
+
 def test_max_attack_attacks_with_its_strongest_creature_guard_first_then_summons_the_strongest():
-    state, (small, big, item), (weak, strong, right), (guard, other) = position(
-        hand=[FILLER, 19, 126], mine=[(FILLER, 0), (77, 0), (69, 1)], theirs=[(FILLER, 0), (55, 0)])
+    state, (small, big, _item), (weak, strong, right), (_guard, other) = position(
+        hand=[FILLER, 19, 126], mine=[(FILLER, 0), (77, 0), (69, 1)], theirs=[(FILLER, 0), (55, 0)]
+    )
     battler, rng = MaxAttackBattler(), random.Random(0)
     assert battler.act(state, rng) == (ATTACK, strong, other)  # 7/7 before 2/2; Hermit Slime (#55) guards
     state.apply((ATTACK, strong, other))
@@ -150,7 +161,7 @@ def test_max_attack_attacks_with_its_strongest_creature_guard_first_then_summons
 
 
 def test_greedy_takes_the_best_one_step_score_and_sees_lethal():
-    state, _, (giant,), (beavrat,) = position(mine=[(77, 0)], theirs=[(FILLER, 0)])
+    state, _, (giant,), (_beavrat,) = position(mine=[(77, 0)], theirs=[(FILLER, 0)])
     state.health[1] = 7
     assert GreedyBattler().act(state, random.Random(0)) == (ATTACK, giant, -1)
     state.health[1] = 30
@@ -159,7 +170,7 @@ def test_greedy_takes_the_best_one_step_score_and_sees_lethal():
 
 
 def test_greedy_published_card_count_term_is_zero_unless_asked():
-    state, _, (mine,), (theirs,) = position(mine=[(FILLER, 0)], theirs=[(FILLER, 0)])
+    state, _, (_mine,), (theirs,) = position(mine=[(FILLER, 0)], theirs=[(FILLER, 0)])
     published, counting = GreedyBattler(), GreedyBattler(count_creatures=True)
     assert published.score(state) == 0 and counting.score(state) == 0
     state.board[1].remove(theirs)
@@ -185,8 +196,12 @@ def test_clone_is_independent():
 
 
 def test_cli_play_prints_the_winner_and_both_decks(capsys):
-    assert main(["locm", "play", "--drafters", "icebox,random", "--battlers", "greedy,max-attack", "--seed", "3",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["locm", "play", "--drafters", "icebox,random", "--battlers", "greedy,max-attack", "--seed", "3", "--json"]
+        )
+        == 0
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["winner"] in (0, 1) and summary["battle_turns"] > 0
     assert [s["drafter"] for s in summary["seats"]] == ["icebox", "random"]

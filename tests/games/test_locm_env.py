@@ -34,6 +34,7 @@ def _drafter_policy(name, seat, seed):
         choice = drafter.pick(offer, tuple(chosen), seat, rng)
         chosen.append(offer[choice])
         return choice
+
     return policy
 
 

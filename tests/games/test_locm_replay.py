@@ -25,7 +25,7 @@ def test_a_changed_recorded_input_is_caught_at_its_turn():
     index = 40  # a battle turn
     player, text, reply = match.turns[index]
     corrupted = text.replace("30 ", "29 ", 1)
-    turns = match.turns[:index] + ((player, corrupted, reply),) + match.turns[index + 1:]
+    turns = match.turns[:index] + ((player, corrupted, reply),) + match.turns[index + 1 :]
     checked, mismatch = replay_match(dataclasses.replace(match, turns=turns))
     assert checked == index + 1 and mismatch["player"] == player
     assert mismatch["expected"] == corrupted and mismatch["got"].rstrip() == text.rstrip()
@@ -33,7 +33,7 @@ def test_a_changed_recorded_input_is_caught_at_its_turn():
 
 def test_a_wrong_shuffle_seed_is_caught_in_the_first_battle_turn():
     match = read_consistency_file()[0]
-    checked, mismatch = replay_match(dataclasses.replace(match, shuffle_seeds=(2, 1)))
+    _checked, mismatch = replay_match(dataclasses.replace(match, shuffle_seeds=(2, 1)))
     assert mismatch is not None and mismatch["turn"] == 30
 
 
@@ -47,12 +47,17 @@ def test_cli_replay_json(tmp_path, capsys):
     assert report["turns_checked"] > 100
 
 
-@pytest.mark.parametrize("content, fault", [
-    ("hello\n", "line 1: not a referee match record"),
-    ('{"errors": {}}\n', "line 1: not a referee match record"),
-    ('{"errors": {"0": [], "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}\n',
-     "line 1: missing draftChoicesSeed"),
-])
+@pytest.mark.parametrize(
+    "content, fault",
+    [
+        ("hello\n", "line 1: not a referee match record"),
+        ('{"errors": {}}\n', "line 1: not a referee match record"),
+        (
+            '{"errors": {"0": [], "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}\n',
+            "line 1: missing draftChoicesSeed",
+        ),
+    ],
+)
 def test_a_file_that_is_not_a_consistency_file_is_refused(tmp_path, capsys, content, fault):
     path = tmp_path / "bad.txt"
     path.write_text(content)
@@ -100,29 +105,47 @@ _FRAMES = '"errors": {"0": ["x"], "1": []}, "outputs": {"0": ["PASS"], "1": []}'
 _SEEDS = " draftChoicesSeed=1 shufflePlayer0Seed=2 shufflePlayer1Seed=3"
 
 
-@pytest.mark.parametrize("record, fault", [
-    ('{"errors": {"0": 5, "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}',
-     "errors['0'] must be a list of strings or nulls"),
-    ('{"errors": {"0": [5], "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}',
-     "errors['0'] must be a list of strings or nulls"),
-    ('{"errors": {"0": ["x"], "1": []}, "outputs": {"0": [7], "1": []}, "scores": {"0": 1, "1": 0}}',
-     "outputs['0'] must be a list of strings or nulls"),
-    ('{"errors": {"0": ["x"], "1": []}, "outputs": {"1": []}, "scores": {"0": 1, "1": 0}}', "no outputs['0']"),
-    ('{' + _FRAMES + ', "scores": {"0": 1e400, "1": 0}}', "bad scores"),
-    ('{' + _FRAMES + ', "scores": {"0": "a", "1": 0}}', "bad scores"),
-    ('{' + _FRAMES + ', "scores": [1, 0]}', "bad scores"),
-    ('{' + _FRAMES + '}', "bad scores"),
-    ('{"errors": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
-    ('{' + _FRAMES + ', "scores": {"0": 1, "1": 0', "not a referee match record"),  # a truncated line
-    ('{' + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=1 ", "=" + "9" * 5000 + " "),
-     "draftChoicesSeed='99999"),
-    ('{' + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=2 ", "=-9223372036854775809 "),
-     "shufflePlayer0Seed='-9223372036854775809' is not a Java long"),
-])
+@pytest.mark.parametrize(
+    "record, fault",
+    [
+        (
+            '{"errors": {"0": 5, "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}',
+            "errors['0'] must be a list of strings or nulls",
+        ),
+        (
+            '{"errors": {"0": [5], "1": []}, "outputs": {"0": [], "1": []}, "scores": {"0": 1, "1": 0}}',
+            "errors['0'] must be a list of strings or nulls",
+        ),
+        (
+            '{"errors": {"0": ["x"], "1": []}, "outputs": {"0": [7], "1": []}, "scores": {"0": 1, "1": 0}}',
+            "outputs['0'] must be a list of strings or nulls",
+        ),
+        ('{"errors": {"0": ["x"], "1": []}, "outputs": {"1": []}, "scores": {"0": 1, "1": 0}}', "no outputs['0']"),
+        ("{" + _FRAMES + ', "scores": {"0": 1e400, "1": 0}}', "bad scores"),
+        ("{" + _FRAMES + ', "scores": {"0": "a", "1": 0}}', "bad scores"),
+        ("{" + _FRAMES + ', "scores": [1, 0]}', "bad scores"),
+        ("{" + _FRAMES + "}", "bad scores"),
+        ('{"errors": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+        ("{" + _FRAMES + ', "scores": {"0": 1, "1": 0', "not a referee match record"),  # a truncated line
+        (
+            "{" + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=1 ", "=" + "9" * 5000 + " "),
+            "draftChoicesSeed='99999",
+        ),
+        (
+            "{" + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=2 ", "=-9223372036854775809 "),
+            "shufflePlayer0Seed='-9223372036854775809' is not a Java long",
+        ),
+    ],
+)
 def test_malformed_records_are_refused_in_one_line_naming_file_and_line(tmp_path, capsys, record, fault):
     path = tmp_path / "bad.txt"
-    good = lzma.decompress(resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz")
-                           .read_bytes()).decode().splitlines()[0]
+    good = (
+        lzma.decompress(
+            resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").read_bytes()
+        )
+        .decode()
+        .splitlines()[0]
+    )
     path.write_text(good + "\n" + record + ("" if "Seed=" in record else _SEEDS) + "\n")
     with pytest.raises(LocmError, match=re.escape(f"{path}, line 2: ")) as error:
         read_consistency_file(path)
@@ -134,8 +157,11 @@ def test_malformed_records_are_refused_in_one_line_naming_file_and_line(tmp_path
 
 def test_a_fifo_or_a_device_is_refused_unread(tmp_path, capsys):
     os.mkfifo(tmp_path / "pipe.txt")  # opening it would wait for a writer forever
-    for path, what in ((tmp_path / "pipe.txt", "a named pipe"), ("/dev/zero", "a special file"),
-                       (tmp_path, "a directory")):
+    for path, what in (
+        (tmp_path / "pipe.txt", "a named pipe"),
+        ("/dev/zero", "a special file"),
+        (tmp_path, "a directory"),
+    ):
         with pytest.raises(LocmError, match=re.escape(f"{path}: cannot read, it is {what}, not a regular file")):
             read_consistency_file(path)
         assert main(["locm", "replay", str(path)]) == 2

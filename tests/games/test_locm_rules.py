@@ -24,14 +24,14 @@ def position(hand=(), mine=(), theirs=(), mana=12, ready=True):
     state.max_mana = [mana, mana]
     ids0 = [2 * i + 1 for i in range(30)]
     ids1 = [2 * i + 2 for i in range(30)]
-    hand_ids, mine_ids, theirs_ids = ids0[:len(hand)], ids0[len(hand):len(deck0)], ids1[:len(deck1)]
+    hand_ids, mine_ids, theirs_ids = ids0[: len(hand)], ids0[len(hand) : len(deck0)], ids1[: len(deck1)]
     state.hand = [list(hand_ids), []]
     state.board = [list(mine_ids), list(theirs_ids)]
     for instance, (_, lane) in zip(mine_ids + theirs_ids, list(mine) + list(theirs), strict=True):
         state.lane[instance] = lane
     for instance in mine_ids:
         state.can_attack[instance] = ready
-    state.deck = [list(reversed(ids0[len(deck0):])), list(reversed(ids1[len(deck1):]))]
+    state.deck = [list(reversed(ids0[len(deck0) :])), list(reversed(ids1[len(deck1) :]))]
     return state, hand_ids, mine_ids, theirs_ids
 
 
@@ -40,6 +40,7 @@ def stats(state, instance):
 
 
 # ---------------------------------------------------------------- abilities
+
 
 def test_breakthrough_carries_the_excess_damage_to_the_opponent():
     state, _, (boar,), (beavrat,) = position(mine=[(69, 0)], theirs=[(FILLER, 0)])  # 4/4 B vs 2/2
@@ -86,12 +87,13 @@ def test_drain_heals_by_the_attack_when_damage_is_dealt():
 
 
 def test_guard_must_be_attacked_first_in_its_lane_only():
-    state, _, (left, right), (slime, beavrat) = position(mine=[(FILLER, 0), (FILLER, 1)],
-                                                         theirs=[(55, 0), (FILLER, 0)])  # Hermit Slime 0/5 G
+    state, _, (left, right), (slime, beavrat) = position(
+        mine=[(FILLER, 0), (FILLER, 1)], theirs=[(55, 0), (FILLER, 0)]
+    )  # Hermit Slime 0/5 G
     assert not state.is_legal((ATTACK, left, -1)) and not state.is_legal((ATTACK, left, beavrat))
     assert state.is_legal((ATTACK, left, slime)) and state.is_legal((ATTACK, right, -1))
     assert not state.is_legal((ATTACK, right, slime)), "creatures attack only in their own lane"
-    assert set(a for a in state.legal_actions() if a[0] == ATTACK) == {(ATTACK, left, slime), (ATTACK, right, -1)}
+    assert {a for a in state.legal_actions() if a[0] == ATTACK} == {(ATTACK, left, slime), (ATTACK, right, -1)}
 
 
 def test_lethal_kills_on_any_damage_both_ways():
@@ -113,9 +115,11 @@ def test_ward_absorbs_the_first_damage_and_survives_zero_power_hits():
 
 # ---------------------------------------------------------------- items
 
+
 def test_green_item_buffs_a_friendly_creature_and_adds_abilities_and_draws():
-    state, (shield, bread, hat), (beavrat,), (enemy,) = position(hand=[126, 122, 121], mine=[(FILLER, 0)],
-                                                                 theirs=[(FILLER, 0)])
+    state, (shield, bread, hat), (beavrat,), (enemy,) = position(
+        hand=[126, 122, 121], mine=[(FILLER, 0)], theirs=[(FILLER, 0)]
+    )
     assert not state.is_legal((USE, shield, enemy)) and not state.is_legal((USE, shield, -1))
     assert state.play((USE, shield, beavrat)) and stats(state, beavrat) == (4, 5)
     assert state.play((USE, bread, beavrat)) and state.abilities[beavrat] & 8  # Guard
@@ -123,8 +127,9 @@ def test_green_item_buffs_a_friendly_creature_and_adds_abilities_and_draws():
 
 
 def test_red_item_debuffs_an_enemy_creature_and_removes_abilities():
-    state, (sword, scimitar, staff), _, (turta, spitter) = position(hand=[145, 146, 142],
-                                                                    theirs=[(97, 0), (51, 1)])  # 3/3 G, 3/5 L
+    state, (sword, scimitar, staff), _, (turta, spitter) = position(
+        hand=[145, 146, 142], theirs=[(97, 0), (51, 1)]
+    )  # 3/3 G, 3/5 L
     assert state.play((USE, sword, turta)) and stats(state, turta) == (1, 1)
     assert state.play((USE, staff, spitter)) and state.abilities[spitter] == 0
     assert state.play((USE, scimitar, spitter)) and stats(state, spitter) == (1, 3) and state.health[1] == 28
@@ -140,7 +145,8 @@ def test_red_damage_on_a_ward_removes_the_ward_only_unless_the_item_strips_it():
 
 def test_blue_item_hits_an_enemy_creature_or_the_opponent_never_a_friend():
     state, (firebolt, potion, poison, firebolt2), (mine,), (enemy,) = position(
-        hand=[155, 153, 154, 155], mine=[(FILLER, 0)], theirs=[(99, 0)])  # Cave Crab 2/5
+        hand=[155, 153, 154, 155], mine=[(FILLER, 0)], theirs=[(99, 0)]
+    )  # Cave Crab 2/5
     assert not state.is_legal((USE, firebolt, mine))
     assert state.play((USE, firebolt, -1)) and state.health == [30, 26]
     assert state.play((USE, firebolt2, enemy)) and stats(state, enemy) == (2, 2) and state.health[1] == 25
@@ -157,6 +163,7 @@ def test_targeted_creatures_lose_their_summon_effects_in_the_referee_text():
 
 
 # ---------------------------------------------------------------- runes, draws, limits
+
 
 def test_damage_crossing_runes_adds_draws_and_healing_does_not_restore_them():
     state, _, (giant,), _ = position(mine=[(19, 0)])

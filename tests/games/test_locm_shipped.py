@@ -61,8 +61,7 @@ def test_the_tournament_resolves_the_shipped_names_and_records_their_files(tmp_p
     names = [*sorted(LEARNED_DRAFTERS), "icebox"]
     tournament = DrafterTournament(names, "max-attack", matches=2, sets=2, seed=0)
     assert set(tournament.params["drafter_files"]) == set(LEARNED_DRAFTERS)
-    result = run_tournament(names, matches=2, sets=2, out=tmp_path, figures=False,
-                            execution=Execution(progress=False))
+    result = run_tournament(names, matches=2, sets=2, out=tmp_path, figures=False, execution=Execution(progress=False))
     assert result.drafters == tuple(names) and result.matches == 4 * len(tournament.pairs)
 
 

@@ -48,8 +48,9 @@ def test_two_workers_give_identical_files(reference, tmp_path):
 def test_a_dask_cluster_gives_identical_files(reference, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     out, _ = reference
-    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, processes=False, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
         run(tmp_path, quiet(scheduler=cluster.scheduler_address))
     same_outputs(out, tmp_path)
 
@@ -99,8 +100,10 @@ def test_common_random_numbers_across_pairs(reference):
     """Match m has one seed in every pair, and a deterministic drafter in the same seat picks the same cards."""
     out, _ = reference
     with sqlite3.connect(out / tournament.STORE_NAME) as db:
-        rows = np.array(db.execute("SELECT pair, match, seed, choices0, choices1 FROM matches "
-                                   "ORDER BY pair, match").fetchall(), dtype=np.int64).reshape(6, 16, 5)
+        rows = np.array(
+            db.execute("SELECT pair, match, seed, choices0, choices1 FROM matches ORDER BY pair, match").fetchall(),
+            dtype=np.int64,
+        ).reshape(6, 16, 5)
     assert (rows[:, :, 2] == rows[0, :, 2]).all() and len(set(rows[0, :, 2])) == 16
     # pairs (0 random, 1 icebox) and (1 icebox, 2 coac): in set 0 icebox sits in seat 1, then in seat 0
     icebox_v_random, icebox_v_coac = rows[0, :8, 4], rows[3, :8, 3]
@@ -153,19 +156,37 @@ def test_matrix_solve_takes_the_outputs_as_they_are(reference, capsys):
     assert gamelp_cli.main(["matrix", "solve", str(out / "winrates.csv"), "--unique"]) == 0
     shown = capsys.readouterr().out
     assert "value 0.500000" in shown and "verdict: " in shown  # a symmetric constant-sum game is worth 0.5
-    assert gamelp_cli.main(["matrix", "solve", str(out / "winrates.csv"), "--std", str(out / "std.csv"),
-                            "--robust", "interval", "--radius", "1", "--unique"]) == 0
+    assert (
+        gamelp_cli.main(
+            [
+                "matrix",
+                "solve",
+                str(out / "winrates.csv"),
+                "--std",
+                str(out / "std.csv"),
+                "--robust",
+                "interval",
+                "--radius",
+                "1",
+                "--unique",
+            ]
+        )
+        == 0
+    )
     assert "robust interval R=1" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--drafters", "random,bogus"], "unknown drafter 'bogus'"),
-    (["--battler", "nobody"], "unknown LOCM battler 'nobody'"),
-    (["--drafters", "random,random"], "two distinct drafters"),
-    (["--matches", "0"], "matches per set must be at least 1"),
-    (["--sets", "3"], "the number of sets must be even"),
-    (["--drafters", "random,scores:/nonexistent.csv"], "/nonexistent.csv"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--drafters", "random,bogus"], "unknown drafter 'bogus'"),
+        (["--battler", "nobody"], "unknown LOCM battler 'nobody'"),
+        (["--drafters", "random,random"], "two distinct drafters"),
+        (["--matches", "0"], "matches per set must be at least 1"),
+        (["--sets", "3"], "the number of sets must be even"),
+        (["--drafters", "random,scores:/nonexistent.csv"], "/nonexistent.csv"),
+    ],
+)
 def test_bad_tournament_arguments_exit_2_in_one_line(tmp_path, capsys, argv, message):
     code = gamelp_cli.main(["locm", "tournament", "--out", str(tmp_path), "--quiet", *argv])
     err = capsys.readouterr().err
@@ -173,8 +194,21 @@ def test_bad_tournament_arguments_exit_2_in_one_line(tmp_path, capsys, argv, mes
 
 
 def test_cli_runs_and_resumes(tmp_path, capsys):
-    argv = ["locm", "tournament", "--drafters", "random,icebox", "--matches", "4", "--sets", "2", "--seed", "2",
-            "--out", str(tmp_path), "--quiet"]
+    argv = [
+        "locm",
+        "tournament",
+        "--drafters",
+        "random,icebox",
+        "--matches",
+        "4",
+        "--sets",
+        "2",
+        "--seed",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
     assert gamelp_cli.main(argv) == 0
     assert "icebox" in capsys.readouterr().out
     assert gamelp_cli.main(argv) == 2

@@ -15,15 +15,26 @@ from gamelp.games.mtg import exact as exact_module
 from gamelp.games.mtg.deck import CARD_LETTERS
 from gamelp.games.mtg.engine import OVER, PHASE, TURN, Game, Rules, lives, winner
 from gamelp.games.mtg.exact import (
-    C_RULE_FIELDS, exact_value, exact_value_python, legal_moves, legal_moves_python, play_exact, play_exact_python,
-    step, step_python,
+    C_RULE_FIELDS,
+    exact_value,
+    exact_value_python,
+    legal_moves,
+    legal_moves_python,
+    play_exact,
+    play_exact_python,
+    step,
+    step_python,
 )
 from gamelp.games.mtg.match import play_game
 from gamelp.games.mtg.search import CapReached, Searcher
 
 DECKS = ("8C24L", "4C32L", "0C40L", "8C8L", "4C12L", "0C56L")
-RULE_VARIANTS = (Rules(), Rules(first_player_draws=True), Rules(instant_bolts=False),
-                 Rules(starting_life=7, max_hand=3, bolt_damage=2, devil_power=3, life_payment=2))
+RULE_VARIANTS = (
+    Rules(),
+    Rules(first_player_draws=True),
+    Rules(instant_bolts=False),
+    Rules(starting_life=7, max_hand=3, bolt_damage=2, devil_power=3, life_payment=2),
+)
 
 
 def random_walk(rules: Rules, seed: int):
@@ -152,8 +163,9 @@ def test_imperfect_player_searches_its_sampled_deals_to_the_end_in_c(monkeypatch
         before = len(calls)
         chosen = player.choose(game, state, moves, players.Table(game.decks))
         assert len(calls) - before == 2 * len(moves) and chosen in moves
-        deal, dealt = players.determinize(game, state, me, players.Table(game.decks), np.random.default_rng(4),
-                                          thesis_decks())
+        deal, dealt = players.determinize(
+            game, state, me, players.Table(game.decks), np.random.default_rng(4), thesis_decks()
+        )
         children = [deal.step(dealt, move) for move in moves]
         exact = player._exact_values(deal, children)
         assert exact == player._cut_off_values(deal, children, None, 0)
@@ -164,7 +176,8 @@ def test_imperfect_player_searches_its_sampled_deals_to_the_end_in_c(monkeypatch
     game, state = late_positions(1, life=14)[0]
     assert min(lives(state)) > 4
     players.ImperfectPlayer(np.random.default_rng(3), "life", life_threshold=12, samples=2).choose(
-        game, state, game.legal_moves(state), players.Table(game.decks))
+        game, state, game.legal_moves(state), players.Table(game.decks)
+    )
     assert len(calls) == searched
 
 
@@ -231,10 +244,16 @@ def test_the_python_twin_refuses_what_the_c_glue_refuses():
 def small_positions(draw):
     """A small deal (short libraries, small hands and lives, any rule variant) and a position reached from its
     opening by random legal moves: small enough for the Python search to solve in milliseconds."""
-    rules = Rules(first_player_draws=draw(st.booleans()), instant_bolts=draw(st.booleans()),
-                  starting_life=draw(st.integers(3, 9)), opening_hand=draw(st.integers(1, 4)),
-                  max_hand=draw(st.integers(2, 7)), bolt_damage=draw(st.integers(1, 4)),
-                  devil_power=draw(st.integers(1, 5)), life_payment=draw(st.integers(1, 5)))
+    rules = Rules(
+        first_player_draws=draw(st.booleans()),
+        instant_bolts=draw(st.booleans()),
+        starting_life=draw(st.integers(3, 9)),
+        opening_hand=draw(st.integers(1, 4)),
+        max_hand=draw(st.integers(2, 7)),
+        bolt_damage=draw(st.integers(1, 4)),
+        devil_power=draw(st.integers(1, 5)),
+        life_payment=draw(st.integers(1, 5)),
+    )
     card = st.integers(0, 2)
     libraries = [draw(st.lists(card, min_size=0, max_size=9)) for _ in range(2)]
     game = Game(libraries, rules)
@@ -262,7 +281,11 @@ def test_c_and_python_searches_agree_on_random_positions(position):
     c_play = play_exact(game, state, cap=None)
     py_play = play_exact_python(game, state, cap=None)
     assert (c_play.winner, c_play.turn, c_play.state, c_play.capped) == (
-        py_play.winner, py_play.turn, py_play.state, py_play.capped)
+        py_play.winner,
+        py_play.turn,
+        py_play.state,
+        py_play.capped,
+    )
     assert c_play.winner == (0 if c_value == 1 else 1)
     assert legal_moves(game, state) == legal_moves_python(game, state)
     for move in legal_moves_python(game, state):
@@ -317,8 +340,9 @@ def test_the_c_state_layout_phases_and_moves_are_the_python_engines():
     assert moves[-1] == "N_MOVES" and [f"MV_{letter}" for letter in letters] == moves[:-1]
     assert set(letters) == set(mtg_engine.MOVE_NAMES)
     assert tuple(letters[-3:]) == mtg_engine.DISCARD_MOVES == tuple("X" + c for c in CARD_LETTERS)
-    longest = max(len(game.legal_moves(s)) for seed in range(20) for game, states in [random_walk(Rules(), seed)]
-                  for s in states)
+    longest = max(
+        len(game.legal_moves(s)) for seed in range(20) for game, states in [random_walk(Rules(), seed)] for s in states
+    )
     assert longest <= c_define("MAX_MOVES")
     assert stops == ["RUNNING", "CAPPED", "INTERRUPTED"]
 
@@ -337,7 +361,7 @@ def test_the_c_rules_are_the_python_rule_parameters_in_the_order_python_sends_th
 def test_the_c_engine_hard_codes_no_rule_number():
     """Life totals, damage, the life payment and the hand limit reach the C engine through its Rules only:
     its code holds no number but 0, 1 and the three card kinds (so no rule value is stated twice)."""
-    engine = C_SOURCE[C_SOURCE.index("/* ---- the engine"):C_SOURCE.index("/* ---- the transposition table")]
+    engine = C_SOURCE[C_SOURCE.index("/* ---- the engine") : C_SOURCE.index("/* ---- the transposition table")]
     code = re.sub(r"/\*.*?\*/", "", engine, flags=re.S)
     assert set(re.findall(r"(?<![\w\[])\d+(?!\w)", code)) == {"0", "1", "3"}
     assert re.findall(r".*\b3\b.*", code) == ["        for (int c = 0; c < 3; c++)"]

@@ -50,8 +50,9 @@ def test_the_exact_matrix_is_a_constant_sum_game_of_200_games_a_cell(exact):
 def test_three_cells_replay_game_for_game():
     """Seeds are keyed by the decks' card counts, so a sub-grid replays the committed games."""
     committed = MatrixGame.from_csv(DATA / "mtg_exact_33_payoffs.csv")
-    result = run_sweep([0], [48, 52, 56], games=GAMES_PER_CELL, seed=3,
-                       settings=GameSettings(evaluation="life", life_threshold=0))
+    result = run_sweep(
+        [0], [48, 52, 56], games=GAMES_PER_CELL, seed=3, settings=GameSettings(evaluation="life", life_threshold=0)
+    )
     labels = ("0C48L", "0C52L", "0C56L")
     rows = [committed.row_labels.index(label) for label in labels]
     assert result.matrix.row_labels == labels
@@ -64,8 +65,9 @@ def exact55():
 
 
 def replay(creatures, bolts):
-    return run_sweep(creatures, bolts, games=GAMES_PER_CELL, seed=3,
-                     settings=GameSettings(evaluation="life", life_threshold=0)).matrix
+    return run_sweep(
+        creatures, bolts, games=GAMES_PER_CELL, seed=3, settings=GameSettings(evaluation="life", life_threshold=0)
+    ).matrix
 
 
 def test_the_exact_55_deck_matrix_holds_table_3_4_decks(exact55):
@@ -107,8 +109,17 @@ def test_table_3_4_deck_game_on_the_exact_matrix(exact55, backend):
     mix = np.array([result.strategy_dict("row")[label] for label in exact55.row_labels])
     assert (mix @ exact55.payoffs).min() >= 0.5 - 1e-7
     table_3_4 = np.zeros(55)
-    for label, percent in {"0C36L": 16, "4C32L": 8, "8C32L": 5, "12C20L": 14, "12C24L": 7, "12C28L": 17,
-                           "16C16L": 6, "16C20L": 16, "16C24L": 10}.items():
+    for label, percent in {
+        "0C36L": 16,
+        "4C32L": 8,
+        "8C32L": 5,
+        "12C20L": 14,
+        "12C24L": 7,
+        "12C28L": 17,
+        "16C16L": 6,
+        "16C20L": 16,
+        "16C24L": 10,
+    }.items():
         table_3_4[exact55.row_labels.index(label)] = percent / 100
     assert (table_3_4 @ exact55.payoffs).min() < 0.3
 

@@ -2,8 +2,8 @@
 
 import multiprocessing
 import os
-import re
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -14,7 +14,14 @@ import pytest
 from gamelp.games.mtg import forest as forest_module
 from gamelp.games.mtg.engine import Game
 from gamelp.games.mtg.forest import (
-    FEATURE_NAMES, Forest, ForestError, cache_name, collect_positions, features, train_forests, trusted_dir,
+    FEATURE_NAMES,
+    Forest,
+    ForestError,
+    cache_name,
+    collect_positions,
+    features,
+    train_forests,
+    trusted_dir,
 )
 
 
@@ -141,8 +148,13 @@ def test_cache_writable_by_others_is_refused_in_one_line(tmp_path):
     with pytest.raises(ForestError, match="writable by group or others"):
         trusted_dir(shared)
     env = dict(os.environ, GAMELP_CACHE=str(tmp_path / "shared"))
-    done = subprocess.run([sys.executable, "-m", "gamelp.cli", "mtg", "train-forest", "--games", "2", "--quiet"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "gamelp.cli", "mtg", "train-forest", "--games", "2", "--quiet"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0 and "writable by group or others" in done.stderr
 
@@ -235,41 +247,54 @@ def _changed(forest, **arrays):
     return forest
 
 
-@pytest.mark.parametrize("change, fault", [
-    ({"threshold": lambda t: t.__setitem__(2, np.inf)}, "a threshold that is not finite, at index 2"),
-    ({"threshold": lambda t: t.__setitem__(0, -np.inf)}, "a threshold that is not finite, at index 0"),
-    ({"threshold": lambda t: t.__setitem__(4, np.nan)}, "a threshold that is not finite, at index 4"),
-    ({"children_right": lambda c: c.__setitem__(0, 4)}, "node 2 has 0 parents"),  # node 4 shared by 0 and 2
-    ({"children_left": lambda c: c.__setitem__(2, 4)}, "node 3 has 0 parents"),  # node 4 twice a child of 2
-    ({"children_left": lambda c: c.__setitem__(2, 9)}, "a left child out of range"),
-    ({"children_right": lambda c: c.__setitem__(0, 0)}, "a right child out of range or not after its parent"),
-    ({"children_right": lambda c: c.__setitem__(1, 3)}, "a right child at a leaf, at index 1"),
-    ({"feature": lambda f: f.__setitem__(0, 60)}, "a feature out of range, at index 0"),
-    ({"win": lambda w: w.__setitem__(3, np.nan)}, "a win share that is not in [0, 1], at index 3"),
-    ({"roots": lambda r: r.__setitem__(0, 2)}, "node 0 has 0 parents"),  # node 0 is in no tree
-])
+@pytest.mark.parametrize(
+    "change, fault",
+    [
+        ({"threshold": lambda t: t.__setitem__(2, np.inf)}, "a threshold that is not finite, at index 2"),
+        ({"threshold": lambda t: t.__setitem__(0, -np.inf)}, "a threshold that is not finite, at index 0"),
+        ({"threshold": lambda t: t.__setitem__(4, np.nan)}, "a threshold that is not finite, at index 4"),
+        ({"children_right": lambda c: c.__setitem__(0, 4)}, "node 2 has 0 parents"),  # node 4 shared by 0 and 2
+        ({"children_left": lambda c: c.__setitem__(2, 4)}, "node 3 has 0 parents"),  # node 4 twice a child of 2
+        ({"children_left": lambda c: c.__setitem__(2, 9)}, "a left child out of range"),
+        ({"children_right": lambda c: c.__setitem__(0, 0)}, "a right child out of range or not after its parent"),
+        ({"children_right": lambda c: c.__setitem__(1, 3)}, "a right child at a leaf, at index 1"),
+        ({"feature": lambda f: f.__setitem__(0, 60)}, "a feature out of range, at index 0"),
+        ({"win": lambda w: w.__setitem__(3, np.nan)}, "a win share that is not in [0, 1], at index 3"),
+        ({"roots": lambda r: r.__setitem__(0, 2)}, "node 0 has 0 parents"),  # node 0 is in no tree
+    ],
+)
 def test_inconsistent_trees_are_refused_naming_the_fault(tmp_path, change, fault):
     _changed(chain_forest(3), **change).save(tmp_path / "bad.npz")  # 7 nodes: 0 -> (1, 2), 2 -> (3, 4), 4 -> (5, 6)
-    with pytest.raises(ForestError, match=re.escape(f"{tmp_path / 'bad.npz'}: the tree arrays are inconsistent")
-                       ) as error:
+    with pytest.raises(
+        ForestError, match=re.escape(f"{tmp_path / 'bad.npz'}: the tree arrays are inconsistent")
+    ) as error:
         Forest.load(tmp_path / "bad.npz")
     assert fault in str(error.value)
 
 
 def _saved_arrays(forest):
-    return {"life": np.int64(forest.life), "features": np.array(FEATURE_NAMES),
-            **{name: getattr(forest, name) for name in forest_module._ARRAYS}}
+    return {
+        "life": np.int64(forest.life),
+        "features": np.array(FEATURE_NAMES),
+        **{name: getattr(forest, name) for name in forest_module._ARRAYS},
+    }
 
 
-@pytest.mark.parametrize("change, fault", [
-    (lambda a: a.pop("threshold"), "not a saved mtg forest (no array 'threshold')"),
-    (lambda a: a.update(life=np.array([12, 8])), "'life' must be one life threshold"),
-    (lambda a: a.update(life=np.array(1e300)), "'life' must be one life threshold"),
-    (lambda a: a.update(threshold=np.array(["1"] * 7)), "array 'threshold' is not a 1-d float64 array"),
-    (lambda a: a.update(children_left=a["children_left"].astype(float)), "array 'children_left' is not a 1-d int64"),
-    (lambda a: a.update(features=np.arange(60)), "trained on different features"),
-    (lambda a: a.update(win=np.ones(3)), "of different lengths"),
-])
+@pytest.mark.parametrize(
+    "change, fault",
+    [
+        (lambda a: a.pop("threshold"), "not a saved mtg forest (no array 'threshold')"),
+        (lambda a: a.update(life=np.array([12, 8])), "'life' must be one life threshold"),
+        (lambda a: a.update(life=np.array(1e300)), "'life' must be one life threshold"),
+        (lambda a: a.update(threshold=np.array(["1"] * 7)), "array 'threshold' is not a 1-d float64 array"),
+        (
+            lambda a: a.update(children_left=a["children_left"].astype(float)),
+            "array 'children_left' is not a 1-d int64",
+        ),
+        (lambda a: a.update(features=np.arange(60)), "trained on different features"),
+        (lambda a: a.update(win=np.ones(3)), "of different lengths"),
+    ],
+)
 def test_malformed_forest_files_are_refused(tmp_path, change, fault):
     arrays = _saved_arrays(chain_forest(3))
     change(arrays)
@@ -281,6 +306,7 @@ def test_malformed_forest_files_are_refused(tmp_path, change, fault):
 
 def test_a_forest_header_declaring_terabytes_is_refused_before_loading(tmp_path):
     import zipfile
+
     path = tmp_path / "huge.npz"
     arrays = _saved_arrays(chain_forest(3))
     del arrays["win"]
@@ -289,15 +315,22 @@ def test_a_forest_header_declaring_terabytes_is_refused_before_loading(tmp_path)
     header += b" " * (-(len(header) + 11) % 64) + b"\n"
     with zipfile.ZipFile(path, "a") as archive:
         archive.writestr("win.npy", b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 8)
-    with pytest.raises(ForestError, match=re.escape(f"{path}: not a saved mtg forest (array 'win': its header "
-                                                    f"declares ({7 << 37},) float64")):
+    with pytest.raises(
+        ForestError,
+        match=re.escape(f"{path}: not a saved mtg forest (array 'win': its header declares ({7 << 37},) float64"),
+    ):
         Forest.load(path)
 
 
 def _play_with_cache(cache_root, timeout=60):
     env = dict(os.environ, GAMELP_CACHE=str(cache_root))
-    return subprocess.run([sys.executable, "-m", "gamelp.cli", "mtg", "play", "--seed", "1"], capture_output=True,
-                          text=True, env=env, timeout=timeout)  # a hang raises TimeoutExpired
+    return subprocess.run(
+        [sys.executable, "-m", "gamelp.cli", "mtg", "play", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )  # a hang raises TimeoutExpired
 
 
 @pytest.mark.parametrize("planted", ["entry", "lock"])

@@ -6,9 +6,31 @@ import pytest
 from gamelp.errors import GamelpError
 from gamelp.games.mtg.deck import BOLT, DEVIL, MOUNTAIN, Deck, DeckError, thesis_decks
 from gamelp.games.mtg.engine import (
-    ACTIVE, ATTACK, BLOCK, DISCARD, HAND_C, HAND_L, HAND_M, LANDS, LIB, LIFE, MANA,
-    PAY, PHASE, PLAYER_BASE, READY, RESPOND, SICK, TAPPED, TURN, Game, Rules, decider,
-    hand_size, is_over, winner,
+    ACTIVE,
+    ATTACK,
+    BLOCK,
+    DISCARD,
+    HAND_C,
+    HAND_L,
+    HAND_M,
+    LANDS,
+    LIB,
+    LIFE,
+    MANA,
+    PAY,
+    PHASE,
+    PLAYER_BASE,
+    READY,
+    RESPOND,
+    SICK,
+    TAPPED,
+    TURN,
+    Game,
+    Rules,
+    decider,
+    hand_size,
+    is_over,
+    winner,
 )
 
 B0, B1 = PLAYER_BASE
@@ -159,8 +181,7 @@ def test_sorcery_speed_bolts_skip_the_respond_window():
 
 def test_defender_bolts_a_just_summoned_devil():
     game = mountains_game()
-    state = game.position(players=({"hand_c": 1, "lands": 1, "mana": 1},
-                                   {"hand_l": 1, "lands": 1, "mana": 1}))
+    state = game.position(players=({"hand_c": 1, "lands": 1, "mana": 1}, {"hand_l": 1, "lands": 1, "mana": 1}))
     window = game.step(game.step(state, "S"), "N")
     assert window[PHASE] == RESPOND and game.legal_moves(window) == ("J", "L", "N")
     after = game.step(window, "J")

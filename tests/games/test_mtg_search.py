@@ -5,20 +5,40 @@ import pytest
 
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import forest as forest_module
-from gamelp.games.mtg.deck import DEVIL, MOUNTAIN, Deck
+from gamelp.games.mtg.deck import DEVIL, MOUNTAIN, Deck, analysed_decks
 from gamelp.games.mtg.engine import (
-    ATTACK, BLOCK, DISCARD, HAND_C, HAND_M, LIFE, MAIN, PAY, PLAYER_BASE,
-    RESPOND, TURN, Game, Rules, decider, is_over, winner,
+    ATTACK,
+    BLOCK,
+    DISCARD,
+    HAND_C,
+    HAND_M,
+    LIFE,
+    MAIN,
+    PAY,
+    PLAYER_BASE,
+    RESPOND,
+    TURN,
+    Game,
+    Rules,
+    decider,
+    is_over,
+    winner,
 )
 from gamelp.games.mtg.evaluation import layered_evaluation, layered_layers, life_evaluation
 from gamelp.games.mtg.forest import Forest, cache_name, collect_positions, features, train_forest
 from gamelp.games.mtg.match import PLAYER_KINDS, GameResult, _perfect_verdict, play_game, play_match
 from gamelp.games.mtg.players import (
-    AggressivePlayer, DefensivePlayer, MtgError, PerfectPlayer, Table, consistent_decks, cutoff_tier,
-    determinize, make_player,
+    AggressivePlayer,
+    DefensivePlayer,
+    MtgError,
+    PerfectPlayer,
+    Table,
+    consistent_decks,
+    cutoff_tier,
+    determinize,
+    make_player,
 )
 from gamelp.games.mtg.search import CapReached, Searcher, minimax
-from gamelp.games.mtg.deck import analysed_decks
 
 B0, B1 = PLAYER_BASE
 
@@ -75,8 +95,7 @@ def forced_win_position():
     and a bolt; player 1 (7 life) has a ready devil. Only bolting the blocker, then
     attacking this turn and next, wins before player 0 decks out."""
     game = Game(([DEVIL], [DEVIL] * 10))
-    state = game.position(active=0, players=({"lands": 1, "mana": 1, "hand_l": 1, "ready": 1},
-                                             {"life": 7, "ready": 1}))
+    state = game.position(active=0, players=({"lands": 1, "mana": 1, "hand_l": 1, "ready": 1}, {"life": 7, "ready": 1}))
     return game, state
 
 
@@ -149,8 +168,7 @@ def test_verification_flags_a_wrong_verdict():
 
 
 def test_verify_in_play_game():
-    results = [play_game("8C28L", "4C32L", seed=s, evaluation="life", verify=True, eval_cap=50_000)
-               for s in range(4)]
+    results = [play_game("8C28L", "4C32L", seed=s, evaluation="life", verify=True, eval_cap=50_000) for s in range(4)]
     assert any(r.verified for r in results)
     assert all(not r.mismatch or r.verified for r in results)
 
@@ -206,8 +224,7 @@ def choose(player, game, state):
 
 def test_aggressive_player():
     aggressive = AggressivePlayer()
-    game, state = crafted(me={"hand_m": 1, "hand_l": 1, "hand_c": 1, "lands": 1, "mana": 1},
-                          opponent={"ready": 1})
+    game, state = crafted(me={"hand_m": 1, "hand_l": 1, "hand_c": 1, "lands": 1, "mana": 1}, opponent={"ready": 1})
     assert choose(aggressive, game, state) == "M"
     assert choose(aggressive, game, game.step(state, "M")) == "L"  # bolts the player, not the creature
     game, state = crafted(phase=PAY, me={"life": 5})
@@ -275,15 +292,18 @@ def test_defensive_player_fires_a_lethal_hand_of_bolts():
     """Creature-less decks: the defensive player's only damage is bolts. Counting every bolt in hand
     it fires them once the hand can kill; counting only castable ones it hoards them (the hand limit
     discards some) until seven lands are open at 20 life."""
-    wins = {kind: sum(play_game("0C40L", "0C40L", kind, "random", seed=s, first=s % 2).winner == 0 for s in range(30))
-            for kind in ("defensive-hand", "defensive")}
+    wins = {
+        kind: sum(play_game("0C40L", "0C40L", kind, "random", seed=s, first=s % 2).winner == 0 for s in range(30))
+        for kind in ("defensive-hand", "defensive")
+    }
     assert wins["defensive-hand"] >= 18 and wins["defensive"] <= 8  # 22 and 3 of 30
 
 
 def test_cutoff_tiers():
     game = Game(([MOUNTAIN], [MOUNTAIN]))
-    tiers = [cutoff_tier(game.position(players=({"life": life}, {"life": 20})), 12)
-             for life in (20, 13, 12, 9, 8, 5, 4, 1)]
+    tiers = [
+        cutoff_tier(game.position(players=({"life": life}, {"life": 20})), 12) for life in (20, 13, 12, 9, 8, 5, 4, 1)
+    ]
     assert tiers == [12, 12, 8, 8, 4, 4, 0, 0]
 
 
@@ -304,10 +324,10 @@ def test_determinisation_respects_what_was_shown():
     assert sum(table.shown[1]) > 3 and not is_over(state)
     for _ in range(5):
         sample, s = determinize(game, state, 0, table, rng, _candidates())
-        assert s[B0 + HAND_M:B0 + HAND_C + 1] == state[B0 + HAND_M:B0 + HAND_C + 1]
+        assert s[B0 + HAND_M : B0 + HAND_C + 1] == state[B0 + HAND_M : B0 + HAND_C + 1]
         assert sample.library_counts(s, 0) == game.library_counts(state, 0)
-        hand1 = s[B1 + HAND_M:B1 + HAND_C + 1]
-        assert sum(hand1) == sum(state[B1 + HAND_M:B1 + HAND_C + 1])
+        hand1 = s[B1 + HAND_M : B1 + HAND_C + 1]
+        assert sum(hand1) == sum(state[B1 + HAND_M : B1 + HAND_C + 1])
         assert sample.library_size(s, 1) == game.library_size(state, 1)
         total = np.array(hand1) + np.array(sample.library_counts(s, 1)) + np.array(table.shown[1])
         assert total.sum() == 60 and total[2] in (0, 4, 8)
@@ -320,11 +340,13 @@ def _candidates():
 
 
 def test_imperfect_player_plays_a_game():
-    result = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life",
-                       eval_cap=2_000, imperfect_samples=2)
+    result = play_game(
+        "8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life", eval_cap=2_000, imperfect_samples=2
+    )
     assert result.winner in (0, 1) and result.nodes > 0
-    again = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life",
-                      eval_cap=2_000, imperfect_samples=2)
+    again = play_game(
+        "8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life", eval_cap=2_000, imperfect_samples=2
+    )
     assert again == result
 
 

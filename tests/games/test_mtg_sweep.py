@@ -16,21 +16,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamelp.errors import GamelpError
-from gamelp.matrix import MatrixGame
 from gamelp.cli import main
 from gamelp.cli.args import int_list
 from gamelp.cli.mtg import tournament_json
+from gamelp.errors import GamelpError
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
-from gamelp.games.runner import Execution, round_robin
 from gamelp.games.mtg.match import GameResult
+from gamelp.games.runner import Execution, round_robin
+from gamelp.matrix import MatrixGame
 
 SLEEP = 0.0  # seconds per fake game; the kill test's subprocess raises it
 
 
-def fake_game(deck1, deck2, player1="perfect", player2="perfect", seed=0, first=0, eval_cap=500_000,
-              life_threshold=12, evaluation="forest", verify=False):
+def fake_game(
+    deck1,
+    deck2,
+    player1="perfect",
+    player2="perfect",
+    seed=0,
+    first=0,
+    eval_cap=500_000,
+    life_threshold=12,
+    evaluation="forest",
+    verify=False,
+):
     """Deterministic stand-in for play_game: more bolts and going first help; some draws and mismatches."""
     time.sleep(SLEEP)
     rng = np.random.default_rng(seed)
@@ -40,8 +50,9 @@ def fake_game(deck1, deck2, player1="perfect", player2="perfect", seed=0, first=
     edge += 0.1 if first == 0 else -0.1
     u = rng.random()
     winner = None if u < 0.05 else int(rng.random() > 0.5 + edge / 2)
-    return GameResult(winner, int(rng.integers(5, 20)), int(rng.integers(100)), int(rng.integers(50)),
-                      bool(0.05 <= u < 0.08), first)
+    return GameResult(
+        winner, int(rng.integers(5, 20)), int(rng.integers(100)), int(rng.integers(50)), bool(0.05 <= u < 0.08), first
+    )
 
 
 GRID = {"creatures": (0, 4), "bolts": (20, 32, 60)}  # 5 decks (4C60L is over 60 cards)
@@ -77,8 +88,9 @@ def reference(tmp_path_factory):
 def dask_scheduler():
     distributed = pytest.importorskip("dask.distributed")
     # ":0" picks a free port (None still bound the default 8787, clashing with any running dashboard).
-    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                                  dashboard_address=":0") as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, processes=False, threads_per_worker=1, dashboard_address=":0"
+    ) as cluster:
         assert not cluster.dashboard_link.endswith(":8787/status")
         yield cluster.scheduler_address
 
@@ -119,8 +131,9 @@ def test_entry_and_std_match_a_hand_count(reference):
     _, result = reference
     rates = []
     for r in range(2):
-        games = [fake_game("0C20L", "0C60L", seed=sweep.game_seed(7, r, 0, 20, 0, 60, g), first=g % 2)
-                 for g in range(12)]
+        games = [
+            fake_game("0C20L", "0C60L", seed=sweep.game_seed(7, r, 0, 20, 0, 60, g), first=g % 2) for g in range(12)
+        ]
         decided = [g.winner for g in games if g.winner is not None and not g.mismatch]
         rates.append(decided.count(0) / len(decided))
     assert result.matrix.payoffs[0, 2] == pytest.approx(np.mean(rates))
@@ -129,8 +142,9 @@ def test_entry_and_std_match_a_hand_count(reference):
 
 
 def test_single_repeat_uses_binomial_error_and_mirror_fills_diagonal(tmp_path):
-    result = sweep.run_sweep((0,), (20, 60), games=40, repeats=1, seed=3, mirror=True, execution=quiet(),
-                             game_fn=fake_game)
+    result = sweep.run_sweep(
+        (0,), (20, 60), games=40, repeats=1, seed=3, mirror=True, execution=quiet(), game_fn=fake_game
+    )
     p = {(s.row, s.col): s for s in result.pairs}
     assert set(p) == {("0C20L", "0C20L"), ("0C20L", "0C60L"), ("0C60L", "0C60L")}
     off = p["0C20L", "0C60L"]
@@ -169,8 +183,12 @@ def test_interrupted_sweep_resumes_without_loss_or_repeat(reference, tmp_path):
     assert len(stored_rows(tmp_path)) == 50
     assert not (tmp_path / "payoffs.csv").exists()
     replayed = []
-    result = sweep.run_sweep(**GRID, **FAST, out=tmp_path, execution=quiet(
-        workers=2, on_batch=lambda b, rows: replayed.extend((b.pair, m) for m in b.matches)))
+    result = sweep.run_sweep(
+        **GRID,
+        **FAST,
+        out=tmp_path,
+        execution=quiet(workers=2, on_batch=lambda b, rows: replayed.extend((b.pair, m) for m in b.matches)),
+    )
     assert len(replayed) == 190 and not set(replayed) & set(seen)
     assert stored_rows(tmp_path) == stored_rows(out)
     np.testing.assert_array_equal(result.matrix.payoffs, expected.matrix.payoffs)
@@ -246,8 +264,16 @@ def test_game_settings_reach_the_game_function_and_the_store(tmp_path):
         return fake_game(*args, **options)
 
     settings = sweep.GameSettings(evaluation="life", eval_cap=77, life_threshold=8, verify=True, imperfect_samples=3)
-    sweep.run_tournament(["perfect", "imperfect"], ["8C28L"], games=2, repeats=1, settings=settings, out=tmp_path,
-                         execution=quiet(), game_fn=recording_game)
+    sweep.run_tournament(
+        ["perfect", "imperfect"],
+        ["8C28L"],
+        games=2,
+        repeats=1,
+        settings=settings,
+        out=tmp_path,
+        execution=quiet(),
+        game_fn=recording_game,
+    )
     expected = {"evaluation": "life", "eval_cap": 77, "life_threshold": 8, "verify": True, "imperfect_samples": 3}
     assert len(seen) == 2 and all(options.items() >= expected.items() for options in seen)
     with sqlite3.connect(tmp_path / sweep.STORE_NAME) as db:
@@ -256,8 +282,16 @@ def test_game_settings_reach_the_game_function_and_the_store(tmp_path):
 
 
 def test_tournament_rates(tmp_path):
-    result = sweep.run_tournament(["perfect", "aggressive", "random"], ["0C20L", "4C32L"], games=30, repeats=3,
-                                  seed=1, game_fn=fake_game, execution=quiet(workers=2), out=tmp_path)
+    result = sweep.run_tournament(
+        ["perfect", "aggressive", "random"],
+        ["0C20L", "4C32L"],
+        games=30,
+        repeats=3,
+        seed=1,
+        game_fn=fake_game,
+        execution=quiet(workers=2),
+        out=tmp_path,
+    )
     c = result.matrix.payoffs
     np.testing.assert_allclose(c + c.T, 1.0)
     # the fake gives perfect a 0.6 edge over random: it must win most decided games
@@ -292,9 +326,30 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
 
 
 def test_cli_sweep_with_the_real_engine(tmp_path, capsys):
-    argv = ["sweep", "--creatures", "0,8", "--bolts", "24,32", "--games", "6", "--repeats", "2", "--seed", "5",
-            "--player", "aggressive", "--evaluation", "life", "--eval-cap", "1000", "--out", str(tmp_path),
-            "--workers", "2", "--quiet"]
+    argv = [
+        "sweep",
+        "--creatures",
+        "0,8",
+        "--bolts",
+        "24,32",
+        "--games",
+        "6",
+        "--repeats",
+        "2",
+        "--seed",
+        "5",
+        "--player",
+        "aggressive",
+        "--evaluation",
+        "life",
+        "--eval-cap",
+        "1000",
+        "--out",
+        str(tmp_path),
+        "--workers",
+        "2",
+        "--quiet",
+    ]
     assert main(["mtg", *argv]) == 0
     assert "72 games over 6 pairs" in capsys.readouterr().out
     game = MatrixGame.from_csv(tmp_path / "payoffs.csv", std_path=tmp_path / "std.csv")
@@ -311,13 +366,53 @@ def test_cli_sweep_with_the_real_engine(tmp_path, capsys):
 
 
 def test_cli_play_and_tournament_with_the_real_engine(capsys):
-    assert main(["mtg", "play", "--deck1", "8C28L", "--deck2", "0C40L", "--player1", "aggressive",
-                     "--player2", "defensive", "--seed", "3", "--evaluation", "life", "--verbose"]) == 0
+    assert (
+        main(
+            [
+                "mtg",
+                "play",
+                "--deck1",
+                "8C28L",
+                "--deck2",
+                "0C40L",
+                "--player1",
+                "aggressive",
+                "--player2",
+                "defensive",
+                "--seed",
+                "3",
+                "--evaluation",
+                "life",
+                "--verbose",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert "turn 1" in shown and "wins after" in shown
-    assert main(["mtg", "tournament", "--players", "aggressive,defensive,random", "--decks", "8C28L,0C40L",
-                     "--games", "6", "--repeats", "2", "--evaluation", "life", "--workers", "1", "--json",
-                     "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "mtg",
+                "tournament",
+                "--players",
+                "aggressive,defensive,random",
+                "--decks",
+                "8C28L,0C40L",
+                "--games",
+                "6",
+                "--repeats",
+                "2",
+                "--evaluation",
+                "life",
+                "--workers",
+                "1",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     rates = np.array(data["win_rate"])
     assert data["players"] == ["aggressive", "defensive", "random"] and data["games"] == 36

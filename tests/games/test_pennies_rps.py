@@ -18,8 +18,7 @@ def test_first_window_moves_the_loser_one_step_toward_its_goal():
 
 
 def test_pennies_step_adjustment_converges_near_one_half():
-    run = PENNIES.step_adjustment(pennies.PAPER_START_A, pennies.PAPER_START_B,
-                                  n_plays=2000, n_runs=400, seed=1)
+    run = PENNIES.step_adjustment(pennies.PAPER_START_A, pennies.PAPER_START_B, n_plays=2000, n_runs=400, seed=1)
     heads_a, heads_b = run.weights_a[..., 0], run.weights_b[..., 0]
     late = run.plays >= 1000
     # Starts 0.5 away from the equilibrium; after 1000 plays the runs sit near it.
@@ -93,8 +92,9 @@ def test_bad_input_is_refused():
 
 def test_plots_are_written(tmp_path):
     run = PENNIES.step_adjustment(pennies.PAPER_START_A, pennies.PAPER_START_B, n_plays=200, seed=0)
-    path = pennies.plot_weights({"A": (run.plays, run.weights_a[0, :, 0])}, tmp_path / "w.png",
-                                "P(heads)", "test", equilibrium=0.5)
+    path = pennies.plot_weights(
+        {"A": (run.plays, run.weights_a[0, :, 0])}, tmp_path / "w.png", "P(heads)", "test", equilibrium=0.5
+    )
     a, b = PENNIES.score_distributions([0.5, 0.5], [0.5, 0.5], n_games=100, n_reps=50)
     hist = pennies.plot_score_histograms([("eq", a, b)], tmp_path / "h.png", "test")
     assert path.stat().st_size > 1000 and hist.stat().st_size > 1000

@@ -56,9 +56,13 @@ def nash_value(game, player):
     n, m = A.shape[0], F2.shape[0]
     result = linprog(
         c=np.concatenate([np.zeros(n), -f2]),
-        A_ub=np.hstack([-A.T, F2.T]), b_ub=np.zeros(A.shape[1]),
-        A_eq=np.hstack([F1, np.zeros((F1.shape[0], m))]), b_eq=f1,
-        bounds=[(0, None)] * n + [(None, None)] * m, method="highs")
+        A_ub=np.hstack([-A.T, F2.T]),
+        b_ub=np.zeros(A.shape[1]),
+        A_eq=np.hstack([F1, np.zeros((F1.shape[0], m))]),
+        b_eq=f1,
+        bounds=[(0, None)] * n + [(None, None)] * m,
+        method="highs",
+    )
     assert result.status == 0, result.message
     return -result.fun
 
@@ -68,11 +72,14 @@ def games():
     return {"rps": poker.rock_paper_superscissors(), "kuhn": poker.kuhn(), "leduc": poker.leduc()}
 
 
-@pytest.mark.parametrize("name, expected, tolerance", [
-    ("rps", 0.0, 1e-9),
-    ("kuhn", -1 / 18, 1e-9),
-    ("leduc", -0.085606, 1e-6),  # the homework's -0.0856; Leduc's known value is -0.0856064...
-])
+@pytest.mark.parametrize(
+    "name, expected, tolerance",
+    [
+        ("rps", 0.0, 1e-9),
+        ("kuhn", -1 / 18, 1e-9),
+        ("leduc", -0.085606, 1e-6),  # the homework's -0.0856; Leduc's known value is -0.0856064...
+    ],
+)
 def test_nash_values_match_the_homework(games, name, expected, tolerance):
     value1 = nash_value(games[name], 1)
     value2 = nash_value(games[name], 2)
@@ -123,27 +130,37 @@ def check_well_formed(game):
     assert all(s1 in index1 and s2 in index2 for s1, s2 in pairs)
 
 
-@pytest.mark.parametrize("make", [
-    poker.rock_paper_superscissors, poker.kuhn, poker.leduc,
-    lambda: poker.kuhn(ranks=4),
-    lambda: poker.leduc(ranks=4, suits=3),
-    lambda: poker.leduc(ranks=3, suits=1, max_raises=1, raise_sizes=(1, 3), ante=2),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        poker.rock_paper_superscissors,
+        poker.kuhn,
+        poker.leduc,
+        lambda: poker.kuhn(ranks=4),
+        lambda: poker.leduc(ranks=4, suits=3),
+        lambda: poker.leduc(ranks=3, suits=1, max_raises=1, raise_sizes=(1, 3), ante=2),
+    ],
+)
 def test_games_are_well_formed(make):
     check_well_formed(make())
 
 
-@pytest.mark.parametrize("name, decision_points, sequences", [
-    ("rps", 1, 3), ("kuhn", 6, 12), ("leduc", 144, 336),
-])
+@pytest.mark.parametrize(
+    "name, decision_points, sequences",
+    [
+        ("rps", 1, 3),
+        ("kuhn", 6, 12),
+        ("leduc", 144, 336),
+    ],
+)
 def test_sizes(games, name, decision_points, sequences):
     sizes = poker.game_size(games[name])
-    assert sizes == {key: (decision_points, sequences) for key in KEYS}
+    assert sizes == dict.fromkeys(KEYS, (decision_points, sequences))
 
 
 def test_bigger_leduc_has_more_sequences_and_is_zero_sum():
     bigger = poker.leduc(ranks=4)
-    assert poker.game_size(bigger) == {key: (252, 588) for key in KEYS}
+    assert poker.game_size(bigger) == dict.fromkeys(KEYS, (252, 588))
     assert nash_value(bigger, 1) + nash_value(bigger, 2) == pytest.approx(0, abs=1e-9)
     assert nash_value(bigger, 1) != pytest.approx(nash_value(poker.leduc(), 1), abs=1e-3)
 
@@ -156,6 +173,7 @@ def test_more_raises_add_decision_points():
 def test_public_card_signals_follow_card_removal():
     def public_signals(game, node_id):
         return next(n["signals"] for n in game["decision_problem_pl1"] if n["id"] == node_id)
+
     # With one suit the public card can never pair player 1's own jack.
     assert public_signals(poker.leduc(suits=1), "oJ/kk_pl1") == ["Q", "K"]
     assert public_signals(poker.leduc(), "oJ/kk_pl1") == ["J", "Q", "K"]
@@ -170,9 +188,9 @@ def kuhn_expected_utility(behaviour1, behaviour2):
         check_p2 = behaviour2[f"d{card2}/k_pl2"]
         bet_p2 = behaviour2[f"d{card2}/b_pl2"]
         call_p1 = behaviour1[f"d{card1}/kb_pl1"]
-        value = (p1["k"] * (check_p2["k"] * win
-                            + check_p2["b"] * (call_p1["f"] * -1 + call_p1["c"] * 2 * win))
-                 + p1["b"] * (bet_p2["f"] * 1 + bet_p2["c"] * 2 * win))
+        value = p1["k"] * (check_p2["k"] * win + check_p2["b"] * (call_p1["f"] * -1 + call_p1["c"] * 2 * win)) + p1[
+            "b"
+        ] * (bet_p2["f"] * 1 + bet_p2["c"] * 2 * win)
         total += value / 6
     return total
 
@@ -185,8 +203,9 @@ def to_sequence_form(nodes, behaviour):
         if node["type"] == "decision":
             parent = node["parent_sequence"]
             for action in node["actions"]:
-                x[index[(node["id"], action)]] = (x[index[tuple(parent) if parent else None]]
-                                                  * behaviour[node["id"]][action])
+                x[index[(node["id"], action)]] = (
+                    x[index[tuple(parent) if parent else None]] * behaviour[node["id"]][action]
+                )
     return x
 
 
@@ -225,15 +244,18 @@ def test_json_floats_round_trip(games):
     assert [e["value"] for e in reread["utility_pl1"]] == [e["value"] for e in games["leduc"]["utility_pl1"]]
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    (dict(ranks=1), "ranks"),
-    (dict(suits=0), "suits"),
-    (dict(ranks=2, suits=1), "fewer than the 3 cards"),
-    (dict(raise_sizes=(2,)), "raise_sizes"),
-    (dict(raise_sizes=(2, 0)), "raise size"),
-    (dict(max_raises=0), "max_raises"),
-    (dict(ante=1.5), "ante"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(ranks=1), "ranks"),
+        (dict(suits=0), "suits"),
+        (dict(ranks=2, suits=1), "fewer than the 3 cards"),
+        (dict(raise_sizes=(2,)), "raise_sizes"),
+        (dict(raise_sizes=(2, 0)), "raise size"),
+        (dict(max_raises=0), "max_raises"),
+        (dict(ante=1.5), "ante"),
+    ],
+)
 def test_bad_rules_are_refused(kwargs, fragment):
     with pytest.raises(PokerRulesError, match=fragment):
         poker.leduc(**kwargs)

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamelp.errors import GamelpError
-from gamelp.games.errors import RunError
-from gamelp.games import runner
 from gamelp.cli import main
+from gamelp.errors import GamelpError
+from gamelp.games import runner
+from gamelp.games.errors import RunError
 
 SLEEP = 0.0  # seconds per toy match; the kill test's subprocess raises it
 
@@ -61,8 +61,7 @@ def reference(tmp_path_factory):
 
 def test_batches_split_pairs_and_respect_the_size():
     todo = [(1, 4), (0, 0), (0, 1), (0, 2), (1, 3), (0, 5)]
-    assert list(runner.batches(todo, 2)) == [runner.Batch(0, (0, 1)), runner.Batch(0, (2, 5)),
-                                             runner.Batch(1, (3, 4))]
+    assert list(runner.batches(todo, 2)) == [runner.Batch(0, (0, 1)), runner.Batch(0, (2, 5)), runner.Batch(1, (3, 4))]
     assert len(list(runner.batches(todo, 100))) == 2
 
 
@@ -102,8 +101,9 @@ def test_rate_matrix_and_group_deviation():
     assert rate[0] == pytest.approx((1 / 2 + 2 / 3) / 2)
     assert std[0] == pytest.approx(np.std([1 / 2, 2 / 3], ddof=1))
     assert counts.tolist() == [[3, 2, 1]]
-    game = runner.rate_matrix(["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], np.array([0.6, 0.7, 0.2]),
-                              np.array([0.01, 0.02, 0.03]))
+    game = runner.rate_matrix(
+        ["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], np.array([0.6, 0.7, 0.2]), np.array([0.01, 0.02, 0.03])
+    )
     np.testing.assert_allclose(game.payoffs + game.payoffs.T, 1.0)
     assert game.payoffs[2, 1] == pytest.approx(0.8) and game.std[2, 1] == 0.03
 
@@ -213,24 +213,41 @@ def test_a_finished_store_is_reused_without_playing(reference):
     np.testing.assert_array_equal(rows, expected)
 
 
-@pytest.mark.parametrize("damage, message", [
-    (["UPDATE matches SET pair = 3 WHERE pair = 0 AND match = 5"], r"1 rows lie outside .* \(pair 3, match 5\)"),
-    (["UPDATE matches SET match = -1 WHERE pair = 0 AND match = 5"], r"outside this run's 3 pairs x 40 matches"),
-    (["UPDATE matches SET winner = 2 WHERE pair = 1 AND match = 7"],
-     r"row \(pair 1, match 7\): winner = 2 is outside \[0, 1\] or NULL"),
-    (["UPDATE matches SET value = NULL WHERE pair = 2 AND match = 0"],
-     r"\(pair 2, match 0\) holds a value that is not an integer$"),
-    (["UPDATE matches SET value = 'x' WHERE pair = 2 AND match = 1"], r"\(pair 2, match 1\) holds a value that is not"),
-    (["UPDATE run SET params = '{\"game\": \"coin\", '"], r"stored run parameters are not valid JSON"),
-    (["UPDATE run SET params = '[1, 2]'"], r"not a JSON object"),
-    (["UPDATE run SET params = '{\"game\": \"coin\", \"n_pairs\": 3, \"n_matches\": 40, \"seed\": 2, \"schema\": 2}'"],
-     r"seed: stored 2, asked 1"),
-    (["DELETE FROM run"], r"120 match rows but no run parameters"),
-    (["ALTER TABLE matches ADD COLUMN extra INTEGER"], r"the matches table has columns pair, match, seed, winner, "
-                                                        r"value, extra"),
-    (["UPDATE matches SET seed = seed + 1 WHERE pair = 1 AND match = 3"],
-     r"1 rows were played with other seeds than this run's \(first: pair 1, match 3"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (["UPDATE matches SET pair = 3 WHERE pair = 0 AND match = 5"], r"1 rows lie outside .* \(pair 3, match 5\)"),
+        (["UPDATE matches SET match = -1 WHERE pair = 0 AND match = 5"], r"outside this run's 3 pairs x 40 matches"),
+        (
+            ["UPDATE matches SET winner = 2 WHERE pair = 1 AND match = 7"],
+            r"row \(pair 1, match 7\): winner = 2 is outside \[0, 1\] or NULL",
+        ),
+        (
+            ["UPDATE matches SET value = NULL WHERE pair = 2 AND match = 0"],
+            r"\(pair 2, match 0\) holds a value that is not an integer$",
+        ),
+        (
+            ["UPDATE matches SET value = 'x' WHERE pair = 2 AND match = 1"],
+            r"\(pair 2, match 1\) holds a value that is not",
+        ),
+        (['UPDATE run SET params = \'{"game": "coin", \''], r"stored run parameters are not valid JSON"),
+        (["UPDATE run SET params = '[1, 2]'"], r"not a JSON object"),
+        (
+            ['UPDATE run SET params = \'{"game": "coin", "n_pairs": 3, "n_matches": 40, "seed": 2, "schema": 2}\''],
+            r"seed: stored 2, asked 1",
+        ),
+        (["DELETE FROM run"], r"120 match rows but no run parameters"),
+        (
+            ["ALTER TABLE matches ADD COLUMN extra INTEGER"],
+            r"the matches table has columns pair, match, seed, winner, "
+            r"value, extra",
+        ),
+        (
+            ["UPDATE matches SET seed = seed + 1 WHERE pair = 1 AND match = 3"],
+            r"1 rows were played with other seeds than this run's \(first: pair 1, match 3",
+        ),
+    ],
+)
 def test_damaged_stores_are_refused_in_one_line(reference, tmp_path, damage, message):
     out, _ = reference
     _store(tmp_path).write_bytes(_store(out).read_bytes())
@@ -247,8 +264,10 @@ def test_a_resume_under_another_seed_cannot_mix_seeds(reference, tmp_path):
     _edit(tmp_path, "DELETE FROM run")
     with pytest.raises(RunError, match="no run parameters"):
         run(tmp_path, CoinGame(seed=2))
-    _edit(tmp_path, "INSERT INTO run VALUES (1, '{\"game\": \"coin\", \"n_pairs\": 3, \"n_matches\": 40, "
-                    "\"seed\": 2, \"schema\": 2}')")
+    _edit(
+        tmp_path,
+        'INSERT INTO run VALUES (1, \'{"game": "coin", "n_pairs": 3, "n_matches": 40, "seed": 2, "schema": 2}\')',
+    )
     with pytest.raises(RunError, match="120 rows were played with other seeds"):
         run(tmp_path, CoinGame(seed=2))
 
@@ -279,8 +298,24 @@ def test_a_read_only_store_is_refused(reference, tmp_path, monkeypatch):
 
 
 def test_the_cli_refuses_a_damaged_sweep_store_with_exit_2(tmp_path, capsys):
-    argv = ["sweep", "--creatures", "0", "--bolts", "24,32", "--games", "2", "--player", "random",
-            "--evaluation", "life", "--out", str(tmp_path), "--workers", "1", "--quiet"]
+    argv = [
+        "sweep",
+        "--creatures",
+        "0",
+        "--bolts",
+        "24,32",
+        "--games",
+        "2",
+        "--player",
+        "random",
+        "--evaluation",
+        "life",
+        "--out",
+        str(tmp_path),
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     assert main(["mtg", *argv]) == 0
     with sqlite3.connect(tmp_path / "games.sqlite") as db:
         db.execute("UPDATE matches SET winner = 7")

@@ -215,8 +215,11 @@ def test_adp_weights_maximise_the_fitted_win_probability(table1_model):
 def test_interaction_model_makes_adp_depend_on_the_hand(table1_data):
     model = ygo.fit_table1(table1_data, interactions=True)
     assert len(model.regressors) == 8 + 12
-    choices = {ygo.adp_weights(model, first, ygo.recorded_hand(hand, first))[0]
-               for first in (False, True) for hand in ([5, 0, 0], [1, 2, 2], [0, 0, 5], [3, 1, 1])}
+    choices = {
+        ygo.adp_weights(model, first, ygo.recorded_hand(hand, first))[0]
+        for first in (False, True)
+        for hand in ([5, 0, 0], [1, 2, 2], [0, 0, 5], [3, 1, 1])
+    }
     assert len(choices) > 1
 
 

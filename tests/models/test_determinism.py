@@ -8,7 +8,14 @@ import pytest
 from gamelp.cli import main
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games import poker
-from gamelp.models.determinism import deterministic_choices, determinism, k_sweep, kdet_mip, solve_deterministic, solve_kdet
+from gamelp.models.determinism import (
+    determinism,
+    deterministic_choices,
+    k_sweep,
+    kdet_mip,
+    solve_deterministic,
+    solve_kdet,
+)
 from gamelp.models.kdet_search import KdetSearch, mixed_points, search_sweep
 from gamelp.models.nash import solve_nash
 
@@ -24,7 +31,8 @@ def test_kuhn_deterministic_value(kuhn):
 def test_deterministic_ilp_agrees_across_backends(kuhn, backend):
     assert solve_deterministic(kuhn, 1, backend).value == pytest.approx(-1 / 6, abs=1e-7)
     assert solve_deterministic(kuhn, 2, backend).value == pytest.approx(
-        solve_deterministic(kuhn, 2, "highs").value, abs=1e-7)
+        solve_deterministic(kuhn, 2, "highs").value, abs=1e-7
+    )
 
 
 @pytest.mark.parametrize("name", ["rps", "kuhn"])
@@ -59,8 +67,7 @@ def test_kdet_solution_is_deterministic_where_required(kuhn):
 @pytest.mark.parametrize("backend", ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS"])
 def test_mip_start_is_accepted_and_does_not_change_the_optimum(kuhn, backend):
     pure = solve_deterministic(kuhn, 1, "highs")
-    start = {"x": pure.strategy, "v": pure.solution.values["v"],
-             "z": deterministic_choices(kuhn.pl1, pure.strategy)}
+    start = {"x": pure.strategy, "v": pure.solution.values["v"], "z": deterministic_choices(kuhn.pl1, pure.strategy)}
     assert start["z"].sum() == kuhn.pl1.num_decision_points
     with_start = kdet_mip(kuhn, 1, 3).solve(backend, start=start)
     assert with_start.objective == pytest.approx(solve_kdet(kuhn, 1, 3).value, abs=1e-7)
@@ -90,8 +97,11 @@ def check_point_without_solver(game, player, point, tol=1e-7):
     assert determinism(own, x) == point["determinism"] >= point["k"]
 
 
-@pytest.mark.parametrize("make_game", [lambda: load_game("kuhn"), lambda: SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4"),
-                                       small_leduc], ids=["kuhn", "kuhn4", "leduc_3x1"])
+@pytest.mark.parametrize(
+    "make_game",
+    [lambda: load_game("kuhn"), lambda: SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4"), small_leduc],
+    ids=["kuhn", "kuhn4", "leduc_3x1"],
+)
 @pytest.mark.parametrize("player", [1, 2])
 def test_search_sweep_equals_independent_mips(make_game, player):
     game = make_game()
@@ -166,8 +176,12 @@ def test_cli_sweep_json_points_check_without_solver(player, capsys, tmp_path):
     game = small_leduc()
     path = tmp_path / "leduc_3x1.json"
     game.save(path)
-    assert main(["kdet", str(path), "--player", str(player), "--sweep", "--mip-gap", "0.01", "--abs-gap", "1e-4",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["kdet", str(path), "--player", str(player), "--sweep", "--mip-gap", "0.01", "--abs-gap", "1e-4", "--json"]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert [row["k"] for row in rows] == list(range(game.player(player).num_decision_points + 1))
     for row in rows:

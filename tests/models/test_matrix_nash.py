@@ -53,8 +53,15 @@ def scipy_value(C):
     c = np.zeros(m + 1)
     c[-1] = -1.0
     A_ub = np.hstack([-C.T, np.ones((n, 1))])
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=[[1.0] * m + [0.0]], b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    res = linprog(
+        c,
+        A_ub=A_ub,
+        b_ub=np.zeros(n),
+        A_eq=[[1.0] * m + [0.0]],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+        method="highs",
+    )
     assert res.status == 0
     return -res.fun
 
@@ -83,8 +90,7 @@ def test_thesis_form_accepts_mixed_signs_with_positive_value():
     # Negative entries, but row 0 pays at least 1 everywhere: V > 0 and the thesis form works.
     game = MatrixGame([[1.0, 2.0], [-3.0, 5.0]])
     assert solve_matrix_nash(game, form="thesis").value == pytest.approx(scipy_value(game.payoffs), abs=1e-9)
-    assert solve_matrix_nash(game, "col", form="thesis").value == pytest.approx(
-        solve_matrix_nash(game).value, abs=1e-9)
+    assert solve_matrix_nash(game, "col", form="thesis").value == pytest.approx(solve_matrix_nash(game).value, abs=1e-9)
 
 
 def test_thesis_form_refuses_a_column_without_positive_payoff():
@@ -118,16 +124,21 @@ def test_one_block_name_per_role_and_a_json_ready_summary(esche, player, form):
     result = solve_matrix_nash(esche, player, form=form)
     assert set(result.model.variables) == ({"x", "v"} if form == "general" else {"x"})
     summary = json.loads(json.dumps(result.to_dict()))
-    assert (summary["player"], summary["form"], summary["status"], summary["backend"]) == \
-        (player, form, "optimal", "highs")
+    assert (summary["player"], summary["form"], summary["status"], summary["backend"]) == (
+        player,
+        form,
+        "optimal",
+        "highs",
+    )
     assert summary["value"] == pytest.approx(result.value) and summary["gap"] < 1e-9
     other = "col" if player == "row" else "row"
     mine, theirs = (esche.row_labels, esche.col_labels) if player == "row" else (esche.col_labels, esche.row_labels)
     assert list(summary["strategy"]) == list(mine) and list(summary["opponent_strategy"]) == list(theirs)
     np.testing.assert_allclose(list(summary["opponent_strategy"].values()), result.opponent_strategy)
     assert summary["opponent_strategy"] == result.strategy_dict(other)
-    assert support(summary["strategy" if player == "row" else "opponent_strategy"]) == \
-        pytest.approx(THESIS_MIX, abs=1e-7)
+    assert support(summary["strategy" if player == "row" else "opponent_strategy"]) == pytest.approx(
+        THESIS_MIX, abs=1e-7
+    )
 
 
 def test_bad_arguments():
@@ -163,8 +174,9 @@ def test_cli_json_on_appendix_b(capsys):
 
 
 def test_cli_no_reduce_column_player_thesis_form(capsys):
-    _, out = run_cli(["matrix", "solve", str(ESCHE), "--player", "col", "--form", "thesis", "--no-reduce",
-                      "--json"], capsys)
+    _, out = run_cli(
+        ["matrix", "solve", str(ESCHE), "--player", "col", "--form", "thesis", "--no-reduce", "--json"], capsys
+    )
     payload = json.loads(out)
     assert payload["removed"] == {"rows": [], "columns": []}
     assert support(payload["strategy"]).keys() == THESIS_MIX.keys()
@@ -174,8 +186,21 @@ def test_cli_no_reduce_column_player_thesis_form(capsys):
 def test_cli_robust_interval(tmp_path, capsys):
     game = MatrixGame([[0.6, 0.3], [0.4, 0.7]], ["a", "b"], ["x", "y"], std=[[0.1, 0.0], [0.0, 0.1]])
     game.to_csv(tmp_path / "p.csv", std_path=tmp_path / "s.csv")
-    _, out = run_cli(["matrix", "solve", str(tmp_path / "p.csv"), "--robust", "interval", "--radius", "1",
-                      "--std", str(tmp_path / "s.csv"), "--json"], capsys)
+    _, out = run_cli(
+        [
+            "matrix",
+            "solve",
+            str(tmp_path / "p.csv"),
+            "--robust",
+            "interval",
+            "--radius",
+            "1",
+            "--std",
+            str(tmp_path / "s.csv"),
+            "--json",
+        ],
+        capsys,
+    )
     payload = json.loads(out)
     # Worst case: [[0.5, 0.3], [0.4, 0.6]] with value (0.3 - 0.24)/(0.5+0.6-0.3-0.4) = 0.45.
     assert payload["value"] == pytest.approx(0.45, abs=1e-9)
@@ -196,5 +221,17 @@ def test_cli_bad_inputs(tmp_path, capsys):
     with pytest.raises(GamelpError, match="--radius"):
         run_cli(["matrix", "solve", str(ESCHE), "--robust", "interval"], capsys)
     with pytest.raises(GamelpError, match="missing.csv: cannot read"):
-        run_cli(["matrix", "solve", str(ESCHE), "--robust", "interval", "--radius", "2",
-                 "--std", str(tmp_path / "missing.csv")], capsys)
+        run_cli(
+            [
+                "matrix",
+                "solve",
+                str(ESCHE),
+                "--robust",
+                "interval",
+                "--radius",
+                "2",
+                "--std",
+                str(tmp_path / "missing.csv"),
+            ],
+            capsys,
+        )

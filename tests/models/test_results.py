@@ -7,15 +7,14 @@ import pytest
 
 from gamelp.errors import ModelError
 from gamelp.matrix import MatrixGame
-from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models import GameResult
 from gamelp.models.determinism import k_sweep, solve_deterministic, solve_kdet
+from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models.nash import solve_matrix_nash, solve_nash
 from gamelp.models.robust import solve_robust
 from gamelp.regret import solve_regret
 
-PENNIES = MatrixGame([[1.0, 0.0], [0.0, 1.0]], ["heads", "tails"], ["heads", "tails"],
-                     std=[[0.1, 0.1], [0.1, 0.1]])
+PENNIES = MatrixGame([[1.0, 0.0], [0.0, 1.0]], ["heads", "tails"], ["heads", "tails"], std=[[0.1, 0.1], [0.1, 0.1]])
 
 
 def results(kuhn):
@@ -35,8 +34,11 @@ def test_every_result_has_value_strategy_and_a_json_summary_that_agrees(kuhn):
         assert isinstance(result, GameResult), type(result).__name__
         summary = json.loads(json.dumps(result.to_dict()))
         assert summary["value"] == pytest.approx(result.value, abs=1e-12)
-        strategy = result.strategy if isinstance(result.strategy, dict) else \
-            dict(zip(summary["strategy"], np.asarray(result.strategy).tolist()))
+        strategy = (
+            result.strategy
+            if isinstance(result.strategy, dict)
+            else dict(zip(summary["strategy"], np.asarray(result.strategy).tolist()))
+        )
         assert summary["strategy"] == pytest.approx(strategy, abs=1e-12), type(result).__name__
 
 

@@ -9,8 +9,7 @@ import scipy.sparse as sp
 from gamelp.errors import ModelError
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
-from gamelp.models.robust import (conic_set, ellipsoidal_set, interval_set, robust_lp, solve_robust,
-                                  worst_case_value)
+from gamelp.models.robust import conic_set, ellipsoidal_set, interval_set, robust_lp, solve_robust, worst_case_value
 
 ESCHE = resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv")
 CONE_BACKENDS = ["cvxpy:CLARABEL", "gurobi"]
@@ -32,8 +31,9 @@ def small():
     """A 6 x 6 sub-game with uneven deviations: small enough for Gurobi's size-limited cone models."""
     rng = np.random.default_rng(3)
     C = rng.uniform(0.2, 0.8, size=(6, 6))
-    return MatrixGame(C, [f"r{i}" for i in range(6)], [f"c{j}" for j in range(6)],
-                      std=rng.uniform(0.0, 0.08, size=(6, 6)))
+    return MatrixGame(
+        C, [f"r{i}" for i in range(6)], [f"c{j}" for j in range(6)], std=rng.uniform(0.0, 0.08, size=(6, 6))
+    )
 
 
 @pytest.mark.parametrize("kind, backend", [("interval", "highs"), ("ellipsoidal", "cvxpy:CLARABEL")])
@@ -59,8 +59,10 @@ def test_guarantee_is_monotone_in_radius_and_below_nominal(esche16, player):
         steps = np.diff([sign * r.value for r in values])
         assert np.all(steps <= 1e-7) and steps.sum() < -0.01
     # The ball of radius R lies inside the box of radius R: the interval guarantee is the lower one.
-    assert sign * solve_robust(esche16, "interval", 2.0, player=player).value <= \
-        sign * solve_robust(esche16, "ellipsoidal", 2.0, player=player, backend="cvxpy:CLARABEL").value + 1e-7
+    assert (
+        sign * solve_robust(esche16, "interval", 2.0, player=player).value
+        <= sign * solve_robust(esche16, "ellipsoidal", 2.0, player=player, backend="cvxpy:CLARABEL").value + 1e-7
+    )
 
 
 def test_symmetric_game_column_player_mirrors_row_player(esche16):
@@ -85,12 +87,14 @@ def test_interval_closed_form_by_hand():
 def test_interval_through_the_conic_form(esche16, backend, player):
     scope = "column" if player == "row" else "row"
     closed = solve_robust(esche16, "interval", 2.0, player=player, backend=backend)
-    conic = solve_robust(esche16, "conic", player=player, backend=backend,
-                         uncertainty=interval_set(esche16.shape, 2.0, scope))
+    conic = solve_robust(
+        esche16, "conic", player=player, backend=backend, uncertainty=interval_set(esche16.shape, 2.0, scope)
+    )
     assert conic.value == pytest.approx(closed.value, abs=1e-6)
     assert conic.guaranteed_value == pytest.approx(closed.guaranteed_value, abs=1e-6)
-    assert worst_case_value(esche16, conic.strategy, "interval", 2.0, player=player) == \
-        pytest.approx(closed.value, abs=1e-6)
+    assert worst_case_value(esche16, conic.strategy, "interval", 2.0, player=player) == pytest.approx(
+        closed.value, abs=1e-6
+    )
 
 
 @pytest.mark.parametrize("backend", CONE_BACKENDS)
@@ -98,12 +102,14 @@ def test_interval_through_the_conic_form(esche16, backend, player):
 def test_ellipsoidal_through_the_conic_form(small, backend, player):
     scope = "column" if player == "row" else "row"
     direct = solve_robust(small, "ellipsoidal", 2.0, player=player, backend=backend)
-    conic = solve_robust(small, "conic", player=player, backend=backend,
-                         uncertainty=ellipsoidal_set(small.shape, 2.0, scope))
+    conic = solve_robust(
+        small, "conic", player=player, backend=backend, uncertainty=ellipsoidal_set(small.shape, 2.0, scope)
+    )
     assert conic.value == pytest.approx(direct.value, abs=1e-6)
     # Optimal strategies need not be unique: each must secure the common value on the ellipsoid.
-    assert worst_case_value(small, conic.strategy, "ellipsoidal", 2.0, player=player) == \
-        pytest.approx(direct.value, abs=1e-6)
+    assert worst_case_value(small, conic.strategy, "ellipsoidal", 2.0, player=player) == pytest.approx(
+        direct.value, abs=1e-6
+    )
     assert direct.guaranteed_value == pytest.approx(direct.value, abs=1e-6)
     assert conic.guaranteed_value == pytest.approx(conic.value, abs=1e-6)
 
@@ -153,7 +159,8 @@ def test_errors(small):
         robust_lp(small, "interval", -1.0)
     with pytest.raises(ModelError, match="overlap"):
         conic_set((2, 2), sp.identity(4), np.ones(4), [("orthant", 4)]).__class__(
-            (2, 2), interval_set((2, 2), 1.0).blocks + interval_set((2, 2), 1.0).blocks)
+            (2, 2), interval_set((2, 2), 1.0).blocks + interval_set((2, 2), 1.0).blocks
+        )
     with pytest.raises(ModelError, match="cones cover"):
         conic_set((2, 2), sp.identity(4), np.ones(4), [("orthant", 3)])
 
@@ -164,8 +171,13 @@ def test_json_ready_summary_names_the_set_and_the_strategy(small, player, form):
     result = solve_robust(small, "interval", 1.0, player=player, form=form)
     assert set(result.model.variables) >= {"x"} and not {"p", "q", "w", "y"} & set(result.model.variables)
     summary = result.to_dict()
-    assert (summary["player"], summary["form"], summary["robust"], summary["radius"], summary["backend"]) == \
-        (player, form, "interval", 1.0, "highs")
+    assert (summary["player"], summary["form"], summary["robust"], summary["radius"], summary["backend"]) == (
+        player,
+        form,
+        "interval",
+        1.0,
+        "highs",
+    )
     assert summary["value"] == pytest.approx(summary["guaranteed_value"], abs=1e-7)
     assert list(summary["strategy"]) == list(small.row_labels if player == "row" else small.col_labels)
     assert sum(summary["strategy"].values()) == pytest.approx(1.0)

@@ -37,7 +37,7 @@ def test_nash_values_on_every_backend(name, backend, request):
         # The strategy really secures the value (checked by a best response, no solver involved).
         assert r.guaranteed_value == pytest.approx(r.value, abs=_tolerance(backend) * 10)
     gap = game.saddle_point_gap(results[0].strategy, results[1].strategy)
-    assert 0.0 <= gap + 1e-12 and gap < max(1e-6, 20 * _tolerance(backend))
+    assert gap + 1e-12 >= 0.0 and gap < max(1e-6, 20 * _tolerance(backend))
 
 
 def test_leduc_fits_the_size_limited_gurobi_licence(leduc):
@@ -74,9 +74,14 @@ def test_a_mip_has_no_duals_so_its_gap_is_value_against_best_response(kuhn):
 
 def kuhn_family(alpha):
     """Player 1's equilibrium of Kuhn poker for a jack bluff rate ``alpha`` (Kuhn 1950)."""
-    return {"dJ_pl1": {"k": 1 - alpha, "b": alpha}, "dJ/kb_pl1": {"f": 1.0, "c": 0.0},
-            "dQ_pl1": {"k": 1.0, "b": 0.0}, "dQ/kb_pl1": {"f": 2 / 3 - alpha, "c": alpha + 1 / 3},
-            "dK_pl1": {"k": 1 - 3 * alpha, "b": 3 * alpha}, "dK/kb_pl1": {"f": 0.0, "c": 1.0}}
+    return {
+        "dJ_pl1": {"k": 1 - alpha, "b": alpha},
+        "dJ/kb_pl1": {"f": 1.0, "c": 0.0},
+        "dQ_pl1": {"k": 1.0, "b": 0.0},
+        "dQ/kb_pl1": {"f": 2 / 3 - alpha, "c": alpha + 1 / 3},
+        "dK_pl1": {"k": 1 - 3 * alpha, "b": 3 * alpha},
+        "dK/kb_pl1": {"f": 0.0, "c": 1.0},
+    }
 
 
 @pytest.mark.parametrize("backend", ["highs", "gurobi", "cvxpy:CLARABEL", "pyomo:appsi_highs"])

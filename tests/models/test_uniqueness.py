@@ -31,8 +31,9 @@ def face_extremes(model: Model, objective: float, block_slice=None, seed=0):
     A = form.A.toarray()
     # Optimal face: the constraints plus  sign * c^T x <= sign * objective (+ slack).
     A_ub = np.vstack([A[np.isfinite(upper)], -A[np.isfinite(lower)], sign * form.c[None, :]])
-    b_ub = np.concatenate([upper[np.isfinite(upper)], -lower[np.isfinite(lower)],
-                           [sign * (objective - form.objective_constant) + 1e-10]])
+    b_ub = np.concatenate(
+        [upper[np.isfinite(upper)], -lower[np.isfinite(lower)], [sign * (objective - form.objective_constant) + 1e-10]]
+    )
     w = np.random.default_rng(seed).normal(size=form.c.size)
     if block_slice is not None:
         mask = np.zeros(form.c.size, bool)
@@ -168,19 +169,25 @@ def two_subgame_game(shift: float) -> SequenceFormGame:
     Both subgames are matching pennies; R's payoffs are lowered by ``shift``
     (0: L and R are interchangeable, so player 1's equilibrium is not unique).
     """
+
     def node(node_id, actions, parent=None):
-        return {"id": node_id, "type": "decision", "actions": actions,
-                "parent_edge": parent, "parent_sequence": parent}
+        return {"id": node_id, "type": "decision", "actions": actions, "parent_edge": parent, "parent_sequence": parent}
 
     utility = []
     for side, offset in (("L", 0.0), ("R", -shift)):
         for mine, theirs, value in (("H", "h", 1), ("H", "t", -1), ("T", "h", -1), ("T", "t", 1)):
-            utility.append({"sequence_pl1": [f"d_{side}", mine], "sequence_pl2": ["d2", theirs],
-                            "value": value + offset})
-    data = {"decision_problem_pl1": [node("d1", ["L", "R"]), node("d_L", ["H", "T"], ["d1", "L"]),
-                                     node("d_R", ["H", "T"], ["d1", "R"])],
-            "decision_problem_pl2": [node("d2", ["h", "t"])],
-            "utility_pl1": utility}
+            utility.append(
+                {"sequence_pl1": [f"d_{side}", mine], "sequence_pl2": ["d2", theirs], "value": value + offset}
+            )
+    data = {
+        "decision_problem_pl1": [
+            node("d1", ["L", "R"]),
+            node("d_L", ["H", "T"], ["d1", "L"]),
+            node("d_R", ["H", "T"], ["d1", "R"]),
+        ],
+        "decision_problem_pl2": [node("d2", ["h", "t"])],
+        "utility_pl1": utility,
+    }
     return SequenceFormGame.from_dict(data, "two_subgames")
 
 

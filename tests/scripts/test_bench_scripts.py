@@ -18,9 +18,8 @@ import sys
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
-
 from conftest import SCRIPTS, load_script
+from scipy.optimize import linprog
 
 LEDUC = -0.085606  # player 1's value of Leduc hold'em, to six digits
 KUHN = -1 / 18  # player 1's value of Kuhn poker
@@ -54,16 +53,39 @@ def matrix_value(A):
     """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
     m, n = A.shape
     # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
-    done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
-                   A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
+    done = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-A.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=np.r_[np.ones(m), 0.0][None],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+    )
     return -done.fun
 
 
 def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path, capsys):
     script = bench("bench_cfr")
-    result = script.main(["--game", "kuhn", "--methods", "cfr+", "dcfr", "--targets", "1e-2", "1e-3", "--repeats", "1",
-                          "--target", "1e-3", "--skip-python", *([] if OPENSPIEL else ["--skip-openspiel"]),
-                          "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--game",
+            "kuhn",
+            "--methods",
+            "cfr+",
+            "dcfr",
+            "--targets",
+            "1e-2",
+            "1e-3",
+            "--repeats",
+            "1",
+            "--target",
+            "1e-3",
+            "--skip-python",
+            *([] if OPENSPIEL else ["--skip-openspiel"]),
+            "--out",
+            str(tmp_path),
+        ]
+    )
     saved = json.loads((tmp_path / "bench_cfr.json").read_text())
     assert result.lp_value == saved["lp_value"] == pytest.approx(KUHN, abs=1e-9)
     assert saved["methods"] == result.methods
@@ -112,15 +134,17 @@ def test_bench_kdet_sweeps_kuhn_by_both_methods_to_the_same_curves(bench, tmp_pa
             assert points[0]["value"] == pytest.approx(KUHN if r["player"] == 1 else -KUHN, abs=1e-6)
             assert points[-1]["value"] == pytest.approx(solve_deterministic(kuhn, r["player"]).value, abs=1e-6)
             assert all(p["value"] <= p["bound"] + 1e-9 for p in points)
-            assert [p["k"] for p in r["over"]] == [p["k"] for p in points if p["bound"] - p["value"]
-                                                  > max(0.01 * abs(p["value"]), 1e-4) * (1 + 1e-9)]
+            assert [p["k"] for p in r["over"]] == [
+                p["k"] for p in points if p["bound"] - p["value"] > max(0.01 * abs(p["value"]), 1e-4) * (1 + 1e-9)
+            ]
             curves[run["method"], r["player"]] = [p["value"] for p in points]
     for player in (1, 2):  # both methods within the 1% gap (1e-4 absolute near 0) of each other
         for mip, search in zip(curves["mip", player], curves["search", player], strict=True):
             assert mip == pytest.approx(search, rel=0.01, abs=1e-4)
     saved = json.loads((tmp_path / "bench_kdet.json").read_text())
-    assert [(run["method"], run["wall"]) for run in saved["runs"]] == [(run["method"], run["wall"])
-                                                                        for run in result.sweeps]
+    assert [(run["method"], run["wall"]) for run in saved["runs"]] == [
+        (run["method"], run["wall"]) for run in result.sweeps
+    ]
     assert (tmp_path / "bench_kdet_kuhn.png").stat().st_size > 1000 and result.plot.endswith("bench_kdet_kuhn.png")
     script.report(result)
     out = capsys.readouterr().out
@@ -134,8 +158,24 @@ def test_bench_kdet_scip_solves_both_formulations_at_the_exact_kuhn_values(bench
 
     script = bench("bench_kdet_scip")
     # a gap target of 0: both solvers prove each optimum (at 1% SCIP may stop short of it)
-    result = script.main(["--game", "kuhn", "--k1", "0,6", "--k2", "6", "--time-limit", "20", "--gap", "0",
-                          "--formulations", "bigm,forcing", "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--game",
+            "kuhn",
+            "--k1",
+            "0,6",
+            "--k2",
+            "6",
+            "--time-limit",
+            "20",
+            "--gap",
+            "0",
+            "--formulations",
+            "bigm,forcing",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     exact = {(1, 0): KUHN, (1, 6): -1 / 6, (2, 6): solve_deterministic(load_game("kuhn"), 2).value}
     runs = {(run["player"], run["k"], run["formulation"]): run for run in result.runs}
     assert list(runs) == [(*key, form) for key in exact for form in ("bigm", "forcing")]
@@ -150,8 +190,11 @@ def test_bench_kdet_scip_solves_both_formulations_at_the_exact_kuhn_values(bench
             assert figures["root_bound"] >= figures["bound"] - 1e-9
             gap = abs(figures["bound"] - figures["incumbent"]) / max(abs(figures["incumbent"]), 1e-10)
             assert figures["gap"] == gap
-    assert result.gap_ratios == [run["scip"]["gap"] / run["highs"]["gap"] for run in result.runs
-                                 if run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0]
+    assert result.gap_ratios == [
+        run["scip"]["gap"] / run["highs"]["gap"]
+        for run in result.runs
+        if run["highs"]["gap"] > 0 and run["scip"]["gap"] > 0
+    ]
     assert result.scip_better == sum(run["scip"]["bound"] < run["highs"]["bound"] - 1e-9 for run in result.runs)
     saved = json.loads((tmp_path / "bench_kdet_scip.json").read_text())["runs"]
     assert [run["scip"]["start_accepted"] for run in saved] == [True] * 6
@@ -166,7 +209,7 @@ def test_bench_locm_rates_agree_with_the_matches_played(bench, capsys):
     assert result.agreement is None  # no --gym-python: gym-locm is not measured
     rows = {(row["battler"], row["processes"]): row for row in result.rows}
     assert list(rows) == [("max-attack", 1), ("max-attack", 2), ("greedy", 1), ("greedy", 2)]
-    for (battler, workers), row in rows.items():
+    for (_battler, workers), row in rows.items():
         assert row["engine"] == "gamelp" and row["ratio"] is None
         assert row["matches"] >= workers and row["rate"] <= row["matches"] / 0.2  # each process plays >= 0.2 s
     # 10 pairs x 2,000 matches at each measured rate
@@ -178,8 +221,9 @@ def test_bench_locm_rates_agree_with_the_matches_played(bench, capsys):
 
 def test_bench_locm_train_rates_and_session_estimates(bench, capsys):
     script = bench("bench_locm_train")
-    result = script.main(["--battlers", "max-attack", "--episodes", "1", "--env-episodes", "2", "--minibatches", "1",
-                          "--envs", "1"])
+    result = script.main(
+        ["--battlers", "max-attack", "--episodes", "1", "--env-episodes", "2", "--minibatches", "1", "--envs", "1"]
+    )
     (env,) = result.environment
     assert env["battler"] == "max-attack" and env["episodes"] == 2
     assert env["steps_per_second"] / env["episodes_per_second"] == pytest.approx(30)  # a draft episode: 30 picks
@@ -210,8 +254,9 @@ def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_pat
     out = capsys.readouterr().out
     assert "largest size solved within the time limit: gamelp 12" in out and "!=" not in out
 
-    result = script.main(["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6",
-                          "--out", str(tmp_path)])
+    result = script.main(
+        ["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6", "--out", str(tmp_path)]
+    )
     first, second = json.loads((tmp_path / "bench_matrix_first_order.json").read_text())["rows"]
     assert [first, second] == json.loads(json.dumps(result.rows))
     rng = np.random.default_rng(0)
@@ -231,8 +276,10 @@ def test_bench_mtg_counts_the_games_it_played(bench, capsys):
     result = script.main(["--games", "4", "--cap", "2000", "--evaluation", "life", "--seed", "1"])
     decks = thesis_decks()
     pairs = np.random.default_rng(1).integers(len(decks), size=(4, 2))
-    replayed = [play_game(decks[i], decks[j], seed=1 + g, first=g % 2, eval_cap=2000, evaluation="life")
-                for g, (i, j) in enumerate(pairs)]
+    replayed = [
+        play_game(decks[i], decks[j], seed=1 + g, first=g % 2, eval_cap=2000, evaluation="life")
+        for g, (i, j) in enumerate(pairs)
+    ]
     assert result.games == 4 and result.cap == 2000 and result.evaluation == "life"
     assert result.nodes == sum(r.nodes for r in replayed)
     assert result.draws == sum(r.winner is None for r in replayed) and result.thesis_draws == pytest.approx(0.12)
@@ -279,8 +326,17 @@ def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path,
     from gamelp.models.nash import solve_nash
 
     script = bench("bench_nash")
-    result = script.main(["--repeats", "1", "--backends", "highs,cvxpy:CLARABEL,nosuch", "--variants", "3x2,4x2",
-                          *([] if OPENSPIEL else ["--no-openspiel"])])
+    result = script.main(
+        [
+            "--repeats",
+            "1",
+            "--backends",
+            "highs,cvxpy:CLARABEL,nosuch",
+            "--variants",
+            "3x2,4x2",
+            *([] if OPENSPIEL else ["--no-openspiel"]),
+        ]
+    )
     assert result.repeats == 1 and (result.openspiel is not None) == OPENSPIEL
     if OPENSPIEL:
         assert round(result.openspiel[1], 6) == LEDUC
@@ -306,13 +362,21 @@ def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path,
 
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
     script = bench("bench_persistent")
-    result = script.main(["--game", "kuhn", "--rhs-steps", "20", "--greedy-steps", "1", "--search-lps", "20",
-                          "--sweep-time-limit", "5"])
+    result = script.main(
+        ["--game", "kuhn", "--rhs-steps", "20", "--greedy-steps", "1", "--search-lps", "20", "--sweep-time-limit", "5"]
+    )
     assert result.game == "kuhn" and result.player == 1
     assert [(row.workload, row.way) for row in result.ways] == [
-        ("rhs sweep", "fresh"), ("rhs sweep", "persistent"), ("greedy step", "fresh"), ("greedy step", "persistent"),
-        ("search LPs", "fresh"), ("search LPs", "persistent"), ("search LPs", "FaceLP (search's)"),
-        ("k-sweep", "fresh"), ("k-sweep", "persistent")]
+        ("rhs sweep", "fresh"),
+        ("rhs sweep", "persistent"),
+        ("greedy step", "fresh"),
+        ("greedy step", "persistent"),
+        ("search LPs", "fresh"),
+        ("search LPs", "persistent"),
+        ("search LPs", "FaceLP (search's)"),
+        ("k-sweep", "fresh"),
+        ("k-sweep", "persistent"),
+    ]
     for row in result.ways:
         fresh = result.way(row.workload, "fresh")
         assert row.seconds > 0 and row.max_diff < 1e-9, row
@@ -327,15 +391,30 @@ def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(benc
     assert "kuhn, player 1: persistent HiGHS re-solves against fresh models" in out and "FaceLP (search's)" in out
 
 
-@pytest.mark.parametrize("game, workers, batches, args, matches", [
-    ("mtg", [1, 2], [1, 4], ["--creatures", "0", "--bolts", "28,32,40", "--games", "2"], 3 * 2),  # 3 decks, 3 pairs
-    ("locm", [1], [1, 8], ["--drafters", "random,icebox,max-attack", "--matches", "4"], 3 * 4),
-])
-def test_bench_sweep_plays_the_same_matches_in_every_configuration(bench, tmp_path, capsys, game, workers, batches,
-                                                                   args, matches):
+@pytest.mark.parametrize(
+    "game, workers, batches, args, matches",
+    [
+        ("mtg", [1, 2], [1, 4], ["--creatures", "0", "--bolts", "28,32,40", "--games", "2"], 3 * 2),  # 3 decks, 3 pairs
+        ("locm", [1], [1, 8], ["--drafters", "random,icebox,max-attack", "--matches", "4"], 3 * 4),
+    ],
+)
+def test_bench_sweep_plays_the_same_matches_in_every_configuration(
+    bench, tmp_path, capsys, game, workers, batches, args, matches
+):
     script = bench("bench_sweep")
-    result = script.main(["--game", game, "--workers", ",".join(map(str, workers)), "--batch-sizes",
-                          ",".join(map(str, batches)), *args, "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--game",
+            game,
+            "--workers",
+            ",".join(map(str, workers)),
+            "--batch-sizes",
+            ",".join(map(str, batches)),
+            *args,
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert result.game == game and result.entrants == 3 and result.same
     runs = json.loads((tmp_path / f"bench_sweep_{game}.json").read_text())["runs"]
     assert runs == result.runs
@@ -348,15 +427,23 @@ def test_bench_sweep_plays_the_same_matches_in_every_configuration(bench, tmp_pa
     assert capsys.readouterr().out.startswith(f"{game}: 3 entrants, {matches} matches per run")
 
 
-@pytest.mark.parametrize("name, args, message", [
-    ("bench_mtg.py", ["--games", "0"], "argument --games: must be at least 1, got 0"),
-    ("bench_nash.py", ["--variants", "3y2"], "argument --variants: expected variants like 3x2,4x2"),
-    ("bench_kdet.py", ["--methods", "mip,lp", "--out", "out"], "argument --methods: expected mip and / or search"),
-    ("bench_locm.py", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
-    ("bench_sweep.py", ["--workers", "0", "--out", "out"], "counts must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "name, args, message",
+    [
+        ("bench_mtg.py", ["--games", "0"], "argument --games: must be at least 1, got 0"),
+        ("bench_nash.py", ["--variants", "3y2"], "argument --variants: expected variants like 3x2,4x2"),
+        ("bench_kdet.py", ["--methods", "mip,lp", "--out", "out"], "argument --methods: expected mip and / or search"),
+        ("bench_locm.py", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
+        ("bench_sweep.py", ["--workers", "0", "--out", "out"], "counts must be at least 1"),
+    ],
+)
 def test_bench_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
-    done = subprocess.run([sys.executable, str(SCRIPTS / "bench" / name), *args], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench" / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

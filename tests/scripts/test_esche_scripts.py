@@ -12,7 +12,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,8 +27,14 @@ ESCHE = SCRIPTS / "esche"
 def matrix_value(A):
     """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
     m, n = A.shape
-    done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
-                   A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
+    done = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-A.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=np.r_[np.ones(m), 0.0][None],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+    )
     return -done.fun
 
 
@@ -64,7 +69,12 @@ def test_esche_robust_values_are_certified(tmp_path, capsys):
     script = load_script("esche/esche_3_2_robust.py")
     result = script.main(["--out", str(tmp_path)])
     assert [(run.kind, run.radius) for run in result.runs] == [
-        ("nominal", 0.0), ("interval", 2.0), ("interval", 3.0), ("ellipsoidal", 2.0), ("ellipsoidal", 3.0)]
+        ("nominal", 0.0),
+        ("interval", 2.0),
+        ("interval", 3.0),
+        ("ellipsoidal", 2.0),
+        ("ellipsoidal", 3.0),
+    ]
     for run in result.runs:  # each robust mix's recomputed worst case equals the value its LP certified
         assert run.guaranteed_value == pytest.approx(run.value, abs=5e-5), run.kind
         assert sum(run.strategy.values()) == pytest.approx(1) and min(run.strategy.values()) >= -1e-9
@@ -86,11 +96,28 @@ def test_esche_robust_values_are_certified(tmp_path, capsys):
 
 def test_esche_std_interpolates_as_the_thesis(tmp_path, capsys):
     script = load_script("esche/esche_3_2_std.py")
-    result = script.main(["--games", "4", "--repeats", "2", "--evaluation", "life", "--life-threshold", "0",
-                          "--rule", "starting_life=3", "--quiet", "--out", str(tmp_path / "std")])
+    result = script.main(
+        [
+            "--games",
+            "4",
+            "--repeats",
+            "2",
+            "--evaluation",
+            "life",
+            "--life-threshold",
+            "0",
+            "--rule",
+            "starting_life=3",
+            "--quiet",
+            "--out",
+            str(tmp_path / "std"),
+        ]
+    )
     measured = MatrixGame.from_csv(tmp_path / "std" / "payoffs.csv", std_path=tmp_path / "std" / "std.csv")
     full = MatrixGame.from_csv(tmp_path / "std" / "appendix_b_std.csv")
-    assert np.array_equal(full.payoffs, result.std.payoffs) and result.std_path == tmp_path / "std" / "appendix_b_std.csv"
+    assert (
+        np.array_equal(full.payoffs, result.std.payoffs) and result.std_path == tmp_path / "std" / "appendix_b_std.csv"
+    )
     at, row = {d: k for k, d in enumerate(measured.row_labels)}, {d: k for k, d in enumerate(full.row_labels)}
     assert len(full.row_labels) == 33 and "4C8L" in at and "4C12L" not in at  # bolts divisible by eight are played
     assert "4C8L" in result.tested and "4C12L" in result.interpolated
@@ -98,9 +125,11 @@ def test_esche_std_interpolates_as_the_thesis(tmp_path, capsys):
     assert full.payoffs[row["0C16L"], row["8C32L"]] == measured.std[at["0C16L"], at["8C32L"]]
     # 4C12L was not played: the mean of its neighbours 4C8L and 4C16L; 0C20L and 4C12L: four pairs
     assert full.payoffs[row["4C12L"], row["0C40L"]] == pytest.approx(
-        (measured.std[at["4C8L"], at["0C40L"]] + measured.std[at["4C16L"], at["0C40L"]]) / 2)
-    assert full.payoffs[row["0C20L"], row["4C12L"]] == pytest.approx(np.mean(
-        [measured.std[at[a], at[b]] for a in ("0C16L", "0C24L") for b in ("4C8L", "4C16L")]))
+        (measured.std[at["4C8L"], at["0C40L"]] + measured.std[at["4C16L"], at["0C40L"]]) / 2
+    )
+    assert full.payoffs[row["0C20L"], row["4C12L"]] == pytest.approx(
+        np.mean([measured.std[at[a], at[b]] for a in ("0C16L", "0C24L") for b in ("4C8L", "4C16L")])
+    )
     upper = full.payoffs[np.triu_indices(33, 1)]
     assert result.mean_all == pytest.approx(upper.mean()) and result.max_all == pytest.approx(upper.max())
     assert result.sweep.games == 4 * 2 * len(result.sweep.pairs)
@@ -111,11 +140,32 @@ def test_esche_std_interpolates_as_the_thesis(tmp_path, capsys):
 
 def test_esche_small_sweep_solves_what_it_played(tmp_path, capsys):
     script = load_script("esche/esche_small_sweep.py")
-    result = script.main(["--creatures", "0", "--bolts", "28,40", "--games", "2", "--repeats", "2", "--workers", "1",
-                          "--quiet", "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--creatures",
+            "0",
+            "--bolts",
+            "28,40",
+            "--games",
+            "2",
+            "--repeats",
+            "2",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     values = {solve.name: solve.value for solve in result.solves}
-    assert list(values) == ["nominal (thesis form)", "nominal (general form)", "robust interval R=2",
-                            "robust interval R=3", "robust ellipsoidal R=2", "robust ellipsoidal R=3"]
+    assert list(values) == [
+        "nominal (thesis form)",
+        "nominal (general form)",
+        "robust interval R=2",
+        "robust interval R=3",
+        "robust ellipsoidal R=2",
+        "robust ellipsoidal R=3",
+    ]
     assert values["nominal (thesis form)"] == pytest.approx(values["nominal (general form)"], abs=1e-9)
     assert all(0 <= v <= 1 for v in values.values())
     assert result.sweep.games == 4 and len(result.sweep.pairs) == 1
@@ -129,8 +179,24 @@ def test_esche_small_sweep_solves_what_it_played(tmp_path, capsys):
 # ---- Tables 3.1, 3.2 and 3.4, Section 3.4
 def test_esche_forest_reports_both_forests(tmp_path, capsys):
     script = load_script("esche/esche_table_3_1_forest.py")
-    result = script.main(["--train-games", "12", "--sets", "2", "--set-games", "6", "--jobs", "1", "--label-cap",
-                          "20000", "--curve", "1,9", "--plot", str(tmp_path / "curve.png")])
+    result = script.main(
+        [
+            "--train-games",
+            "12",
+            "--sets",
+            "2",
+            "--set-games",
+            "6",
+            "--jobs",
+            "1",
+            "--label-cap",
+            "20000",
+            "--curve",
+            "1,9",
+            "--plot",
+            str(tmp_path / "curve.png"),
+        ]
+    )
     assert sorted(result.wrong) == [1, 9, 27] and result.sets == 2 and result.positions > 0
     for trees in (1, 9, 27):
         assert len(result.wrong[trees]) == 2 and all(0 <= w <= 200 for w in result.wrong[trees])
@@ -166,19 +232,42 @@ def test_esche_players_play_three_pairings(tmp_path, capsys):
     saved = json.loads((result.out / "section_3_4.json").read_text())
     assert [(s["row"], s["col"], s["ours"]) for s in saved] == [(p.row, p.col, p.ours) for p in result.pairings]
     assert "12 games over 3 pairs" in printed(script, result, capsys)
-    result = script.main(["--games", "2", "--repeats", "1", "--workers", "1", "--quiet", "--defensive", "hand",
-                          "--out", str(tmp_path)])
+    result = script.main(
+        ["--games", "2", "--repeats", "1", "--workers", "1", "--quiet", "--defensive", "hand", "--out", str(tmp_path)]
+    )
     assert {(p.row, p.col) for p in result.pairings} == {
-        ("imperfect", "aggressive"), ("imperfect", "defensive-hand"), ("defensive-hand", "aggressive")}
+        ("imperfect", "aggressive"),
+        ("imperfect", "defensive-hand"),
+        ("defensive-hand", "aggressive"),
+    }
 
 
 def test_esche_players_play_the_16_creature_case_by_exact_sampled_deals(tmp_path):
     script = load_script("esche/esche_3_4_players.py")
-    result = script.main(["--max-creatures", "16", "--games", "2", "--repeats", "1", "--workers", "1",
-                          "--life-threshold", "0", "--eval-cap", "100000", "--perfect", "--quiet", "--out",
-                          str(tmp_path)])
+    result = script.main(
+        [
+            "--max-creatures",
+            "16",
+            "--games",
+            "2",
+            "--repeats",
+            "1",
+            "--workers",
+            "1",
+            "--life-threshold",
+            "0",
+            "--eval-cap",
+            "100000",
+            "--perfect",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert [(p.row, p.col, p.thesis, p.thesis_sd) for p in result.pairings] == [
-        ("imperfect", "aggressive", 59, 8.9), ("perfect", "aggressive", "-", "-")]
+        ("imperfect", "aggressive", 59, 8.9),
+        ("perfect", "aggressive", "-", "-"),
+    ]
     assert result.batch.games == 6 and len(result.batch.pairs) == 3  # imperfect v perfect is played too
     (run,) = tmp_path.glob("c16_g2_r1_n2_life0_cap100000_s0_perfect")
     assert run == result.out
@@ -190,8 +279,25 @@ def test_esche_players_play_the_16_creature_case_by_exact_sampled_deals(tmp_path
 
 def test_esche_table_3_4_solves_the_16_creature_decks(tmp_path, capsys):
     script = load_script("esche/esche_table_3_4.py")
-    result = script.main(["--creatures", "12,16", "--bolts", "0,16,20", "--games", "4", "--evaluation", "life",
-                          "--life-threshold", "0", "--rule", "starting_life=3", "--quiet", "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--creatures",
+            "12,16",
+            "--bolts",
+            "0,16,20",
+            "--games",
+            "4",
+            "--evaluation",
+            "life",
+            "--life-threshold",
+            "0",
+            "--rule",
+            "starting_life=3",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert len(result.decks) == 5 and "12C0L" not in result.decks  # 12C0L has 12 non-land cards: not analysed
     played = MatrixGame.from_csv(tmp_path / "payoffs.csv")
     keep = [k for k, d in enumerate(played.row_labels) if d != "12C0L"]
@@ -206,8 +312,24 @@ def test_esche_table_3_4_solves_the_16_creature_decks(tmp_path, capsys):
 
 def test_esche_table_3_4_plays_only_the_analysed_decks(tmp_path):
     script = load_script("esche/esche_table_3_4.py")
-    result = script.main(["--creatures", "12,16", "--bolts", "0,16,20", "--games", "2", "--analysed", "--evaluation",
-                          "life", "--life-threshold", "0", "--quiet", "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--creatures",
+            "12,16",
+            "--bolts",
+            "0,16,20",
+            "--games",
+            "2",
+            "--analysed",
+            "--evaluation",
+            "life",
+            "--life-threshold",
+            "0",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert len(result.decks) == 5 and result.sweep.games == 20 and len(result.sweep.pairs) == 10
     params = json.loads(sqlite3.connect(tmp_path / "games.sqlite").execute("SELECT params FROM run").fetchone()[0])
     assert params["decks"] == ["12C16L", "12C20L", "16C0L", "16C16L", "16C20L"] == result.decks
@@ -216,8 +338,24 @@ def test_esche_table_3_4_plays_only_the_analysed_decks(tmp_path):
 # ---- Appendix B: run, compare, paired, matrix, seats, forest-accuracy
 def test_esche_appendix_b_scores_cells_against_the_thesis(tmp_path, capsys):
     script = load_script("esche/esche_appendix_b.py")
-    run = script.main(["run", "--creatures", "0", "--bolts", "28,40", "--games", "4", "--evaluation", "life",
-                       "--rule", "first_player_draws=1", "--quiet", "--out", str(tmp_path / "run")])
+    run = script.main(
+        [
+            "run",
+            "--creatures",
+            "0",
+            "--bolts",
+            "28,40",
+            "--games",
+            "4",
+            "--evaluation",
+            "life",
+            "--rule",
+            "first_player_draws=1",
+            "--quiet",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
     assert run.rules == {"first_player_draws": True} and run.batch.games == 4
     assert "rules changed: {'first_player_draws': True}" in printed(script, run, capsys)
     comparison = script.main(["compare", str(tmp_path / "run"), "--plot", str(tmp_path / "d.png")])
@@ -227,13 +365,28 @@ def test_esche_appendix_b_scores_cells_against_the_thesis(tmp_path, capsys):
     assert cell.thesis == 0.4924 and cell.ours * 4 % 1 == 0  # Appendix B's cell (0.492 printed); 4 games
     decided = [g.winner == 0 for g in stored_games(tmp_path / "run") if g.winner is not None]
     assert cell.ours == pytest.approx(np.mean(decided))
-    assert cell.z == pytest.approx((cell.ours - cell.thesis) / (cell.se**2 + cell.thesis * (1 - cell.thesis) / 200)
-                                   ** 0.5)
+    assert cell.z == pytest.approx(
+        (cell.ours - cell.thesis) / (cell.se**2 + cell.thesis * (1 - cell.thesis) / 200) ** 0.5
+    )
     assert sweep.within_3se == int(abs(cell.z) <= 3) and sweep.scorings is None
     assert (tmp_path / "d.png").stat().st_size > 1000
     assert "0C28L   0C40L" in printed(script, comparison, capsys)
-    script.main(["run", "--creatures", "0", "--bolts", "28,40", "--games", "6", "--evaluation", "life", "--quiet",
-                 "--out", str(tmp_path / "base")])
+    script.main(
+        [
+            "run",
+            "--creatures",
+            "0",
+            "--bolts",
+            "28,40",
+            "--games",
+            "6",
+            "--evaluation",
+            "life",
+            "--quiet",
+            "--out",
+            str(tmp_path / "base"),
+        ]
+    )
     paired = script.main(["paired", str(tmp_path / "base"), str(tmp_path / "run")])
     (row,) = paired.cells
     assert (row.row, row.col) == ("0C28L", "0C40L") and paired.common == row.games == 4
@@ -250,8 +403,24 @@ def test_esche_appendix_b_scores_cells_against_the_thesis(tmp_path, capsys):
 
 def test_esche_appendix_b_seats_tests_appendix_b_and_counts_first_player_wins(tmp_path, capsys):
     script = load_script("esche/esche_appendix_b.py")
-    script.main(["run", "--creatures", "0", "--bolts", "28,40", "--games", "8", "--evaluation", "life", "--rule",
-                 "starting_life=3", "--quiet", "--out", str(tmp_path / "life3")])
+    script.main(
+        [
+            "run",
+            "--creatures",
+            "0",
+            "--bolts",
+            "28,40",
+            "--games",
+            "8",
+            "--evaluation",
+            "life",
+            "--rule",
+            "starting_life=3",
+            "--quiet",
+            "--out",
+            str(tmp_path / "life3"),
+        ]
+    )
     result = script.main(["seats", str(tmp_path / "life3")])
     # Appendix B's 153 cells between decks of 24 to 44 bolts sit far too close to 1/2 for seat-independent games
     assert result.cells == 153 and result.statistic == pytest.approx(57.8, abs=0.05)
@@ -286,20 +455,27 @@ def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path, monkeypatch, caps
 
 
 # ---- bad input: one line on stderr, exit status 2, nothing written
-@pytest.mark.parametrize("name, args, message", [
-    ("esche_appendix_b.py", ["seats", "no-such-run"], "no-such-run/games.sqlite: cannot open the game store"),
-    ("esche_3_2_std.py", ["--games", "0", "--out", "out"], "argument --games: must be at least 1, got 0"),
-    ("esche_table_3_1_forest.py", ["--curve", "0,9"], "tree counts must be at least 1"),
-    ("esche_table_3_2_cap.py", ["--caps", "5000", "x"], "argument --caps: expected a number, got 'x'"),
-    ("esche_3_1_lp.py", ["--tolerance", "nan", "--out", "out"], "argument --tolerance: must be a finite number"),
-    ("esche_table_3_4.py", ["--games", "-1", "--out", "out"], "argument --games: must be at least 1, got -1"),
-    ("esche_appendix_b.py", ["run", "--rule", "starting_life=abc", "--out", "out"],
-     "argument --rule: starting_life expects a whole number, got 'abc'"),
-    ("esche_3_4_players.py", ["--seed", "-1", "--out", "out"], "argument --seed: must be at least 0, got -1"),
-])
+@pytest.mark.parametrize(
+    "name, args, message",
+    [
+        ("esche_appendix_b.py", ["seats", "no-such-run"], "no-such-run/games.sqlite: cannot open the game store"),
+        ("esche_3_2_std.py", ["--games", "0", "--out", "out"], "argument --games: must be at least 1, got 0"),
+        ("esche_table_3_1_forest.py", ["--curve", "0,9"], "tree counts must be at least 1"),
+        ("esche_table_3_2_cap.py", ["--caps", "5000", "x"], "argument --caps: expected a number, got 'x'"),
+        ("esche_3_1_lp.py", ["--tolerance", "nan", "--out", "out"], "argument --tolerance: must be a finite number"),
+        ("esche_table_3_4.py", ["--games", "-1", "--out", "out"], "argument --games: must be at least 1, got -1"),
+        (
+            "esche_appendix_b.py",
+            ["run", "--rule", "starting_life=abc", "--out", "out"],
+            "argument --rule: starting_life expects a whole number, got 'abc'",
+        ),
+        ("esche_3_4_players.py", ["--seed", "-1", "--out", "out"], "argument --seed: must be at least 0, got -1"),
+    ],
+)
 def test_esche_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
-    done = subprocess.run([sys.executable, str(ESCHE / name), *args], capture_output=True, text=True, timeout=120,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(ESCHE / name), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 

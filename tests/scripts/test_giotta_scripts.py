@@ -17,8 +17,7 @@ from conftest import SCRIPTS, load_script
 
 def test_giotta_pennies_scores_and_step_rule(tmp_path, capsys):
     script = load_script("giotta/giotta_pennies.py")
-    result = script.main(["--plays", "1200", "--runs", "20", "--games", "200", "--reps", "400",
-                          "--out", str(tmp_path)])
+    result = script.main(["--plays", "1200", "--runs", "20", "--games", "200", "--reps", "400", "--out", str(tmp_path)])
     saved = json.loads((tmp_path / "pennies.json").read_text())
     assert saved["fixed_weights"] == json.loads(json.dumps(result.fixed_weights))
     assert saved["step_rule"] == result.step_rule and saved["regret"] == result.regret
@@ -81,11 +80,22 @@ def test_giotta_yugioh_tables_and_adp_weights(tmp_path, capsys):
         assert list(written) == list(ours) and all(written[k] == pytest.approx(ours[k]) for k in ours)
     # Giotta (2020), Tables 1 and 2: coefficient (standard error)
     assert {k: (v["paper"], v["paper_se"]) for k, v in table1.items()} == {
-        "const": (0.115, 0.127), "FirstA": (1.132, 0.081), "HAMon": (-0.284, 0.017), "HASpell": (0.158, 0.028),
-        "HATrap": (0.806, 0.030), "PrAwMST": (-0.679, 0.064), "PrAwM": (-0.177, 0.064), "PrAwST": (-0.090, 0.064)}
+        "const": (0.115, 0.127),
+        "FirstA": (1.132, 0.081),
+        "HAMon": (-0.284, 0.017),
+        "HASpell": (0.158, 0.028),
+        "HATrap": (0.806, 0.030),
+        "PrAwMST": (-0.679, 0.064),
+        "PrAwM": (-0.177, 0.064),
+        "PrAwST": (-0.090, 0.064),
+    }
     assert {k: (v["paper"], v["paper_se"]) for k, v in table2.items()} == {
-        "const": (-0.973, 0.082), "FirstA": (2.691, 0.160), "AsHalf": (-0.334, 0.117), "AsAlways": (-0.397, 0.116),
-        "AsADP": (-0.242, 0.115)}
+        "const": (-0.973, 0.082),
+        "FirstA": (2.691, 0.160),
+        "AsHalf": (-0.334, 0.117),
+        "AsAlways": (-0.397, 0.116),
+        "AsADP": (-0.242, 0.115),
+    }
     # ADP: the weights in {0.4, ..., 0.8}^3 maximising our Table 1 logit, for the hand recorded after A's main phase
     coef = {k: v["ours"] for k, v in table1.items()}
     grid = np.array(np.meshgrid(*[np.round(np.arange(0.4, 0.81, 0.1), 1)] * 3, indexing="ij")).reshape(3, -1).T
@@ -94,8 +104,12 @@ def test_giotta_yugioh_tables_and_adp_weights(tmp_path, capsys):
         assert saved_row == pytest.approx(row)
         hand, first = json.loads(row["hand (M,S,T)"]), row["first"]
         held = [max(hand[0] - 1, 0), 0, 0] if first else hand
-        eta = (coef["const"] + coef["FirstA"] * first + np.dot([coef["HAMon"], coef["HASpell"], coef["HATrap"]], held)
-               + grid @ [coef["PrAwMST"], coef["PrAwM"], coef["PrAwST"]])
+        eta = (
+            coef["const"]
+            + coef["FirstA"] * first
+            + np.dot([coef["HAMon"], coef["HASpell"], coef["HATrap"]], held)
+            + grid @ [coef["PrAwMST"], coef["PrAwM"], coef["PrAwST"]]
+        )
         best = int(np.argmax(eta))
         assert [row["PrAwMST"], row["PrAwM"], row["PrAwST"]] == pytest.approx(grid[best].tolist())
         assert row["P(win)"] == pytest.approx(1 / (1 + np.exp(-eta[best])))
@@ -113,13 +127,21 @@ def test_giotta_yugioh_tables_and_adp_weights(tmp_path, capsys):
     assert "N = 400 (paper 27440)" in out and "N = 120 (paper 960)" in out and "AsADP" in out
 
 
-@pytest.mark.parametrize("name, args, message", [
-    ("giotta_pennies.py", ["--runs", "0"], "argument --runs: must be at least 1, got 0"),
-    ("giotta_rps.py", ["--eta", "-1"], "argument --eta: must be a finite number > 0, got -1"),
-    ("giotta_yugioh.py", ["--workers", "two"], "argument --workers: expected a number, got 'two'"),
-])
+@pytest.mark.parametrize(
+    "name, args, message",
+    [
+        ("giotta_pennies.py", ["--runs", "0"], "argument --runs: must be at least 1, got 0"),
+        ("giotta_rps.py", ["--eta", "-1"], "argument --eta: must be a finite number > 0, got -1"),
+        ("giotta_yugioh.py", ["--workers", "two"], "argument --workers: expected a number, got 'two'"),
+    ],
+)
 def test_giotta_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
-    done = subprocess.run([sys.executable, str(SCRIPTS / "giotta" / name), *args, "--out", "out"],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "giotta" / name), *args, "--out", "out"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists()

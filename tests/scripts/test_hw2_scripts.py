@@ -6,6 +6,7 @@ flags allow, then checks the returned figures against the homework's values
 against the files the script wrote.
 """
 
+import itertools
 import json
 import subprocess
 import sys
@@ -18,8 +19,9 @@ def test_hw2_1_omwu_last_iterate_converges_and_mwu_cycles(tmp_path, capsys):
     script = load_script("hw2/hw2_1_omwu.py")
     result = script.main(["--iterations", "300", "--size", "3", "--out", str(tmp_path)])
     runs = {(run.game, run.method): run for run in result.runs}
-    assert sorted(runs) == sorted((game, method) for game in ("rock-paper-superscissors", "random 3x3 (seed 0)")
-                                  for method in ("mwu", "omwu"))
+    assert sorted(runs) == sorted(
+        (game, method) for game in ("rock-paper-superscissors", "random 3x3 (seed 0)") for method in ("mwu", "omwu")
+    )
     for run in runs.values():
         assert run.holds is True and run.regret <= run.bound  # Problem 1.8's bound, after every iteration
     last_gap = {method: runs["rock-paper-superscissors", method].gap_last for method in ("mwu", "omwu")}
@@ -85,8 +87,10 @@ def test_hw2_2_3_search_and_mip_give_the_same_curves(tmp_path, capsys):
         assert all(sweep.k_values == len(sweep.points) for sweep in result.sweeps)
         assert all((sweep.nodes is None) == (method == "mip") for sweep in result.sweeps)
         saved = {game: json.loads((tmp_path / method / f"kdet_{game}.json").read_text()) for game in ("rps", "kuhn")}
-        assert {name: path.name for name, path in result.files.items()} == {"rps": "kdet_rps.json",
-                                                                            "kuhn": "kdet_kuhn.json"}
+        assert {name: path.name for name, path in result.files.items()} == {
+            "rps": "kdet_rps.json",
+            "kuhn": "kdet_kuhn.json",
+        }
         for sweep in result.sweeps:  # the JSON holds the points returned
             assert saved[sweep.game][f"player {sweep.player}"] == json.loads(json.dumps(sweep.points))
         curves[method] = saved
@@ -99,7 +103,7 @@ def test_hw2_2_3_search_and_mip_give_the_same_curves(tmp_path, capsys):
             assert [p["value"] for p in search] == pytest.approx([p["value"] for p in mip], abs=1e-6)
             values = [p["value"] for p in search]
             assert values[0] == pytest.approx(first) and values[-1] == pytest.approx(last)  # LP and deterministic
-            assert all(a >= b - 1e-9 for a, b in zip(values, values[1:]))  # forcing more points never helps
+            assert all(a >= b - 1e-9 for a, b in itertools.pairwise(values))  # forcing more points never helps
             assert all(p["determinism"] >= p["k"] for p in search)
     assert len(curves["search"]["kuhn"]["player 1"]) == 7  # Kuhn: 6 decision points per player
     script.report(result)
@@ -107,14 +111,18 @@ def test_hw2_2_3_search_and_mip_give_the_same_curves(tmp_path, capsys):
     assert out.count("k over the gap: none") == 4 and out.count("MIPs for") == 4 and "kdet_kuhn.png" in out
 
 
-@pytest.mark.parametrize("name, args, message", [
-    ("hw2_1_omwu.py", ["--iterations", "0"], "argument --iterations: must be at least 1, got 0"),
-    ("hw2_1_omwu.py", ["--eta", "nan"], "argument --eta: must be a finite number > 0"),
-    ("hw2_2_3_kdeterminism.py", ["--time-limit", "0", "--out", "out"], "argument --time-limit: must be a finite"),
-    ("hw2_2_2_deterministic.py", ["--games", "nosuch"], "nosuch"),
-])
+@pytest.mark.parametrize(
+    "name, args, message",
+    [
+        ("hw2_1_omwu.py", ["--iterations", "0"], "argument --iterations: must be at least 1, got 0"),
+        ("hw2_1_omwu.py", ["--eta", "nan"], "argument --eta: must be a finite number > 0"),
+        ("hw2_2_3_kdeterminism.py", ["--time-limit", "0", "--out", "out"], "argument --time-limit: must be a finite"),
+        ("hw2_2_2_deterministic.py", ["--games", "nosuch"], "nosuch"),
+    ],
+)
 def test_hw2_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
-    done = subprocess.run([sys.executable, str(SCRIPTS / "hw2" / name), *args], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "hw2" / name), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists()

@@ -22,16 +22,35 @@ def matrix_value(A):
     """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
     m, n = A.shape
     # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
-    done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
-                   A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
+    done = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-A.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=np.r_[np.ones(m), 0.0][None],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+    )
     return -done.fun
 
 
 def test_vieira_training_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
     pytest.importorskip("torch")
     script = load_script("vieira/vieira_5_1_training.py")
-    result = script.main(["--episodes", "20", "--eval-episodes", "2", "--minibatches", "1", "--seed", "1",
-                          "--out", str(tmp_path), "--quiet"])
+    result = script.main(
+        [
+            "--episodes",
+            "20",
+            "--eval-episodes",
+            "2",
+            "--minibatches",
+            "1",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--quiet",
+        ]
+    )
     assert (result.approach, result.battler, result.episodes) == ("immediate", "max-attack", 20)
     drafter = make_drafter(f"file:{tmp_path / 'policy.npz'}")
     assert result.policy == tmp_path / "policy.npz"
@@ -50,8 +69,21 @@ def test_vieira_training_writes_a_policy_and_its_learning_curve(tmp_path, capsys
 
 def test_vieira_tournament_cells_beside_figure_5_2(tmp_path, capsys):
     script = load_script("vieira/vieira_5_2_tournament.py")
-    result = script.main(["--battlers", "max-attack", "--matches", "10", "--sets", "2", "--learned", "immediate",
-                          "--quiet", "--out", str(tmp_path)])
+    result = script.main(
+        [
+            "--battlers",
+            "max-attack",
+            "--matches",
+            "10",
+            "--sets",
+            "2",
+            "--learned",
+            "immediate",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     (table,) = result.tables
     cells = json.loads((tmp_path / "max-attack" / "figure_5_2.json").read_text())["cells"]
     assert cells == table.cells
@@ -59,8 +91,14 @@ def test_vieira_tournament_cells_beside_figure_5_2(tmp_path, capsys):
     assert list(table.tournament.drafters) == names
     assert table.tournament.matches == 300 and table.per_pair == 20 and len(cells) == 15
     # Vieira (2020), Figure 5.2 (max-attack battler): win rate (%) of the row drafter
-    thesis = {("random", "max-attack"): 45.83, ("max-attack", "coac"): 51.24, ("coac", "closet-ai"): 43.12,
-              ("closet-ai", "icebox"): 44.06, ("random", "immediate"): 19.51, ("icebox", "immediate"): 30.04}
+    thesis = {
+        ("random", "max-attack"): 45.83,
+        ("max-attack", "coac"): 51.24,
+        ("coac", "closet-ai"): 43.12,
+        ("closet-ai", "icebox"): 44.06,
+        ("random", "immediate"): 19.51,
+        ("icebox", "immediate"): 30.04,
+    }
     A = np.full((6, 6), 0.5)
     for cell in cells:
         assert cell["thesis"] == thesis.get((cell["row"], cell["col"]), cell["thesis"])
@@ -102,16 +140,24 @@ def test_vieira_choices_figure_5_4_and_clusters(tmp_path, capsys):
     assert f"k-means with k = {result.k} by silhouette" in out and f"wrote {tmp_path / 'choices.png'}" in out
 
 
-@pytest.mark.parametrize("name, args, message", [
-    ("vieira_5_4_choices.py", ["--learned", "nobody", "--drafts", "2"], "unknown drafter 'nobody'"),
-    ("vieira_5_4_choices.py", ["--drafts", "1"], "argument --drafts: must be at least 2, got 1"),
-    ("vieira_5_2_tournament.py", ["--battlers", "nobody", "--out", "out"], "Figure 5.2 has the battlers"),
-    ("vieira_5_2_tournament.py", ["--matches", "0", "--out", "out"], "argument --matches: must be at least 1"),
-    ("vieira_5_1_training.py", ["--episodes", "0", "--out", "out"], "episodes must be at least 1, not 0"),
-    ("vieira_5_1_training.py", ["--envs", "two", "--out", "out"], "argument --envs: invalid int value: 'two'"),
-])
+@pytest.mark.parametrize(
+    "name, args, message",
+    [
+        ("vieira_5_4_choices.py", ["--learned", "nobody", "--drafts", "2"], "unknown drafter 'nobody'"),
+        ("vieira_5_4_choices.py", ["--drafts", "1"], "argument --drafts: must be at least 2, got 1"),
+        ("vieira_5_2_tournament.py", ["--battlers", "nobody", "--out", "out"], "Figure 5.2 has the battlers"),
+        ("vieira_5_2_tournament.py", ["--matches", "0", "--out", "out"], "argument --matches: must be at least 1"),
+        ("vieira_5_1_training.py", ["--episodes", "0", "--out", "out"], "episodes must be at least 1, not 0"),
+        ("vieira_5_1_training.py", ["--envs", "two", "--out", "out"], "argument --envs: invalid int value: 'two'"),
+    ],
+)
 def test_vieira_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
-    done = subprocess.run([sys.executable, str(SCRIPTS / "vieira" / name), *args], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "vieira" / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
     assert not (tmp_path / "out").exists()
