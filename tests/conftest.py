@@ -7,6 +7,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gamelp.game import load_game
@@ -49,3 +50,14 @@ def load_script(relative: str):
     sys.modules[spec.name] = module  # dataclasses resolve their annotations through sys.modules
     spec.loader.exec_module(module)
     return module
+
+
+def matrix_value(A) -> float:
+    """The row player's value of the zero-sum matrix game ``A``, by scipy's LP (not gamelp's): an independent check."""
+    from scipy.optimize import linprog
+
+    m, n = A.shape
+    # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
+    done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
+                   A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
+    return -done.fun

@@ -18,8 +18,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script
-from scipy.optimize import linprog
+from conftest import SCRIPTS, load_script, matrix_value
 
 LEDUC = -0.085606  # player 1's value of Leduc hold'em, to six digits
 KUHN = -1 / 18  # player 1's value of Kuhn poker
@@ -47,21 +46,6 @@ def bench(tmp_path, monkeypatch):
         return module
 
     return load
-
-
-def matrix_value(A):
-    """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
-    m, n = A.shape
-    # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
-    done = linprog(
-        np.r_[np.zeros(m), -1.0],
-        A_ub=np.c_[-A.T, np.ones(n)],
-        b_ub=np.zeros(n),
-        A_eq=np.r_[np.ones(m), 0.0][None],
-        b_eq=[1.0],
-        bounds=[(0, None)] * m + [(None, None)],
-    )
-    return -done.fun
 
 
 def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path, capsys):

@@ -15,27 +15,12 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script
-from scipy.optimize import linprog
+from conftest import SCRIPTS, load_script, matrix_value
 
 from gamelp.games.mtg.sweep import stored_games
 from gamelp.matrix import MatrixGame
 
 ESCHE = SCRIPTS / "esche"
-
-
-def matrix_value(A):
-    """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
-    m, n = A.shape
-    done = linprog(
-        np.r_[np.zeros(m), -1.0],
-        A_ub=np.c_[-A.T, np.ones(n)],
-        b_ub=np.zeros(n),
-        A_eq=np.r_[np.ones(m), 0.0][None],
-        b_eq=[1.0],
-        bounds=[(0, None)] * m + [(None, None)],
-    )
-    return -done.fun
 
 
 def printed(module, result, capsys) -> str:

@@ -12,25 +12,9 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script
-from scipy.optimize import linprog
+from conftest import SCRIPTS, load_script, matrix_value
 
 from gamelp.games.locm.drafters import make_drafter
-
-
-def matrix_value(A):
-    """The row player's value of the zero-sum matrix game A, by scipy's LP (not gamelp's)."""
-    m, n = A.shape
-    # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
-    done = linprog(
-        np.r_[np.zeros(m), -1.0],
-        A_ub=np.c_[-A.T, np.ones(n)],
-        b_ub=np.zeros(n),
-        A_eq=np.r_[np.ones(m), 0.0][None],
-        b_eq=[1.0],
-        bounds=[(0, None)] * m + [(None, None)],
-    )
-    return -done.fun
 
 
 def test_vieira_training_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
