@@ -187,7 +187,7 @@ def atomic_path(path):
 
 
 def _keep_mode(path: Path, temporary: str) -> None:
-    """mkstemp creates 0600 files; give the new file the old one's mode, or the umask default."""
+    """Mkstemp creates 0600 files; give the new file the old one's mode, or the umask default."""
     if path.exists():
         mode = path.stat().st_mode & 0o777
     else:

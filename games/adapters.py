@@ -50,7 +50,8 @@ class MtgState(NamedTuple):
 
 class MtgEngine:
     """The mini Magic game (Esche 2018) under the Engine protocol; the seed shuffles both decks and picks the
-    first player, the decks themselves are drawn from ``decks`` (default: the 33 the thesis analysed)."""
+    first player, the decks themselves are drawn from ``decks`` (default: the 33 the thesis analysed).
+    """
 
     name = "mtg"
     num_players = 2
@@ -192,7 +193,8 @@ class YugiohState:
 
 class YugiohEngine:
     """The simplified Yu-Gi-Oh (Giotta 2020) under the Engine protocol: ``"attack"`` or ``"hold"`` at each battle
-    phase with a choice; the seed deals both decks and picks the first player."""
+    phase with a choice; the seed deals both decks and picks the first player.
+    """
 
     name = "yugioh"
     num_players = 2
@@ -220,7 +222,8 @@ class YugiohEngine:
 
     def _advance(self, game, rng) -> None:
         """Play turns from the start of the active player's turn to its next battle choice, or to the end
-        (:func:`gamelp.games.yugioh.play_turn`, stopping before the battle phase when it holds a choice)."""
+        (:func:`gamelp.games.yugioh.play_turn`, stopping before the battle phase when it holds a choice).
+        """
         ygo = self._ygo
         while game.winner is None:
             me, foe = game.players[game.active], game.players[1 - game.active]
@@ -276,7 +279,8 @@ class YugiohEngine:
 # ---- win/lose matrix games -----------------------------------------------------------------------------------------
 class WinLossEngine:
     """One play of a :class:`~gamelp.games.pennies.WinLossGame`: seat 0 (A, the rows) then seat 1 (B) names an
-    action; the state is the tuple of action indices chosen so far; A's return is ``W[i, j]``, B's its negative."""
+    action; the state is the tuple of action indices chosen so far; A's return is ``W[i, j]``, B's its negative.
+    """
 
     num_players = 2
     max_moves = 2

@@ -204,7 +204,7 @@ def _is_mutable(obj) -> bool:
 
 
 def _mutable_parts(obj, static: Iterable[str] = ()) -> dict[int, tuple[str, Any]]:
-    """id -> (path, object) of every mutable object reachable from ``obj``, not entering ``static`` attributes."""
+    """Id -> (path, object) of every mutable object reachable from ``obj``, not entering ``static`` attributes."""
     static = frozenset(static)
     found: dict[int, tuple[str, Any]] = {}
     seen: set[int] = set()

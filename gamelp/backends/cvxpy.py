@@ -133,7 +133,8 @@ _RELATION = {"<": lambda e, r: e <= r, ">": lambda e, r: e >= r, "=": lambda e, 
 
 def build(model) -> BlockProblem:
     """A model (or its :class:`MatrixForm`) as a ``cvxpy.Problem`` with ``var_blocks``,
-    ``constraint_blocks`` and ``cone_blocks`` (block name -> cvxpy object)."""
+    ``constraint_blocks`` and ``cone_blocks`` (block name -> cvxpy object).
+    """
     form = model if isinstance(model, MatrixForm) else model.matrix_form()
     if not form.variable_slices:
         raise BackendError(f"model {form.name!r} has no variables")
@@ -219,7 +220,8 @@ def _status(problem: cp.Problem, options: Options) -> Status:
 
 def _point(form: MatrixForm, problem: BlockProblem) -> np.ndarray:
     """All columns; a block in no constraint and not in the objective (cvxpy leaves it unset) sits at
-    its bound nearest 0."""
+    its bound nearest 0.
+    """
     return np.concatenate(
         [
             np.clip(0.0, form.col_lb[block], form.col_ub[block])
@@ -250,7 +252,8 @@ class CvxpyBackend(Backend):
 
     def available(self) -> bool:
         """Whether the solver's package is installed (``find_spec``, as cvxpy does for some solvers);
-        a solver gamelp knows no package of is asked of cvxpy."""
+        a solver gamelp knows no package of is asked of cvxpy.
+        """
         if self.solver in SOLVER_PACKAGES:
             return installed(SOLVER_PACKAGES[self.solver][0])
         return self.solver in cp.installed_solvers()

@@ -288,7 +288,8 @@ def self_play_matrix(
 ) -> RegretResult:
     """Self-play on a payoff matrix keeping every iterate: ``xs``/``ys`` (last iterates) and
     ``avg_xs``/``avg_ys`` (running averages), one row per iteration, and the gaps after every
-    iteration.  Options as :func:`solve_regret`."""
+    iteration.  Options as :func:`solve_regret`.
+    """
     return solve_regret(_payoff_matrix(M), method, iterations, eta=eta, record=True, **{"check_every": 1} | options)
 
 

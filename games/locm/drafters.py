@@ -89,7 +89,7 @@ def draft_rankings() -> dict:
 
 
 def icebox_scores(cards: CardTable | None = None) -> np.ndarray:
-    """icebox's value of every card, indexed by ``card_id - 1``.
+    """Icebox's value of every card, indexed by ``card_id - 1``.
 
     attack + defense - 0.006392651 cost^2 - 1.463006 cost - 1.435985
     + 0.05985350469 h^2 + 0.3880957 h + 5.219 (h = player HP - enemy HP)
@@ -236,7 +236,8 @@ def drafter_file(name: str) -> Path | None:
 
 def make_drafter(name: str):
     """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS`, :data:`LEARNED_DRAFTERS`, ``scores:PATH``
-    or ``file:PATH``."""
+    or ``file:PATH``.
+    """
     if name in LEARNED_DRAFTERS or name.startswith(POLICY_FILE_PREFIX):
         return load_policy(drafter_file(name), name)
     if name.startswith(SCORE_FILE_PREFIX):

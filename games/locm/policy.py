@@ -81,7 +81,8 @@ class LstmLayer:
 @dataclass(frozen=True)
 class SeatPolicy:
     """One seat's network: an optional LSTM layer, then ``weights[i]`` of shape (inputs, outputs)
-    and ``biases[i]`` of shape (outputs,)."""
+    and ``biases[i]`` of shape (outputs,).
+    """
 
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]

@@ -123,7 +123,8 @@ def read_consistency_file(path: str | Path | None = None) -> list[RecordedMatch]
     """Every match of a consistency file (``.xz`` read compressed); None reads the shipped dev file.
 
     Only a regular file is read (a pipe or a device could block or never end), line by line, and at most
-    :data:`MAX_REPLAY_BYTES` of text (after decompression) is accepted."""
+    :data:`MAX_REPLAY_BYTES` of text (after decompression) is accepted.
+    """
     if path is None:
         name = "consistency-v1.2-dev.txt"
         raw = resources.files("gamelp.games.locm").joinpath("data", "consistency-v1.2-dev.txt.xz").open("rb")
@@ -146,7 +147,8 @@ def _lines(stream, name: str):
     """(number, text) of each line of ``stream`` that is not blank, refusing more than :data:`MAX_REPLAY_BYTES`.
 
     Read in chunks; blank lines are skipped by a regular expression, so a file of millions of them costs no
-    more than one of a few long lines."""
+    more than one of a few long lines.
+    """
     total, number, buffer = 0, 1, bytearray()
     while True:
         chunk = stream.read(_CHUNK_BYTES)

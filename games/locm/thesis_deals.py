@@ -46,7 +46,8 @@ FIRST_DEAL_OFFSET = 750
 @dataclass(frozen=True)
 class Deal:
     """A gym-locm match's randomness: the (30, 3) offered card ids and, per player, the
-    positions in its pick list in the order the cards are drawn."""
+    positions in its pick list in the order the cards are drawn.
+    """
 
     offers: np.ndarray
     orders: tuple[list[int], list[int]]

@@ -111,7 +111,8 @@ def lives(state) -> tuple[int, int]:
 
 def at_cutoff(state, threshold: int) -> bool:
     """True once a player is at or below ``threshold`` life: the evaluation cut-off where the
-    search (:mod:`gamelp.games.mtg.search`) scores a position instead of searching it."""
+    search (:mod:`gamelp.games.mtg.search`) scores a position instead of searching it.
+    """
     return state[PLAYER_BASE[0] + LIFE] <= threshold or state[PLAYER_BASE[1] + LIFE] <= threshold
 
 
@@ -192,7 +193,8 @@ class Game:
         """A hand-built state (tests, examples): ``players[p]`` maps field names
         (``life``, ``lib``, ``hand_m``, ``hand_l``, ``hand_c``, ``lands``, ``mana``,
         ``ready``, ``sick``, ``tapped``) to values; other keywords set
-        ``turn``, ``land_played``, ``attackers``. Not settled: it is returned as given."""
+        ``turn``, ``land_played``, ``attackers``. Not settled: it is returned as given.
+        """
         names = ("life", "lib", "hand_m", "hand_l", "hand_c", "lands", "mana", "ready", "sick", "tapped")
         s = [0] * STATE_SIZE
         s[PHASE], s[ACTIVE], s[WINNER], s[TURN] = phase, active, NO_WINNER, 2

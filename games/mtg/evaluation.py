@@ -100,7 +100,8 @@ def layered_evaluation(game: Game, s) -> float:
 
 def get_evaluation(name: str, **forest_options):
     """The evaluation called ``name`` ("forest", "layered" or "life"); the options
-    (``threshold``, ``path``, ...) go to :func:`forest_evaluation` and are ignored otherwise."""
+    (``threshold``, ``path``, ...) go to :func:`forest_evaluation` and are ignored otherwise.
+    """
     if name == "life":
         return life_evaluation
     if name == "layered":

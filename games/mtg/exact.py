@@ -60,7 +60,8 @@ struct (the other fields only shape the opening state, which Python builds)."""
 
 class ExactPlay(NamedTuple):
     """A game played exactly: the winner (None when capped or stopped early), the last turn, the
-    search counts, whether the cap stopped it, and the state where play stopped."""
+    search counts, whether the cap stopped it, and the state where play stopped.
+    """
 
     winner: int | None
     turn: int
@@ -95,7 +96,8 @@ def play_exact(
 ) -> ExactPlay:
     """Play ``state`` on, both players choosing their first best move in move order, until the game
     ends or a player has ``stop_life`` life or less (the evaluation cut-off of
-    :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end)."""
+    :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end).
+    """
     if _exact is None:
         return play_exact_python(game, state, cap, table_bits, stop_life)
     libraries, rules = _deal(game)
@@ -133,7 +135,8 @@ def exact_value_python(
     game: Game, state, cap: int | None = None, table_bits: int = DEFAULT_TABLE_BITS
 ) -> tuple[int | None, int, int]:
     """:func:`exact_value` by the Python search (:class:`~gamelp.games.mtg.search.Searcher` with no cut-off);
-    ``table_bits`` is checked and otherwise unused."""
+    ``table_bits`` is checked and otherwise unused.
+    """
     state = _check(state, table_bits)
     searcher = Searcher(game, threshold=0, cap=cap)
     try:
@@ -147,7 +150,8 @@ def play_exact_python(
     game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
 ) -> ExactPlay:
     """:func:`play_exact` by the Python search: one searcher (one table, one leaf count for the cap) for the
-    whole game, each player taking :meth:`~gamelp.games.mtg.search.Searcher.best_move`."""
+    whole game, each player taking :meth:`~gamelp.games.mtg.search.Searcher.best_move`.
+    """
     state = list(_check(state, table_bits))
     game._settle(state)  # the C play settles its starting state too
     state = tuple(state)

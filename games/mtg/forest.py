@@ -191,7 +191,8 @@ class TrainingSet:
 def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, decks=None) -> dict | None:
     """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
     or None when its exact search scores more than ``label_cap`` positions (leaves of the C
-    search, :mod:`gamelp.games.mtg.exact`, summed over the game)."""
+    search, :mod:`gamelp.games.mtg.exact`, summed over the game).
+    """
     rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
     decks = analysed_decks(max_creatures) if decks is None else decks
     pair = [decks[i] for i in rng.integers(len(decks), size=2)]
@@ -294,7 +295,8 @@ class Forest:
     """A fitted forest as arrays: node ``i`` of the concatenated trees splits on
     ``feature[i] <= threshold[i]`` (children ``children_left/right[i]``, -1 at a leaf,
     indices global); ``win[i]`` is the share of player-0 wins at the node; ``roots``
-    are the trees' first nodes. A verdict is the sign of the mean leaf share minus 1/2."""
+    are the trees' first nodes. A verdict is the sign of the mean leaf share minus 1/2.
+    """
 
     def __init__(self, children_left, children_right, feature, threshold, win, roots, threshold_life: int = 12):
         self.children_left = np.asarray(children_left, dtype=np.int64)
@@ -328,7 +330,8 @@ class Forest:
     def predict_proba(self, X) -> np.ndarray:
         """P(player 0 wins) of each row: every (row, tree) pair walked level by level at once, leaf shares averaged.
 
-        Rows are compared in float32, as scikit-learn's trees do."""
+        Rows are compared in float32, as scikit-learn's trees do.
+        """
         X = np.asarray(X, dtype=np.float32).astype(np.float64)
         trees = len(self.roots)
         node = np.tile(self.roots, len(X))  # pair p: row p // trees, tree p % trees
@@ -353,7 +356,8 @@ class Forest:
         """The summed leaf shares of one feature row (a sequence of :data:`FEATURE_NAMES` numbers).
 
         Walks the stored arrays as Python lists, tree by tree: for a single row this is several times faster
-        than numpy (whose per-call cost is paid at every level) and it agrees with :meth:`predict_proba`."""
+        than numpy (whose per-call cost is paid at every level) and it agrees with :meth:`predict_proba`.
+        """
         if self._votes is None:
             self._votes = tuple(
                 array.tolist()
@@ -394,7 +398,8 @@ class Forest:
     def load(cls, path) -> Forest:
         """Read a forest saved by :meth:`save`; anything else (not a regular file, a pickle, object arrays,
         sizes over :data:`MAX_FOREST_BYTES`, wrong dtypes, shapes, features or trees) is refused with
-        :class:`ForestError` naming the file, and nothing is executed."""
+        :class:`ForestError` naming the file, and nothing is executed.
+        """
         stored = read_npz(path, ForestError, MAX_FOREST_BYTES, "a saved mtg forest")
         missing = [name for name in (*_ARRAYS, "life", "features") if name not in stored]
         if missing:
@@ -473,7 +478,8 @@ def default_cache_dir() -> Path:
 
 def trusted_dir(directory) -> Path:
     """Create ``directory`` (mode 0700) if needed and refuse it when another user owns it or
-    others can write to it (a planted file there could stand in for a forest)."""
+    others can write to it (a planted file there could stand in for a forest).
+    """
     directory = Path(directory)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -494,7 +500,8 @@ def trusted_dir(directory) -> Path:
 def _locked(lock_path: Path):
     """Hold an exclusive lock on ``lock_path``, created if missing; a lock that is not a regular file is refused.
 
-    Opened non-blocking, so a named pipe planted there fails or is refused instead of waiting for a reader."""
+    Opened non-blocking, so a named pipe planted there fails or is refused instead of waiting for a reader.
+    """
     if lock_path.exists() and not lock_path.is_file():
         raise ForestError(f"{lock_path}: the forest cache's lock file is not a regular file; remove it")
     try:
@@ -528,7 +535,8 @@ def train_forests(
     """The forests for ``thresholds`` from one training run, from the cache or trained and cached.
 
     Holds the cache's lock file while checking and training, so concurrent
-    callers train once. Returns ``{threshold: Forest}``."""
+    callers train once. Returns ``{threshold: Forest}``.
+    """
     directory = trusted_dir(directory or default_cache_dir())
     paths = {t: directory / cache_name(t, games, seed, trees) for t in thresholds}
     with _locked(directory / f"forest_g{games}_s{seed}_n{trees}.lock"):
@@ -558,7 +566,8 @@ _FORESTS: dict = {}
 
 def forest_evaluation(threshold: int = 12, path=None, games: int = 1000, seed: int = 0, trees: int = 9) -> Forest:
     """The forest for cut-off ``threshold``: read from ``path`` if given, else from the cache
-    (trained there first if missing, with a progress bar); kept in memory afterwards."""
+    (trained there first if missing, with a progress bar); kept in memory afterwards.
+    """
     key = (threshold, str(path), games, seed, trees)
     if key not in _FORESTS:
         if path is not None:

@@ -178,7 +178,8 @@ class DefensivePlayer(Player):
 
 def cutoff_tier(state, threshold: int) -> int:
     """The cut-off for a search from ``state``: the highest of threshold, threshold-4, ...
-    that both players are still above; 0 (search to the end) when there is none."""
+    that both players are still above; 0 (search to the end) when there is none.
+    """
     tier = threshold
     while tier > 0 and at_cutoff(state, tier):
         tier -= TIER_STEP
@@ -239,7 +240,8 @@ class PerfectPlayer(Player):
 
     def _exact_choice(self, game, state, moves) -> str:
         """The first of ``moves`` that wins for the mover by the C search to the end (as
-        ``Searcher.best_move``), else the first move; ``eval_cap`` leaves for each move's search."""
+        ``Searcher.best_move``), else the first move; ``eval_cap`` leaves for each move's search.
+        """
         me = decider(state)
         for move in moves:
             value, nodes, leaves = exact_value(game, game.step(state, move), self.eval_cap)
@@ -329,7 +331,8 @@ class ImperfectPlayer(Player):
 
     def _cut_off_values(self, game, children, evaluate, tier) -> list:
         """Values of ``children`` (None when capped) by the Python search with the evaluation at ``tier``;
-        one search and one cap for all of them."""
+        one search and one cap for all of them.
+        """
         searcher = Searcher(game, evaluate, tier, cap=self.sample_cap)
         values = []
         for child in children:
@@ -343,7 +346,8 @@ class ImperfectPlayer(Player):
 
     def _exact_values(self, game, children) -> list:
         """Exact values of ``children`` (None when capped) by the C search to the end of the game,
-        ``sample_cap`` leaves for each."""
+        ``sample_cap`` leaves for each.
+        """
         values = []
         for child in children:
             value, nodes, leaves = exact_value(game, child, self.sample_cap)

@@ -385,7 +385,8 @@ class StoredGame(NamedTuple):
 
 def stored_games(out: str | os.PathLike) -> list[StoredGame]:
     """Every game in ``out/games.sqlite``, read-only, with the decks named as in the run's
-    parameters (the store keeps their indices)."""
+    parameters (the store keeps their indices).
+    """
     path = Path(out) / STORE_NAME
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -408,7 +409,8 @@ def stored_games(out: str | os.PathLike) -> list[StoredGame]:
 def _function_name(fn: GameFn) -> str:
     """A game function's stable name for the run's parameters: the same on every run, so a
     resume matches; a ``functools.partial`` (e.g. ``play_game`` with changed rules) is named
-    by its function and arguments, never by its memory address."""
+    by its function and arguments, never by its memory address.
+    """
     if isinstance(fn, functools.partial):
         arguments = [repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in sorted(fn.keywords.items())]
         return f"{_function_name(fn.func)}({', '.join(arguments)})"
