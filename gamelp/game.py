@@ -273,9 +273,10 @@ def _registered_loader(name: str):
 
 
 def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
-    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), or a source in a format a
-    package registers (:data:`PREFIX_GROUP`, :data:`SUFFIX_GROUP`): gamelp's games layer reads OpenSpiel
-    games ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) and Gambit ``.efg`` files.
+    """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), or a registered source.
+
+    Sources in a format a package registers (:data:`PREFIX_GROUP`, :data:`SUFFIX_GROUP`): gamelp's games layer reads
+    OpenSpiel games ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) and Gambit ``.efg`` files.
 
     With ``schema`` the file is first checked against the shipped JSON Schema
     (:func:`check_schema`); the loader's own checks cover the schema and more.

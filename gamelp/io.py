@@ -58,8 +58,10 @@ hostile file could otherwise list millions of empty members, each costing a head
 
 
 def read_npz(path, error: type[GamelpError], max_bytes: int, what: str = "an .npz file") -> dict[str, np.ndarray]:
-    """The arrays of the regular ``.npz`` file ``path``, by name; anything suspect raises ``error`` naming it
-    (``path: not WHAT (...)``, ``what`` saying what the file should have been).
+    """The arrays of the regular ``.npz`` file ``path``, by name.
+
+    Anything suspect raises ``error`` naming it (``path: not WHAT (...)``, ``what`` saying what the file should have
+    been).
 
     Every member's header is checked before its data is read: a plain (not object, not structured) dtype,
     a size equal to the data the member holds, and at most ``max_bytes`` for all the arrays together.

@@ -49,8 +49,10 @@ class MtgState(NamedTuple):
 
 
 class MtgEngine:
-    """The mini Magic game (Esche 2018) under the Engine protocol; the seed shuffles both decks and picks the
-    first player, the decks themselves are drawn from ``decks`` (default: the 33 the thesis analysed).
+    """The mini Magic game (Esche 2018) under the Engine protocol.
+
+    The seed shuffles both decks and picks the first player, the decks themselves are drawn from ``decks`` (default: the
+    33 the thesis analysed).
     """
 
     name = "mtg"
@@ -192,8 +194,10 @@ class YugiohState:
 
 
 class YugiohEngine:
-    """The simplified Yu-Gi-Oh (Giotta 2020) under the Engine protocol: ``"attack"`` or ``"hold"`` at each battle
-    phase with a choice; the seed deals both decks and picks the first player.
+    """The simplified Yu-Gi-Oh (Giotta 2020) under the Engine protocol.
+
+    Moves: ``"attack"`` or ``"hold"`` at each battle phase with a choice; the seed deals both decks and picks the first
+    player.
     """
 
     name = "yugioh"
@@ -221,8 +225,9 @@ class YugiohEngine:
         return YugiohState(game, rng)
 
     def _advance(self, game, rng) -> None:
-        """Play turns from the start of the active player's turn to its next battle choice, or to the end
-        (:func:`gamelp.games.yugioh.play_turn`, stopping before the battle phase when it holds a choice).
+        """Play turns from the start of the active player's turn to its next battle choice, or to the end.
+
+        Uses :func:`gamelp.games.yugioh.play_turn`, stopping before the battle phase when it holds a choice.
         """
         ygo = self._ygo
         while game.winner is None:
@@ -278,8 +283,10 @@ class YugiohEngine:
 
 # ---- win/lose matrix games -----------------------------------------------------------------------------------------
 class WinLossEngine:
-    """One play of a :class:`~gamelp.games.pennies.WinLossGame`: seat 0 (A, the rows) then seat 1 (B) names an
-    action; the state is the tuple of action indices chosen so far; A's return is ``W[i, j]``, B's its negative.
+    """One play of a :class:`~gamelp.games.pennies.WinLossGame`.
+
+    Seat 0 (A, the rows) then seat 1 (B) names an action; the state is the tuple of action indices chosen so far; A's
+    return is ``W[i, j]``, B's its negative.
     """
 
     num_players = 2

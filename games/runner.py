@@ -489,8 +489,10 @@ TASKS_PER_SLOT = 4  # tasks per worker slot when the batch size is chosen: enoug
 
 
 def auto_batch_size(matches: int, slots: int) -> int:
-    """Matches per task for ``matches`` left on ``slots`` worker slots: about ``TASKS_PER_SLOT`` tasks a
-    slot, between 1 and ``MAX_AUTO_BATCH`` (long runs commit progress at least every 50 matches a task).
+    """Matches per task for ``matches`` left on ``slots`` worker slots.
+
+    About ``TASKS_PER_SLOT`` tasks a slot, between 1 and ``MAX_AUTO_BATCH`` (long runs commit progress at least every 50
+    matches a task).
     """
     return max(1, min(MAX_AUTO_BATCH, matches // (TASKS_PER_SLOT * max(slots, 1))))
 

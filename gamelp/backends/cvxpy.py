@@ -132,8 +132,9 @@ _RELATION = {"<": lambda e, r: e <= r, ">": lambda e, r: e >= r, "=": lambda e, 
 
 
 def build(model) -> BlockProblem:
-    """A model (or its :class:`MatrixForm`) as a ``cvxpy.Problem`` with ``var_blocks``,
-    ``constraint_blocks`` and ``cone_blocks`` (block name -> cvxpy object).
+    """A model (or its :class:`MatrixForm`) as a ``cvxpy.Problem``.
+
+    Also returns ``var_blocks``, ``constraint_blocks`` and ``cone_blocks`` (block name -> cvxpy object).
     """
     form = model if isinstance(model, MatrixForm) else model.matrix_form()
     if not form.variable_slices:
@@ -219,8 +220,9 @@ def _status(problem: cp.Problem, options: Options) -> Status:
 
 
 def _point(form: MatrixForm, problem: BlockProblem) -> np.ndarray:
-    """All columns; a block in no constraint and not in the objective (cvxpy leaves it unset) sits at
-    its bound nearest 0.
+    """All columns of the solution.
+
+    A block in no constraint and not in the objective (cvxpy leaves it unset) sits at its bound nearest 0.
     """
     return np.concatenate(
         [
@@ -251,8 +253,9 @@ class CvxpyBackend(Backend):
         self.capabilities = _capabilities(self.solver)
 
     def available(self) -> bool:
-        """Whether the solver's package is installed (``find_spec``, as cvxpy does for some solvers);
-        a solver gamelp knows no package of is asked of cvxpy.
+        """Whether the solver's package is installed (``find_spec``, as cvxpy does for some solvers).
+
+        A solver gamelp knows no package of is asked of cvxpy.
         """
         if self.solver in SOLVER_PACKAGES:
             return installed(SOLVER_PACKAGES[self.solver][0])

@@ -197,8 +197,9 @@ def build(model, *, dual_suffix: bool = True) -> pe.ConcreteModel:
 
 # ----------------------------------------------------------------------------- reading results
 def _column_values(form: MatrixForm, columns: list, lookup) -> np.ndarray:
-    """One value per column from ``lookup(var)``; a column the solver never saw (in no row) sits at its
-    bound nearest 0 (its reduced cost there is its cost).
+    """One value per column from ``lookup(var)``.
+
+    A column the solver never saw (in no row) sits at its bound nearest 0 (its reduced cost there is its cost).
     """
     raw = np.array([np.nan if lookup(var) is None else lookup(var) for var in columns], dtype=float)
     return np.where(np.isnan(raw), np.clip(0.0, form.col_lb, form.col_ub), raw)

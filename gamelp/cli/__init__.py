@@ -35,8 +35,9 @@ SIMULATOR_GROUPS = {
 
 
 def _command_in(argv) -> str | None:
-    """The sub-command named on a command line (``None`` when there is none yet), found by argparse itself:
-    a parser with only the top-level options and one positional word, which ignores the rest.
+    """The sub-command named on a command line (``None`` when there is none yet).
+
+    Found by argparse itself: a parser with only the top-level options and one positional word, which ignores the rest.
     """
     first = argparse.ArgumentParser(add_help=False)
     first.add_argument("--log-level")

@@ -286,9 +286,10 @@ def solve_regret(
 def self_play_matrix(
     M: npt.ArrayLike, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1, **options: Any
 ) -> RegretResult:
-    """Self-play on a payoff matrix keeping every iterate: ``xs``/``ys`` (last iterates) and
-    ``avg_xs``/``avg_ys`` (running averages), one row per iteration, and the gaps after every
-    iteration.  Options as :func:`solve_regret`.
+    """Self-play on a payoff matrix keeping every iterate.
+
+    Returns ``xs``/``ys`` (last iterates) and ``avg_xs``/``avg_ys`` (running averages), one row per iteration, and the
+    gaps after every iteration.  Options as :func:`solve_regret`.
     """
     return solve_regret(_payoff_matrix(M), method, iterations, eta=eta, record=True, **{"check_every": 1} | options)
 

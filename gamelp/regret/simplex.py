@@ -153,8 +153,10 @@ class RegretMatchingPlus(RegretMatching):
 
 
 class DiscountedRegretMatching(RegretMatching):
-    """DCFR's local rule (Brown & Sandholm 2019): regret matching whose cumulative regrets
-    are scaled after update ``t`` by ``t^alpha/(t^alpha+1)`` where positive, ``t^beta/(t^beta+1)`` where not.
+    """DCFR's local rule (Brown & Sandholm 2019).
+
+    Regret matching whose cumulative regrets are scaled after update ``t`` by ``t^alpha/(t^alpha+1)`` where positive,
+    ``t^beta/(t^beta+1)`` where not.
     """
 
     def __init__(self, space: Space, *, alpha: float = 1.5, beta: float = 0.0):
@@ -179,8 +181,10 @@ def prm_plus_strategy(
 
 
 class PredictiveRegretMatchingPlus(RegretMatching):
-    """PRM+ (Farina, Kroer & Sandholm 2021): RM+ on the regrets plus the predicted regret
-    of the last utility, ``x^t ∝ [R^{t-1} + u^{t-1} - <u^{t-1}, x^{t-1}> 1]^+``.
+    """PRM+ (Farina, Kroer & Sandholm 2021).
+
+    RM+ on the regrets plus the predicted regret of the last utility,
+    ``x^t ∝ [R^{t-1} + u^{t-1} - <u^{t-1}, x^{t-1}> 1]^+``.
     """
 
     def __init__(self, space: Space):
@@ -198,9 +202,10 @@ class PredictiveRegretMatchingPlus(RegretMatching):
 
 
 class DiscountedRegretMatchingPlus(RegretMatching):
-    """DCFR+'s local rule (Xu, Li, Liu, Fu, Fu, Xing & Cheng 2024): RM+ on discounted regrets,
-    ``R^t = [d(t-1) R^{t-1} + r^t]^+`` with ``d(t) = t^alpha/(t^alpha+1)`` and the instantaneous
-    regret ``r^t``; alpha = 1.5.
+    """DCFR+'s local rule (Xu, Li, Liu, Fu, Fu, Xing & Cheng 2024).
+
+    RM+ on discounted regrets, ``R^t = [d(t-1) R^{t-1} + r^t]^+`` with ``d(t) = t^alpha/(t^alpha+1)`` and the
+    instantaneous regret ``r^t``; alpha = 1.5.
     """
 
     def __init__(self, space: Space, *, alpha: float = 1.5):
@@ -222,8 +227,9 @@ class DiscountedRegretMatchingPlus(RegretMatching):
 
 
 class PredictiveDiscountedRegretMatchingPlus(DiscountedRegretMatchingPlus):
-    """PDCFR+'s local rule (Xu et al. 2024): DCFR+'s discounted RM+ predicting the last
-    instantaneous regret, ``x^{t+1} ∝ [d(t) R^t + r^t]^+``; alpha = 2.3.
+    """PDCFR+'s local rule (Xu et al. 2024).
+
+    DCFR+'s discounted RM+ predicting the last instantaneous regret, ``x^{t+1} ∝ [d(t) R^t + r^t]^+``; alpha = 2.3.
     """
 
     def __init__(self, space: Space, *, alpha: float = 2.3):
@@ -281,9 +287,10 @@ LOCAL_MINIMISERS: dict[str, type[RegretMatching] | type[MWU]] = {
 
 
 def local_minimiser(name: str, space: Space, *, eta: float = 0.1) -> RegretMinimiser:
-    """A simplex minimiser by name (``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu``,
-    ``omwu``) over ``space``
-    (size or Segments).
+    """A simplex minimiser by name.
+
+    The names are ``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu`` and ``omwu``; the minimiser works
+    over ``space`` (a size or Segments).
     """
     if name not in LOCAL_MINIMISERS:
         raise RegretError(f"unknown local regret minimiser {name!r} (choose from {sorted(LOCAL_MINIMISERS)})")

@@ -235,8 +235,9 @@ def drafter_file(name: str) -> Path | None:
 
 
 def make_drafter(name: str):
-    """The drafter called ``name``: one of :data:`PUBLISHED_DRAFTERS`, :data:`LEARNED_DRAFTERS`, ``scores:PATH``
-    or ``file:PATH``.
+    """The drafter called ``name``.
+
+    One of :data:`PUBLISHED_DRAFTERS`, :data:`LEARNED_DRAFTERS`, ``scores:PATH`` or ``file:PATH``.
     """
     if name in LEARNED_DRAFTERS or name.startswith(POLICY_FILE_PREFIX):
         return load_policy(drafter_file(name), name)

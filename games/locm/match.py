@@ -23,8 +23,10 @@ MAX_ACTIONS_PER_TURN = 100
 
 @dataclass(frozen=True)
 class MatchResult:
-    """``winner`` is the seat (0 or 1) that won; ``turns`` the battle turns played (both players);
-    ``decks`` the two drafted decks, card ids in pick order.
+    """The outcome of one match.
+
+    ``winner`` is the seat (0 or 1) that won; ``turns`` the battle turns played (both players); ``decks`` the two
+    drafted decks, card ids in pick order.
     """
 
     winner: int

@@ -80,8 +80,9 @@ class LstmLayer:
 
 @dataclass(frozen=True)
 class SeatPolicy:
-    """One seat's network: an optional LSTM layer, then ``weights[i]`` of shape (inputs, outputs)
-    and ``biases[i]`` of shape (outputs,).
+    """One seat's network.
+
+    An optional LSTM layer, then ``weights[i]`` of shape (inputs, outputs) and ``biases[i]`` of shape (outputs,).
     """
 
     weights: tuple[np.ndarray, ...]

@@ -45,8 +45,9 @@ FIRST_DEAL_OFFSET = 750
 
 @dataclass(frozen=True)
 class Deal:
-    """A gym-locm match's randomness: the (30, 3) offered card ids and, per player, the
-    positions in its pick list in the order the cards are drawn.
+    """A gym-locm match's randomness.
+
+    The (30, 3) offered card ids and, per player, the positions in its pick list in the order the cards are drawn.
     """
 
     offers: np.ndarray

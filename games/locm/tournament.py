@@ -168,8 +168,9 @@ class DrafterTournament(Experiment):
 
 
 def _drafter_file_digests(drafters: Sequence[str]) -> dict[str, str]:
-    """SHA-256 of each ``scores:PATH``, ``file:PATH`` or shipped learned drafter's file, so a resume with an
-    edited table or a retrained policy is refused.
+    """SHA-256 of each ``scores:PATH``, ``file:PATH`` or shipped learned drafter's file.
+
+    Kept so a resume with an edited table or a retrained policy is refused.
     """
     files = {name: drafter_file(name) for name in drafters}
     return {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in files.items() if path is not None}

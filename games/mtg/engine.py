@@ -110,8 +110,10 @@ def lives(state) -> tuple[int, int]:
 
 
 def at_cutoff(state, threshold: int) -> bool:
-    """True once a player is at or below ``threshold`` life: the evaluation cut-off where the
-    search (:mod:`gamelp.games.mtg.search`) scores a position instead of searching it.
+    """True once a player is at or below ``threshold`` life.
+
+    This is the evaluation cut-off where the search (:mod:`gamelp.games.mtg.search`) scores a position instead of
+    searching it.
     """
     return state[PLAYER_BASE[0] + LIFE] <= threshold or state[PLAYER_BASE[1] + LIFE] <= threshold
 
@@ -190,10 +192,11 @@ class Game:
         return tuple(s)
 
     def position(self, active: int = 0, phase: int = MAIN, players=({}, {}), **fields) -> tuple:
-        """A hand-built state (tests, examples): ``players[p]`` maps field names
-        (``life``, ``lib``, ``hand_m``, ``hand_l``, ``hand_c``, ``lands``, ``mana``,
-        ``ready``, ``sick``, ``tapped``) to values; other keywords set
-        ``turn``, ``land_played``, ``attackers``. Not settled: it is returned as given.
+        """A hand-built state (tests, examples).
+
+        ``players[p]`` maps field names (``life``, ``lib``, ``hand_m``, ``hand_l``, ``hand_c``, ``lands``, ``mana``,
+        ``ready``, ``sick``, ``tapped``) to values; other keywords set ``turn``, ``land_played``, ``attackers``. Not
+        settled: it is returned as given.
         """
         names = ("life", "lib", "hand_m", "hand_l", "hand_c", "lands", "mana", "ready", "sick", "tapped")
         s = [0] * STATE_SIZE

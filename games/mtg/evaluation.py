@@ -99,8 +99,9 @@ def layered_evaluation(game: Game, s) -> float:
 
 
 def get_evaluation(name: str, **forest_options):
-    """The evaluation called ``name`` ("forest", "layered" or "life"); the options
-    (``threshold``, ``path``, ...) go to :func:`forest_evaluation` and are ignored otherwise.
+    """The evaluation called ``name`` ("forest", "layered" or "life").
+
+    The options (``threshold``, ``path``, ...) go to :func:`forest_evaluation` and are ignored otherwise.
     """
     if name == "life":
         return life_evaluation

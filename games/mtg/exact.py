@@ -59,8 +59,10 @@ struct (the other fields only shape the opening state, which Python builds)."""
 
 
 class ExactPlay(NamedTuple):
-    """A game played exactly: the winner (None when capped or stopped early), the last turn, the
-    search counts, whether the cap stopped it, and the state where play stopped.
+    """A game played exactly.
+
+    The winner (None when capped or stopped early), the last turn, the search counts, whether the cap stopped it, and
+    the state where play stopped.
     """
 
     winner: int | None
@@ -94,8 +96,9 @@ def exact_value(
 def play_exact(
     game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
 ) -> ExactPlay:
-    """Play ``state`` on, both players choosing their first best move in move order, until the game
-    ends or a player has ``stop_life`` life or less (the evaluation cut-off of
+    """Play ``state`` on, both players choosing their first best move in move order.
+
+    Stops when the game ends or a player has ``stop_life`` life or less (the evaluation cut-off of
     :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end).
     """
     if _exact is None:
@@ -134,7 +137,8 @@ def _check(state, table_bits: int | None = None) -> tuple:
 def exact_value_python(
     game: Game, state, cap: int | None = None, table_bits: int = DEFAULT_TABLE_BITS
 ) -> tuple[int | None, int, int]:
-    """:func:`exact_value` by the Python search (:class:`~gamelp.games.mtg.search.Searcher` with no cut-off);
+    """:func:`exact_value` by the Python search (:class:`~gamelp.games.mtg.search.Searcher` with no cut-off).
+
     ``table_bits`` is checked and otherwise unused.
     """
     state = _check(state, table_bits)
@@ -149,8 +153,10 @@ def exact_value_python(
 def play_exact_python(
     game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
 ) -> ExactPlay:
-    """:func:`play_exact` by the Python search: one searcher (one table, one leaf count for the cap) for the
-    whole game, each player taking :meth:`~gamelp.games.mtg.search.Searcher.best_move`.
+    """:func:`play_exact` by the Python search.
+
+    One searcher (one table, one leaf count for the cap) for the whole game, each player taking
+    :meth:`~gamelp.games.mtg.search.Searcher.best_move`.
     """
     state = list(_check(state, table_bits))
     game._settle(state)  # the C play settles its starting state too

@@ -189,9 +189,10 @@ class TrainingSet:
 
 
 def _training_game(g: int, thresholds, seed, label_cap, max_creatures, rules, decks=None) -> dict | None:
-    """One training game (its own generator from ``(seed, g)``): ``{threshold: (row, label)}``,
-    or None when its exact search scores more than ``label_cap`` positions (leaves of the C
-    search, :mod:`gamelp.games.mtg.exact`, summed over the game).
+    """One training game (its own generator from ``(seed, g)``).
+
+    Returns ``{threshold: (row, label)}``, or None when its exact search scores more than ``label_cap`` positions
+    (leaves of the C search, :mod:`gamelp.games.mtg.exact`, summed over the game).
     """
     rng = np.random.default_rng(np.random.SeedSequence([*np.atleast_1d(seed).tolist(), g]))
     decks = analysed_decks(max_creatures) if decks is None else decks
@@ -225,8 +226,10 @@ def collect_positions(
     workers: int = 1,
     decks=None,
 ) -> TrainingSet:
-    """Play ``games`` perfect-information games between random decks and record, for each threshold,
-    the first position at which a player has that much life or less, labelled with the game's winner.
+    """Play ``games`` perfect-information games between random decks and record training positions.
+
+    For each threshold, records the first position at which a player has that much life or less, labelled with the
+    game's winner.
 
     Decks are drawn uniformly and independently from ``decks`` (default: the
     decks analysed in Esche (2018), Appendix B, at most ``max_creatures``
@@ -292,10 +295,11 @@ splits deep; an evaluation walks every level, so a hostile chain of a million no
 
 
 class Forest:
-    """A fitted forest as arrays: node ``i`` of the concatenated trees splits on
-    ``feature[i] <= threshold[i]`` (children ``children_left/right[i]``, -1 at a leaf,
-    indices global); ``win[i]`` is the share of player-0 wins at the node; ``roots``
-    are the trees' first nodes. A verdict is the sign of the mean leaf share minus 1/2.
+    """A fitted forest as arrays.
+
+    Node ``i`` of the concatenated trees splits on ``feature[i] <= threshold[i]`` (children ``children_left/right[i]``,
+    -1 at a leaf, indices global); ``win[i]`` is the share of player-0 wins at the node; ``roots`` are the trees' first
+    nodes. A verdict is the sign of the mean leaf share minus 1/2.
     """
 
     def __init__(self, children_left, children_right, feature, threshold, win, roots, threshold_life: int = 12):
@@ -396,9 +400,10 @@ class Forest:
 
     @classmethod
     def load(cls, path) -> Forest:
-        """Read a forest saved by :meth:`save`; anything else (not a regular file, a pickle, object arrays,
-        sizes over :data:`MAX_FOREST_BYTES`, wrong dtypes, shapes, features or trees) is refused with
-        :class:`ForestError` naming the file, and nothing is executed.
+        """Read a forest saved by :meth:`save`.
+
+        Anything else (not a regular file, a pickle, object arrays, sizes over :data:`MAX_FOREST_BYTES`, wrong dtypes,
+        shapes, features or trees) is refused with :class:`ForestError` naming the file, and nothing is executed.
         """
         stored = read_npz(path, ForestError, MAX_FOREST_BYTES, "a saved mtg forest")
         missing = [name for name in (*_ARRAYS, "life", "features") if name not in stored]
@@ -477,8 +482,9 @@ def default_cache_dir() -> Path:
 
 
 def trusted_dir(directory) -> Path:
-    """Create ``directory`` (mode 0700) if needed and refuse it when another user owns it or
-    others can write to it (a planted file there could stand in for a forest).
+    """Create ``directory`` (mode 0700) if needed, refusing an unsafe one.
+
+    Refuses it when another user owns it or others can write to it (a planted file there could stand in for a forest).
     """
     directory = Path(directory)
     try:
@@ -565,8 +571,10 @@ _FORESTS: dict = {}
 
 
 def forest_evaluation(threshold: int = 12, path=None, games: int = 1000, seed: int = 0, trees: int = 9) -> Forest:
-    """The forest for cut-off ``threshold``: read from ``path`` if given, else from the cache
-    (trained there first if missing, with a progress bar); kept in memory afterwards.
+    """The forest for cut-off ``threshold``.
+
+    Read from ``path`` if given, else from the cache (trained there first if missing, with a progress bar); kept in
+    memory afterwards.
     """
     key = (threshold, str(path), games, seed, trees)
     if key not in _FORESTS:

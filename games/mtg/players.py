@@ -177,8 +177,10 @@ class DefensivePlayer(Player):
 
 
 def cutoff_tier(state, threshold: int) -> int:
-    """The cut-off for a search from ``state``: the highest of threshold, threshold-4, ...
-    that both players are still above; 0 (search to the end) when there is none.
+    """The cut-off for a search from ``state``.
+
+    The highest of threshold, threshold-4, ... that both players are still above; 0 (search to the end) when there is
+    none.
     """
     tier = threshold
     while tier > 0 and at_cutoff(state, tier):
@@ -239,8 +241,9 @@ class PerfectPlayer(Player):
         return move
 
     def _exact_choice(self, game, state, moves) -> str:
-        """The first of ``moves`` that wins for the mover by the C search to the end (as
-        ``Searcher.best_move``), else the first move; ``eval_cap`` leaves for each move's search.
+        """The first of ``moves`` that wins for the mover by the C search to the end, else the first move.
+
+        As ``Searcher.best_move``; ``eval_cap`` leaves for each move's search.
         """
         me = decider(state)
         for move in moves:
@@ -330,8 +333,9 @@ class ImperfectPlayer(Player):
         return moves[int(np.argmax(wins))]
 
     def _cut_off_values(self, game, children, evaluate, tier) -> list:
-        """Values of ``children`` (None when capped) by the Python search with the evaluation at ``tier``;
-        one search and one cap for all of them.
+        """Values of ``children`` (None when capped) by the Python search with the evaluation at ``tier``.
+
+        There is one search and one cap for all of them.
         """
         searcher = Searcher(game, evaluate, tier, cap=self.sample_cap)
         values = []
@@ -345,8 +349,9 @@ class ImperfectPlayer(Player):
         return values
 
     def _exact_values(self, game, children) -> list:
-        """Exact values of ``children`` (None when capped) by the C search to the end of the game,
-        ``sample_cap`` leaves for each.
+        """Exact values of ``children`` (None when capped) by the C search to the end of the game.
+
+        With ``sample_cap`` leaves for each.
         """
         values = []
         for child in children:

@@ -384,8 +384,9 @@ class StoredGame(NamedTuple):
 
 
 def stored_games(out: str | os.PathLike) -> list[StoredGame]:
-    """Every game in ``out/games.sqlite``, read-only, with the decks named as in the run's
-    parameters (the store keeps their indices).
+    """Every game in ``out/games.sqlite``, read-only.
+
+    Returned with the decks named as in the run's parameters (the store keeps their indices).
     """
     path = Path(out) / STORE_NAME
     try:
@@ -407,8 +408,9 @@ def stored_games(out: str | os.PathLike) -> list[StoredGame]:
 
 
 def _function_name(fn: GameFn) -> str:
-    """A game function's stable name for the run's parameters: the same on every run, so a
-    resume matches; a ``functools.partial`` (e.g. ``play_game`` with changed rules) is named
+    """A game function's stable name for the run's parameters.
+
+    The same on every run, so a resume matches; a ``functools.partial`` (e.g. ``play_game`` with changed rules) is named
     by its function and arguments, never by its memory address.
     """
     if isinstance(fn, functools.partial):
