@@ -51,6 +51,7 @@ class MatrixForm:
 
     @property
     def is_mip(self) -> bool:
+        """Whether any column is integer."""
         return bool(self.integer.any())
 
     def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:

@@ -153,6 +153,7 @@ class SequenceFormGame:
 
     # ------------------------------------------------------------------ evaluation
     def player(self, p: int) -> Treeplex:
+        """Player ``p``'s treeplex (``p`` is 1 or 2; anything else raises ``ValueError``)."""
         if p not in (1, 2):
             raise ValueError(f"player must be 1 or 2, got {p!r}")
         return self.pl1 if p == 1 else self.pl2

@@ -83,6 +83,7 @@ class MatrixGame:
     # ----------------------------------------------------------------- basics
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the payoff matrix."""
         return self.payoffs.shape
 
     def __repr__(self) -> str:

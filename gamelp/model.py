@@ -59,6 +59,7 @@ class VarBlock:
 
     @property
     def slice(self) -> slice:
+        """The block's columns in the variable vector."""
         return slice(self.start, self.start + self.size)
 
 
@@ -75,10 +76,12 @@ class ConstraintBlock:
 
     @property
     def size(self) -> int:
+        """The number of rows."""
         return self.matrix.shape[0]
 
     @property
     def slice(self) -> slice:
+        """The block's rows among all constraint rows."""
         return slice(self.start, self.start + self.size)
 
 
@@ -119,18 +122,22 @@ class Model:
     # ----------------------------------------------------------------- building
     @property
     def num_variables(self) -> int:
+        """The number of columns, over all variable blocks."""
         return sum(b.size for b in self.variables.values())
 
     @property
     def num_constraints(self) -> int:
+        """The number of linear constraint rows, over all constraint blocks."""
         return sum(b.size for b in self.constraints.values())
 
     @property
     def is_mip(self) -> bool:
+        """Whether any variable block is integer or binary."""
         return any(b.kind != "continuous" for b in self.variables.values())
 
     @property
     def has_cones(self) -> bool:
+        """Whether the model has second-order cones."""
         return bool(self.cones)
 
     def add_variables(

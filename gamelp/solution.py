@@ -74,6 +74,7 @@ class Solution:
 
     @property
     def optimal(self) -> bool:
+        """Whether the solver proved the solution optimal."""
         return self.status == Status.OPTIMAL
 
     def __getitem__(self, block: str) -> np.ndarray:

@@ -168,10 +168,12 @@ class Treeplex:
 
     @property
     def num_sequences(self) -> int:
+        """The number of sequences, the empty sequence included."""
         return int(self.ends[-1])
 
     @property
     def num_decision_points(self) -> int:
+        """The number of decision points."""
         return len(self.decision_points)
 
     @cached_property
@@ -197,6 +199,7 @@ class Treeplex:
 
     @cached_property
     def f(self) -> np.ndarray:
+        """The right-hand side of the sequence-form constraints ``E x = f``: 1 for the empty sequence, 0 elsewhere."""
         f = np.zeros(self.num_decision_points + 1)
         f[0] = 1.0
         return f

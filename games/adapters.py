@@ -75,29 +75,36 @@ class MtgEngine:
         self.rules = rules if rules is not None else mtg.Rules()
 
     def new_game(self, seed: int) -> MtgState:
+        """The start of a game: the seed picks both decks, shuffles them and picks the first player."""
         rng = np.random.default_rng(seed)
         deck0, deck1 = (self.decks[int(i)] for i in rng.integers(len(self.decks), size=2))
         game, position = self._mtg.Game.deal(deck0, deck1, rng, int(rng.integers(2)), self.rules)
         return MtgState(game, position)
 
     def current_player(self, state: MtgState) -> int:
+        """The seat to decide, or :data:`TERMINAL` once the game is over."""
         return TERMINAL if self._mtg.is_over(state.position) else self._mtg.decider(state.position)
 
     def legal_moves(self, state: MtgState) -> list[str]:
+        """The engine's legal moves at the position, in its order."""
         return list(state.game.legal_moves(state.position))
 
     def apply(self, state: MtgState, move: str) -> MtgState:
+        """The state after ``move``; an illegal move raises ``ValueError``."""
         if move not in state.game.legal_moves(state.position):
             raise ValueError(f"mtg: move {move!r} is not legal here")
         return MtgState(state.game, state.game.step(state.position, move))
 
     def is_terminal(self, state: MtgState) -> bool:
+        """True once the game is over."""
         return self._mtg.is_over(state.position)
 
     def returns(self, state: MtgState) -> tuple[float, float]:
+        """(1, -1) or (-1, 1) for a winner, (0, 0) before the end or on a draw."""
         return WIN_LOSS.get(self._mtg.winner(state.position), (0.0, 0.0))
 
     def clone(self, state: MtgState) -> MtgState:
+        """The state itself: it is immutable."""
         return state  # immutable: the position is a tuple of ints, the deal is fixed for the game
 
 
@@ -132,6 +139,7 @@ class LocmEngine:
         self._draft, self._locm = draft, engine
 
     def new_game(self, seed: int) -> LocmState:
+        """The start of a match: the referee's seeds from ``seed`` and two empty decks."""
         return LocmState(self._draft.RefereeSeeds.from_seed(seed), ((), ()))
 
     @staticmethod
@@ -139,16 +147,22 @@ class LocmEngine:
         return state.battle is None
 
     def current_player(self, state: LocmState) -> int:
+        """The seat to pick (drafting) or to act (battle), or :data:`TERMINAL` once the battle is won."""
         if self._drafting(state):
             return 0 if len(state.decks[0]) == len(state.decks[1]) else 1
         return TERMINAL if state.battle.winner >= 0 else state.battle.current
 
     def legal_moves(self, state: LocmState) -> list:
+        """The pick indices 0, 1, 2 while drafting; the battle's legal actions afterwards (none once won)."""
         if self._drafting(state):
             return list(range(self._draft.OFFER_SIZE))
         return [] if state.battle.winner >= 0 else state.battle.legal_actions()
 
     def apply(self, state: LocmState, move) -> LocmState:
+        """The state after ``move``: a pick index while drafting, a battle action afterwards.
+
+        An illegal move raises ``ValueError``.
+        """
         if self._drafting(state):
             if move not in range(self._draft.OFFER_SIZE):
                 raise ValueError(f"locm: a draft pick is 0, 1 or 2, not {move!r}")
@@ -175,12 +189,15 @@ class LocmEngine:
         return LocmState(state.seeds, state.decks, battle)
 
     def is_terminal(self, state: LocmState) -> bool:
+        """True once the battle has a winner."""
         return not self._drafting(state) and state.battle.winner >= 0
 
     def returns(self, state: LocmState) -> tuple[float, float]:
+        """(1, -1) or (-1, 1) once the battle is won, (0, 0) before."""
         return WIN_LOSS[state.battle.winner] if self.is_terminal(state) else (0.0, 0.0)
 
     def clone(self, state: LocmState) -> LocmState:
+        """A copy of ``state`` with its own battle."""
         return LocmState(state.seeds, state.decks, None if state.battle is None else state.battle.clone())
 
 
@@ -217,6 +234,7 @@ class YugiohEngine:
         self.max_moves = 2 * (sum(self.rules.deck) - self.rules.hand_size + 1)
 
     def new_game(self, seed: int) -> YugiohState:
+        """The start of a game: the seed deals both decks and picks the first player; play runs to the first choice."""
         rng = np.random.default_rng(seed)
         first = int(rng.integers(2))
         players = (self._ygo.deal(rng, self.rules), self._ygo.deal(rng, self.rules))
@@ -254,12 +272,15 @@ class YugiohEngine:
             game.winner = game.active
 
     def current_player(self, state: YugiohState) -> int:
+        """The seat to choose at the battle phase, or :data:`TERMINAL` once the game is over."""
         return TERMINAL if state.game.winner is not None else state.game.active
 
     def legal_moves(self, state: YugiohState) -> list[str]:
+        """``["attack", "hold"]``, or none once the game is over."""
         return [] if state.game.winner is not None else ["attack", "hold"]
 
     def apply(self, state: YugiohState, move: str) -> YugiohState:
+        """The state after the battle choice and the turns up to the next choice (``ValueError`` if illegal)."""
         if move not in self.legal_moves(state):
             raise ValueError(f"yugioh: move {move!r} is not legal here")
         new = self.clone(state)
@@ -272,12 +293,15 @@ class YugiohEngine:
         return new
 
     def is_terminal(self, state: YugiohState) -> bool:
+        """True once the game has a winner."""
         return state.game.winner is not None
 
     def returns(self, state: YugiohState) -> tuple[float, float]:
+        """(1, -1) or (-1, 1) for a winner, (0, 0) before the end."""
         return WIN_LOSS.get(state.game.winner, (0.0, 0.0))
 
     def clone(self, state: YugiohState) -> YugiohState:
+        """A deep copy of the game and of its random generator."""
         return YugiohState(copy.deepcopy(state.game), copy.deepcopy(state.rng))
 
 
@@ -301,29 +325,36 @@ class WinLossEngine:
         self._win = np.asarray(game.win)
 
     def new_game(self, seed: int) -> tuple:
+        """The empty tuple: no action chosen yet (the seed is not used)."""
         return ()
 
     def current_player(self, state: tuple) -> int:
+        """Seat 0, then seat 1, then :data:`TERMINAL`."""
         return len(state) if len(state) < 2 else TERMINAL
 
     def legal_moves(self, state: tuple) -> list[str]:
+        """The game's action labels while a seat has still to choose, else none."""
         return list(self.game.labels) if len(state) < 2 else []
 
     def apply(self, state: tuple, move: str) -> tuple:
+        """The state with ``move``'s index appended; an illegal move raises ``ValueError``."""
         if move not in self.legal_moves(state):
             raise ValueError(f"{self.name}: move {move!r} is not legal here")
         return state + (self.game.labels.index(move),)
 
     def is_terminal(self, state: tuple) -> bool:
+        """True once both seats have chosen."""
         return len(state) == 2
 
     def returns(self, state: tuple) -> tuple[float, float]:
+        """``(W[i, j], -W[i, j])`` once both have chosen, (0, 0) before."""
         if len(state) < 2:
             return (0.0, 0.0)
         a_wins = float(self._win[state[0], state[1]])
         return (a_wins, -a_wins)
 
     def clone(self, state: tuple) -> tuple:
+        """The state itself: a tuple is immutable."""
         return state
 
 

@@ -65,6 +65,7 @@ class WinLossGame:
 
     @property
     def n_actions(self) -> int:
+        """The number of actions of each player."""
         return len(self.labels)
 
     def mixed(self, weights, who: str) -> np.ndarray:

@@ -118,6 +118,7 @@ class Experiment(ABC):
         """Play one match (in a worker) and return its values for ``columns``, in order."""
 
     def play_batch(self, batch: Batch) -> list[tuple[int | None, ...]]:
+        """Play the matches of ``batch``, in order; override when a batch can share work."""
         return [self.play(batch.pair, m) for m in batch.matches]
 
     def column(self, rows: np.ndarray, name: str) -> np.ndarray:
@@ -274,6 +275,7 @@ class MatchStore:
         return np.asarray(flags, dtype=bool).reshape(-1)
 
     def done(self) -> set[tuple[int, int]]:
+        """The (pair, match) keys already stored."""
         return set(self._db.execute("SELECT pair, match FROM matches").fetchall())
 
     def add(self, batch: Batch, seeds: Sequence[int], rows: Sequence[Sequence[int | None]]) -> None:
@@ -299,6 +301,7 @@ class MatchStore:
         return np.asarray(rows, dtype=np.int64).reshape(-1, len(self.names))
 
     def close(self) -> None:
+        """Close the database connection."""
         self._db.close()
 
 

@@ -410,6 +410,7 @@ class WinModel:
 
     @property
     def params(self) -> pd.Series:
+        """The logit's coefficients, by regressor name."""
         return self.table["coef"]
 
 

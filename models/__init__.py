@@ -16,7 +16,10 @@ from typing import Protocol, runtime_checkable
 
 @runtime_checkable
 class GameResult(Protocol):
+    """The result of a solver: a value and a strategy, and a JSON-ready dictionary of both."""
+
     value: float
     strategy: object  # an array over the player's sequences or pure strategies (a label dict for sweep points)
 
-    def to_dict(self) -> dict: ...
+    def to_dict(self) -> dict:
+        """The result as a JSON-ready dictionary."""

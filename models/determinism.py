@@ -54,6 +54,7 @@ def deterministic_ilp(game: SequenceFormGame, player: int = 1) -> Model:
 def solve_deterministic(
     game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, **options
 ) -> NashResult:
+    """Solve the deterministic ILP: the best pure strategy of ``player`` and its value."""
     return solve_model(game, player, deterministic_ilp(game, player), backend, **options)
 
 
@@ -123,6 +124,7 @@ class SweepPoint:
 
     @property
     def mip_gap(self) -> float:
+        """The relative gap between the bound and the value."""
         return abs(self.bound - self.value) / max(abs(self.value), 1e-10)
 
     def within(self, rel_gap: float, abs_gap: float = 0.0) -> bool:
@@ -133,6 +135,7 @@ class SweepPoint:
         return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
 
     def to_dict(self) -> dict:
+        """The point as a JSON-ready dictionary."""
         return {
             "k": self.k,
             "value": self.value,
@@ -159,6 +162,7 @@ class KSweep:
 
     @property
     def values(self) -> np.ndarray:
+        """The values of the points, in the order of ``k``."""
         return np.array([p.value for p in self.points])
 
     def to_dict(self) -> dict:
@@ -187,6 +191,7 @@ class KdetResult(NashResult):
 
 
 def solve_kdet(game: SequenceFormGame, player: int, k: int, backend: str = DEFAULT_BACKEND, **options) -> KdetResult:
+    """Solve ``P_player(k)``: the best strategy deterministic at ``k`` or more decision points, and its value."""
     result = solve_model(game, player, kdet_mip(game, player, k), backend, **options)
     return KdetResult(**vars(result), k=k)
 

@@ -86,6 +86,7 @@ class FaceLP:
         self.solves = 0
 
     def upper_bounds(self, choice: np.ndarray) -> np.ndarray:
+        """Column upper bounds for the face ``choice``: the other actions of a fixed decision point are bounded at 0."""
         own = self.own
         upper = np.full(own.num_sequences, np.inf)
         fixed = np.flatnonzero(choice >= 0)
@@ -95,6 +96,7 @@ class FaceLP:
         return upper
 
     def solve(self, choice: np.ndarray, basis=None):
+        """The LP on the face ``choice``, warm-started from ``basis``: ``(value, x, basis)``, or None if not optimal."""
         upper = self.upper_bounds(choice)
         changed = np.flatnonzero(upper != self.upper)
         if changed.size:
@@ -137,6 +139,7 @@ class KdetSearch:
         self.nodes = 0
 
     def tolerance(self, value: float) -> float:
+        """The gap allowed at ``value``: the larger of the relative and the absolute gap."""
         return max(self.rel_gap * abs(value), self.abs_gap)
 
     def cutoff(self, k: int) -> float:

@@ -63,6 +63,7 @@ class NashResult:
 
     @property
     def labels(self) -> tuple[str, ...]:
+        """The solved player's sequence labels."""
         return self.game.player(self.player).labels
 
     def strategy_dict(self) -> dict[str, float]:
@@ -175,6 +176,7 @@ def player_labels(game: MatrixGame, player: str) -> tuple[str, ...]:
 
 
 def opponent_of(player: str) -> str:
+    """``"col"`` for ``"row"``, and ``"row"`` for ``"col"``."""
     return "col" if player == "row" else "row"
 
 
@@ -271,6 +273,7 @@ class MatrixNashResult:
 
     @property
     def labels(self) -> tuple[str, ...]:
+        """The solved player's action labels."""
         return player_labels(self.game, self.player)
 
     def strategy_dict(self, player: str | None = None) -> dict[str, float]:

@@ -420,6 +420,7 @@ class RobustResult:
 
     @property
     def labels(self) -> tuple[str, ...]:
+        """The solved player's action labels."""
         return player_labels(self.game, self.player)
 
     def strategy_dict(self) -> dict[str, float]:

@@ -274,7 +274,7 @@ def check_uniqueness(
     backend: str = "highs",
     seed: int = 0,
 ) -> UniquenessResult:
-    """Is ``solution`` the unique optimum of the LP ``model`` (of the variable ``blocks`` only, if given)?
+    """Whether ``solution`` is the unique optimum of the LP ``model`` (of the variable ``blocks`` only, if given).
 
     ``tolerance``: multipliers at or below it count as zero.  ``activity_tolerance``:
     a row is active when its slack is at most that times ``1 + |rhs|``.

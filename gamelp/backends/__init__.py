@@ -105,9 +105,11 @@ class MissingBackend(Backend):
         self.name = name
 
     def available(self) -> bool:
+        """Always False: the backend's library is not installed."""
         return False
 
     def version(self) -> str:
+        """An empty string: there is no package to read a version from."""
         return ""
 
 

@@ -59,6 +59,7 @@ class Capabilities:
     accuracy: float = 1e-7  # relative accuracy to expect of an optimum (first-order methods: ~1e-4)
 
     def names(self) -> list[str]:
+        """The names of the capabilities this solver has, in a fixed order (``"LP"``, ``"MIP"``, ``"duals"``, ...)."""
         flags = {
             "LP": self.lp,
             "MIP": self.mip,
@@ -161,6 +162,7 @@ class Backend:
         """Refuse (a :class:`~gamelp.errors.BackendError`) what this solver cannot take beyond its capabilities."""
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        """Solve ``form`` once and return the solver's raw result; the contract every backend implements."""
         raise NotImplementedError
 
     def solve_persistent(self, model: Model, form: MatrixForm, factors: Scaling, options: Options) -> RawResult:

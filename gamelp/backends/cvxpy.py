@@ -269,6 +269,7 @@ class CvxpyBackend(Backend):
         return f"{package_version('cvxpy')} / {solver}"
 
     def check(self, form: MatrixForm) -> None:
+        """Refuse a model with both integer variables and cones when the cvxpy solver cannot take them together."""
         solver = _solver_class(self.solver)
         if form.is_mip and form.cones and SOC not in solver.MI_SUPPORTED_CONSTRAINTS:
             raise BackendError(
@@ -297,6 +298,7 @@ class CvxpyBackend(Backend):
         return opts
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        """Solve ``form`` through cvxpy (warm-started from ``options.start`` if given); the solver's log is captured."""
         problem = build(form)
         opts = self._options(form, options)
         if options.start is not None:

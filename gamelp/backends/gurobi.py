@@ -85,15 +85,19 @@ class GurobiBackend(Backend):
         self.name = "gurobi"
 
     def available(self) -> bool:
+        """Whether ``gurobipy`` is installed (a licence is not checked)."""
         return installed("gurobipy")
 
     def version(self) -> str:
+        """The installed ``gurobipy`` and its version, e.g. ``"gurobipy 12.0.0"``."""
         return package_version("gurobipy")
 
     def check(self, form: MatrixForm) -> None:
+        """Refuse a model over the size-limited licence's limits (:func:`check_size`)."""
         check_size(form, "gurobi")
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        """Solve ``form`` with gurobipy in a fresh environment; ``options.extra`` are passed on as Gurobi parameters."""
         gp = gurobipy()
         with tempfile.TemporaryDirectory() as tmp:
             log_path = os.path.join(tmp, "gurobi.log")

@@ -97,6 +97,7 @@ def model_size(form: MatrixForm) -> tuple[int, int]:
 
 
 def size_refusal(form: MatrixForm, backend: str) -> str:
+    """The message refusing ``form`` on ``backend`` under the size-limited licence, naming a backend that takes it."""
     n_vars, n_rows = model_size(form)
     if form.cones:
         allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model may have", "cvxpy:CLARABEL"

@@ -234,12 +234,15 @@ class HighsBackend(Backend):
         self.name = "highs"
 
     def available(self) -> bool:
+        """Always True: highspy is a core dependency."""
         return True  # highspy is a core dependency (and this module imports it)
 
     def version(self) -> str:
+        """The installed ``highspy`` and its version, e.g. ``"highspy 1.16.0"``."""
         return package_version("highspy")
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        """Solve ``form`` in a new HiGHS instance."""
         began = time.perf_counter()
         return _run(_passed(form), form, options, began)
 

@@ -280,6 +280,7 @@ class PyomoBackend(Backend):
         )
 
     def available(self) -> bool:
+        """Whether Pyomo finds the solver; a plugin that raises instead of answering counts as not available."""
         try:
             with LoggingIntercept(io.StringIO(), "pyomo"):  # an unknown name makes Pyomo log a traceback
                 contrib = _contrib_solver(self.solver)
@@ -297,6 +298,7 @@ class PyomoBackend(Backend):
         return f"{package_version('pyomo')} / {solver}"
 
     def check(self, form: MatrixForm) -> None:
+        """Refuse a model over the size-limited licence's limits when the solver is Gurobi."""
         if _family_name(self.solver) == "gurobi":
             check_size(form, self.name)
 
@@ -304,6 +306,7 @@ class PyomoBackend(Backend):
         return _contrib_solver(self.solver) is not None and not (form.cones and self.solver in _CONTRIB_LINEAR_ONLY)
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
+        """Solve ``form`` as a Pyomo model (warm-started from ``options.start`` if given)."""
         pm = build(form, dual_suffix=not self._uses_contrib(form))
         if options.start is not None:
             for var, value in zip(pm.gamelp_columns, options.start):

@@ -138,7 +138,7 @@ class Captured:
 
 @contextlib.contextmanager
 def captured(echo: bool = False):
-    """``with captured() as log: ...`` then ``log.text``: Python- and C-level standard output of the block.
+    """Capture the Python- and C-level standard output of a ``with`` block; read it as ``log.text`` afterwards.
 
     File descriptor 1 points at a temporary file and ``sys.stdout`` at a buffer
     for the duration; nothing reaches the process's standard output.  With

@@ -53,15 +53,19 @@ class Scaling:
         return x / self.column
 
     def values(self, x_scaled: np.ndarray) -> np.ndarray:
+        """Unscale a primal solution: the values of the original columns."""
         return x_scaled * self.column
 
     def objective_value(self, value: float | None) -> float | None:
+        """Unscale an objective value (``None`` stays ``None``)."""
         return None if value is None else value / self.objective
 
     def duals(self, y_scaled: np.ndarray) -> np.ndarray:
+        """Unscale row duals: the duals of the original rows."""
         return y_scaled * self.row / self.objective
 
     def reduced_costs(self, z_scaled: np.ndarray) -> np.ndarray:
+        """Unscale reduced costs: those of the original columns."""
         return z_scaled / (self.objective * self.column)
 
 

@@ -105,6 +105,10 @@ def _versions() -> str:
 
 
 def main(argv=None) -> int:
+    """Run the ``gamelp`` command line on ``argv`` (default: ``sys.argv[1:]``) and return the exit status.
+
+    A :class:`~gamelp.errors.GamelpError` is printed as one line and returns 2; an interrupt returns 130.
+    """
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")

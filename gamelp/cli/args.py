@@ -54,6 +54,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors are one line on stderr and exit status 2."""
 
     def error(self, message: str):
+        """Print the error in one line with a pointer to ``--help``, and exit with status 2."""
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         sys.exit(2)
 
@@ -100,6 +101,7 @@ def finite_float(low: float = -math.inf, *, strict: bool = False):
 
 
 def log_level(text: str) -> str:
+    """A logging level name for ``--log-level``, upper-cased; an unknown one is an argparse error."""
     level = text.upper()
     if level not in LOG_LEVELS:
         raise argparse.ArgumentTypeError(f"unknown level {text!r}; use one of {', '.join(LOG_LEVELS)}")

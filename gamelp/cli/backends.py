@@ -17,6 +17,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 
 def run_backends(args: argparse.Namespace) -> int:
+    """``gamelp backends``: list every registered backend, whether it is installed, and how to install it."""
     from gamelp.backends import MissingBackend, library, registered_backends
     from gamelp.deps import install_hint
 

@@ -43,6 +43,7 @@ def add_subparser(commands) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    """``gamelp validate``: check a game file against the schema and the loader, and print its sizes."""
     game = load_game_argument(args, schema=True)
     parts = [
         f"player {p}: {game.player(p).num_decision_points} decision points, {game.player(p).num_sequences} sequences"
@@ -53,6 +54,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP to a model file."""
     from gamelp.models.determinism import deterministic_ilp, kdet_mip
     from gamelp.models.nash import sequence_form_lp
 
@@ -83,6 +85,7 @@ def export_path(output: str, fmt: str | None) -> str:
 
 
 def run_export_game(args: argparse.Namespace) -> int:
+    """``gamelp export-game``: write a game as gamelp's ``.npz`` file, or its tree as a Gambit ``.efg``."""
     if args.output.lower().endswith(".efg"):
         from gamelp.games.gambit import write_efg
 

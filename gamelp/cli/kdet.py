@@ -56,6 +56,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 
 def run_kdet(args) -> int:
+    """``gamelp kdet``: solve the k-determinism MIP for one ``k``, or sweep ``k``, and print the values."""
     from gamelp.models.determinism import k_sweep, solve_kdet
     from gamelp.models.kdet_search import search_sweep
 

@@ -20,6 +20,7 @@ from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 
 
 def name_list(text: str) -> list[str]:
+    """A comma-separated list of names for an argparse option; an empty list is an argparse error."""
     names = [p.strip() for p in text.split(",") if p.strip()]
     if not names:
         raise argparse.ArgumentTypeError("expected a comma-separated list")
@@ -84,6 +85,7 @@ def _batch_options(args: argparse.Namespace) -> dict:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``mtg play``: play one game between two decks and print its result."""
     result = play_game(
         args.deck1,
         args.deck2,
@@ -112,6 +114,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    """``mtg sweep``: play every pair of decks in the sweep and print the win rates."""
     start = time.perf_counter()
     result = sweep.run_sweep(
         args.creatures,
@@ -135,6 +138,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_train_forest(args: argparse.Namespace) -> int:
+    """``mtg train-forest``: train the evaluation forests, one per life threshold, and save them."""
     from gamelp.games.mtg import forest
 
     start = time.perf_counter()
@@ -201,6 +205,7 @@ def tournament_json(result: sweep.BatchResult) -> dict:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
+    """``mtg tournament``: play the players against each other over the decks and print the table."""
     decks = args.decks or [str(deck) for deck in analysed_decks(args.max_creatures)]
     settings = sweep.GameSettings(**_game_options(args), imperfect_samples=args.samples)
     result = sweep.run_tournament(args.players, decks, settings=settings, out=args.out, **_batch_options(args))

@@ -10,6 +10,7 @@ import sys
 
 
 def print_json(payload) -> None:
+    """Print ``payload`` as indented JSON; numpy numbers are written as floats."""
     print(json.dumps(payload, indent=2, default=float))
 
 

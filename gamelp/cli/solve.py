@@ -76,6 +76,7 @@ def averaging_weights(text: str) -> str | float:
 
 
 def run_solve(args) -> int:
+    """``gamelp solve``: solve a game by the LP or a regret method and print the value and strategy."""
     game = load_game_argument(args)
     own = game.player(args.player)
     if args.method != "lp":

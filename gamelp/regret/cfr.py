@@ -189,9 +189,11 @@ class CFR(RegretMinimiser):
         return behaviour
 
     def next_strategy(self) -> np.ndarray:
+        """The next sequence-form strategy, from the local regret minimisers' behaviour."""
         return self._out(self.levels.sequence_form(self._pick_behaviour()))
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Feed the utility of each sequence to the local minimisers as counterfactual values."""
         behaviour = self._pick_behaviour() if self.behaviour is None else self.behaviour
         g = utility if self.level_order else self.levels.to_levels(utility)
         self.local.observe_utility(self.levels.counterfactual_values(g, behaviour))
@@ -226,5 +228,6 @@ class PredictiveCFR(CFR):
         return behaviour
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Observe ``utility`` as CFR does and keep it as the prediction for the next strategy."""
         super().observe_utility(utility)
         self.prediction = np.array(utility if self.level_order else self.levels.to_levels(utility), dtype=float)

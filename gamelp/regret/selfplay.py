@@ -90,6 +90,7 @@ class RegretResult:
 
     @property
     def iterations(self) -> int:
+        """The number of iterations run (the last one checked)."""
         return int(self.checked[-1])
 
     def strategy_dict(self, player: int = 1) -> dict[str, float]:

@@ -112,9 +112,11 @@ class RegretMinimiser:
     """Interface: ``next_strategy()`` then ``observe_utility(u)``, repeated; ``u . x`` is the utility earned."""
 
     def next_strategy(self) -> np.ndarray:
+        """The strategy to play next, one probability vector per segment; every minimiser implements it."""
         raise NotImplementedError
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Take the utility of each action for the strategy last played; every minimiser implements it."""
         raise NotImplementedError
 
 
@@ -131,6 +133,7 @@ class RegretMatching(RegretMinimiser):
         self._strategy: np.ndarray | None = None  # the last strategy played (None: none yet)
 
     def next_strategy(self) -> np.ndarray:
+        """The positive part of the cumulative regrets, normalised per segment (uniform where none is positive)."""
         self._strategy = strategy = self.segments.positive_part(self.regrets)
         return strategy
 
@@ -139,6 +142,7 @@ class RegretMatching(RegretMinimiser):
         return self.next_strategy() if self._strategy is None else self._strategy
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Add the regrets of ``utility`` against the strategy played (clipped at zero for RM+)."""
         expected = self.segments.expand(self.segments.sums(self._played() * utility))
         self.regrets += utility - expected
         if self.plus:
@@ -165,6 +169,7 @@ class DiscountedRegretMatching(RegretMatching):
         self.updates = 0
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Add the regrets of ``utility``, then discount positive and negative regrets by this update's factors."""
         super().observe_utility(utility)
         self.updates += 1
         t = float(self.updates)
@@ -193,10 +198,12 @@ class PredictiveRegretMatchingPlus(RegretMatching):
         self._strategy: np.ndarray = self.segments.normalise(self.prediction)  # x^0: uniform, never None
 
     def next_strategy(self) -> np.ndarray:
+        """The PRM+ strategy from the regrets and the predicted (last) utility."""
         self._strategy = strategy = prm_plus_strategy(self.segments, self.regrets, self.prediction, self._strategy)
         return strategy
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Add the regrets of ``utility`` and keep it as the next prediction."""
         super().observe_utility(utility)
         self.prediction = np.array(utility, dtype=float)
 
@@ -218,6 +225,7 @@ class DiscountedRegretMatchingPlus(RegretMatching):
         return t**self.alpha / (t**self.alpha + 1)
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Discount the regrets, add the instantaneous regret of ``utility`` and clip at zero."""
         regret = utility - self.segments.expand(self.segments.sums(self._played() * utility))
         self.regrets *= self._discount(self.updates)
         self.regrets += regret
@@ -236,6 +244,7 @@ class PredictiveDiscountedRegretMatchingPlus(DiscountedRegretMatchingPlus):
         super().__init__(space, alpha=alpha)
 
     def next_strategy(self) -> np.ndarray:
+        """The strategy from the discounted regrets plus the last instantaneous regret as prediction."""
         self._strategy = strategy = self.segments.positive_part(
             self._discount(self.updates) * self.regrets + self.last_regret
         )
@@ -258,10 +267,12 @@ class MWU(RegretMinimiser):
         self.prediction = np.zeros(self.segments.size)
 
     def next_strategy(self) -> np.ndarray:
+        """The softmax of ``eta`` times the cumulative utility (plus the prediction when optimistic), per segment."""
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is caught by the self-play loop
             return self.segments.softmax(self.eta * (self.cumulative + self.prediction))
 
     def observe_utility(self, utility: np.ndarray) -> None:
+        """Add ``utility`` to the cumulative utility (and keep it as the prediction when optimistic)."""
         self.cumulative += utility
         if self.optimistic:
             self.prediction = np.array(utility, dtype=float)

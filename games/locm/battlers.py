@@ -38,13 +38,15 @@ from gamelp.games.locm.engine import ATTACK, LANE_LIMIT, PASS_ACTION, SUMMON, US
 class Battler(Protocol):
     """Chooses the next action of the player to move (PASS ends its turn)."""
 
-    def act(self, state: State, rng: random.Random) -> tuple[int, int, int]: ...
+    def act(self, state: State, rng: random.Random) -> tuple[int, int, int]:
+        """The next action ``(type, source, target)`` of the player to move; PASS ends its turn."""
 
 
 class PassBattler:
     """Always passes."""
 
     def act(self, state: State, rng: random.Random) -> tuple[int, int, int]:
+        """PASS."""
         return PASS_ACTION
 
 
@@ -52,6 +54,7 @@ class RandomBattler:
     """A uniformly random legal action, PASS included."""
 
     def act(self, state: State, rng: random.Random) -> tuple[int, int, int]:
+        """One of the legal actions, drawn uniformly with ``rng``."""
         actions = state.legal_actions()
         return actions[int(rng.random() * len(actions))]
 
@@ -60,6 +63,7 @@ class MaxAttackBattler:
     """Attack with the strongest ready creature, else summon the strongest affordable creature (no items)."""
 
     def act(self, state: State, rng: random.Random) -> tuple[int, int, int]:
+        """An attack by the strongest ready creature of a lane (on a guard if any), else a summon, else PASS."""
         me, enemy = state.current, 1 - state.current
         attack, lanes, can_attack = state.attack, state.lane, state.can_attack
         for lane in (0, 1):
@@ -140,6 +144,7 @@ class GreedyBattler:
         return score
 
     def act(self, state: State, rng: random.Random) -> tuple[int, int, int]:
+        """The legal action whose resulting state scores highest, the first in gym-locm's order on a tie."""
         best_action, best_score = PASS_ACTION, None
         for action in _gym_locm_order(state):
             after = state.clone()

@@ -60,7 +60,8 @@ class Drafter(Protocol):
     1 or 2.
     """
 
-    def pick(self, offer: tuple[int, int, int], chosen: Sequence[int], seat: int, rng: random.Random) -> int: ...
+    def pick(self, offer: tuple[int, int, int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
+        """The index (0, 1 or 2) of the card taken from ``offer``; see the class docstring for the arguments."""
 
 
 @lru_cache(maxsize=4096)

@@ -140,6 +140,7 @@ class RandomDrafter:
     name = "random"
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
+        """An index drawn uniformly with ``rng``."""
         return rng.randrange(len(offer))
 
 
@@ -151,6 +152,7 @@ class ScoreDrafter:
         self.scores = [float(score) for score in scores]
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
+        """The index of the offered card with the greatest score, the first on a tie."""
         return _first_best(offer, self.scores)
 
 
@@ -174,6 +176,7 @@ class CoacDrafter:
         self._is_creature = (cards.type == CREATURE).tolist()
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
+        """The index of the best offered card in this seat's order (its creature order while creatures are scarce)."""
         key = "p1" if seat == 0 else "p2"
         if chosen and sum(self._is_creature[card - 1] for card in chosen) / len(chosen) < COAC_CREATURE_SHARE:
             key += "_creature"

@@ -72,6 +72,7 @@ class DraftEnv(gymnasium.Env):
         self.offers: np.ndarray | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new draft; returns the first observation and an empty info dict (Gymnasium's API)."""
         super().reset(seed=seed)
         episode_seed = int(self.np_random.integers(1 << _SEED_BITS))
         self._rng = random.Random(episode_seed)
@@ -81,6 +82,11 @@ class DraftEnv(gymnasium.Env):
         return self._observation(), {}
 
     def step(self, action):
+        """Take pick ``action`` (0, 1 or 2); returns ``(observation, reward, terminated, truncated, info)``.
+
+        The reward is 0 until the last pick, then the share of battles won mapped to [-1, 1]; ``info`` then holds
+        the wins and both decks.  Raises :class:`LocmError` after the draft or for a pick that is not 0, 1 or 2.
+        """
         if self.offers is None or self._turn == DRAFT_TURNS:
             raise LocmError("the draft is over (or never began): call reset()")
         if not self.action_space.contains(action):

@@ -62,6 +62,7 @@ class ReplayReport:
     mismatches: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
+        """The report as a JSON-ready dictionary."""
         return {
             "matches": self.matches,
             "consistent": self.consistent,

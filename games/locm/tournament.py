@@ -140,9 +140,11 @@ class DrafterTournament(Experiment):
         }
 
     def match_seed(self, pair: int, match: int) -> int:
+        """The match's seed: the same for every pair, so all pairs see the same deals."""
         return derive_seed(self.seed, match)
 
     def expected_seeds(self) -> np.ndarray:
+        """Every match's seed, shape (n_pairs, n_matches), one row repeated for every pair."""
         seeds = np.array([derive_seed(self.seed, m) for m in range(self.n_matches)], dtype=np.int64)
         return np.broadcast_to(seeds, (self.n_pairs, self.n_matches))
 
@@ -158,6 +160,7 @@ class DrafterTournament(Experiment):
         return [self._play(drafters, battler, batch.pair, m) for m in batch.matches]
 
     def play(self, pair: int, match: int) -> tuple[int, ...]:
+        """Play one match: the winner, the turns and both seats' packed draft choices."""
         return self.play_batch(Batch(pair, (match,)))[0]
 
     def _play(self, drafters: dict[str, _Recording], battler, pair: int, match: int) -> tuple[int, ...]:
@@ -194,6 +197,7 @@ class TournamentResult:
 
     @property
     def seat_rates(self) -> np.ndarray:
+        """Wins over matches per seat cell (NaN where no match was played)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return self.seat_wins / self.seat_matches
 

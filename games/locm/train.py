@@ -313,6 +313,7 @@ class TrainingSession:
 
     @property
     def policy(self) -> Path:
+        """The trained policy's file, ``out/policy.npz``."""
         return self.out / "policy.npz"
 
     def report(self) -> str:

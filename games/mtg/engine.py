@@ -127,6 +127,7 @@ def decider(state) -> int:
 
 
 def is_over(state) -> bool:
+    """True once the game is over."""
     return state[PHASE] == OVER
 
 
@@ -136,6 +137,7 @@ def winner(state) -> int | None:
 
 
 def hand_size(state, player: int) -> int:
+    """The cards in ``player``'s hand (creatures, bolts and lands)."""
     b = PLAYER_BASE[player]
     return state[b + HAND_M] + state[b + HAND_L] + state[b + HAND_C]
 
@@ -418,6 +420,7 @@ class Game:
         return self.remaining[player][s[PLAYER_BASE[player] + LIB]]
 
     def library_size(self, s, player: int) -> int:
+        """The cards left in ``player``'s library at state ``s``."""
         return len(self.libraries[player]) - s[PLAYER_BASE[player] + LIB]
 
     def describe(self, s) -> str:

@@ -314,6 +314,7 @@ class Forest:
 
     @classmethod
     def from_sklearn(cls, model, threshold_life: int = 12) -> Forest:
+        """A :class:`Forest` from a fitted scikit-learn ``RandomForestClassifier``, for cut-off ``threshold_life``."""
         classes = list(model.classes_)
         parts = {name: [] for name in ("children_left", "children_right", "feature", "threshold", "win")}
         roots, offset = [], 0
@@ -525,6 +526,7 @@ def _locked(lock_path: Path):
 
 
 def cache_name(threshold: int, games: int, seed: int, trees: int) -> str:
+    """The cache file name of a forest trained with these settings."""
     return f"forest_t{threshold}_g{games}_s{seed}_n{trees}.npz"
 
 

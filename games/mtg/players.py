@@ -101,14 +101,18 @@ class Player:
     evaluations = 0
 
     def choose(self, game: Game, state, moves, table: Table) -> str:
+        """One of ``moves`` for the player to decide at ``state``; every player implements it."""
         raise NotImplementedError
 
 
 class RandomPlayer(Player):
+    """A uniformly random legal move."""
+
     def __init__(self, rng: np.random.Generator):
         self.rng = rng
 
     def choose(self, game, state, moves, table):
+        """One of ``moves``, drawn uniformly."""
         return moves[int(self.rng.integers(len(moves)))]
 
 
@@ -129,6 +133,7 @@ class AggressivePlayer(Player):
     """Bolts the opponent at once, always attacks, never blocks, pays life when it legally can."""
 
     def choose(self, game, state, moves, table):
+        """The move this rule makes at the phase of ``state`` (see the class docstring)."""
         phase = state[PHASE]
         if phase == MAIN:
             return _first_of(("M", "L", "S"), moves)
@@ -158,6 +163,7 @@ class DefensivePlayer(Player):
         self.lethal_from = lethal_from
 
     def choose(self, game, state, moves, table):
+        """The move this rule makes at the phase of ``state`` (see the class docstring)."""
         phase = state[PHASE]
         me = decider(state)
         b, o = PLAYER_BASE[me], PLAYER_BASE[1 - me]
@@ -211,10 +217,12 @@ class PerfectPlayer(Player):
 
     @property
     def nodes(self):
+        """Search nodes visited so far, over every game."""
         return self._spent_nodes + sum(s.nodes for s in self._searchers.values())
 
     @property
     def evaluations(self):
+        """Positions evaluated (search leaves) so far, over every game."""
         return self._spent_evaluations + sum(s.leaves for s in self._searchers.values())
 
     def searcher(self, game: Game, tier: int) -> Searcher:
@@ -228,6 +236,7 @@ class PerfectPlayer(Player):
         return self._searchers[tier]
 
     def choose(self, game, state, moves, table):
+        """The best move by alpha-beta search to the cut-off tier (to the end when there is none)."""
         tier = cutoff_tier(state, self.life_threshold)
         if tier == 0:
             return self._exact_choice(game, state, moves)
@@ -315,6 +324,7 @@ class ImperfectPlayer(Player):
         self.evaluations = 0
 
     def choose(self, game, state, moves, table):
+        """The move winning the most sampled determinisations of the hidden cards, the first on a tie."""
         me = decider(state)
         tier = cutoff_tier(state, self.life_threshold)
         evaluate = get_evaluation(self.evaluation, threshold=tier, **self.forest_options) if tier > 0 else None

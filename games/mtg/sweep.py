@@ -164,14 +164,17 @@ class BatchResult:
 
     @property
     def games(self) -> int:
+        """Games played, over all pairs."""
         return sum(p.games for p in self.pairs)
 
     @property
     def draws(self) -> int:
+        """Drawn games, over all pairs."""
         return sum(p.draws for p in self.pairs)
 
     @property
     def mismatches(self) -> int:
+        """Games whose evaluation disagreed with the exact result, over all pairs."""
         return sum(p.mismatches for p in self.pairs)
 
     def summary(self) -> str:
