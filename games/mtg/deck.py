@@ -52,7 +52,7 @@ class Deck:
 
     @property
     def mountains(self) -> int:
-        """The lands: the cards of the deck that are neither creatures nor bolts."""
+        """The Mountains: the cards of the deck that are neither creatures nor bolts."""
         return DECK_SIZE - self.creatures - self.bolts
 
     @property

@@ -137,7 +137,7 @@ def winner(state) -> int | None:
 
 
 def hand_size(state, player: int) -> int:
-    """The cards in ``player``'s hand (creatures, bolts and lands)."""
+    """The number of cards in ``player``'s hand."""
     b = PLAYER_BASE[player]
     return state[b + HAND_M] + state[b + HAND_L] + state[b + HAND_C]
 

@@ -236,7 +236,10 @@ class PerfectPlayer(Player):
         return self._searchers[tier]
 
     def choose(self, game, state, moves, table):
-        """The best move by alpha-beta search to the cut-off tier (to the end when there is none)."""
+        """The best move by alpha-beta search to the cut-off tier; the first move when the evaluation cap is reached.
+
+        With no tier left, the first move that wins by the C search to the end (else the first move).
+        """
         tier = cutoff_tier(state, self.life_threshold)
         if tier == 0:
             return self._exact_choice(game, state, moves)
