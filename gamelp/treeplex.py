@@ -199,7 +199,7 @@ class Treeplex:
 
     @cached_property
     def f(self) -> np.ndarray:
-        """The right-hand side of the polytope's constraints ``F x = f``: 1 in row 0 (the empty sequence), 0 elsewhere."""
+        """The right-hand side of the polytope's constraints ``F x = f``: 1 in row 0 (the empty sequence), else 0."""
         f = np.zeros(self.num_decision_points + 1)
         f[0] = 1.0
         return f

@@ -59,7 +59,7 @@ class Capabilities:
     accuracy: float = 1e-7  # relative accuracy to expect of an optimum (first-order methods: ~1e-4)
 
     def names(self) -> list[str]:
-        """The names of the capabilities this solver has (``"LP"``, ``"MIP"``, ``"duals"``, ...), as listings print them."""
+        """The names of the capabilities this solver has (``"LP"``, ``"MIP"``, ``"duals"``, ...)."""
         flags = {
             "LP": self.lp,
             "MIP": self.mip,
