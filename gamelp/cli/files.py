@@ -54,7 +54,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP to a model file."""
+    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP as an LP or MPS file."""
     from gamelp.models.determinism import deterministic_ilp, kdet_mip
     from gamelp.models.nash import sequence_form_lp
 
@@ -85,7 +85,7 @@ def export_path(output: str, fmt: str | None) -> str:
 
 
 def run_export_game(args: argparse.Namespace) -> int:
-    """``gamelp export-game``: write a game as gamelp's ``.npz`` file, or its tree as a Gambit ``.efg``."""
+    """``gamelp export-game``: write a game as a JSON game file, or its tree as a Gambit ``.efg``."""
     if args.output.lower().endswith(".efg"):
         from gamelp.games.gambit import write_efg
 

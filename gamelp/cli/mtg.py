@@ -114,7 +114,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    """``mtg sweep``: play every pair of decks in the sweep and print the win rates."""
+    """``mtg sweep``: play the grid of deck pairs and print the win-rate matrix."""
     start = time.perf_counter()
     result = sweep.run_sweep(
         args.creatures,
@@ -138,7 +138,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_train_forest(args: argparse.Namespace) -> int:
-    """``mtg train-forest``: train the evaluation forests, one per life threshold, and save them."""
+    """``mtg train-forest``: train the evaluation forests, one per life threshold, and cache them."""
     from gamelp.games.mtg import forest
 
     start = time.perf_counter()
