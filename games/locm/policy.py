@@ -128,7 +128,7 @@ class PolicyDrafter:
             )
 
     def pick(self, offer: Sequence[int], chosen: Sequence[int], seat: int, rng: random.Random) -> int:
-        """The pick (0, 1 or 2) with the greatest logit under this seat's network; an LSTM's state carries across picks."""
+        """The pick (0, 1 or 2) with the greatest logit under this seat's network (an LSTM's state carries over)."""
         self.require_seats((seat,))
         policy = self.policies[seat]
         observation = draft_observation(self._encoding, offer, chosen, self.approach == "history")
