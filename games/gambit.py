@@ -393,6 +393,7 @@ class _EfgWriter:
     def __init__(self):
         self.lines: list[str] = []
         self.infosets: dict[tuple[int, str], int] = {}
+        self.infosets_of = {1: 0, 2: 0}  # information sets numbered so far, per player
         self.outcomes: dict[float, int] = {}
         self.chance_sets = 0
 
@@ -404,7 +405,10 @@ class _EfgWriter:
 
     def player(self, player: int, info_set: str, actions: list[str]) -> None:
         key = (player, info_set)
-        number = self.infosets.setdefault(key, sum(p == player for p, _ in self.infosets) + 1)
+        if key not in self.infosets:
+            self.infosets_of[player] += 1
+            self.infosets[key] = self.infosets_of[player]
+        number = self.infosets[key]
         listed = " ".join(_quote(a) for a in actions)
         self.lines.append(f'p "" {player} {number} {_quote(info_set)} {{ {listed} }} 0')
 
@@ -445,10 +449,15 @@ def write_efg(source: str, path) -> str:
 
 
 def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
-    from gamelp.games.openspiel import load_spiel_game
+    """Every history of the OpenSpiel game, refused up front, or once counted, when there are more than
+    OpenSpiel import enumerates (:data:`~gamelp.games.openspiel.DEFAULT_MAX_HISTORIES`)."""
+    from gamelp.games.openspiel import DEFAULT_MAX_HISTORIES, PREFIX, enumerable_spiel_game
 
-    stack = [load_spiel_game(game_string).new_initial_state()]
+    stack = [enumerable_spiel_game(game_string).new_initial_state()]
     while stack:  # preorder: children pushed in reverse
+        if len(writer.lines) >= DEFAULT_MAX_HISTORIES:
+            raise GambitFileError(f"{PREFIX}{game_string}: too large to write: more than "
+                                  f"{DEFAULT_MAX_HISTORIES:,} histories")
         state = stack.pop()
         if state.is_terminal():
             writer.terminal(state.returns()[0])
