@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from gamelp.games.poker import _PokerRules, _Walk as _PokerWalk
 from gamelp.matrix import MatrixGame, MatrixGameError
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
+_UNESCAPE = re.compile(r"\\(.)", re.S)
 # A number as Gambit writes one: an integer or decimal with an optional exponent, or a fraction of integers.
 _NUMBER = re.compile(r"[+-]?(?:(\d+)/(\d+)|(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?)")
 ZERO_SUM_TOLERANCE = 1e-9
@@ -60,27 +62,26 @@ MAX_PROFILES = 10_000_000
 
 
 class _Tokens:
-    """Quoted strings, braces and bare words of a Gambit file, with their line numbers for errors."""
+    """Quoted strings, braces and bare words of a Gambit file, with their offsets (an error names the line)."""
 
     def __init__(self, text: str, source: str):
         self.source = source
-        self.items: list[tuple[str, str, int]] = []  # (kind, text, line): kind is "str", "{", "}" or "word"
-        line = 1
-        position = 0
+        self.text = text
+        self.items: list[tuple[str, str, int]] = []  # (kind, text, offset): kind is "str", "{", "}" or "word"
         for match in _TOKEN.finditer(text):
-            line += text.count("\n", position, match.start())
-            position = match.start()
             quoted, brace, word = match.groups()
             if quoted is not None:
-                self.items.append(("str", re.sub(r"\\(.)", r"\1", quoted), line))
+                unescaped = _UNESCAPE.sub(r"\1", quoted) if "\\" in quoted else quoted
+                self.items.append(("str", unescaped, match.start()))
             elif brace is not None:
-                self.items.append((brace, brace, line))
+                self.items.append((brace, brace, match.start()))
             elif word is not None:
-                self.items.append(("word", word, line))
+                self.items.append(("word", word, match.start()))
         self.position = 0
 
     def error(self, message: str) -> GambitFileError:
-        line = self.items[min(self.position, len(self.items) - 1)][2] if self.items else 1
+        offset = self.items[min(self.position, len(self.items) - 1)][2] if self.items else 0
+        line = self.text.count("\n", 0, offset) + 1
         return GambitFileError(f"{self.source}: line {line}: {message}")
 
     def peek(self) -> str | None:
@@ -291,6 +292,7 @@ class _EfgReader:
         self.builder = SequenceFormBuilder(tokens.source)
         self.infosets: dict[tuple[int, int], tuple[list[str], list[float] | None, str]] = {}
         self.outcomes: dict[int, float] = {}
+        self.outcome_words: dict[int, tuple[str, ...]] = {}  # each outcome's payoffs as first written
 
     def tree(self) -> None:
         """Every node from the root: each node's children wait on the stack, the first one on top."""
@@ -361,8 +363,21 @@ class _EfgReader:
         if tokens.peek() == "str":
             tokens.take("str", "the outcome's name")
             if tokens.peek() == "{":
-                values = tokens.numbers(f"payoffs of outcome {number}")
-                self.outcomes.setdefault(number, float(_check_zero_sum(tokens, values, f"outcome {number}")))
+                start = tokens.position
+                while tokens.peek() == "word" or tokens.position == start:  # the words up to "}", unparsed
+                    tokens.position += 1
+                words = tuple(word for _, word, _ in tokens.items[start + 1:tokens.position])
+                tokens.position = start
+                if self.outcome_words.get(number) == words:  # repeated as first given: parsed then
+                    tokens.position += len(words) + 1
+                    tokens.take("}", "} after the outcome payoffs")
+                else:
+                    self.outcome_words.setdefault(number, words)
+                    values = tokens.numbers(f"payoffs of outcome {number}")
+                    payoff = float(_check_zero_sum(tokens, values, f"outcome {number}"))
+                    if self.outcomes.setdefault(number, payoff) != payoff:
+                        raise tokens.error(f"outcome {number} is given player 1's payoff {payoff:g} here and "
+                                           f"{self.outcomes[number]:g} before")
         if number == 0:
             return 0.0
         if number not in self.outcomes:
@@ -378,8 +393,8 @@ def read_efg(path) -> SequenceFormGame:
     reader.tree()
     if tokens.peek() is not None:
         raise tokens.error("unexpected text after the last node of the tree")
-    labels = [(player, info[2]) for (player, _), info in reader.infosets.items() if player > 0]
-    duplicated = sorted({label for player, label in labels if labels.count((player, label)) > 1})
+    labels = Counter((player, info[2]) for (player, _), info in reader.infosets.items() if player > 0)
+    duplicated = sorted({label for (_, label), count in labels.items() if count > 1})
     if duplicated:
         raise GambitFileError(f"{path}: information sets of different numbers share the labels {duplicated}; "
                               "give them distinct labels (or none)")

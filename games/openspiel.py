@@ -45,11 +45,12 @@ from gamelp.games.extensive import SequenceFormBuilder
 
 PREFIX = "openspiel:"
 DEFAULT_MAX_HISTORIES = 2_000_000
-# Random playouts of the size estimate.  Each one's estimate is unbiased (Knuth 1975, section 2), so their mean
-# exceeds SIZE_MARGIN times the true size with probability at most 1 / SIZE_MARGIN (Markov's inequality): a game
-# is refused up front only when its estimate exceeds SIZE_MARGIN times the limit, and the walk's own count
-# refuses the rest.  The playouts are seeded, so a game is always judged alike.
-SIZE_PROBES = 32
+# Random playouts of the size estimate (a thousand take a tenth of a second on Leduc or liar's dice).  Each
+# one's estimate is unbiased (Knuth 1975, section 2), so their mean exceeds SIZE_MARGIN times the true size with
+# probability at most 1 / SIZE_MARGIN (Markov's inequality): a game is refused up front only when its estimate
+# exceeds SIZE_MARGIN times the limit, and the walk's own count refuses the rest.  The playouts are seeded, so
+# a game is always judged alike.
+SIZE_PROBES = 1_000
 SIZE_MARGIN = 100
 # Brackets nested in a game string: real ones nest two or three deep, and OpenSpiel's parser recurses (about
 # 20,000 levels crash the process).

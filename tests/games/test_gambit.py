@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import deep_efg
 
 from gamelp.cli import main
 from gamelp.errors import GameFileError
@@ -231,17 +232,6 @@ def test_declared_outcome_profiles_are_checked_against_the_outcome_numbers_prese
         read_nfg(path)
 
 
-def deep_efg(depth: int, chance: bool = False) -> str:
-    """Player 1 (or chance) chooses "on" or "stop" ``depth`` times in a row; stopping at level k pays k."""
-    lines = ['EFG 2 R "deep" { "a" "b" }', '""', 'p "" 2 1 "" { "only" } 0', 'p "" 1 999999 "" { "go" } 0']
-    for k in range(depth):
-        lines.append(f'c "" {k + 1} "" {{ "on" 1/2 "stop" 1/2 }} 0' if chance else
-                     f'p "" 1 {k + 1} "" {{ "on" "stop" }} 0')
-    lines.append(f't "" {depth + 1} "" {{ {depth}, {-depth} }}')
-    lines += [f't "" {k + 1} "" {{ {k}, {-k} }}' for k in reversed(range(depth))]
-    return "\n".join(lines) + "\n"
-
-
 def test_a_deeply_nested_efg_is_read_without_recursion(tmp_path):
     game = read_efg(write(tmp_path, "deep.efg", deep_efg(5000)))
     assert game.pl1.num_decision_points == 5001 and np.isclose(solve_nash(game, 1).value, 5000)
@@ -271,3 +261,11 @@ def test_a_two_player_efg_where_one_player_never_acts_says_so(tmp_path):
     with pytest.raises(GameFileError, match="player 2 never acts; gamelp handles two-player zero-sum games in "
                                             "which both players act"):
         read_efg(path)
+
+
+def test_an_outcome_given_two_different_payoffs_is_refused(tmp_path):
+    """Gamelp kept the first payoffs of an outcome number and silently ignored different ones given later."""
+    text = ('EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 2 1 "" { "u" } 0\nt "" 1 "win" { 1, -1 }\n'
+            'p "" 2 1 "" { "u" } 0\nt "" 1 "win" { 5, -5 }\n')
+    with pytest.raises(GambitFileError, match="line 6: outcome 1 is given player 1's payoff 5 here and 1 before"):
+        read_efg(write(tmp_path, "twice.efg", text))

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import deep_efg
 
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as policy_lib  # noqa: E402
@@ -97,10 +98,8 @@ def test_the_size_estimate_is_close_on_a_game_of_known_size():
 
 def test_a_deep_game_is_walked_without_recursion(tmp_path):
     """OpenSpiel's own .efg reader gives a 3,000-move game: the walk is deeper than Python's recursion limit."""
-    from test_gambit import deep_efg  # tests/games is on the path (pytest prepends the test's directory)
-
     path = tmp_path / "deep.efg"
-    path.write_text(deep_efg(3000).replace("999999", "3001"))
+    path.write_text(deep_efg(3000))
     game = load_openspiel(f"efg_game(filename={path})")
     assert game.pl1.num_decision_points == 3001 and np.isclose(solve_nash(game, 1).value, 3000)
 
@@ -143,3 +142,13 @@ def test_cli_refuses_a_bad_openspiel_game_in_one_line(game):
     done = subprocess.run([sys.executable, "-m", "gamelp.cli", "solve", game], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "OpenSpiel cannot load it" in done.stderr
+
+
+def test_a_deeply_nested_game_string_is_refused_before_openspiel_parses_it():
+    """OpenSpiel's game-string parser recurses: 20,000 nested games crashed the process (signal 11)."""
+    code = ("import sys\nfrom gamelp.games.openspiel import OpenSpielImportError, load_openspiel\n"
+            "try:\n    load_openspiel('turn_based_simultaneous_game(game=' * 20000 + 'matrix_rps' + ')' * 20000)\n"
+            "except OpenSpielImportError as exc:\n    print(str(exc)[-80:])\n    sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stderr[-500:]
+    assert "brackets nested 20000 deep, more than the 100 a game string may have" in done.stdout
