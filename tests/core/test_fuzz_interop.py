@@ -297,7 +297,7 @@ import pygambit as gbt
 path, kind = sys.argv[1:]
 game = gbt.read_nfg(path) if kind == "nfg" else gbt.read_efg(path)
 solved = gbt.nash.lp_solve(game, rational=False, **({} if kind == "nfg" else {"use_strategic": False}))
-print(float(solved.equilibria[0].payoff(list(game.players)[0])))
+print(float(list(dict(solved.equilibrium.payoffs).values())[0]))
 """
 
 
@@ -312,6 +312,16 @@ def _gambit_value(path, kind):
     except subprocess.TimeoutExpired:
         return None
     return float(done.stdout) if done.returncode == 0 else None
+
+
+@pytest.mark.skipif(not HAS_PYGAMBIT, reason="no pygambit")
+@pytest.mark.parametrize("kind, text, value", [("nfg", PENNIES_NFG, 0.0), ("nfg", OUTCOME_NFG, 0.25),
+                                               ("efg", BLUFF_EFG, 8 / 9)])
+def test_the_gambit_oracle_solves_the_seeds(tmp_path, kind, text, value):
+    """The check of generated answers is live: Gambit reads and solves every seed game."""
+    path = tmp_path / f"seed.{kind}"
+    path.write_text(text, encoding="utf-8")
+    assert _gambit_value(path, kind) == pytest.approx(value, abs=1e-9)
 
 
 @settings(FUZZ, max_examples=200)
