@@ -71,8 +71,19 @@ class SequenceFormBuilder:
         for info_set, parent in self.parent[player - 1].items():
             children.setdefault(parent, []).append(info_set)
         nodes: list[dict] = []
-
-        def hang(parent, parent_edge) -> None:
+        # Preorder with an explicit stack (trees may be deep): ("hang", parent sequence, its edge) lists the
+        # information sets below a sequence, ("decision", information set, edge, parent sequence) one of them.
+        pending: list[tuple] = [("hang", None, None)]
+        while pending:
+            task = pending.pop()
+            if task[0] == "decision":
+                _, info_set, edge, parent = task
+                actions = list(self.actions[player - 1][info_set])
+                nodes.append({"id": info_set, "type": "decision", "actions": actions, "parent_edge": edge,
+                              "parent_sequence": None if parent is None else list(parent)})
+                pending.extend(("hang", (info_set, action), [info_set, action]) for action in reversed(actions))
+                continue
+            _, parent, parent_edge = task
             below = children.get(parent, [])
             if len(below) > 1:
                 observation = f"o|{'root' if parent is None else ':'.join(parent)}"
@@ -81,14 +92,8 @@ class SequenceFormBuilder:
                 edges = [[observation, info_set] for info_set in below]
             else:
                 edges = [parent_edge] * len(below)
-            for info_set, edge in zip(below, edges):
-                actions = list(self.actions[player - 1][info_set])
-                nodes.append({"id": info_set, "type": "decision", "actions": actions, "parent_edge": edge,
-                              "parent_sequence": None if parent is None else list(parent)})
-                for action in actions:
-                    hang((info_set, action), [info_set, action])
-
-        hang(None, None)
+            pending.extend(("decision", info_set, edge, parent) for info_set, edge in reversed(list(zip(below, edges))))
         if not nodes:
-            raise GameFileError(f"{self.where}: player {player} never acts")
+            raise GameFileError(f"{self.where}: player {player} never acts; gamelp handles two-player zero-sum "
+                                "games in which both players act")
         return nodes

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GambitFileError
+from gamelp.errors import GambitFileError, shown
 from gamelp.io import read_text, write_text
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
@@ -44,31 +46,42 @@ from gamelp.games.poker import _PokerRules, _Walk as _PokerWalk
 from gamelp.matrix import MatrixGame, MatrixGameError
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
+_UNESCAPE = re.compile(r"\\(.)", re.S)
+# A number as Gambit writes one: an integer or decimal with an optional exponent, or a fraction of integers.
+_NUMBER = re.compile(r"[+-]?(?:(\d+)/(\d+)|(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?)")
 ZERO_SUM_TOLERANCE = 1e-9
+# Digits in one number (mantissa and exponent together).  Python refuses to convert integers of more than 4,300
+# digits, and a float holds 17 significant ones; no payoff or probability needs thousands.
+MAX_NUMBER_DIGITS = 4_000
+# The decimal order of magnitude beyond which a number is not a float.  Checked on the token, before any
+# arithmetic: building the exact Fraction of 1e999999999 would take a billion-digit power of ten.
+MAX_DECIMAL_EXPONENT = 308
+# Strategy profiles of an .nfg game: the payoff matrix is dense (8 bytes a profile, 80 MB at the limit), and a
+# matrix LP of that size is beyond what gamelp solves in reasonable time anyway.
+MAX_PROFILES = 10_000_000
 
 
 class _Tokens:
-    """Quoted strings, braces and bare words of a Gambit file, with their line numbers for errors."""
+    """Quoted strings, braces and bare words of a Gambit file, with their offsets (an error names the line)."""
 
     def __init__(self, text: str, source: str):
         self.source = source
-        self.items: list[tuple[str, str, int]] = []  # (kind, text, line): kind is "str", "{", "}" or "word"
-        line = 1
-        position = 0
+        self.text = text
+        self.items: list[tuple[str, str, int]] = []  # (kind, text, offset): kind is "str", "{", "}" or "word"
         for match in _TOKEN.finditer(text):
-            line += text.count("\n", position, match.start())
-            position = match.start()
             quoted, brace, word = match.groups()
             if quoted is not None:
-                self.items.append(("str", re.sub(r"\\(.)", r"\1", quoted), line))
+                unescaped = _UNESCAPE.sub(r"\1", quoted) if "\\" in quoted else quoted
+                self.items.append(("str", unescaped, match.start()))
             elif brace is not None:
-                self.items.append((brace, brace, line))
+                self.items.append((brace, brace, match.start()))
             elif word is not None:
-                self.items.append(("word", word, line))
+                self.items.append(("word", word, match.start()))
         self.position = 0
 
     def error(self, message: str) -> GambitFileError:
-        line = self.items[min(self.position, len(self.items) - 1)][2] if self.items else 1
+        offset = self.items[min(self.position, len(self.items) - 1)][2] if self.items else 0
+        line = self.text.count("\n", 0, offset) + 1
         return GambitFileError(f"{self.source}: line {line}: {message}")
 
     def peek(self) -> str | None:
@@ -89,15 +102,47 @@ class _Tokens:
         if not re.fullmatch(r"\d+", word):
             self.position -= 1
             raise self.error(f"expected {what} (a non-negative integer), found {word!r}")
+        if len(word.lstrip("0")) > MAX_NUMBER_DIGITS:
+            self.position -= 1
+            raise self.error(f"{what} has more than {MAX_NUMBER_DIGITS:,} digits")
         return int(word)
 
     def number(self, what: str) -> Fraction:
+        """The next word as an exact number, refused (naming ``what``) unless it is a float's size: its digits
+        and order of magnitude are read off the word before any arithmetic; a value below the float range is 0."""
         word = self.take("word", what)
-        try:
-            return Fraction(word)
-        except (ValueError, ZeroDivisionError):
+        match = _NUMBER.fullmatch(word)
+        if match is None or not any(c.isdigit() for c in re.split("[eE]", word)[0]):
             self.position -= 1
-            raise self.error(f"expected {what} (an integer, decimal or fraction), found {word!r}") from None
+            if word.lstrip("+-").lower() in ("inf", "infinity", "nan"):
+                raise self.error(f"{what}: {word!r} is not a finite number")
+            raise self.error(f"expected {what} (an integer, decimal or fraction), found {shown(word)}")
+        if sum(c.isdigit() for c in word) > MAX_NUMBER_DIGITS:
+            self.position -= 1
+            raise self.error(f"{what}: {shown(word)} has more than {MAX_NUMBER_DIGITS:,} digits")
+        numerator, denominator, whole, decimals, exponent = match.groups()
+        if denominator is not None:
+            if int(denominator) == 0:
+                self.position -= 1
+                raise self.error(f"{what}: {word!r} divides by zero")
+            magnitude = len(numerator.lstrip("0")) - len(denominator.lstrip("0"))  # within 1 of the order
+        else:
+            digits = ((whole or "") + (decimals or "")).lstrip("0")
+            if not digits:
+                return Fraction(0)
+            magnitude = len(digits) - len(decimals or "") + int(exponent or 0)  # within 1 of the order
+        if magnitude < -MAX_DECIMAL_EXPONENT - 20:  # below the smallest float (about 5e-324): it rounds to 0
+            return Fraction(0)
+        value = Fraction(word) if magnitude <= MAX_DECIMAL_EXPONENT + 1 else None
+        try:
+            finite = value is not None and math.isfinite(float(value))
+        except OverflowError:  # float(Fraction) raises where float(str) would give inf
+            finite = False
+        if not finite:
+            self.position -= 1
+            raise self.error(f"{what}: {shown(word)} is out of the floating-point range (magnitude at most "
+                             f"{sys.float_info.max:.4g})")
+        return value
 
     def strings(self, what: str) -> list[str]:
         self.take("{", f"{{ before the {what}")
@@ -130,7 +175,8 @@ def _read(path, extension: str) -> _Tokens:
     tokens.take("str", "the title")
     players = tokens.strings("player names")
     if len(players) != 2:
-        raise tokens.error(f"{len(players)} players; only two-player games can be read")
+        raise tokens.error(f"{len(players)} player{'s' * (len(players) != 1)}; gamelp handles two-player zero-sum "
+                           "games only")
     return tokens
 
 
@@ -148,21 +194,25 @@ def read_nfg(path) -> MatrixGame:
     """A two-player zero-sum ``.nfg`` file (payoff or outcome version) as a matrix game of player 1's payoffs."""
     tokens = _read(path, "nfg")
     tokens.take("{", "{ before the strategies")
-    labels = []
+    declared: list[list[str] | int] = []  # names, or a number of strategies (labels made once it is checked)
     for player in (1, 2):
         if tokens.peek() == "{":
-            names = tokens.strings(f"player {player}'s strategy names")
+            declared.append(tokens.strings(f"player {player}'s strategy names"))
         else:
-            names = [str(k) for k in range(1, tokens.integer(f"player {player}'s number of strategies") + 1)]
-        if not names:
+            declared.append(tokens.integer(f"player {player}'s number of strategies"))
+        if not declared[-1]:
             raise tokens.error(f"player {player} has no strategies")
-        labels.append(names)
     tokens.take("}", "} after the strategies")
+    rows, cols = (count if isinstance(count, int) else len(count) for count in declared)
+    if rows * cols > MAX_PROFILES:
+        raise tokens.error(f"the game declares {rows} x {cols} strategy profiles, more than the {MAX_PROFILES:,} "
+                           "gamelp reads")
     tokens.optional_string()  # comment
-    rows, cols = len(labels[0]), len(labels[1])
-    profiles = [(i, j) for j in range(cols) for i in range(rows)]  # player 1 changes fastest
-    payoffs = np.zeros((rows, cols))
-    if tokens.peek() == "{":  # outcome version
+    outcome_version = tokens.peek() == "{"
+    if not outcome_version:
+        _check_present(tokens, rows, cols, 2, "payoffs")
+    labels = [[str(k) for k in range(1, count + 1)] if isinstance(count, int) else count for count in declared]
+    if outcome_version:
         tokens.take("{", "{ before the outcomes")
         outcomes = []
         while tokens.peek() == "{":
@@ -174,7 +224,9 @@ def read_nfg(path) -> MatrixGame:
             tokens.take("}", "} after an outcome")
             outcomes.append(_check_zero_sum(tokens, values, f"outcome {len(outcomes) + 1}"))
         tokens.take("}", "} after the outcomes")
-        for i, j in profiles:
+        _check_present(tokens, rows, cols, 1, "outcome numbers")
+        payoffs = np.zeros((rows, cols))
+        for i, j in _profiles(rows, cols):
             k = tokens.integer("an outcome number")
             if k > len(outcomes):
                 tokens.position -= 1
@@ -182,7 +234,8 @@ def read_nfg(path) -> MatrixGame:
                                    f"(there are {len(outcomes)})")
             payoffs[i, j] = 0.0 if k == 0 else float(outcomes[k - 1])
     else:
-        for i, j in profiles:
+        payoffs = np.zeros((rows, cols))
+        for i, j in _profiles(rows, cols):
             pair = [tokens.number(f"payoffs of profile ({labels[0][i]}, {labels[1][j]})") for _ in range(2)]
             payoffs[i, j] = float(_check_zero_sum(tokens, pair, f"profile ({labels[0][i]}, {labels[1][j]})"))
     if tokens.peek() is not None:
@@ -191,6 +244,20 @@ def read_nfg(path) -> MatrixGame:
         return MatrixGame(payoffs, labels[0], labels[1])
     except MatrixGameError as exc:
         raise GambitFileError(f"{path}: {exc}") from None
+
+
+def _profiles(rows: int, cols: int):
+    """Strategy profiles in file order: player 1's strategy changes fastest."""
+    return ((i, j) for j in range(cols) for i in range(rows))
+
+
+def _check_present(tokens: _Tokens, rows: int, cols: int, per_profile: int, what: str) -> None:
+    """Refuse a declared size the rest of the file cannot fill, before anything of that size is allocated."""
+    needed = rows * cols * per_profile
+    present = sum(kind == "word" for kind, _, _ in tokens.items[tokens.position:])
+    if present < needed:
+        raise tokens.error(f"the game declares {rows} x {cols} strategy profiles, which need {needed:,} {what}; "
+                           f"the file has {present:,}")
 
 
 def _quote(text: str) -> str:
@@ -216,22 +283,34 @@ def write_nfg(game: MatrixGame, path, title: str = "gamelp matrix game") -> Path
 
 # ---------------------------------------------------------------------------------------- .efg
 class _EfgReader:
-    """Recursive preorder parse of the nodes, walked straight into a :class:`SequenceFormBuilder`."""
+    """Preorder parse of the nodes with an explicit stack (a tree may be as deep as its file is long), walked
+    straight into a :class:`SequenceFormBuilder`.  Chance probabilities and payoffs are exact fractions as read,
+    and floats along the paths: products of thousands of fractions would grow without bound."""
 
     def __init__(self, tokens: _Tokens):
         self.tokens = tokens
         self.builder = SequenceFormBuilder(tokens.source)
-        self.infosets: dict[tuple[int, int], tuple[list[str], list[Fraction] | None, str]] = {}
-        self.outcomes: dict[int, Fraction] = {}
+        self.infosets: dict[tuple[int, int], tuple[list[str], list[float] | None, str]] = {}
+        self.outcomes: dict[int, float] = {}
+        self.outcome_words: dict[int, tuple[str, ...]] = {}  # each outcome's payoffs as first written
 
-    def node(self, chance: Fraction, payoff: Fraction, last: tuple) -> None:
+    def tree(self) -> None:
+        """Every node from the root: each node's children wait on the stack, the first one on top."""
+        pending = [(1.0, 0.0, (None, None))]  # chance probability, payoff so far, both players' last sequences
+        while pending:
+            pending.extend(reversed(self.node(*pending.pop())))
+
+    def node(self, chance: float, payoff: float, last: tuple) -> list[tuple]:
+        """Read one node; return its children's (chance, payoff, last) in order."""
         tokens = self.tokens
         kind = tokens.take("word", "a node (c, p or t)")
         tokens.take("str", "the node's name")
         if kind == "t":
             payoff += self.outcome()
-            self.builder.terminal(last, float(chance * payoff))
-            return
+            if not math.isfinite(payoff):
+                raise tokens.error("the payoffs on the path to this terminal add up beyond the floating-point range")
+            self.builder.terminal(last, chance * payoff)
+            return []
         if kind not in ("c", "p"):
             tokens.position -= 1
             raise tokens.error(f"unknown node type {kind!r} (expected c, p or t)")
@@ -241,14 +320,14 @@ class _EfgReader:
         actions, probabilities, label = self.infoset(player, tokens.integer("the information set number"))
         payoff += self.outcome()
         if kind == "c":
-            for action, probability in zip(actions, probabilities):
-                self.node(chance * probability, payoff, last)
-            return
+            return [(chance * probability, payoff, last) for probability in probabilities]
         self.builder.decision(player, label, actions, last[player - 1])
+        children = []
         for action in actions:
             new_last = list(last)
             new_last[player - 1] = (label, action)
-            self.node(chance, payoff, tuple(new_last))
+            children.append((chance, payoff, tuple(new_last)))
+        return children
 
     def infoset(self, player: int, number: int):
         tokens = self.tokens
@@ -260,33 +339,47 @@ class _EfgReader:
             while tokens.peek() == "str":
                 actions.append(tokens.take("str", "an action name"))
                 if player == 0:
-                    probabilities.append(tokens.number("a chance probability"))
+                    probabilities.append(tokens.number(f"chance probability of action {shown(actions[-1])} at "
+                                                       f"information set {number}"))
             tokens.take("}", "} after the actions")
             if not actions:
                 raise tokens.error(f"information set {number} of {'chance' if player == 0 else player} has no "
                                    "actions")
-            if player == 0 and (min(probabilities) < 0 or abs(sum(probabilities) - 1) > 1e-9):
-                raise tokens.error(f"chance probabilities {[str(p) for p in probabilities]} are not a "
+            if player == 0 and (min(probabilities) < 0 or abs(math.fsum(map(float, probabilities)) - 1) > 1e-9):
+                raise tokens.error(f"chance probabilities {shown([str(p) for p in probabilities])} are not a "
                                    "distribution")
             if len(set(actions)) != len(actions) or not all(actions):
                 actions = [f"{k + 1}:{action}" if action else str(k + 1) for k, action in enumerate(actions)]
             if key not in self.infosets:
-                self.infosets[key] = (actions, probabilities or None, name or f"{player}.{number}")
+                self.infosets[key] = (actions, [float(p) for p in probabilities] or None, name or f"{player}.{number}")
         if key not in self.infosets:
             raise tokens.error(f"information set {number} of {'chance' if player == 0 else f'player {player}'} "
                                "is used before its actions are given")
         return self.infosets[key]
 
-    def outcome(self) -> Fraction:
+    def outcome(self) -> float:
         tokens = self.tokens
         number = tokens.integer("the outcome number")
         if tokens.peek() == "str":
             tokens.take("str", "the outcome's name")
             if tokens.peek() == "{":
-                values = tokens.numbers("outcome payoffs")
-                self.outcomes.setdefault(number, _check_zero_sum(tokens, values, f"outcome {number}"))
+                start = tokens.position
+                while tokens.peek() == "word" or tokens.position == start:  # the words up to "}", unparsed
+                    tokens.position += 1
+                words = tuple(word for _, word, _ in tokens.items[start + 1:tokens.position])
+                tokens.position = start
+                if self.outcome_words.get(number) == words:  # repeated as first given: parsed then
+                    tokens.position += len(words) + 1
+                    tokens.take("}", "} after the outcome payoffs")
+                else:
+                    self.outcome_words.setdefault(number, words)
+                    values = tokens.numbers(f"payoffs of outcome {number}")
+                    payoff = float(_check_zero_sum(tokens, values, f"outcome {number}"))
+                    if self.outcomes.setdefault(number, payoff) != payoff:
+                        raise tokens.error(f"outcome {number} is given player 1's payoff {payoff:g} here and "
+                                           f"{self.outcomes[number]:g} before")
         if number == 0:
-            return Fraction(0)
+            return 0.0
         if number not in self.outcomes:
             raise tokens.error(f"outcome {number} is used before its payoffs are given")
         return self.outcomes[number]
@@ -297,11 +390,11 @@ def read_efg(path) -> SequenceFormGame:
     tokens = _read(path, "efg")
     tokens.optional_string()  # comment
     reader = _EfgReader(tokens)
-    reader.node(Fraction(1), Fraction(0), (None, None))
+    reader.tree()
     if tokens.peek() is not None:
         raise tokens.error("unexpected text after the last node of the tree")
-    labels = [(player, info[2]) for (player, _), info in reader.infosets.items() if player > 0]
-    duplicated = sorted({label for player, label in labels if labels.count((player, label)) > 1})
+    labels = Counter((player, info[2]) for (player, _), info in reader.infosets.items() if player > 0)
+    duplicated = sorted({label for (_, label), count in labels.items() if count > 1})
     if duplicated:
         raise GambitFileError(f"{path}: information sets of different numbers share the labels {duplicated}; "
                               "give them distinct labels (or none)")
@@ -315,6 +408,7 @@ class _EfgWriter:
     def __init__(self):
         self.lines: list[str] = []
         self.infosets: dict[tuple[int, str], int] = {}
+        self.infosets_of = {1: 0, 2: 0}  # information sets numbered so far, per player
         self.outcomes: dict[float, int] = {}
         self.chance_sets = 0
 
@@ -326,7 +420,10 @@ class _EfgWriter:
 
     def player(self, player: int, info_set: str, actions: list[str]) -> None:
         key = (player, info_set)
-        number = self.infosets.setdefault(key, sum(p == player for p, _ in self.infosets) + 1)
+        if key not in self.infosets:
+            self.infosets_of[player] += 1
+            self.infosets[key] = self.infosets_of[player]
+        number = self.infosets[key]
         listed = " ".join(_quote(a) for a in actions)
         self.lines.append(f'p "" {player} {number} {_quote(info_set)} {{ {listed} }} 0')
 
@@ -367,10 +464,15 @@ def write_efg(source: str, path) -> str:
 
 
 def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
-    from gamelp.games.openspiel import load_spiel_game
+    """Every history of the OpenSpiel game, refused up front, or once counted, when there are more than
+    OpenSpiel import enumerates (:data:`~gamelp.games.openspiel.DEFAULT_MAX_HISTORIES`)."""
+    from gamelp.games.openspiel import DEFAULT_MAX_HISTORIES, PREFIX, enumerable_spiel_game
 
-    stack = [load_spiel_game(game_string).new_initial_state()]
+    stack = [enumerable_spiel_game(game_string).new_initial_state()]
     while stack:  # preorder: children pushed in reverse
+        if len(writer.lines) >= DEFAULT_MAX_HISTORIES:
+            raise GambitFileError(f"{PREFIX}{game_string}: too large to write: more than "
+                                  f"{DEFAULT_MAX_HISTORIES:,} histories")
         state = stack.pop()
         if state.is_terminal():
             writer.terminal(state.returns()[0])

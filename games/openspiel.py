@@ -11,6 +11,13 @@ probabilities are the ones OpenSpiel lists for each chance outcome.
 Games that are not two-player zero-sum, that sample chance without listing
 its outcomes, or that have more than ``max_histories`` histories are refused
 with an :class:`OpenSpielImportError` (a :class:`~gamelp.errors.GameFileError`).
+The size is estimated first, from random playouts (Knuth 1975, "Estimating
+the efficiency of backtrack programs", section 2): a game far beyond the
+limit, such as chess, is refused in a moment with its estimate rather than
+after minutes of enumeration.  The tree is walked with an explicit stack, so
+a game may be deeper than Python's recursion limit.  A game string is checked
+before OpenSpiel parses it (its nesting, and that a file it names is a
+regular file).
 :meth:`OpenSpielGame.tabular_policy` turns sequence-form strategies into an
 OpenSpiel ``TabularPolicy`` (behavioural: action probabilities per
 information state), so ``pyspiel`` can check them independently;
@@ -24,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
+import random
 import sys
 from dataclasses import dataclass, field
 
@@ -32,11 +40,22 @@ import numpy as np
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.deps import install_hint, installed
 from gamelp.errors import OpenSpielImportError
+from gamelp.io import open_regular
 from gamelp.game import SequenceFormGame
 from gamelp.games.extensive import SequenceFormBuilder
 
 PREFIX = "openspiel:"
 DEFAULT_MAX_HISTORIES = 2_000_000
+# Random playouts of the size estimate (a thousand take a tenth of a second on Leduc or liar's dice).  Each
+# one's estimate is unbiased (Knuth 1975, section 2), so their mean exceeds SIZE_MARGIN times the true size with
+# probability at most 1 / SIZE_MARGIN (Markov's inequality): a game is refused up front only when its estimate
+# exceeds SIZE_MARGIN times the limit, and the walk's own count refuses the rest.  The playouts are seeded, so
+# a game is always judged alike.
+SIZE_PROBES = 1_000
+SIZE_MARGIN = 100
+# Brackets nested in a game string: real ones nest two or three deep, and OpenSpiel's parser recurses (about
+# 20,000 levels crash the process).
+MAX_GAME_STRING_NESTING = 100
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,8 +119,16 @@ def load_spiel_game(game_string: str):
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it (no game {name!r}{hint})")
+    depth = deepest = 0
+    for character in game_string:
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        deepest = max(deepest, depth)
+    if deepest > MAX_GAME_STRING_NESTING:
+        raise OpenSpielImportError(f"{where}: brackets nested {deepest} deep, more than the "
+                                   f"{MAX_GAME_STRING_NESTING} a game string may have")
     try:
         with _native_stderr_silenced():
+            _check_files(pyspiel.game_parameters_from_string(game_string), where)
             game = pyspiel.load_game(game_string)
     except pyspiel.SpielError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else "no reason given"
@@ -121,18 +148,63 @@ def load_spiel_game(game_string: str):
     return game
 
 
+def _check_files(parameters: dict, where: str) -> None:
+    """Refuse a ``filename`` parameter (``efg_game``, ``nfg_game``, ...) that is not a regular file: OpenSpiel
+    would wait forever on a named pipe, or read a device without end."""
+    for key, value in parameters.items():
+        if isinstance(value, dict):
+            _check_files(value, where)  # a nested game; nesting is bounded by MAX_GAME_STRING_NESTING
+        elif key == "filename" and isinstance(value, str):
+            try:
+                open_regular(value, OpenSpielImportError, "rb").close()
+            except OpenSpielImportError as exc:
+                raise OpenSpielImportError(f"{where}: {exc}") from None
+
+
+def enumerable_spiel_game(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES):
+    """:func:`load_spiel_game`, refused up front when its estimated size is far beyond ``max_histories``."""
+    game = load_spiel_game(game_string)
+    estimate = estimate_histories(game, SIZE_MARGIN * max_histories)
+    if estimate > SIZE_MARGIN * max_histories:
+        raise OpenSpielImportError(f"{PREFIX}{game_string}: too large to enumerate: an estimated {estimate:.2g} "
+                                   f"histories or more (random playouts), beyond the {max_histories:,} gamelp "
+                                   "enumerates")
+    return game
+
+
+def estimate_histories(game, cap: float) -> float:
+    """The mean over :data:`SIZE_PROBES` seeded random playouts of Knuth's (1975, section 2) estimate of the
+    number of histories: 1 + d1 + d1 d2 + ... for the branching factors d1, d2, ... met on the way (chance
+    outcomes of probability 0 are not branches).  Stops as soon as the mean is sure to exceed ``cap``."""
+    rng = random.Random(0)
+    total = 0.0
+    for _ in range(SIZE_PROBES):
+        state = game.new_initial_state()
+        width = count = 1.0
+        while not state.is_terminal():
+            actions = ([a for a, p in state.chance_outcomes() if p > 0] if state.is_chance_node()
+                       else state.legal_actions())
+            width *= len(actions)
+            count += width
+            if total + count > cap * SIZE_PROBES:  # the mean already exceeds cap, whatever the other playouts
+                return (total + count) / SIZE_PROBES
+            state.apply_action(rng.choice(actions))
+        total += count
+    return total / SIZE_PROBES
+
+
 def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES) -> OpenSpielGame:
     """Import ``game_string`` (e.g. ``"leduc_poker"``, ``"goofspiel(num_cards=3)"``); see the module docstring."""
-    game = load_spiel_game(game_string)
-    where = f"{PREFIX}{game_string}"
-    walk = _Walk(where, max_histories)
-    walk.visit(game.new_initial_state(), 1.0, (None, None))
+    game = enumerable_spiel_game(game_string, max_histories)
+    walk = _Walk(f"{PREFIX}{game_string}", max_histories)
+    walk.run(game.new_initial_state())
     pl1, pl2, A = walk.builder.build()
     return OpenSpielGame(pl1, pl2, A, game_string, game, walk.action_ids, walk.histories)
 
 
 class _Walk:
-    """Depth-first enumeration of every history into a :class:`SequenceFormBuilder`, counting histories."""
+    """Depth-first enumeration of every history into a :class:`SequenceFormBuilder`, counting histories; an
+    explicit stack of (parent state, action, chance, last sequences) keeps each child unbuilt until its turn."""
 
     def __init__(self, where: str, max_histories: int):
         self.where, self.max_histories = where, max_histories
@@ -140,24 +212,28 @@ class _Walk:
         self.builder = SequenceFormBuilder(where)
         self.action_ids: dict[tuple[int, str], dict[str, int]] = {}
 
-    def visit(self, state, chance: float, last: tuple) -> None:
-        self.histories += 1
-        if self.histories > self.max_histories:
-            raise OpenSpielImportError(f"{self.where}: too large to enumerate: more than {self.max_histories:,} "
-                                       f"histories (visited {self.histories - 1:,} before stopping)")
-        if state.is_terminal():
-            self.builder.terminal(last, chance * state.returns()[0])
-        elif state.is_chance_node():
-            for action, probability in state.chance_outcomes():
-                if probability > 0:
-                    self.visit(state.child(action), chance * probability, last)
-        else:
-            player = state.current_player()
-            info_set = state.information_state_string(player)
-            ids = {state.action_to_string(player, action): action for action in state.legal_actions(player)}
-            self.builder.decision(player + 1, info_set, ids, last[player])  # OpenSpiel counts players from 0
-            self.action_ids.setdefault((player, info_set), ids)
-            for name, action in ids.items():
-                new_last = list(last)
-                new_last[player] = (info_set, name)
-                self.visit(state.child(action), chance, tuple(new_last))
+    def run(self, root) -> None:
+        pending = [(None, root, 1.0, (None, None))]
+        while pending:
+            parent, action, chance, last = pending.pop()
+            state = action if parent is None else parent.child(action)
+            self.histories += 1
+            if self.histories > self.max_histories:
+                raise OpenSpielImportError(f"{self.where}: too large to enumerate: more than "
+                                           f"{self.max_histories:,} histories (visited {self.histories - 1:,} "
+                                           "before stopping)")
+            if state.is_terminal():
+                self.builder.terminal(last, chance * state.returns()[0])
+            elif state.is_chance_node():
+                pending.extend((state, action, chance * probability, last)
+                               for action, probability in reversed(state.chance_outcomes()) if probability > 0)
+            else:
+                player = state.current_player()
+                info_set = state.information_state_string(player)
+                ids = {state.action_to_string(player, action): action for action in state.legal_actions(player)}
+                self.builder.decision(player + 1, info_set, ids, last[player])  # OpenSpiel counts players from 0
+                self.action_ids.setdefault((player, info_set), ids)
+                for name, action in reversed(ids.items()):
+                    new_last = list(last)
+                    new_last[player] = (info_set, name)
+                    pending.append((state, action, chance, tuple(new_last)))

@@ -61,3 +61,15 @@ def matrix_value(A) -> float:
     done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
                    A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
     return -done.fun
+
+
+def deep_efg(depth: int, chance: bool = False) -> str:
+    """A Gambit .efg game ``depth`` moves deep: player 1 (or chance, by halves) goes "on" or "stop" ``depth``
+    times in a row, stopping at level k pays k (player 2 has one move, player 1 a first one, "go")."""
+    lines = ['EFG 2 R "deep" { "a" "b" }', '""', 'p "" 2 1 "" { "only" } 0', f'p "" 1 {depth + 1} "" {{ "go" }} 0']
+    for k in range(depth):
+        lines.append(f'c "" {k + 1} "" {{ "on" 1/2 "stop" 1/2 }} 0' if chance else
+                     f'p "" 1 {k + 1} "" {{ "on" "stop" }} 0')
+    lines.append(f't "" {depth + 1} "" {{ {depth}, {-depth} }}')
+    lines += [f't "" {k + 1} "" {{ {k}, {-k} }}' for k in reversed(range(depth))]
+    return "\n".join(lines) + "\n"

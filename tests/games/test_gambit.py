@@ -1,7 +1,11 @@
 """Gambit .nfg / .efg (gamelp.games.gambit): hand-written files, round trips, and the faults named."""
 
+import json
+import re
+
 import numpy as np
 import pytest
+from conftest import deep_efg
 
 from gamelp.cli import main
 from gamelp.errors import GameFileError
@@ -122,9 +126,9 @@ def test_efg_of_the_poker_generators_reads_back_to_the_built_in_game(tmp_path, n
 
 
 @pytest.mark.parametrize("text, fragment", [
-    ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; only two-player games"),
+    ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; gamelp handles two-player zero-sum games only"),
     ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n', "line 2: profile (1, 1): payoffs 1 and 1 do not sum to zero"),
-    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 -1 x\n', "line 2: expected payoffs of profile (1, 2)"),
+    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 -1 x 1\n', "line 2: expected payoffs of profile (1, 2)"),
     ('NFG 1 R "" { "a" "b" } { 1 1 }\n{ { "" 1 -1 } }\n2\n', "outcome 2 of profile (1, 1) is not defined"),
     ('EFG 2 R "" { "a" "b" }\n""\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n', "expected a node"),
     ('EFG 2 R "" { "a" "b" }\np "" 3 1 "" { "x" } 0\nt "" 0\n', "player 3 does not exist"),
@@ -174,3 +178,94 @@ def test_pygambit_solves_our_nfg_to_our_equilibrium(tmp_path, seed):
     assert (p @ C).min() == pytest.approx(value, abs=1e-9) and (C @ q).max() == pytest.approx(value, abs=1e-9)
     ours = solve_matrix_nash(game, "row").strategy
     assert (ours @ C).min() == pytest.approx(value, abs=1e-9)
+
+
+# ---------------------------------------------------------------------- hostile files (issue 23, items 6-8)
+@pytest.mark.parametrize("payoff, fragment", [
+    ("1e400", "'1e400' is out of the floating-point range"),
+    ("1e999999999", "'1e999999999' is out of the floating-point range"),
+    ("-2e308", "'-2e308' is out of the floating-point range"),
+    ("9" * 400, "is out of the floating-point range"),
+    ("1" * 5000 + "/3", "has more than 4,000 digits"),
+    ("1e" + "9" * 5000, "has more than 4,000 digits"),
+])
+@pytest.mark.parametrize("kind", ["nfg", "efg"])
+def test_huge_payoffs_are_refused_naming_the_entry_without_big_number_arithmetic(tmp_path, payoff, fragment, kind):
+    negated = payoff[1:] if payoff.startswith("-") else "-" + payoff
+    text = (f'NFG 1 R "" {{ "a" "b" }} {{ 1 1 }}\n{payoff} {negated}\n' if kind == "nfg" else
+            f'EFG 2 R "" {{ "a" "b" }}\np "" 1 1 "" {{ "x" }} 0\np "" 2 1 "" {{ "y" }} 0\n'
+            f't "" 1 "win" {{ {payoff}, {negated} }}\n')
+    where = "profile (1, 1)" if kind == "nfg" else "outcome 1"
+    with pytest.raises(GambitFileError, match=rf"line \d+: .*{re.escape(where)}.*{re.escape(fragment)}"):
+        (read_nfg if kind == "nfg" else read_efg)(write(tmp_path, f"huge.{kind}", text))
+
+
+@pytest.mark.parametrize("text, value", [
+    ('NFG 1 R "" { "a" "b" } { 1 2 }\n0e999999999 0 1e-999999999 -1e-999999999\n', 0.0),
+    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1.5e300 -15e299 1e308 -1e308\n', 1.5e300),
+])
+def test_extreme_but_representable_payoffs_are_read(tmp_path, text, value):
+    assert read_nfg(write(tmp_path, "extreme.nfg", text)).payoffs[0, 0] == value
+
+
+def test_a_huge_chance_exponent_is_refused(tmp_path):
+    text = 'EFG 2 R "" { "a" "b" }\nc "" 1 "" { "x" 1e999999999 } 0\nt "" 0\n'
+    with pytest.raises(GambitFileError, match="line 2: chance probability .*'1e999999999' is out of the floating"):
+        read_efg(write(tmp_path, "chance.efg", text))
+
+
+@pytest.mark.parametrize("strategies, fragment", [
+    ("{ 100000 100000 }", "declares 100000 x 100000 strategy profiles, more than the 10,000,000 gamelp reads"),
+    ("{ 3000 3000 }", "declares 3000 x 3000 strategy profiles, which need 18,000,000 payoffs; the file has 2"),
+    ("{ 1" + "0" * 5000 + " 1 }", "player 1's number of strategies has more than 4,000 digits"),
+])
+def test_declared_sizes_are_checked_before_allocating(tmp_path, strategies, fragment):
+    path = write(tmp_path, "big.nfg", f'NFG 1 R "" {{ "a" "b" }} {strategies}\n1 -1\n')
+    with pytest.raises(GambitFileError, match=re.escape(fragment)):
+        read_nfg(path)
+
+
+def test_declared_outcome_profiles_are_checked_against_the_outcome_numbers_present(tmp_path):
+    path = write(tmp_path, "big.nfg", 'NFG 1 R "" { "a" "b" } { 2000 2000 }\n{ { "" 1 -1 } }\n1 1 1\n')
+    with pytest.raises(GambitFileError, match="2000 x 2000 strategy profiles, which need 4,000,000 outcome numbers; "
+                                              "the file has 3"):
+        read_nfg(path)
+
+
+def test_a_deeply_nested_efg_is_read_without_recursion(tmp_path):
+    game = read_efg(write(tmp_path, "deep.efg", deep_efg(5000)))
+    assert game.pl1.num_decision_points == 5001 and np.isclose(solve_nash(game, 1).value, 5000)
+    # Chance halves at each level: the expected payoff is sum_k k / 2^(k+1) for k < n, plus n / 2^n.
+    value = solve_nash(read_efg(write(tmp_path, "chance.efg", deep_efg(3000, chance=True))), 1).value
+    assert np.isclose(value, 1.0)
+
+
+def test_the_cli_solves_a_deeply_nested_efg(tmp_path, capsys):
+    assert main(["solve", str(write(tmp_path, "deep.efg", deep_efg(3000))), "--json"]) == 0
+    assert np.isclose(json.loads(capsys.readouterr().out)["value"], 3000)
+
+
+@pytest.mark.parametrize("players", ['{ "alone" }', "{ }"])
+def test_a_game_without_two_players_is_refused_saying_what_gamelp_handles(tmp_path, capsys, players):
+    path = write(tmp_path, "solo.efg", f'EFG 2 R "" {players}\np "" 1 1 "" {{ "x" }} 0\nt "" 1 "" {{ 1 }}\n')
+    with pytest.raises(GambitFileError, match="gamelp handles two-player zero-sum games"):
+        read_efg(path)
+    assert main(["solve", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gamelp handles two-player zero-sum games" in err
+
+
+def test_a_two_player_efg_where_one_player_never_acts_says_so(tmp_path):
+    path = write(tmp_path, "solo.efg", 'EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n'
+                                       't "" 0\n')
+    with pytest.raises(GameFileError, match="player 2 never acts; gamelp handles two-player zero-sum games in "
+                                            "which both players act"):
+        read_efg(path)
+
+
+def test_an_outcome_given_two_different_payoffs_is_refused(tmp_path):
+    """Gamelp kept the first payoffs of an outcome number and silently ignored different ones given later."""
+    text = ('EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 2 1 "" { "u" } 0\nt "" 1 "win" { 1, -1 }\n'
+            'p "" 2 1 "" { "u" } 0\nt "" 1 "win" { 5, -5 }\n')
+    with pytest.raises(GambitFileError, match="line 6: outcome 1 is given player 1's payoff 5 here and 1 before"):
+        read_efg(write(tmp_path, "twice.efg", text))

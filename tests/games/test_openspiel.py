@@ -1,11 +1,14 @@
 """OpenSpiel import (gamelp.games.openspiel): values against OpenSpiel's own LP, exploitability by OpenSpiel."""
 
 import json
+import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
+from conftest import deep_efg
 
 pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python import policy as policy_lib  # noqa: E402
@@ -69,8 +72,54 @@ def test_refused_games_name_the_reason(name, fragment):
 
 
 def test_too_large_games_are_refused_with_the_histories_visited():
+    # Leduc has 9,457 histories: within the estimate's margin of 1,000, so the walk itself stops it.
     with pytest.raises(OpenSpielImportError, match=r"more than 1,000 histories \(visited 1,000 before stopping\)"):
-        load_openspiel("tic_tac_toe", max_histories=1000)
+        load_openspiel("leduc_poker", max_histories=1000)
+
+
+@pytest.mark.parametrize("name", ["chess", "go", "tic_tac_toe"])
+def test_games_far_too_large_are_refused_up_front_with_their_estimated_size(name):
+    """Chess is two-player zero-sum, but not small: refused from a few random playouts, within seconds."""
+    limit = 1000 if name == "tic_tac_toe" else 2_000_000  # tic-tac-toe: 549,946 histories, far beyond 1,000
+    started = time.perf_counter()
+    with pytest.raises(OpenSpielImportError, match=rf"openspiel:{name}: too large to enumerate: an estimated "
+                                                   rf"[\d.e+]+ histories or more \(random playouts\), beyond the "
+                                                   rf"{limit:,} gamelp enumerates"):
+        load_openspiel(name, max_histories=limit)
+    assert time.perf_counter() - started < 10
+
+
+def test_the_size_estimate_is_close_on_a_game_of_known_size():
+    from gamelp.games.openspiel import estimate_histories, load_spiel_game
+
+    estimate = estimate_histories(load_spiel_game("tic_tac_toe"), 10**9)
+    assert 549_946 / 3 < estimate < 549_946 * 3
+
+
+def test_a_deep_game_is_walked_without_recursion(tmp_path):
+    """OpenSpiel's own .efg reader gives a 3,000-move game: the walk is deeper than Python's recursion limit."""
+    path = tmp_path / "deep.efg"
+    path.write_text(deep_efg(3000))
+    game = load_openspiel(f"efg_game(filename={path})")
+    assert game.pl1.num_decision_points == 3001 and np.isclose(solve_nash(game, 1).value, 3000)
+
+
+def test_export_of_a_game_far_too_large_is_refused_up_front(tmp_path, capsys):
+    started = time.perf_counter()
+    assert main(["export-game", "openspiel:chess", "-o", str(tmp_path / "chess.efg")]) == 2
+    assert "too large to enumerate: an estimated" in capsys.readouterr().err
+    assert time.perf_counter() - started < 10 and not (tmp_path / "chess.efg").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "missing"])
+def test_a_game_file_named_in_the_game_string_must_be_a_regular_file(tmp_path, kind):
+    path = tmp_path / "game.efg"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    with pytest.raises(OpenSpielImportError, match=f"openspiel:efg_game\\(filename={path}\\): {path}: cannot read"):
+        load_openspiel(f"efg_game(filename={path})")
 
 
 def test_cli_solves_and_exports_openspiel_games(tmp_path, capsys):
@@ -93,3 +142,13 @@ def test_cli_refuses_a_bad_openspiel_game_in_one_line(game):
     done = subprocess.run([sys.executable, "-m", "gamelp.cli", "solve", game], capture_output=True, text=True)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and "OpenSpiel cannot load it" in done.stderr
+
+
+def test_a_deeply_nested_game_string_is_refused_before_openspiel_parses_it():
+    """OpenSpiel's game-string parser recurses: 20,000 nested games crashed the process (signal 11)."""
+    code = ("import sys\nfrom gamelp.games.openspiel import OpenSpielImportError, load_openspiel\n"
+            "try:\n    load_openspiel('turn_based_simultaneous_game(game=' * 20000 + 'matrix_rps' + ')' * 20000)\n"
+            "except OpenSpielImportError as exc:\n    print(str(exc)[-80:])\n    sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stderr[-500:]
+    assert "brackets nested 20000 deep, more than the 100 a game string may have" in done.stdout
