@@ -61,14 +61,6 @@ class RegretError(GamelpError):
     """Bad options for a regret-minimisation run (unknown method, step size, iteration count, matrix)."""
 
 
-class OpenSpielImportError(GameFileError):
-    """An OpenSpiel game cannot be imported (not two-player zero-sum, sampled chance, too large, ...)."""
-
-
-class GambitFileError(GameFileError):
-    """A Gambit .nfg or .efg file is malformed, or is not a two-player zero-sum game."""
-
-
 _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 60, 60, 6, 6
 

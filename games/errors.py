@@ -3,7 +3,7 @@
 Each is a :class:`~gamelp.errors.GamelpError`, so the command line prints it as one line and exits 2.
 """
 
-from gamelp.errors import GamelpError
+from gamelp.errors import GameFileError, GamelpError
 
 
 class RunError(GamelpError):
@@ -40,3 +40,11 @@ class MtgError(GamelpError):
 
 class DeckError(GamelpError):
     """A deck name or a deck's card counts are not a valid 60-card deck."""
+
+
+class OpenSpielImportError(GameFileError):
+    """An OpenSpiel game cannot be imported (not two-player zero-sum, sampled chance, too large, ...)."""
+
+
+class GambitFileError(GameFileError):
+    """A Gambit .nfg or .efg file is malformed, or is not a two-player zero-sum game."""

@@ -4,8 +4,8 @@ A walk over the game tree reports every decision (player, information set,
 action names, the player's last sequence on the way there) and every
 terminal (both players' last sequences, chance probability times player 1's
 payoff), players numbered 1 and 2 as in every sequence-form game of gamelp
-(the OpenSpiel import adds 1 to OpenSpiel's 0 and 1).  :class:`SequenceFormBuilder` checks perfect recall (an information
-set is always reached after the same own sequence), then builds
+(the OpenSpiel import adds 1 to OpenSpiel's 0 and 1).  :class:`SequenceFormBuilder` checks
+perfect recall (an information set is always reached after the same own sequence), then builds
 
 * each player's decision process in the JSON game format of
   :mod:`gamelp.game`: a decision point per information set, hanging from its
@@ -41,18 +41,23 @@ class SequenceFormBuilder:
         known = self.parent[player - 1]
         if info_set not in known:
             if len(set(actions)) != len(actions):
-                raise GameFileError(f"{self.where}: information set {info_set!r} has two actions with the same "
-                                    f"name: {list(actions)}")
+                raise GameFileError(
+                    f"{self.where}: information set {info_set!r} has two actions with the same name: {list(actions)}"
+                )
             known[info_set] = parent
             self.actions[player - 1][info_set] = actions
             return
         if known[info_set] != parent:
-            raise GameFileError(f"{self.where}: player {player} forgets its own past at information set "
-                                f"{info_set!r} (reached after {known[info_set]} and after {parent}); only games "
-                                "with perfect recall have a sequence form")
+            raise GameFileError(
+                f"{self.where}: player {player} forgets its own past at information set "
+                f"{info_set!r} (reached after {known[info_set]} and after {parent}); only games "
+                "with perfect recall have a sequence form"
+            )
         if self.actions[player - 1][info_set] != actions:
-            raise GameFileError(f"{self.where}: information set {info_set!r} of player {player} offers "
-                                f"{list(self.actions[player - 1][info_set])} at one node and {list(actions)} at another")
+            raise GameFileError(
+                f"{self.where}: information set {info_set!r} of player {player} offers "
+                f"{list(self.actions[player - 1][info_set])} at one node and {list(actions)} at another"
+            )
 
     def terminal(self, last: tuple, weighted_payoff: float) -> None:
         """A terminal reached after the last sequences ``last`` = (player 1's, player 2's)."""
@@ -79,21 +84,31 @@ class SequenceFormBuilder:
             if task[0] == "decision":
                 _, info_set, edge, parent = task
                 actions = list(self.actions[player - 1][info_set])
-                nodes.append({"id": info_set, "type": "decision", "actions": actions, "parent_edge": edge,
-                              "parent_sequence": None if parent is None else list(parent)})
+                nodes.append(
+                    {
+                        "id": info_set,
+                        "type": "decision",
+                        "actions": actions,
+                        "parent_edge": edge,
+                        "parent_sequence": None if parent is None else list(parent),
+                    }
+                )
                 pending.extend(("hang", (info_set, action), [info_set, action]) for action in reversed(actions))
                 continue
             _, parent, parent_edge = task
             below = children.get(parent, [])
             if len(below) > 1:
                 observation = f"o|{'root' if parent is None else ':'.join(parent)}"
-                nodes.append({"id": observation, "type": "observation", "signals": list(below),
-                              "parent_edge": parent_edge})
+                nodes.append(
+                    {"id": observation, "type": "observation", "signals": list(below), "parent_edge": parent_edge}
+                )
                 edges = [[observation, info_set] for info_set in below]
             else:
                 edges = [parent_edge] * len(below)
             pending.extend(("decision", info_set, edge, parent) for info_set, edge in reversed(list(zip(below, edges))))
         if not nodes:
-            raise GameFileError(f"{self.where}: player {player} never acts; gamelp handles two-player zero-sum "
-                                "games in which both players act")
+            raise GameFileError(
+                f"{self.where}: player {player} never acts; gamelp handles two-player zero-sum "
+                "games in which both players act"
+            )
         return nodes

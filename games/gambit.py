@@ -23,8 +23,8 @@ gets the negated payoffs).  :func:`read_efg` gives a
 perfect recall (through :mod:`gamelp.games.extensive`): decision points are
 Gambit's information sets, named by their labels when those are unique.
 :func:`write_efg` writes the game tree of an OpenSpiel game (``openspiel:...``)
-or of the built-in poker generators (``kuhn``, ``leduc``) as ``.efg``.  Faults raise :class:`GambitFileError` naming the file and the
-place in it.
+or of the built-in poker generators (``kuhn``, ``leduc``) as ``.efg``.  Faults raise
+:class:`GambitFileError` naming the file and the place in it.
 """
 
 from __future__ import annotations
@@ -38,11 +38,13 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.errors import GambitFileError, shown
-from gamelp.io import read_text, write_text
+from gamelp.errors import shown
 from gamelp.game import SequenceFormGame
+from gamelp.games.errors import GambitFileError
 from gamelp.games.extensive import SequenceFormBuilder
-from gamelp.games.poker import _PokerRules, _Walk as _PokerWalk
+from gamelp.games.poker import _PokerRules
+from gamelp.games.poker import _Walk as _PokerWalk
+from gamelp.io import read_text, write_text
 from gamelp.matrix import MatrixGame, MatrixGameError
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
@@ -108,8 +110,11 @@ class _Tokens:
         return int(word)
 
     def number(self, what: str) -> Fraction:
-        """The next word as an exact number, refused (naming ``what``) unless it is a float's size: its digits
-        and order of magnitude are read off the word before any arithmetic; a value below the float range is 0."""
+        """The next word as an exact number, refused (naming ``what``) unless it is a float's size.
+
+        Its digits and order of magnitude are read off the word before any arithmetic; a value below the
+        float range is 0.
+        """
         word = self.take("word", what)
         match = _NUMBER.fullmatch(word)
         if match is None or not any(c.isdigit() for c in re.split("[eE]", word)[0]):
@@ -140,8 +145,9 @@ class _Tokens:
             finite = False
         if not finite:
             self.position -= 1
-            raise self.error(f"{what}: {shown(word)} is out of the floating-point range (magnitude at most "
-                             f"{sys.float_info.max:.4g})")
+            raise self.error(
+                f"{what}: {shown(word)} is out of the floating-point range (magnitude at most {sys.float_info.max:.4g})"
+            )
         return value
 
     def strings(self, what: str) -> list[str]:
@@ -175,8 +181,9 @@ def _read(path, extension: str) -> _Tokens:
     tokens.take("str", "the title")
     players = tokens.strings("player names")
     if len(players) != 2:
-        raise tokens.error(f"{len(players)} player{'s' * (len(players) != 1)}; gamelp handles two-player zero-sum "
-                           "games only")
+        raise tokens.error(
+            f"{len(players)} player{'s' * (len(players) != 1)}; gamelp handles two-player zero-sum games only"
+        )
     return tokens
 
 
@@ -184,8 +191,10 @@ def _check_zero_sum(tokens: _Tokens, payoffs, where: str) -> Fraction:
     if len(payoffs) != 2:
         raise tokens.error(f"{where}: {len(payoffs)} payoffs for two players")
     if abs(payoffs[0] + payoffs[1]) > ZERO_SUM_TOLERANCE * max(1, abs(payoffs[0])):
-        raise tokens.error(f"{where}: payoffs {float(payoffs[0]):g} and {float(payoffs[1]):g} do not sum to "
-                           "zero; only zero-sum games can be read")
+        raise tokens.error(
+            f"{where}: payoffs {float(payoffs[0]):g} and {float(payoffs[1]):g} do not sum to "
+            "zero; only zero-sum games can be read"
+        )
     return payoffs[0]
 
 
@@ -205,8 +214,9 @@ def read_nfg(path) -> MatrixGame:
     tokens.take("}", "} after the strategies")
     rows, cols = (count if isinstance(count, int) else len(count) for count in declared)
     if rows * cols > MAX_PROFILES:
-        raise tokens.error(f"the game declares {rows} x {cols} strategy profiles, more than the {MAX_PROFILES:,} "
-                           "gamelp reads")
+        raise tokens.error(
+            f"the game declares {rows} x {cols} strategy profiles, more than the {MAX_PROFILES:,} gamelp reads"
+        )
     tokens.optional_string()  # comment
     outcome_version = tokens.peek() == "{"
     if not outcome_version:
@@ -230,8 +240,10 @@ def read_nfg(path) -> MatrixGame:
             k = tokens.integer("an outcome number")
             if k > len(outcomes):
                 tokens.position -= 1
-                raise tokens.error(f"outcome {k} of profile ({labels[0][i]}, {labels[1][j]}) is not defined "
-                                   f"(there are {len(outcomes)})")
+                raise tokens.error(
+                    f"outcome {k} of profile ({labels[0][i]}, {labels[1][j]}) is not defined "
+                    f"(there are {len(outcomes)})"
+                )
             payoffs[i, j] = 0.0 if k == 0 else float(outcomes[k - 1])
     else:
         payoffs = np.zeros((rows, cols))
@@ -254,10 +266,12 @@ def _profiles(rows: int, cols: int):
 def _check_present(tokens: _Tokens, rows: int, cols: int, per_profile: int, what: str) -> None:
     """Refuse a declared size the rest of the file cannot fill, before anything of that size is allocated."""
     needed = rows * cols * per_profile
-    present = sum(kind == "word" for kind, _, _ in tokens.items[tokens.position:])
+    present = sum(kind == "word" for kind, _, _ in tokens.items[tokens.position :])
     if present < needed:
-        raise tokens.error(f"the game declares {rows} x {cols} strategy profiles, which need {needed:,} {what}; "
-                           f"the file has {present:,}")
+        raise tokens.error(
+            f"the game declares {rows} x {cols} strategy profiles, which need {needed:,} {what}; "
+            f"the file has {present:,}"
+        )
 
 
 def _quote(text: str) -> str:
@@ -272,20 +286,26 @@ def _number(value: float) -> str:
 
 def write_nfg(game: MatrixGame, path, title: str = "gamelp matrix game") -> Path:
     """Write ``game`` as a payoff-version ``.nfg`` (player 2's payoffs are the negated ones)."""
-    strategies = " ".join("{ " + " ".join(_quote(label) for label in labels) + " }"
-                          for labels in (game.row_labels, game.col_labels))
-    values = [f"{_number(game.payoffs[i, j])} {_number(-game.payoffs[i, j])}"
-              for j in range(game.shape[1]) for i in range(game.shape[0])]
-    text = (f'NFG 1 R {_quote(title)} {{ "Player 1" "Player 2" }} {{ {strategies} }}\n""\n\n'
-            + " ".join(values) + "\n")
+    strategies = " ".join(
+        "{ " + " ".join(_quote(label) for label in labels) + " }" for labels in (game.row_labels, game.col_labels)
+    )
+    values = [
+        f"{_number(game.payoffs[i, j])} {_number(-game.payoffs[i, j])}"
+        for j in range(game.shape[1])
+        for i in range(game.shape[0])
+    ]
+    text = f'NFG 1 R {_quote(title)} {{ "Player 1" "Player 2" }} {{ {strategies} }}\n""\n\n' + " ".join(values) + "\n"
     return write_text(path, text)
 
 
 # ---------------------------------------------------------------------------------------- .efg
 class _EfgReader:
-    """Preorder parse of the nodes with an explicit stack (a tree may be as deep as its file is long), walked
-    straight into a :class:`SequenceFormBuilder`.  Chance probabilities and payoffs are exact fractions as read,
-    and floats along the paths: products of thousands of fractions would grow without bound."""
+    """Preorder parse of the nodes with an explicit stack (a tree may be as deep as its file is long).
+
+    The nodes are walked straight into a :class:`SequenceFormBuilder`.  Chance probabilities and payoffs are
+    exact fractions as read, and floats along the paths: products of thousands of fractions would grow without
+    bound.
+    """
 
     def __init__(self, tokens: _Tokens):
         self.tokens = tokens
@@ -339,22 +359,25 @@ class _EfgReader:
             while tokens.peek() == "str":
                 actions.append(tokens.take("str", "an action name"))
                 if player == 0:
-                    probabilities.append(tokens.number(f"chance probability of action {shown(actions[-1])} at "
-                                                       f"information set {number}"))
+                    probabilities.append(
+                        tokens.number(f"chance probability of action {shown(actions[-1])} at information set {number}")
+                    )
             tokens.take("}", "} after the actions")
             if not actions:
-                raise tokens.error(f"information set {number} of {'chance' if player == 0 else player} has no "
-                                   "actions")
+                raise tokens.error(f"information set {number} of {'chance' if player == 0 else player} has no actions")
             if player == 0 and (min(probabilities) < 0 or abs(math.fsum(map(float, probabilities)) - 1) > 1e-9):
-                raise tokens.error(f"chance probabilities {shown([str(p) for p in probabilities])} are not a "
-                                   "distribution")
+                raise tokens.error(
+                    f"chance probabilities {shown([str(p) for p in probabilities])} are not a distribution"
+                )
             if len(set(actions)) != len(actions) or not all(actions):
                 actions = [f"{k + 1}:{action}" if action else str(k + 1) for k, action in enumerate(actions)]
             if key not in self.infosets:
                 self.infosets[key] = (actions, [float(p) for p in probabilities] or None, name or f"{player}.{number}")
         if key not in self.infosets:
-            raise tokens.error(f"information set {number} of {'chance' if player == 0 else f'player {player}'} "
-                               "is used before its actions are given")
+            raise tokens.error(
+                f"information set {number} of {'chance' if player == 0 else f'player {player}'} "
+                "is used before its actions are given"
+            )
         return self.infosets[key]
 
     def outcome(self) -> float:
@@ -366,7 +389,7 @@ class _EfgReader:
                 start = tokens.position
                 while tokens.peek() == "word" or tokens.position == start:  # the words up to "}", unparsed
                     tokens.position += 1
-                words = tuple(word for _, word, _ in tokens.items[start + 1:tokens.position])
+                words = tuple(word for _, word, _ in tokens.items[start + 1 : tokens.position])
                 tokens.position = start
                 if self.outcome_words.get(number) == words:  # repeated as first given: parsed then
                     tokens.position += len(words) + 1
@@ -376,8 +399,10 @@ class _EfgReader:
                     values = tokens.numbers(f"payoffs of outcome {number}")
                     payoff = float(_check_zero_sum(tokens, values, f"outcome {number}"))
                     if self.outcomes.setdefault(number, payoff) != payoff:
-                        raise tokens.error(f"outcome {number} is given player 1's payoff {payoff:g} here and "
-                                           f"{self.outcomes[number]:g} before")
+                        raise tokens.error(
+                            f"outcome {number} is given player 1's payoff {payoff:g} here and "
+                            f"{self.outcomes[number]:g} before"
+                        )
         if number == 0:
             return 0.0
         if number not in self.outcomes:
@@ -396,8 +421,10 @@ def read_efg(path) -> SequenceFormGame:
     labels = Counter((player, info[2]) for (player, _), info in reader.infosets.items() if player > 0)
     duplicated = sorted({label for (_, label), count in labels.items() if count > 1})
     if duplicated:
-        raise GambitFileError(f"{path}: information sets of different numbers share the labels {duplicated}; "
-                              "give them distinct labels (or none)")
+        raise GambitFileError(
+            f"{path}: information sets of different numbers share the labels {duplicated}; "
+            "give them distinct labels (or none)"
+        )
     pl1, pl2, A = reader.builder.build()
     return SequenceFormGame(pl1, pl2, A, Path(path).stem)
 
@@ -451,28 +478,33 @@ def write_efg(source: str, path) -> str:
 
     writer = _EfgWriter()
     if source.startswith(PREFIX):
-        _write_openspiel_tree(source[len(PREFIX):], writer)
+        _write_openspiel_tree(source[len(PREFIX) :], writer)
     elif source in POKER_GENERATORS:
         _PokerTree(POKER_GENERATORS[source](), writer).walk()
     else:
-        raise GambitFileError(f"{source}: writing .efg needs the game tree, which gamelp has for OpenSpiel games "
-                              f"({PREFIX}GAME_STRING) and the poker generators {sorted(POKER_GENERATORS)}; "
-                              "a sequence-form file does not keep it")
+        raise GambitFileError(
+            f"{source}: writing .efg needs the game tree, which gamelp has for OpenSpiel games "
+            f"({PREFIX}GAME_STRING) and the poker generators {sorted(POKER_GENERATORS)}; "
+            "a sequence-form file does not keep it"
+        )
     write_text(path, writer.text(source))
-    return (f"{len(writer.lines)} nodes, {len(writer.infosets)} information sets, "
-            f"{len(writer.outcomes)} outcomes")
+    return f"{len(writer.lines)} nodes, {len(writer.infosets)} information sets, {len(writer.outcomes)} outcomes"
 
 
 def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
-    """Every history of the OpenSpiel game, refused up front, or once counted, when there are more than
-    OpenSpiel import enumerates (:data:`~gamelp.games.openspiel.DEFAULT_MAX_HISTORIES`)."""
+    """Every history of the OpenSpiel game, written as ``.efg`` nodes.
+
+    Refused up front, or once counted, when there are more than the OpenSpiel import enumerates
+    (:data:`~gamelp.games.openspiel.DEFAULT_MAX_HISTORIES`).
+    """
     from gamelp.games.openspiel import DEFAULT_MAX_HISTORIES, PREFIX, enumerable_spiel_game
 
     stack = [enumerable_spiel_game(game_string).new_initial_state()]
     while stack:  # preorder: children pushed in reverse
         if len(writer.lines) >= DEFAULT_MAX_HISTORIES:
-            raise GambitFileError(f"{PREFIX}{game_string}: too large to write: more than "
-                                  f"{DEFAULT_MAX_HISTORIES:,} histories")
+            raise GambitFileError(
+                f"{PREFIX}{game_string}: too large to write: more than {DEFAULT_MAX_HISTORIES:,} histories"
+            )
         state = stack.pop()
         if state.is_terminal():
             writer.terminal(state.returns()[0])
@@ -484,20 +516,24 @@ def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
         else:
             player = state.current_player()
             actions = state.legal_actions(player)
-            writer.player(player + 1, state.information_state_string(player),
-                          [state.action_to_string(player, a) for a in actions])
+            writer.player(
+                player + 1, state.information_state_string(player), [state.action_to_string(player, a) for a in actions]
+            )
         stack.extend(state.child(a) for a in reversed(actions))
 
 
-POKER_GENERATORS = {"kuhn": lambda: _PokerRules(ranks=3, suits=1, raise_sizes=(1,), max_raises=1, ante=1,
-                                                raise_action="b"),
-                    "leduc": lambda: _PokerRules(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1,
-                                                 raise_action="r")}
+POKER_GENERATORS = {
+    "kuhn": lambda: _PokerRules(ranks=3, suits=1, raise_sizes=(1,), max_raises=1, ante=1, raise_action="b"),
+    "leduc": lambda: _PokerRules(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1, raise_action="r"),
+}
 
 
 class _PokerTree(_PokerWalk):
-    """The poker generator's own walk, writing every node as it is met (preorder): chance deals, decisions
-    (information sets named as the generator's decision points) and terminals (payoffs without chance)."""
+    """The poker generator's own walk, writing every node as it is met (preorder).
+
+    Chance deals, decisions (information sets named as the generator's decision points) and terminals
+    (payoffs without chance).
+    """
 
     def __init__(self, rules, writer: _EfgWriter):
         super().__init__(rules)
@@ -512,9 +548,17 @@ class _PokerTree(_PokerWalk):
             second = rules.deal((r1,))
             self.writer.chance([(self.labels[rank], p) for rank, p in second])
             for r2, p2 in second:
-                self.betting(cards=(r1, r2), public=(), prob=p1 * p2, round_=0, history="", raises=0,
-                             committed=(rules.ante, rules.ante), views=((("card", r1),), (("card", r2),)),
-                             last=(None, None))
+                self.betting(
+                    cards=(r1, r2),
+                    public=(),
+                    prob=p1 * p2,
+                    round_=0,
+                    history="",
+                    raises=0,
+                    committed=(rules.ante, rules.ante),
+                    views=((("card", r1),), (("card", r2),)),
+                    last=(None, None),
+                )
 
     def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
         actor = len(history) % 2

@@ -39,10 +39,10 @@ import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.deps import install_hint, installed
-from gamelp.errors import OpenSpielImportError
-from gamelp.io import open_regular
 from gamelp.game import SequenceFormGame
+from gamelp.games.errors import OpenSpielImportError
 from gamelp.games.extensive import SequenceFormBuilder
+from gamelp.io import open_regular
 
 PREFIX = "openspiel:"
 DEFAULT_MAX_HISTORIES = 2_000_000
@@ -92,8 +92,10 @@ def equilibrium_policy(game: OpenSpielGame, backend: str = DEFAULT_BACKEND):
 
 @contextlib.contextmanager
 def _native_stderr_silenced():
-    """Silence file descriptor 2 while OpenSpiel's C++ runs: it prints each error there before raising it,
-    and the caller reports the error in one line instead."""
+    """Silence file descriptor 2 while OpenSpiel's C++ runs.
+
+    OpenSpiel prints each error there before raising it; the caller reports the error in one line instead.
+    """
     sys.stderr.flush()
     saved = os.dup(2)
     with open(os.devnull, "w") as null:
@@ -106,12 +108,14 @@ def _native_stderr_silenced():
 
 
 def load_spiel_game(game_string: str):
-    """The ``pyspiel`` game of ``game_string``, checked importable (two players, zero-sum, listed chance)
-    and turned turn-based if its moves are simultaneous."""
+    """The ``pyspiel`` game of ``game_string``, checked importable and turned turn-based if need be.
+
+    Importable: two players, zero-sum, listed chance; simultaneous moves go through the turn-based wrapper.
+    """
     if not installed("pyspiel"):
-        raise OpenSpielImportError(f"{PREFIX}{game_string}: OpenSpiel is not installed here; "
-                                   f"{install_hint('pyspiel')}")
+        raise OpenSpielImportError(f"{PREFIX}{game_string}: OpenSpiel is not installed here; {install_hint('pyspiel')}")
     import pyspiel
+
     where = f"{PREFIX}{game_string}"
     name = game_string.split("(", 1)[0]
     known = pyspiel.registered_names()
@@ -124,8 +128,9 @@ def load_spiel_game(game_string: str):
         depth += {"(": 1, ")": -1}.get(character, 0)
         deepest = max(deepest, depth)
     if deepest > MAX_GAME_STRING_NESTING:
-        raise OpenSpielImportError(f"{where}: brackets nested {deepest} deep, more than the "
-                                   f"{MAX_GAME_STRING_NESTING} a game string may have")
+        raise OpenSpielImportError(
+            f"{where}: brackets nested {deepest} deep, more than the {MAX_GAME_STRING_NESTING} a game string may have"
+        )
     try:
         with _native_stderr_silenced():
             _check_files(pyspiel.game_parameters_from_string(game_string), where)
@@ -137,8 +142,9 @@ def load_spiel_game(game_string: str):
     if game.num_players() != 2:
         raise OpenSpielImportError(f"{where}: {game.num_players()} players; only two-player games can be imported")
     if kind.utility != pyspiel.GameType.Utility.ZERO_SUM:
-        raise OpenSpielImportError(f"{where}: the game is {kind.utility.name.lower().replace('_', '-')}; "
-                                   "only zero-sum games can be imported")
+        raise OpenSpielImportError(
+            f"{where}: the game is {kind.utility.name.lower().replace('_', '-')}; only zero-sum games can be imported"
+        )
     if kind.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise OpenSpielImportError(f"{where}: chance is sampled, not listed with probabilities")
     if kind.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
@@ -149,8 +155,10 @@ def load_spiel_game(game_string: str):
 
 
 def _check_files(parameters: dict, where: str) -> None:
-    """Refuse a ``filename`` parameter (``efg_game``, ``nfg_game``, ...) that is not a regular file: OpenSpiel
-    would wait forever on a named pipe, or read a device without end."""
+    """Refuse a ``filename`` parameter (``efg_game``, ``nfg_game``, ...) that is not a regular file.
+
+    OpenSpiel would wait forever on a named pipe, or read a device without end.
+    """
     for key, value in parameters.items():
         if isinstance(value, dict):
             _check_files(value, where)  # a nested game; nesting is bounded by MAX_GAME_STRING_NESTING
@@ -166,24 +174,30 @@ def enumerable_spiel_game(game_string: str, max_histories: int = DEFAULT_MAX_HIS
     game = load_spiel_game(game_string)
     estimate = estimate_histories(game, SIZE_MARGIN * max_histories)
     if estimate > SIZE_MARGIN * max_histories:
-        raise OpenSpielImportError(f"{PREFIX}{game_string}: too large to enumerate: an estimated {estimate:.2g} "
-                                   f"histories or more (random playouts), beyond the {max_histories:,} gamelp "
-                                   "enumerates")
+        raise OpenSpielImportError(
+            f"{PREFIX}{game_string}: too large to enumerate: an estimated {estimate:.2g} "
+            f"histories or more (random playouts), beyond the {max_histories:,} gamelp "
+            "enumerates"
+        )
     return game
 
 
 def estimate_histories(game, cap: float) -> float:
-    """The mean over :data:`SIZE_PROBES` seeded random playouts of Knuth's (1975, section 2) estimate of the
-    number of histories: 1 + d1 + d1 d2 + ... for the branching factors d1, d2, ... met on the way (chance
-    outcomes of probability 0 are not branches).  Stops as soon as the mean is sure to exceed ``cap``."""
+    """The estimated number of histories, averaged over :data:`SIZE_PROBES` seeded random playouts.
+
+    Each playout gives Knuth's (1975, section 2) estimate 1 + d1 + d1 d2 + ... for the branching factors
+    d1, d2, ... met on the way (chance outcomes of probability 0 are not branches).  Stops as soon as the
+    mean is sure to exceed ``cap``.
+    """
     rng = random.Random(0)
     total = 0.0
     for _ in range(SIZE_PROBES):
         state = game.new_initial_state()
         width = count = 1.0
         while not state.is_terminal():
-            actions = ([a for a, p in state.chance_outcomes() if p > 0] if state.is_chance_node()
-                       else state.legal_actions())
+            actions = (
+                [a for a, p in state.chance_outcomes() if p > 0] if state.is_chance_node() else state.legal_actions()
+            )
             width *= len(actions)
             count += width
             if total + count > cap * SIZE_PROBES:  # the mean already exceeds cap, whatever the other playouts
@@ -203,8 +217,10 @@ def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES)
 
 
 class _Walk:
-    """Depth-first enumeration of every history into a :class:`SequenceFormBuilder`, counting histories; an
-    explicit stack of (parent state, action, chance, last sequences) keeps each child unbuilt until its turn."""
+    """Depth-first enumeration of every history into a :class:`SequenceFormBuilder`, counting histories.
+
+    An explicit stack of (parent state, action, chance, last sequences) keeps each child unbuilt until its turn.
+    """
 
     def __init__(self, where: str, max_histories: int):
         self.where, self.max_histories = where, max_histories
@@ -219,14 +235,19 @@ class _Walk:
             state = action if parent is None else parent.child(action)
             self.histories += 1
             if self.histories > self.max_histories:
-                raise OpenSpielImportError(f"{self.where}: too large to enumerate: more than "
-                                           f"{self.max_histories:,} histories (visited {self.histories - 1:,} "
-                                           "before stopping)")
+                raise OpenSpielImportError(
+                    f"{self.where}: too large to enumerate: more than "
+                    f"{self.max_histories:,} histories (visited {self.histories - 1:,} "
+                    "before stopping)"
+                )
             if state.is_terminal():
                 self.builder.terminal(last, chance * state.returns()[0])
             elif state.is_chance_node():
-                pending.extend((state, action, chance * probability, last)
-                               for action, probability in reversed(state.chance_outcomes()) if probability > 0)
+                pending.extend(
+                    (state, action, chance * probability, last)
+                    for action, probability in reversed(state.chance_outcomes())
+                    if probability > 0
+                )
             else:
                 player = state.current_player()
                 info_set = state.information_state_string(player)

@@ -58,8 +58,14 @@ def matrix_value(A) -> float:
 
     m, n = A.shape
     # max v  s.t.  x^T A e_j >= v for every column j, x on the simplex
-    done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
-                   A_eq=np.r_[np.ones(m), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)])
+    done = linprog(
+        np.r_[np.zeros(m), -1.0],
+        A_ub=np.c_[-A.T, np.ones(n)],
+        b_ub=np.zeros(n),
+        A_eq=np.r_[np.ones(m), 0.0][None],
+        b_eq=[1.0],
+        bounds=[(0, None)] * m + [(None, None)],
+    )
     return -done.fun
 
 
@@ -68,8 +74,9 @@ def deep_efg(depth: int, chance: bool = False) -> str:
     times in a row, stopping at level k pays k (player 2 has one move, player 1 a first one, "go")."""
     lines = ['EFG 2 R "deep" { "a" "b" }', '""', 'p "" 2 1 "" { "only" } 0', f'p "" 1 {depth + 1} "" {{ "go" }} 0']
     for k in range(depth):
-        lines.append(f'c "" {k + 1} "" {{ "on" 1/2 "stop" 1/2 }} 0' if chance else
-                     f'p "" 1 {k + 1} "" {{ "on" "stop" }} 0')
+        lines.append(
+            f'c "" {k + 1} "" {{ "on" 1/2 "stop" 1/2 }} 0' if chance else f'p "" 1 {k + 1} "" {{ "on" "stop" }} 0'
+        )
     lines.append(f't "" {depth + 1} "" {{ {depth}, {-depth} }}')
     lines += [f't "" {k + 1} "" {{ {k}, {-k} }}' for k in reversed(range(depth))]
     return "\n".join(lines) + "\n"

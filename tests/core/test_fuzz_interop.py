@@ -22,9 +22,9 @@ import time
 from fractions import Fraction
 
 import pytest
+from conftest import deep_efg
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import deep_efg
 from test_fuzz import FUZZ, check_contract, run  # tests/core is on the path: pytest prepends the test's directory
 
 from gamelp.games.gambit import _TOKEN
@@ -49,11 +49,13 @@ def tally(outcome: str, case: str) -> None:
 
 # ---------------------------------------------------------------------- seeds
 PENNIES_NFG = 'NFG 1 R "pennies" { "P1" "P2" } { 2 2 }\n""\n1 -1 -1 1 -1 1 1 -1\n'
-OUTCOME_NFG = ('NFG 1 R "outcomes" { "P1" "P2" } { { "a" "b" } { "x" "y" "z" } }\n""\n'
-               '{ { "" 1, -1 } { "" -1/2, 1/2 } { "" 2 -2 } }\n1 2 3 0 2 1\n')
+OUTCOME_NFG = (
+    'NFG 1 R "outcomes" { "P1" "P2" } { { "a" "b" } { "x" "y" "z" } }\n""\n'
+    '{ { "" 1, -1 } { "" -1/2, 1/2 } { "" 2 -2 } }\n1 2 3 0 2 1\n'
+)
 # Chance deals High or Low; player 1 sees it and bets or folds; player 2 calls or folds a bet (value 8/9 with
 # the ante of 1 on the deal node).  Every terminal spells out its outcome, as Gambit itself requires.
-BLUFF_EFG = '''EFG 2 R "Bluff" { "Player 1" "Player 2" }
+BLUFF_EFG = """EFG 2 R "Bluff" { "Player 1" "Player 2" }
 ""
 c "deal" 1 "" { "High" 1/3 "Low" 2/3 } 1 "ante" { 1, -1 }
 p "" 1 1 "H" { "bet" "fold" } 0
@@ -66,7 +68,7 @@ p "" 2 1 "facing a bet" { "call" "fold" } 0
 t "" 5 "lose 2" { -2, 2 }
 t "" 3 "win 1" { 1, -1 }
 t "" 4 "lose 1" { -1, 1 }
-'''
+"""
 
 
 def _efg(*nodes: str, players: str = '"a" "b"') -> str:
@@ -116,13 +118,29 @@ CASES = [
     ("efg 1e999999999", "efg", _efg(_P1, _P2, 't "" 1 "" { 1e999999999, -1e999999999 }', 't "" 0'), "refusal"),
     ("efg nan", "efg", _efg(_P1, _P2, 't "" 1 "" { nan, nan }', 't "" 0'), "refusal"),
     ("efg chance 1e999999999", "efg", _efg('c "" 1 "" { "x" 1e999999999 } 0', 't "" 0'), "refusal"),
-    ("efg chance 1e-999999999", "efg",
-     _efg('c "" 1 "" { "x" 1e-999999999 "y" 1 } 0', _P1, _P2, 't "" 1 "" { 5, -5 }', 't "" 0', _P1, _P2,
-          't "" 2 "" { 1, -1 }', 't "" 0'), 1.0),
-    ("efg path sum beyond float", "efg",
-     _efg('p "" 1 1 "" { "x" } 1 "" { 1e308, -1e308 }', 'p "" 2 1 "" { "u" } 1', 't "" 1'), "refusal"),
-    ("efg 5000-digit infoset number", "efg", _efg('p "" 1 1' + "0" * 5000 + ' "" { "x" } 0', 't "" 0'),
-     "refusal"),
+    (
+        "efg chance 1e-999999999",
+        "efg",
+        _efg(
+            'c "" 1 "" { "x" 1e-999999999 "y" 1 } 0',
+            _P1,
+            _P2,
+            't "" 1 "" { 5, -5 }',
+            't "" 0',
+            _P1,
+            _P2,
+            't "" 2 "" { 1, -1 }',
+            't "" 0',
+        ),
+        1.0,
+    ),
+    (
+        "efg path sum beyond float",
+        "efg",
+        _efg('p "" 1 1 "" { "x" } 1 "" { 1e308, -1e308 }', 'p "" 2 1 "" { "u" } 1', 't "" 1'),
+        "refusal",
+    ),
+    ("efg 5000-digit infoset number", "efg", _efg('p "" 1 1' + "0" * 5000 + ' "" { "x" } 0', 't "" 0'), "refusal"),
     ("efg deep 5000", "efg", deep_efg(5000), 5000.0),
     ("efg deep chance 3000", "efg", deep_efg(3000, chance=True), 1.0),
     ("efg deep 100000 braces", "efg", _efg("{ " * 100_000), "refusal"),
@@ -130,9 +148,12 @@ CASES = [
     ("efg no players", "efg", _efg('t "" 0', players=""), "refusal"),
     ("efg three players", "efg", _efg('t "" 0', players='"a" "b" "c"'), "refusal"),
     ("efg player 2 never acts", "efg", _efg(_P1, 't "" 1 "" { 1, -1 }', 't "" 0'), "refusal"),
-    ("efg imperfect recall", "efg",
-     _efg(_P1, 'p "" 1 2 "" { "u" "v" } 0', 't "" 0', 't "" 0', 'p "" 1 2 "" { "u" "v" } 0', 't "" 0',
-          't "" 0'), "refusal"),
+    (
+        "efg imperfect recall",
+        "efg",
+        _efg(_P1, 'p "" 1 2 "" { "u" "v" } 0', 't "" 0', 't "" 0', 'p "" 1 2 "" { "u" "v" } 0', 't "" 0', 't "" 0'),
+        "refusal",
+    ),
     ("efg infoset before its actions", "efg", _efg('p "" 1 1 "" 0', 't "" 0'), "refusal"),
     ("efg outcome before its payoffs", "efg", _efg(_P1, _P2, 't "" 7', 't "" 0'), "refusal"),
     ("efg not a distribution", "efg", _efg('c "" 1 "" { "x" 1/2 "y" 1/3 } 0', 't "" 0', 't "" 0'), "refusal"),
@@ -149,8 +170,12 @@ OPENSPIEL_CASES = [
     ("openspiel oshi_zumo", "openspiel", "oshi_zumo", "refusal"),
     ("openspiel goofspiel 10^6 cards", "openspiel", "goofspiel(num_cards=1000000)", "refusal"),
     ("openspiel liars_dice 10^6 dice", "openspiel", "liars_dice(numdice=1000000)", "refusal"),
-    ("openspiel 3000 nested games", "openspiel",
-     "turn_based_simultaneous_game(game=" * 3_000 + "matrix_rps" + ")" * 3_000, "refusal"),  # argv holds 128 kB
+    (
+        "openspiel 3000 nested games",
+        "openspiel",
+        "turn_based_simultaneous_game(game=" * 3_000 + "matrix_rps" + ")" * 3_000,
+        "refusal",
+    ),  # argv holds 128 kB
     ("openspiel unknown game", "openspiel", "no_such_game", "refusal"),
     ("openspiel empty", "openspiel", "", "refusal"),
     ("openspiel three players", "openspiel", "kuhn_poker(players=3)", "refusal"),
@@ -172,8 +197,9 @@ OPENSPIEL_CASES = [
 
 
 def _gamelp(argv, cwd):
-    return subprocess.run([sys.executable, "-m", "gamelp.cli", *argv], capture_output=True, text=True,
-                          timeout=TIME_LIMIT, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "gamelp.cli", *argv], capture_output=True, text=True, timeout=TIME_LIMIT, cwd=cwd
+    )
 
 
 def _prepare(tmp_path, kind, content):
@@ -241,21 +267,76 @@ def test_hostile_cases_are_refused_in_one_line_or_answered_right(tmp_path, name,
         raise
     outcome = _outcome(argv, done, expected, tmp_path)
     tally(outcome, f"{name} ({time.perf_counter() - started:.1f} s)")
-    assert outcome == ("refusal" if expected == "refusal" else "answer"), (name, done.returncode, done.stderr,
-                                                                            done.stdout[-300:])
+    assert outcome == ("refusal" if expected == "refusal" else "answer"), (
+        name,
+        done.returncode,
+        done.stderr,
+        done.stdout[-300:],
+    )
 
 
 # ---------------------------------------------------------------------- generated files
-_REPLACEMENTS = ["1e400", "-1e400", "1e999999999", "-1e999999999", "1e-999999999", "0e999999999", "nan", "inf",
-                 "-inf", "9" * 400, "1" * 5000, "1/0", "1/3", "-1/3", "0", "1", "2", "-1", "3", "100000", "{", "}",
-                 '""', '"x"', "p", "c", "t", "1e308", "-1e308", "1.5", ".", "e5", "1_000", "\uff11", ",", "{ }",
-                 "{ " * 3000]
+_REPLACEMENTS = [
+    "1e400",
+    "-1e400",
+    "1e999999999",
+    "-1e999999999",
+    "1e-999999999",
+    "0e999999999",
+    "nan",
+    "inf",
+    "-inf",
+    "9" * 400,
+    "1" * 5000,
+    "1/0",
+    "1/3",
+    "-1/3",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "3",
+    "100000",
+    "{",
+    "}",
+    '""',
+    '"x"',
+    "p",
+    "c",
+    "t",
+    "1e308",
+    "-1e308",
+    "1.5",
+    ".",
+    "e5",
+    "1_000",
+    "\uff11",
+    ",",
+    "{ }",
+    "{ " * 3000,
+]
 
 
 # Two numbers in a row: a payoff pair (u1, u2) of a profile or an outcome, or a strategy count pair.
 _PAIR = re.compile(r"(?<=[\s{])(-?[\d./]+),? (-?[\d./]+)(?=[\s}])")
-_PAYOFFS = ["0", "1", "2", "-3", "1/3", "2.5", "1e-5", "123456789/7", "1e300", "1.7e308", "1e400", "1e999999999",
-            "1e-999999999", "0e999999999", "9" * 400, "nan"]
+_PAYOFFS = [
+    "0",
+    "1",
+    "2",
+    "-3",
+    "1/3",
+    "2.5",
+    "1e-5",
+    "123456789/7",
+    "1e300",
+    "1.7e308",
+    "1e400",
+    "1e999999999",
+    "1e-999999999",
+    "0e999999999",
+    "9" * 400,
+    "nan",
+]
 
 
 @st.composite
@@ -271,9 +352,12 @@ def broken_gambit_files(draw):
             new = f"{value} {value[1:] if value.startswith('-') else '-' + value}"
         else:
             target = draw(st.sampled_from(list(_TOKEN.finditer(text))))
-            new = {"replace": draw(st.sampled_from(_REPLACEMENTS)), "delete": "",
-                   "repeat": target.group() + " " + target.group()}[how]
-        text = text[:target.start()] + new + text[target.end():]
+            new = {
+                "replace": draw(st.sampled_from(_REPLACEMENTS)),
+                "delete": "",
+                "repeat": target.group() + " " + target.group(),
+            }[how]
+        text = text[: target.start()] + new + text[target.end() :]
     return kind, text
 
 
@@ -307,16 +391,18 @@ def _gambit_value(path, kind):
     if not HAS_PYGAMBIT or not _modest(path.read_text(encoding="utf-8")):
         return None
     try:
-        done = subprocess.run([sys.executable, "-c", _GAMBIT_LP, str(path), kind], capture_output=True, text=True,
-                              timeout=30)
+        done = subprocess.run(
+            [sys.executable, "-c", _GAMBIT_LP, str(path), kind], capture_output=True, text=True, timeout=30
+        )
     except subprocess.TimeoutExpired:
         return None
     return float(done.stdout) if done.returncode == 0 else None
 
 
 @pytest.mark.skipif(not HAS_PYGAMBIT, reason="no pygambit")
-@pytest.mark.parametrize("kind, text, value", [("nfg", PENNIES_NFG, 0.0), ("nfg", OUTCOME_NFG, 0.25),
-                                               ("efg", BLUFF_EFG, 8 / 9)])
+@pytest.mark.parametrize(
+    "kind, text, value", [("nfg", PENNIES_NFG, 0.0), ("nfg", OUTCOME_NFG, 0.25), ("efg", BLUFF_EFG, 8 / 9)]
+)
 def test_the_gambit_oracle_solves_the_seeds(tmp_path, kind, text, value):
     """The check of generated answers is live: Gambit reads and solves every seed game."""
     path = tmp_path / f"seed.{kind}"
@@ -343,11 +429,42 @@ def test_broken_gambit_files(tmp_path, capsys, case):
 
 
 # ---------------------------------------------------------------------- generated game strings
-_NAMES = ["kuhn_poker", "leduc_poker", "goofspiel", "liars_dice", "chess", "matrix_rps", "tiny_hanabi", "efg_game",
-          "turn_based_simultaneous_game", "first_sealed_auction", "kuhn_pokr", "", "go", "oshi_zumo"]
+_NAMES = [
+    "kuhn_poker",
+    "leduc_poker",
+    "goofspiel",
+    "liars_dice",
+    "chess",
+    "matrix_rps",
+    "tiny_hanabi",
+    "efg_game",
+    "turn_based_simultaneous_game",
+    "first_sealed_auction",
+    "kuhn_pokr",
+    "",
+    "go",
+    "oshi_zumo",
+]
 _PARAMETERS = ["players", "num_cards", "numdice", "dice_sides", "filename", "game", "board_size", "x", ""]
-_VALUES = ["2", "3", "0", "-1", "1000000", "x", "", "true", "1e400", "/dev/zero", "kuhn_poker", "matrix_rps",
-           "kuhn_poker(players=2)", "(", ")", ",", "="]
+_VALUES = [
+    "2",
+    "3",
+    "0",
+    "-1",
+    "1000000",
+    "x",
+    "",
+    "true",
+    "1e400",
+    "/dev/zero",
+    "kuhn_poker",
+    "matrix_rps",
+    "kuhn_poker(players=2)",
+    "(",
+    ")",
+    ",",
+    "=",
+]
 
 
 @st.composite

@@ -17,7 +17,7 @@ from gamelp.models.nash import solve_matrix_nash, solve_nash
 # A card game by hand: chance deals High (1/3) or Low (2/3); player 1 sees it and bets or folds (folding
 # costs 1, and a first outcome of +1 on the deal node is paid on every path below it); after a bet player 2,
 # who does not see the card, calls (player 1 wins 2 with High, loses 2 with Low) or folds (player 1 wins 1).
-SIGNAL_EFG = '''EFG 2 R "Bluff" { "Player 1" "Player 2" }
+SIGNAL_EFG = """EFG 2 R "Bluff" { "Player 1" "Player 2" }
 "a chance move, an outcome on an inner node, repeated outcomes and information sets"
 
 c "deal" 1 "" { "High" 1/3 "Low" 2/3 } 1 "ante" { 1, -1 }
@@ -31,11 +31,11 @@ p "" 2 1 "" 0
 t "" 5 "lose 2" { -2, 2 }
 t "" 3
 t "" 4
-'''
+"""
 
 # The same game in normal form: player 1's plans (action with High / action with Low) against call and fold,
 # expected payoffs with the ante included; profile (fold/fold, *) has the null outcome 0.
-SIGNAL_NFG = '''NFG 1 R "Bluff, normal form" { "Player 1" "Player 2" }
+SIGNAL_NFG = """NFG 1 R "Bluff, normal form" { "Player 1" "Player 2" }
 { { "bet/bet" "bet/fold" "fold/bet" "fold/fold" } { "call" "fold" } }
 ""
 {
@@ -47,7 +47,7 @@ SIGNAL_NFG = '''NFG 1 R "Bluff, normal form" { "Player 1" "Player 2" }
 { "" 4/3 -4/3 }
 }
 1 2 3 0 4 5 6 0
-'''
+"""
 
 
 def write(tmp_path, name, text):
@@ -61,7 +61,7 @@ def normal_form_by_hand():
     high = {"bet": {"call": 2, "fold": 1}, "fold": {"call": -1, "fold": -1}}
     low = {"bet": {"call": -2, "fold": 1}, "fold": {"call": -1, "fold": -1}}
     plans = [("bet", "bet"), ("bet", "fold"), ("fold", "bet"), ("fold", "fold")]
-    return np.array([[1 + high[h][c] / 3 + 2 * low[l][c] / 3 for c in ("call", "fold")] for h, l in plans])
+    return np.array([[1 + high[h][c] / 3 + 2 * low[lo][c] / 3 for c in ("call", "fold")] for h, lo in plans])
 
 
 def test_efg_and_its_normal_form_nfg_agree(tmp_path):
@@ -125,16 +125,19 @@ def test_efg_of_the_poker_generators_reads_back_to_the_built_in_game(tmp_path, n
     assert max(abs(read[key] - theirs[key]) for key in theirs) < 1e-12
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; gamelp handles two-player zero-sum games only"),
-    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n', "line 2: profile (1, 1): payoffs 1 and 1 do not sum to zero"),
-    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 -1 x 1\n', "line 2: expected payoffs of profile (1, 2)"),
-    ('NFG 1 R "" { "a" "b" } { 1 1 }\n{ { "" 1 -1 } }\n2\n', "outcome 2 of profile (1, 1) is not defined"),
-    ('EFG 2 R "" { "a" "b" }\n""\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n', "expected a node"),
-    ('EFG 2 R "" { "a" "b" }\np "" 3 1 "" { "x" } 0\nt "" 0\n', "player 3 does not exist"),
-    ('EFG 2 R "" { "a" "b" }\nc "" 1 "" { "x" 1/2 "y" 1/3 } 0\nt "" 0\nt "" 0\n', "are not a distribution"),
-    ('GARBAGE', "not a Gambit"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; gamelp handles two-player zero-sum games only"),
+        ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n', "line 2: profile (1, 1): payoffs 1 and 1 do not sum to zero"),
+        ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 -1 x 1\n', "line 2: expected payoffs of profile (1, 2)"),
+        ('NFG 1 R "" { "a" "b" } { 1 1 }\n{ { "" 1 -1 } }\n2\n', "outcome 2 of profile (1, 1) is not defined"),
+        ('EFG 2 R "" { "a" "b" }\n""\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n', "expected a node"),
+        ('EFG 2 R "" { "a" "b" }\np "" 3 1 "" { "x" } 0\nt "" 0\n', "player 3 does not exist"),
+        ('EFG 2 R "" { "a" "b" }\nc "" 1 "" { "x" 1/2 "y" 1/3 } 0\nt "" 0\nt "" 0\n', "are not a distribution"),
+        ("GARBAGE", "not a Gambit"),
+    ],
+)
 def test_bad_files_name_the_fault(tmp_path, text, fragment):
     suffix = ".nfg" if text.startswith(("NFG", "GARBAGE")) else ".efg"
     with pytest.raises(GambitFileError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
@@ -144,8 +147,10 @@ def test_bad_files_name_the_fault(tmp_path, text, fragment):
 @pytest.mark.parametrize("player", [1, 2])
 def test_imperfect_recall_is_refused_naming_the_player(tmp_path, player):
     # The player acts at information set 2 after both of its own actions at information set 1: it forgot.
-    text = (f'EFG 2 R "" {{ "a" "b" }}\np "" {player} 1 "" {{ "x" "y" }} 0\np "" {player} 2 "" {{ "u" "v" }} 0\n'
-            f't "" 0\nt "" 0\np "" {player} 2 "" {{ "u" "v" }} 0\nt "" 0\nt "" 0\n')
+    text = (
+        f'EFG 2 R "" {{ "a" "b" }}\np "" {player} 1 "" {{ "x" "y" }} 0\np "" {player} 2 "" {{ "u" "v" }} 0\n'
+        f't "" 0\nt "" 0\np "" {player} 2 "" {{ "u" "v" }} 0\nt "" 0\nt "" 0\n'
+    )
     with pytest.raises(GameFileError, match=f"player {player} forgets its own past"):
         read_efg(write(tmp_path, "forget.efg", text))
 
@@ -181,29 +186,38 @@ def test_pygambit_solves_our_nfg_to_our_equilibrium(tmp_path, seed):
 
 
 # ---------------------------------------------------------------------- hostile files (issue 23, items 6-8)
-@pytest.mark.parametrize("payoff, fragment", [
-    ("1e400", "'1e400' is out of the floating-point range"),
-    ("1e999999999", "'1e999999999' is out of the floating-point range"),
-    ("-2e308", "'-2e308' is out of the floating-point range"),
-    ("9" * 400, "is out of the floating-point range"),
-    ("1" * 5000 + "/3", "has more than 4,000 digits"),
-    ("1e" + "9" * 5000, "has more than 4,000 digits"),
-])
+@pytest.mark.parametrize(
+    "payoff, fragment",
+    [
+        ("1e400", "'1e400' is out of the floating-point range"),
+        ("1e999999999", "'1e999999999' is out of the floating-point range"),
+        ("-2e308", "'-2e308' is out of the floating-point range"),
+        ("9" * 400, "is out of the floating-point range"),
+        ("1" * 5000 + "/3", "has more than 4,000 digits"),
+        ("1e" + "9" * 5000, "has more than 4,000 digits"),
+    ],
+)
 @pytest.mark.parametrize("kind", ["nfg", "efg"])
 def test_huge_payoffs_are_refused_naming_the_entry_without_big_number_arithmetic(tmp_path, payoff, fragment, kind):
     negated = payoff[1:] if payoff.startswith("-") else "-" + payoff
-    text = (f'NFG 1 R "" {{ "a" "b" }} {{ 1 1 }}\n{payoff} {negated}\n' if kind == "nfg" else
-            f'EFG 2 R "" {{ "a" "b" }}\np "" 1 1 "" {{ "x" }} 0\np "" 2 1 "" {{ "y" }} 0\n'
-            f't "" 1 "win" {{ {payoff}, {negated} }}\n')
+    text = (
+        f'NFG 1 R "" {{ "a" "b" }} {{ 1 1 }}\n{payoff} {negated}\n'
+        if kind == "nfg"
+        else f'EFG 2 R "" {{ "a" "b" }}\np "" 1 1 "" {{ "x" }} 0\np "" 2 1 "" {{ "y" }} 0\n'
+        f't "" 1 "win" {{ {payoff}, {negated} }}\n'
+    )
     where = "profile (1, 1)" if kind == "nfg" else "outcome 1"
     with pytest.raises(GambitFileError, match=rf"line \d+: .*{re.escape(where)}.*{re.escape(fragment)}"):
         (read_nfg if kind == "nfg" else read_efg)(write(tmp_path, f"huge.{kind}", text))
 
 
-@pytest.mark.parametrize("text, value", [
-    ('NFG 1 R "" { "a" "b" } { 1 2 }\n0e999999999 0 1e-999999999 -1e-999999999\n', 0.0),
-    ('NFG 1 R "" { "a" "b" } { 1 2 }\n1.5e300 -15e299 1e308 -1e308\n', 1.5e300),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ('NFG 1 R "" { "a" "b" } { 1 2 }\n0e999999999 0 1e-999999999 -1e-999999999\n', 0.0),
+        ('NFG 1 R "" { "a" "b" } { 1 2 }\n1.5e300 -15e299 1e308 -1e308\n', 1.5e300),
+    ],
+)
 def test_extreme_but_representable_payoffs_are_read(tmp_path, text, value):
     assert read_nfg(write(tmp_path, "extreme.nfg", text)).payoffs[0, 0] == value
 
@@ -214,11 +228,14 @@ def test_a_huge_chance_exponent_is_refused(tmp_path):
         read_efg(write(tmp_path, "chance.efg", text))
 
 
-@pytest.mark.parametrize("strategies, fragment", [
-    ("{ 100000 100000 }", "declares 100000 x 100000 strategy profiles, more than the 10,000,000 gamelp reads"),
-    ("{ 3000 3000 }", "declares 3000 x 3000 strategy profiles, which need 18,000,000 payoffs; the file has 2"),
-    ("{ 1" + "0" * 5000 + " 1 }", "player 1's number of strategies has more than 4,000 digits"),
-])
+@pytest.mark.parametrize(
+    "strategies, fragment",
+    [
+        ("{ 100000 100000 }", "declares 100000 x 100000 strategy profiles, more than the 10,000,000 gamelp reads"),
+        ("{ 3000 3000 }", "declares 3000 x 3000 strategy profiles, which need 18,000,000 payoffs; the file has 2"),
+        ("{ 1" + "0" * 5000 + " 1 }", "player 1's number of strategies has more than 4,000 digits"),
+    ],
+)
 def test_declared_sizes_are_checked_before_allocating(tmp_path, strategies, fragment):
     path = write(tmp_path, "big.nfg", f'NFG 1 R "" {{ "a" "b" }} {strategies}\n1 -1\n')
     with pytest.raises(GambitFileError, match=re.escape(fragment)):
@@ -227,8 +244,9 @@ def test_declared_sizes_are_checked_before_allocating(tmp_path, strategies, frag
 
 def test_declared_outcome_profiles_are_checked_against_the_outcome_numbers_present(tmp_path):
     path = write(tmp_path, "big.nfg", 'NFG 1 R "" { "a" "b" } { 2000 2000 }\n{ { "" 1 -1 } }\n1 1 1\n')
-    with pytest.raises(GambitFileError, match="2000 x 2000 strategy profiles, which need 4,000,000 outcome numbers; "
-                                              "the file has 3"):
+    with pytest.raises(
+        GambitFileError, match="2000 x 2000 strategy profiles, which need 4,000,000 outcome numbers; the file has 3"
+    ):
         read_nfg(path)
 
 
@@ -256,16 +274,20 @@ def test_a_game_without_two_players_is_refused_saying_what_gamelp_handles(tmp_pa
 
 
 def test_a_two_player_efg_where_one_player_never_acts_says_so(tmp_path):
-    path = write(tmp_path, "solo.efg", 'EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n'
-                                       't "" 0\n')
-    with pytest.raises(GameFileError, match="player 2 never acts; gamelp handles two-player zero-sum games in "
-                                            "which both players act"):
+    path = write(
+        tmp_path, "solo.efg", 'EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\nt "" 0\n'
+    )
+    with pytest.raises(
+        GameFileError, match="player 2 never acts; gamelp handles two-player zero-sum games in which both players act"
+    ):
         read_efg(path)
 
 
 def test_an_outcome_given_two_different_payoffs_is_refused(tmp_path):
     """Gamelp kept the first payoffs of an outcome number and silently ignored different ones given later."""
-    text = ('EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 2 1 "" { "u" } 0\nt "" 1 "win" { 1, -1 }\n'
-            'p "" 2 1 "" { "u" } 0\nt "" 1 "win" { 5, -5 }\n')
+    text = (
+        'EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 2 1 "" { "u" } 0\nt "" 1 "win" { 1, -1 }\n'
+        'p "" 2 1 "" { "u" } 0\nt "" 1 "win" { 5, -5 }\n'
+    )
     with pytest.raises(GambitFileError, match="line 6: outcome 1 is given player 1's payoff 5 here and 1 before"):
         read_efg(write(tmp_path, "twice.efg", text))

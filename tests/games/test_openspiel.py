@@ -58,14 +58,17 @@ def test_a_cfr_policy_measured_by_openspiel_matches_our_gap():
     assert np.isclose(nash_conv, result.gap, atol=1e-12) and nash_conv <= 1e-6
 
 
-@pytest.mark.parametrize("name, fragment", [
-    ("kuhn_poker(players=3)", "3 players; only two-player games"),
-    ("first_sealed_auction", "general-sum; only zero-sum games"),
-    ("tiny_hanabi", "identical; only zero-sum games"),
-    ("no_such_game", "OpenSpiel cannot load it"),
-    ("kuhn_pokr", "no game 'kuhn_pokr'; did you mean 'kuhn_poker'"),
-    ("kuhn_poker(players=x)", r"cannot load it \(Wrong type for parameter players"),
-])
+@pytest.mark.parametrize(
+    "name, fragment",
+    [
+        ("kuhn_poker(players=3)", "3 players; only two-player games"),
+        ("first_sealed_auction", "general-sum; only zero-sum games"),
+        ("tiny_hanabi", "identical; only zero-sum games"),
+        ("no_such_game", "OpenSpiel cannot load it"),
+        ("kuhn_pokr", "no game 'kuhn_pokr'; did you mean 'kuhn_poker'"),
+        ("kuhn_poker(players=x)", r"cannot load it \(Wrong type for parameter players"),
+    ],
+)
 def test_refused_games_name_the_reason(name, fragment):
     with pytest.raises(OpenSpielImportError, match=fragment):
         load_openspiel(name)
@@ -82,9 +85,12 @@ def test_games_far_too_large_are_refused_up_front_with_their_estimated_size(name
     """Chess is two-player zero-sum, but not small: refused from a few random playouts, within seconds."""
     limit = 1000 if name == "tic_tac_toe" else 2_000_000  # tic-tac-toe: 549,946 histories, far beyond 1,000
     started = time.perf_counter()
-    with pytest.raises(OpenSpielImportError, match=rf"openspiel:{name}: too large to enumerate: an estimated "
-                                                   rf"[\d.e+]+ histories or more \(random playouts\), beyond the "
-                                                   rf"{limit:,} gamelp enumerates"):
+    with pytest.raises(
+        OpenSpielImportError,
+        match=rf"openspiel:{name}: too large to enumerate: an estimated "
+        rf"[\d.e+]+ histories or more \(random playouts\), beyond the "
+        rf"{limit:,} gamelp enumerates",
+    ):
         load_openspiel(name, max_histories=limit)
     assert time.perf_counter() - started < 10
 
@@ -146,9 +152,11 @@ def test_cli_refuses_a_bad_openspiel_game_in_one_line(game):
 
 def test_a_deeply_nested_game_string_is_refused_before_openspiel_parses_it():
     """OpenSpiel's game-string parser recurses: 20,000 nested games crashed the process (signal 11)."""
-    code = ("import sys\nfrom gamelp.games.openspiel import OpenSpielImportError, load_openspiel\n"
-            "try:\n    load_openspiel('turn_based_simultaneous_game(game=' * 20000 + 'matrix_rps' + ')' * 20000)\n"
-            "except OpenSpielImportError as exc:\n    print(str(exc)[-80:])\n    sys.exit(3)\n")
+    code = (
+        "import sys\nfrom gamelp.games.openspiel import OpenSpielImportError, load_openspiel\n"
+        "try:\n    load_openspiel('turn_based_simultaneous_game(game=' * 20000 + 'matrix_rps' + ')' * 20000)\n"
+        "except OpenSpielImportError as exc:\n    print(str(exc)[-80:])\n    sys.exit(3)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3, done.stderr[-500:]
     assert "brackets nested 20000 deep, more than the 100 a game string may have" in done.stdout
