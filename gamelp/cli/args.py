@@ -9,11 +9,12 @@ traceback or a screenful of usage.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from pathlib import Path
 
+from gamelp.argtypes import finite_float as finite_float  # re-exported: the commands and scripts take them here
+from gamelp.argtypes import integer as integer
 from gamelp.backends import DEFAULT_BACKEND
 
 MAX_ITERATIONS = 10**9
@@ -57,47 +58,6 @@ class OneLineParser(argparse.ArgumentParser):
         """Print the error in one line with a pointer to ``--help``, and exit with status 2."""
         print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
         sys.exit(2)
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-
-
-def integer(low: int, high: int | None = None):
-    """Type of an integer in ``[low, high]``; ``1e6`` is accepted when it is a whole number."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            number = _number(text)
-            if not (math.isfinite(number) and number.is_integer()):
-                raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-            value = int(number)
-        if value < low or (high is not None and value > high):
-            bound = f"at least {low}" if high is None else f"between {low} and {high}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
-        return value
-
-    parse.__name__ = "integer"
-    return parse
-
-
-def finite_float(low: float = -math.inf, *, strict: bool = False):
-    """Type of a finite float ``>= low`` (``> low`` when ``strict``)."""
-
-    def parse(text: str) -> float:
-        value = _number(text)
-        if not math.isfinite(value) or value < low or (strict and value == low):
-            bound = "" if low == -math.inf else f" {'>' if strict else '>='} {low:g}"
-            raise argparse.ArgumentTypeError(f"must be a finite number{bound}, got {text}")
-        return value
-
-    parse.__name__ = "number"
-    return parse
 
 
 def log_level(text: str) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from gamelp.argtypes import MAX_COUNT, MAX_SEED, integer
 from gamelp.cli.args import add_execution_options, execution_from
 from gamelp.games.errors import LocmError
 
@@ -154,7 +155,9 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         default=("max-attack", "max-attack"),
         help="battler of seat 0 and seat 1: pass, random, max-attack, greedy (default: max-attack)",
     )
-    play.add_argument("--seed", type=int, default=0, help="match seed: draft offers, shuffles, agents' randomness")
+    play.add_argument(
+        "--seed", type=integer(0, MAX_SEED), default=0, help="match seed: draft offers, shuffles, agents' randomness"
+    )
     play.add_argument("--json", action="store_true", help="print the summary as JSON")
     play.add_argument("--cards", help="card list file (default: the shipped LOCM 1.2 list)")
     play.set_defaults(func=_cmd_play)
@@ -174,9 +177,14 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         help="comma-separated drafters (default: random,max-attack,coac,closet-ai,icebox)",
     )
     tour.add_argument("--battler", default="max-attack", help="battler of both seats (default: max-attack)")
-    tour.add_argument("--matches", type=int, default=1000, help="matches per set (default: 1000)")
-    tour.add_argument("--sets", type=int, default=2, help="sets per pair, an even number: seats alternate (default: 2)")
-    tour.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    tour.add_argument("--matches", type=integer(1, MAX_COUNT), default=1000, help="matches per set (default: 1000)")
+    tour.add_argument(
+        "--sets",
+        type=integer(2, MAX_COUNT),
+        default=2,
+        help="sets per pair, an even number: seats alternate (default: 2)",
+    )
+    tour.add_argument("--seed", type=integer(0, MAX_SEED), default=0, help="tournament seed (default: 0)")
     tour.add_argument("--out", metavar="DIR", required=True, help="output directory")
     add_execution_options(tour)
     tour.set_defaults(func=_cmd_tournament)

@@ -16,7 +16,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.cli.args import finite_float
+from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
@@ -64,11 +64,13 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--target-gap",
-        type=float,
+        type=finite_float(0.0, strict=True),
         default=1e-6,
         help="first-order methods stop at this saddle-point gap (default 1e-6)",
     )
-    solve.add_argument("--iterations", type=int, default=100_000, help="first-order iteration limit")
+    solve.add_argument(
+        "--iterations", type=integer(1, MAX_ITERATIONS), default=100_000, help="first-order iteration limit"
+    )
     solve.add_argument(
         "--exact", action="store_true", help="first-order methods: polish to an exact vertex by an LP on the supports"
     )

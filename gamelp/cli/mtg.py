@@ -12,6 +12,7 @@ import json
 import time
 from dataclasses import asdict
 
+from gamelp.argtypes import MAX_COUNT
 from gamelp.cli.args import add_execution_options, execution_from, int_list, integer, output_directory
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
@@ -37,13 +38,13 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--eval-cap",
-        type=int,
+        type=integer(1, MAX_COUNT),
         default=500_000,
         help="evaluations after which a game is a draw (default: 500000, the thesis's)",
     )
     group.add_argument(
         "--life-threshold",
-        type=int,
+        type=integer(0, MAX_COUNT),
         default=12,
         help="life at or below which the evaluation function is used (default: 12)",
     )
@@ -55,10 +56,12 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_batch_options(parser: argparse.ArgumentParser, default_repeats: int) -> None:
-    parser.add_argument("--games", type=int, default=200, help="games per pair and repeat (default: 200)")
+    parser.add_argument(
+        "--games", type=integer(1, MAX_COUNT), default=200, help="games per pair and repeat (default: 200)"
+    )
     parser.add_argument(
         "--repeats",
-        type=int,
+        type=integer(1, MAX_COUNT),
         default=default_repeats,
         help=f"independent repeats giving standard deviations (default: {default_repeats})",
     )
@@ -333,7 +336,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     )
     tour.add_argument(
         "--max-creatures",
-        type=int,
+        type=integer(0, MAX_COUNT),
         default=8,
         help="default pool: thesis decks with up to this many creatures (default: 8)",
     )
@@ -342,7 +345,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     )
     tour.add_argument(
         "--samples",
-        type=int,
+        type=integer(1, MAX_COUNT),
         default=None,
         help="deals the imperfect player samples per decision (default: the engine's)",
     )

@@ -62,6 +62,11 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     return solve
 
 
+# The weights t^gamma and their sum (about T^(gamma + 1)) stay floats for every iteration count gamelp runs
+# (T <= 1e9) up to this exponent; DCFR's is 2.
+MAX_AVERAGING_EXPONENT = 32
+
+
 def averaging_weights(text: str) -> str | float:
     """A regret method's averaging: a name, or the exponent gamma of the weights t^gamma."""
     if text in ("uniform", "linear", "quadratic"):
@@ -70,8 +75,10 @@ def averaging_weights(text: str) -> str | float:
         gamma = float(text)
     except ValueError:
         gamma = float("nan")
-    if not gamma >= 0 or gamma == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected uniform, linear, quadratic or an exponent >= 0, got {text!r}")
+    if not 0 <= gamma <= MAX_AVERAGING_EXPONENT:
+        raise argparse.ArgumentTypeError(
+            f"expected uniform, linear, quadratic or an exponent from 0 to {MAX_AVERAGING_EXPONENT}, got {text!r}"
+        )
     return gamma
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.argtypes import MAX_COUNT, MAX_SEED, finite_float, integer
 from gamelp.deps import require
 from gamelp.errors import OutputError
 from gamelp.games.errors import LocmError
@@ -436,29 +437,36 @@ def add_train_arguments(parser, default_out: str | None = None) -> None:
         default="max-attack",
         help="battler of both decks during training (default %(default)s)",
     )
-    parser.add_argument("--episodes", type=int, default=30000, help="training episodes per seat (default %(default)s)")
+    parser.add_argument(
+        "--episodes", type=integer(1, MAX_COUNT), default=30000, help="training episodes per seat (default %(default)s)"
+    )
     parser.add_argument(
         "--eval-episodes",
-        type=int,
+        type=integer(1, MAX_COUNT),
         default=1000,
         help="matches per checkpoint and seat against max-attack (default %(default)s)",
     )
     parser.add_argument(
-        "--minibatches", type=int, help="PPO mini-batches per batch for both seats (default: the thesis's)"
+        "--minibatches",
+        type=integer(1, MAX_COUNT),
+        help="PPO mini-batches per batch for both seats (default: the thesis's)",
     )
     parser.add_argument(
         "--learning-rate-scale",
-        type=float,
+        type=finite_float(0.0, strict=True),
         default=1.0,
         help="multiplies the thesis's learning rates of both seats (default %(default)s)",
     )
     parser.add_argument(
-        "--envs", type=int, default=1, help="environments per seat, stepped together (default %(default)s)"
+        "--envs", type=integer(1, 1024), default=1, help="environments per seat, stepped together (default %(default)s)"
     )
     parser.add_argument(
-        "--battles", type=int, default=1, help="battles that score each training episode's deck (default %(default)s)"
+        "--battles",
+        type=integer(1, MAX_COUNT),
+        default=1,
+        help="battles that score each training episode's deck (default %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="training seed (default %(default)s)")
+    parser.add_argument("--seed", type=integer(0, MAX_SEED // 2), default=0, help="training seed (default %(default)s)")
     parser.add_argument(
         "--out",
         metavar="DIR",

@@ -43,7 +43,8 @@ def test_the_averaging_weights_reach_the_regret_solve(capsys, kuhn):
         main(["solve", "kuhn", "--method", "pdcfr+", "--averaging", "steep"])
     assert refused.value.code == 2
     assert (
-        "--averaging: expected uniform, linear, quadratic or an exponent >= 0, got 'steep'" in capsys.readouterr().err
+        "--averaging: expected uniform, linear, quadratic or an exponent from 0 to 32, got 'steep'"
+        in capsys.readouterr().err
     )
 
 
