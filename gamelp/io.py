@@ -135,13 +135,15 @@ def write_text(path, text: str) -> Path:
 
 
 def check_writable(path) -> Path:
-    """Refuse an output path whose directory is missing or unwritable, or that is itself a directory."""
+    """Refuse an output path whose directory is missing or unwritable, or that is a directory or a special file."""
     path = Path(path)
     directory = path.parent
     if not directory.is_dir():
         raise OutputError(f"{path}: cannot write, the directory {str(directory)!r} does not exist")
     if path.is_dir():
         raise OutputError(f"{path}: cannot write, it is a directory")
+    if path.exists() and not path.is_file():  # a device or a pipe: an atomic rename would replace the node itself
+        raise OutputError(f"{path}: cannot write, it is not a regular file (a device, pipe or socket); name a file")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputError(f"{path}: cannot write, the directory {str(directory)!r} is not writable")
     if path.exists() and not os.access(path, os.W_OK):

@@ -92,3 +92,18 @@ def test_a_writer_killed_mid_write_leaves_the_old_file(tmp_path):
     assert target.read_text() == "old\n"
     leftovers = [p.name for p in tmp_path.iterdir() if p != target]
     assert len(leftovers) == 1 and leftovers[0].startswith(".payoffs.tmp-")  # a dot-file, never read as output
+
+
+def test_a_device_or_pipe_is_never_replaced_by_an_atomic_write(tmp_path, capsys):
+    """``export -o`` onto a special file is refused before any work (an atomic rename would replace the node)."""
+    from gamelp.cli import main
+
+    fifo = tmp_path / "model.lp"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match="not a regular file"):
+        with atomic_write(fifo) as handle:
+            handle.write("x")
+    assert main(["export", "kuhn", "--model", "nash", "-o", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a regular file" in err
+    assert fifo.is_fifo()  # still the pipe it was
