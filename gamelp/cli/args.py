@@ -16,6 +16,8 @@ from pathlib import Path
 from gamelp.argtypes import finite_float as finite_float  # re-exported: the commands and scripts take them here
 from gamelp.argtypes import integer as integer
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.errors import OutputError
+from gamelp.io import check_writable
 
 MAX_ITERATIONS = 10**9
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -69,7 +71,10 @@ def log_level(text: str) -> str:
 
 
 def plot_path(text: str) -> str:
-    """A plot file whose extension matplotlib can write (checked before any solving starts)."""
+    """A plot file matplotlib can write: a known extension, in an existing writable directory.
+
+    Checked before any solving starts; like every output file, a missing directory is refused, never created.
+    """
     from gamelp.deps import install_hint, installed
 
     if not installed("matplotlib"):
@@ -84,6 +89,10 @@ def plot_path(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"cannot write a plot as {text!r}: use one of the extensions {', '.join('.' + f for f in sorted(formats))}"
         )
+    try:
+        check_writable(text)  # a missing directory, a directory or a special file: refused before the work
+    except OutputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 

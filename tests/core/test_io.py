@@ -100,10 +100,23 @@ def test_a_device_or_pipe_is_never_replaced_by_an_atomic_write(tmp_path, capsys)
 
     fifo = tmp_path / "model.lp"
     os.mkfifo(fifo)
-    with pytest.raises(OutputError, match="not a regular file"):
-        with atomic_write(fifo) as handle:
-            handle.write("x")
+    with pytest.raises(OutputError, match="not a regular file"), atomic_write(fifo) as handle:
+        handle.write("x")
     assert main(["export", "kuhn", "--model", "nash", "-o", str(fifo)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a regular file" in err
     assert fifo.is_fifo()  # still the pipe it was
+
+
+@pytest.mark.parametrize("target", ["missing/curve.png", "a_directory.png"])
+def test_a_plot_target_is_checked_before_the_work(tmp_path, capsys, target):
+    """--plot refuses a missing directory (as every output file) or a directory, in one line, before solving."""
+    from gamelp.cli import main
+
+    (tmp_path / "a_directory.png").mkdir()
+    with pytest.raises(SystemExit) as stopped:
+        main(["kdet", "kuhn", "--player", "1", "--sweep", "--plot", str(tmp_path / target)])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err
+    assert not (tmp_path / "missing").exists()
