@@ -177,6 +177,14 @@ class MatchStore:
             verdict = db.execute("PRAGMA quick_check").fetchone()[0]
             if verdict != "ok":
                 self._fail(f"the match store is corrupt ({verdict}); delete it or write to another directory")
+            # Only the two tables this module makes: a trigger or a view would run code of the file's on our writes.
+            unknown = db.execute(
+                "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+                "AND NOT (type = 'table' AND name IN ('run', 'matches'))"
+            ).fetchall()
+            if unknown:
+                kind, name = unknown[0]
+                self._fail(f"the match store holds a {kind} {name!r} gamelp never makes; write to another directory")
         with db:  # a write: fails at once on a read-only file or directory
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("PRAGMA journal_mode=WAL")

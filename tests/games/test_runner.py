@@ -246,6 +246,12 @@ def test_a_finished_store_is_reused_without_playing(reference):
             ["UPDATE matches SET seed = seed + 1 WHERE pair = 1 AND match = 3"],
             r"1 rows were played with other seeds than this run's \(first: pair 1, match 3",
         ),
+        (
+            ["CREATE TRIGGER spy AFTER INSERT ON matches BEGIN DELETE FROM run; END"],
+            r"holds a trigger 'spy' gamelp never makes",
+        ),
+        (["CREATE VIEW peek AS SELECT * FROM matches"], r"holds a view 'peek' gamelp never makes"),
+        (["CREATE TABLE extra (x INTEGER)"], r"holds a table 'extra' gamelp never makes"),
     ],
 )
 def test_damaged_stores_are_refused_in_one_line(reference, tmp_path, damage, message):
