@@ -59,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gamelp.games.errors import MtgError
 from gamelp.games.mtg.deck import BOLT, CARD_LETTERS, DEVIL, MOUNTAIN, Deck
 
 # ---- state layout -----------------------------------------------------------
@@ -90,6 +91,11 @@ MOVE_NAMES = {
 }
 
 
+# No count or amount of the mini game may exceed a deck's 60 cards: the C search keys its transposition table by a
+# byte per state field, so life totals must stay within a byte's range whatever the damage.
+RULE_LIMIT = 60
+
+
 @dataclass(frozen=True)
 class Rules:
     """Rule parameters; the defaults are the real game's and the thesis's."""
@@ -102,6 +108,22 @@ class Rules:
     bolt_damage: int = 3
     devil_power: int = 4
     life_payment: int = 4
+
+    def __post_init__(self):
+        for name, low in (
+            ("starting_life", 1),
+            ("opening_hand", 0),
+            ("max_hand", 0),
+            ("bolt_damage", 0),
+            ("devil_power", 0),
+            ("life_payment", 0),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value <= RULE_LIMIT:
+                raise MtgError(f"rule {name} must be a whole number from {low} to {RULE_LIMIT}, got {value!r}")
+        for name in ("first_player_draws", "instant_bolts"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise MtgError(f"rule {name} must be true or false, got {getattr(self, name)!r}")
 
 
 def lives(state) -> tuple[int, int]:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from gamelp.errors import GamelpError
+from gamelp.games.errors import MtgError
 from gamelp.games.mtg.deck import BOLT, DEVIL, MOUNTAIN, Deck, DeckError, thesis_decks
 from gamelp.games.mtg.engine import (
     ACTIVE,
@@ -237,3 +238,21 @@ def test_random_playouts_keep_the_invariants():
                 assert min(state[b + HAND_M], state[b + HAND_L], state[b + HAND_C]) >= 0
                 assert state[b + HAND_C] <= deck.creatures and state[b + LIFE] <= 20
         assert winner(state) in (0, 1)
+
+
+@pytest.mark.parametrize(
+    "rule, value",
+    [
+        ("life_payment", -4),
+        ("bolt_damage", -1),
+        ("starting_life", 0),
+        ("opening_hand", 61),
+        ("devil_power", 2.5),
+        ("max_hand", True),
+        ("instant_bolts", 1),
+        ("first_player_draws", "yes"),
+    ],
+)
+def test_a_rule_out_of_its_range_is_refused_naming_it(rule, value):
+    with pytest.raises(MtgError, match=f"rule {rule} must be"):
+        Rules(**{rule: value})
