@@ -358,6 +358,17 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="gamelp-parent-watchdog", daemon=True).start()
 
 
+def process_pool(workers: int, mp_context=None) -> ProcessPoolExecutor:
+    """A local process pool whose workers die with this process, as the match runs' do (:func:`_die_with_parent`).
+
+    For every pool of gamelp's that plays or computes in worker processes, so
+    that a ``kill -9`` of the command leaves no worker running.
+    """
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp_context, initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
+
+
 def _init_worker(parent: int, experiment: Experiment) -> None:
     global _WORKER_EXPERIMENT
     _die_with_parent(parent)

@@ -77,13 +77,13 @@ processes ran the batch.
 from __future__ import annotations
 
 import itertools
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from gamelp.deps import require
 from gamelp.games.errors import YugiohError
+from gamelp.games.runner import process_pool
 
 require("pandas", "the Yu-Gi-Oh simulator")  # one line naming the extra (gamelp[yugioh]), not an ImportError
 import pandas as pd  # noqa: E402
@@ -365,7 +365,7 @@ def _run_chunks(worker, seed: int, n_games: int, extra: tuple, workers: int, pro
     chunk = 500
     jobs = [(seed, range(lo, min(lo + chunk, n_games)), *extra) for lo in range(0, n_games, chunk)]
     if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        with process_pool(workers) as pool:
             parts = pool.map(worker, jobs)
             parts = list(_progress(parts, len(jobs), progress))
     else:

@@ -240,7 +240,6 @@ def collect_positions(
     draws from ``SeedSequence([seed, g])`` (``seed`` an int or a list of ints),
     so ``workers`` processes give the same set as one.
     """
-    from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
     from tqdm.auto import tqdm
@@ -257,7 +256,9 @@ def collect_positions(
     )
     bar = partial(tqdm, total=games, desc="training games", unit="game", disable=not progress)
     if workers > 1:
-        with ProcessPoolExecutor(workers) as pool:
+        from gamelp.games.runner import process_pool
+
+        with process_pool(workers) as pool:
             results = list(bar(pool.map(play, range(games), chunksize=4)))
     else:
         results = list(bar(map(play, range(games))))

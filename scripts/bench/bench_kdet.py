@@ -27,7 +27,6 @@ import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from gamelp.cli.args import OneLineParser, finite_float, integer, output_directo
 from gamelp.errors import GamelpError, SolveError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc
+from gamelp.games.runner import process_pool
 from gamelp.io import write_text
 from gamelp.models.determinism import k_sweep
 from gamelp.models.kdet_search import search_sweep
@@ -94,7 +94,7 @@ def run_pair(method: str, game_name: str, args) -> dict:
     """Both players' sweeps by ``method``, in two processes side by side: the run's wall time and results."""
     began = time.perf_counter()
     # Fresh processes: a forked child of a process that had solved with HiGHS waits forever on its thread scheduler
-    with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with process_pool(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(sweep, method, game_name, p, args) for p in (1, 2)]
         results = [f.result() for f in futures]
     wall = time.perf_counter() - began

@@ -19,7 +19,6 @@ accuracy of 85%" with the choice falling between 9 and 27 trees.
 
 import argparse
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +26,7 @@ from scipy import stats
 
 from gamelp.cli.args import OneLineParser, int_list, integer, plot_path, run_script
 from gamelp.games.mtg.forest import Forest, collect_positions, train_forest
+from gamelp.games.runner import process_pool
 from gamelp.io import atomic_path
 
 THESIS = {9: (37.8, 17.43, 4.77, 0.037), 27: (34.25, 30.69, 11.55, 1.079)}  # mean/var wrong, mean/var ms
@@ -67,7 +67,7 @@ def collect(games, threshold, seed, cap, jobs):
     if jobs == 1:
         parts = [_collect(chunk) for chunk in chunks]  # the same chunk, no worker process
     else:
-        with ProcessPoolExecutor(jobs) as pool:
+        with process_pool(jobs) as pool:
             parts = list(pool.map(_collect, chunks))
     return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 

@@ -354,3 +354,47 @@ def test_play_reads_a_deep_forest_from_the_cache(tmp_path):
     done = _play_with_cache(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "wins after" in done.stdout or "draw" in done.stdout
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_training_workers_die_with_a_killed_parent():
+    """``kill -9`` of a process collecting training positions in a pool leaves no worker running."""
+    script = (
+        "from gamelp.games.mtg.forest import collect_positions\ncollect_positions(100000, workers=2, progress=False)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(_children(proc.pid)) < 2:
+            time.sleep(0.2)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(1.0)  # the workers are playing
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.2)
+    assert not any(_alive(w) for w in workers)
