@@ -313,13 +313,40 @@ class MatchStore:
         self._db.close()
 
 
+# Memory a run takes per match it holds: the set of stored keys (a Python tuple each), every match's seed, and the
+# summary's rows of 64-bit integers, with their copies.  A run that would need more than half of the machine's
+# memory is refused before anything is written, with the estimate.
+BYTES_PER_MATCH = 256
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not POSIX: assume a small machine
+        return 8 * 2**30
+
+
+def check_size(experiment: Experiment) -> None:
+    """Refuse a run whose matches would not fit in half of this machine's memory, saying how much they would need."""
+    matches = experiment.n_pairs * experiment.n_matches
+    need, memory = matches * BYTES_PER_MATCH, _physical_memory()
+    if need > memory // 2:
+        raise RunError(
+            f"{matches:,} matches ({experiment.n_pairs:,} pairs x {experiment.n_matches:,}) would need about "
+            f"{need / 2**30:,.1f} GiB of memory, more than half of this machine's {memory / 2**30:.0f} GiB; "
+            "play fewer matches per pair or fewer pairs"
+        )
+
+
 def open_store(
     out: str | os.PathLike | None, name: str, experiment: Experiment, resume: bool = True
 ) -> tuple[Path | None, MatchStore]:
     """Create ``out`` when needed and open (or start) ``out/name``; ``out=None`` keeps the store in memory.
 
-    With ``resume=False`` a store already at ``out/name`` is refused instead of continued.
+    With ``resume=False`` a store already at ``out/name`` is refused instead of continued.  A run too large for
+    this machine is refused first (:func:`check_size`), before anything is created.
     """
+    check_size(experiment)
     if out is None:
         return None, MatchStore(None, experiment)
     out = Path(out)

@@ -345,3 +345,10 @@ def test_params_round_trip_through_json(tmp_path):
     with sqlite3.connect(_store(tmp_path)) as db:
         stored = json.loads(db.execute("SELECT params FROM run").fetchone()[0])
     assert stored == {"schema": runner.SCHEMA_VERSION, "game": "coin", "n_pairs": 1, "n_matches": 2, "seed": 1}
+
+
+def test_a_run_too_large_for_the_machine_is_refused_before_anything_is_made(tmp_path):
+    """A count the parser allows (a billion matches a pair) is refused up front with the memory it would need."""
+    with pytest.raises(RunError, match=r"would need about [\d,.]+ GiB of memory, more than half of this machine"):
+        run(tmp_path / "run", CoinGame(n_pairs=10, n_matches=10**9))
+    assert not (tmp_path / "run").exists()
