@@ -111,6 +111,9 @@ def output_directory(text: str) -> str:
     return text
 
 
+MAX_LIST = 10_000  # values in one list option: far beyond any grid of decks or thresholds, refused before it is built
+
+
 def int_list(text: str) -> list[int]:
     """Parse ``0,4,8`` or an inclusive range ``start:stop[:step]`` (``0:60:4``), or a mix of both."""
     values: list[int] = []
@@ -120,13 +123,18 @@ def int_list(text: str) -> list[int]:
                 start, stop, *step = (int(x) for x in part.split(":"))
                 if len(step) > 1 or (step and step[0] < 1):
                     raise ValueError(part)
-                values += range(start, stop + 1, step[0] if step else 1)
+                span = range(start, stop + 1, step[0] if step else 1)
+                if len(values) + len(span) > MAX_LIST:
+                    raise argparse.ArgumentTypeError(f"at most {MAX_LIST:,} values, got {text!r}")
+                values += span
             else:
                 values.append(int(part))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected integers like 0,4,8 or 0:60:4, got {text!r}") from None
     if not values:
         raise argparse.ArgumentTypeError("expected at least one integer")
+    if len(values) > MAX_LIST:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LIST:,} values, got {len(values):,}")
     return values
 
 

@@ -19,6 +19,9 @@ from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 
+# Training games are kept in memory as positions (hundreds a game): a million is 1,000 times the thesis's 1,000.
+MAX_TRAINING_GAMES = 10**6
+
 
 def name_list(text: str) -> list[str]:
     """A comma-separated list of names for an argparse option; an empty list is an argparse error."""
@@ -293,7 +296,12 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         "player first has 12, 8 and 4 life or less, labelled with the winner. "
         "The forests are cached; --test-games measures their accuracy on new games.",
     )
-    train.add_argument("--games", type=integer(1), default=1000, help="training games (default: 1000, the thesis's)")
+    train.add_argument(
+        "--games",
+        type=integer(1, MAX_TRAINING_GAMES),
+        default=1000,
+        help="training games (default: 1000, the thesis's)",
+    )
     train.add_argument("--seed", type=integer(0), default=0, help="training seed (default: 0)")
     train.add_argument("--trees", type=integer(1), default=9, help="trees per forest (default: 9, the thesis's)")
     train.add_argument(
@@ -301,13 +309,13 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     )
     train.add_argument(
         "--label-cap",
-        type=integer(1),
+        type=integer(1, MAX_COUNT),
         default=300_000,
         help="positions a game's exact search may score before the game is skipped (default: 300000)",
     )
     train.add_argument(
         "--test-games",
-        type=integer(0),
+        type=integer(0, MAX_TRAINING_GAMES),
         default=200,
         help="new games measuring out-of-sample accuracy (default: 200; 0 skips)",
     )

@@ -75,3 +75,11 @@ def test_an_averaging_exponent_that_would_overflow_is_refused(text):
 
     with pytest.raises(argparse.ArgumentTypeError, match="exponent from 0 to 32"):
         averaging_weights(text)
+
+
+def test_a_list_option_with_a_huge_range_is_refused_before_it_is_built():
+    from gamelp.cli.args import MAX_LIST, int_list
+
+    assert int_list("0:60:4") == list(range(0, 61, 4))
+    with pytest.raises(argparse.ArgumentTypeError, match=f"at most {MAX_LIST:,} values"):
+        int_list("0:1000000000000")
