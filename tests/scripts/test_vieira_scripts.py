@@ -131,8 +131,8 @@ def test_vieira_choices_figure_5_4_and_clusters(tmp_path, capsys):
         ("vieira_5_4_choices.py", ["--drafts", "1"], "argument --drafts: must be at least 2, got 1"),
         ("vieira_5_2_tournament.py", ["--battlers", "nobody", "--out", "out"], "Figure 5.2 has the battlers"),
         ("vieira_5_2_tournament.py", ["--matches", "0", "--out", "out"], "argument --matches: must be at least 1"),
-        ("vieira_5_1_training.py", ["--episodes", "0", "--out", "out"], "episodes must be at least 1, not 0"),
-        ("vieira_5_1_training.py", ["--envs", "two", "--out", "out"], "argument --envs: invalid int value: 'two'"),
+        ("vieira_5_1_training.py", ["--episodes", "0", "--out", "out"], "argument --episodes: must be between 1 and"),
+        ("vieira_5_1_training.py", ["--envs", "two", "--out", "out"], "argument --envs: expected a number, got 'two'"),
     ],
 )
 def test_vieira_scripts_refuse_bad_input_in_one_line(tmp_path, name, args, message):
