@@ -162,7 +162,7 @@ def one_line_error(capsys, argv):
         (["kdet", "kuhn", "--player", "1", "--mip-gap", "nan", "--k", "1"], "--mip-gap: must be a finite number >= 0"),
         (["mtg", "play", "--seed", "-1"], "--seed: must be at least 0, got -1"),
         (["mtg", "sweep", "--seed", "-3"], "--seed: must be at least 0"),
-        (["mtg", "train-forest", "--games", "-1"], "--games: must be at least 1, got -1"),
+        (["mtg", "train-forest", "--games", "-1"], "--games: must be between 1 and 1000000, got -1"),
         (
             ["matrix", "solve", "p.csv", "--robust", "ellipsoidal", "--radius", "inf", "--std", "s.csv"],
             "--radius: must be a finite number >= 0, got inf",
