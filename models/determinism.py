@@ -29,7 +29,7 @@ exploits that instead of solving ``|J_p| + 1`` independent MIPs:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
 from gamelp.solution import OPTIMAL, TIME_LIMIT, Solution
+from gamelp.units import normalised
 
 # Numerical slack when reading determinism off a solution or holding a value level.
 DETERMINISM_TOL = 1e-7
@@ -160,6 +161,12 @@ class KSweep:
     backend: str = ""  # the backend that solved the MIPs and LPs
     solver_version: str = ""  # its solver's version ("highspy 1.16.0")
 
+    def rescaled(self, unit: float) -> KSweep:
+        """This sweep of a game whose payoffs were divided by ``unit``, with values and bounds multiplied back."""
+        if unit != 1.0:
+            self.points = [replace(p, value=p.value * unit, bound=p.bound * unit) for p in self.points]
+        return self
+
     @property
     def values(self) -> np.ndarray:
         """The values of the points, in the order of ``k``."""
@@ -220,7 +227,10 @@ def k_sweep(
     early contributes its incumbent and bound, and the point's ``mip_gap``
     says how far it got.  ``persistent=False`` builds every LP afresh.
     ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
+    The MIPs are built on the payoffs divided by their range (:func:`gamelp.units.normalised`)
+    and the values and bounds multiplied back, so the curve does not depend on the payoffs' units.
     """
+    game, unit = normalised(game)
     sweep = _Sweep(game, player, backend, mip_gap, persistent, options)
     total = sweep.total
     sweep.value_model.set_rhs("at_least_k", total)
@@ -233,7 +243,7 @@ def k_sweep(
         k = reached + 1
     if progress:
         progress(total + 1, total + 1)
-    return sweep.result()
+    return sweep.result().rescaled(unit)
 
 
 class _Sweep:

@@ -17,7 +17,9 @@ def add_subparser(commands) -> None:
     add_game_argument(validate)
     validate.set_defaults(func=run_validate)
 
-    export = commands.add_parser("export", help="write a model as an LP or MPS file")
+    export = commands.add_parser(
+        "export", help="write a model as an LP or MPS file (payoffs divided by their range, which it prints)"
+    )
     add_game_argument(export)
     export.add_argument(
         "--model",
@@ -54,11 +56,18 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP as an LP or MPS file."""
+    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP as an LP or MPS file.
+
+    The model is built on the payoffs divided by their range (:func:`gamelp.units.normalised`), as the
+    solvers see it; the message gives the range, the factor from the file's objective to the game's value.
+    """
     from gamelp.models.determinism import deterministic_ilp, kdet_mip
     from gamelp.models.nash import sequence_form_lp
+    from gamelp.units import normalised
 
-    game = load_game_argument(args)
+    # The model is written for the payoffs divided by their range, as every solve builds it: in other
+    # units HiGHS would drop coefficients below 1e-9 and the file would not be the model solved.
+    game, unit = normalised(load_game_argument(args))
     if args.model == "kdet":
         if args.k is None:
             raise GamelpError("--model kdet needs --k K")
@@ -70,7 +79,10 @@ def run_export(args: argparse.Namespace) -> int:
     path = export_path(args.output, args.format)
     with atomic_path(path) as temporary:
         model.write(str(temporary))
-    print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints")
+    print(
+        f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints; payoffs divided "
+        f"by their range {unit:.17g} (multiply the objective by it for the game's value)"
+    )
     return 0
 
 

@@ -66,7 +66,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         "--target-gap",
         type=finite_float(0.0, strict=True),
         default=1e-6,
-        help="first-order methods stop at this saddle-point gap (default 1e-6)",
+        help="first-order methods stop at this saddle-point gap, relative to the payoff range "
+        "(the largest payoff magnitude; default 1e-6)",
     )
     solve.add_argument(
         "--iterations", type=integer(1, MAX_ITERATIONS), default=100_000, help="first-order iteration limit"
