@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.backends.scaling import WELL_SCALED_HIGH, WELL_SCALED_LOW
+
 if TYPE_CHECKING:
     from gamelp.game import SequenceFormGame
 
@@ -39,9 +41,16 @@ def payoff_range(payoffs: Any) -> float:
     return largest if largest > 0 and np.isfinite(largest) else 1.0
 
 
-def normalised(game: SequenceFormGame) -> tuple[SequenceFormGame, float]:
-    """``game`` with its payoffs divided by their range, and the range (multiply values by it to undo)."""
+def normalised(game: SequenceFormGame, *, when_needed: bool = False) -> tuple[SequenceFormGame, float]:
+    """``game`` with its payoffs divided by their range, and the range (multiply values by it to undo).
+
+    ``when_needed``: leave a game whose range is already within [``WELL_SCALED_LOW``,
+    ``WELL_SCALED_HIGH``] (of :mod:`gamelp.backends.scaling`) as it is, with factor 1 (an exported
+    model then stays in the game's own units).
+    """
     unit = payoff_range(game.A)
+    if when_needed and WELL_SCALED_LOW <= unit <= WELL_SCALED_HIGH:
+        return game, 1.0
     if unit == 1.0:
         return game, unit
     return replace(game, A=(game.A / unit).tocsr()), unit

@@ -75,20 +75,24 @@ def _read_back(path) -> tuple[int, float]:
 @pytest.mark.parametrize("factor", FACTORS)
 def test_export_keeps_every_coefficient(kuhn_dict, unscaled_kuhn, tmp_path, capsys, factor):
     """Item 4: the exported Nash LP is the solved model: every coefficient kept, its optimum the game's value."""
+    import re
+
     from gamelp.game import load_game
     from gamelp.models.nash import sequence_form_lp
-    from gamelp.units import payoff_range
 
     files = [unscaled_kuhn, scaled_kuhn(kuhn_dict, factor, tmp_path)]
     read = []
     for index, game_file in enumerate(files):
         out = tmp_path / f"x{index}.lp"
+        capsys.readouterr()
         assert main(["export", game_file, "--model", "nash", "-o", str(out)]) == 0
+        said = re.search(r"divided by their range (\S+)", capsys.readouterr().out)
+        unit = float(said.group(1)) if said else 1.0
         game = load_game(game_file)
         nonzeros = sequence_form_lp(game, 1).matrix_form().A.nnz
         count, optimum = _read_back(out)
         assert count == nonzeros  # no coefficient dropped
-        read.append(optimum * payoff_range(game.A))  # the file says its payoffs are divided by the range
+        read.append(optimum * unit)  # the message gives the factor the payoffs were divided by
     assert read[1] / factor == pytest.approx(read[0], rel=1e-6)
     assert read[0] == pytest.approx(-1 / 18, rel=1e-6)
 
