@@ -122,18 +122,19 @@ class SweepPoint:
     solved: bool  # a MIP (or a search) was run at this k (False: implied by a neighbour)
     determinism: int
     strategy: dict[str, float]
+    unit: float = 1.0  # the payoff range the sweep ran in (gamelp.units): absolute floors are relative to it
 
     @property
     def mip_gap(self) -> float:
-        """The relative gap between the bound and the value."""
-        return abs(self.bound - self.value) / max(abs(self.value), 1e-10)
+        """The relative gap between the bound and the value (values near 0: relative to the payoff range)."""
+        return abs(self.bound - self.value) / max(abs(self.value), 1e-10 * self.unit)
 
     def within(self, rel_gap: float, abs_gap: float = 0.0) -> bool:
-        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` (values near 0).
+        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` times the payoff range.
 
         A bound set to exactly the gap (a search's cutoff) counts as within, up to rounding.
         """
-        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
+        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap * self.unit) * (1 + 1e-9)
 
     def to_dict(self) -> dict:
         """The point as a JSON-ready dictionary."""
@@ -164,7 +165,9 @@ class KSweep:
     def rescaled(self, unit: float) -> KSweep:
         """This sweep of a game whose payoffs were divided by ``unit``, with values and bounds multiplied back."""
         if unit != 1.0:
-            self.points = [replace(p, value=p.value * unit, bound=p.bound * unit) for p in self.points]
+            self.points = [
+                replace(p, value=p.value * unit, bound=p.bound * unit, unit=p.unit * unit) for p in self.points
+            ]
         return self
 
     @property

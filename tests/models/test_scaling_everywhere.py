@@ -49,6 +49,10 @@ def test_kdet_sweep_is_unit_free(kuhn_dict, unscaled_kuhn, tmp_path, capsys, met
     np.testing.assert_allclose(
         [row["value"] / factor for row in scaled], [row["value"] for row in base], rtol=1e-6, atol=1e-9
     )
+    np.testing.assert_allclose(
+        [row["bound"] / factor for row in scaled], [row["bound"] for row in base], rtol=1e-6, atol=1e-9
+    )
+    np.testing.assert_allclose([row["mip_gap"] for row in scaled], [row["mip_gap"] for row in base], atol=1e-6)
 
 
 @pytest.mark.parametrize("factor", FACTORS)
