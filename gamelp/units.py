@@ -30,6 +30,7 @@ from gamelp.backends.scaling import WELL_SCALED_HIGH, WELL_SCALED_LOW
 
 if TYPE_CHECKING:
     from gamelp.game import SequenceFormGame
+    from gamelp.matrix import MatrixGame
 
 
 def payoff_range(payoffs: Any) -> float:
@@ -54,3 +55,14 @@ def normalised(game: SequenceFormGame, *, when_needed: bool = False) -> tuple[Se
     if unit == 1.0:
         return game, unit
     return replace(game, A=(game.A / unit).tocsr()), unit
+
+
+def normalised_matrix(game: MatrixGame) -> tuple[MatrixGame, float]:
+    """A matrix game with its payoffs (and deviations) divided by their range, and the range."""
+    from gamelp.matrix import MatrixGame
+
+    unit = payoff_range(game.payoffs)
+    if unit == 1.0:
+        return game, unit
+    std = None if game.std is None else game.std / unit
+    return MatrixGame(game.payoffs / unit, game.row_labels, game.col_labels, std), unit

@@ -64,6 +64,24 @@ def test_unique_verdict_is_unit_free(kuhn_dict, unscaled_kuhn, tmp_path, capsys,
     assert scaled["value"] / factor == pytest.approx(base["value"], rel=1e-6)
 
 
+@pytest.mark.parametrize("factor", FACTORS)
+def test_matrix_unique_verdict_is_unit_free(tmp_path, capsys, factor):
+    """Item 3 on matrix games: matrix solve --unique gives the same verdict and the value scaled."""
+    from importlib import resources
+
+    from gamelp.matrix import MatrixGame
+
+    esche = MatrixGame.from_csv(resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv"))
+    files = []
+    for scale in (1.0, factor):
+        path = tmp_path / f"esche{scale:g}.csv"
+        MatrixGame(esche.payoffs * scale, esche.row_labels, esche.col_labels).to_csv(path)
+        files.append(str(path))
+    base, scaled = (run_json(capsys, "matrix", "solve", f, "--unique") for f in files)
+    assert scaled["unique"] == base["unique"]
+    assert scaled["value"] / factor == pytest.approx(base["value"], rel=1e-6)
+
+
 def _read_back(path) -> tuple[int, float]:
     """The non-zero count and the optimum of an LP file, as HiGHS reads and solves it."""
     import highspy
