@@ -29,7 +29,7 @@ exploits that instead of solving ``|J_p| + 1`` independent MIPs:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
 from gamelp.solution import OPTIMAL, TIME_LIMIT, Solution
+from gamelp.units import normalised
 
 # Numerical slack when reading determinism off a solution or holding a value level.
 DETERMINISM_TOL = 1e-7
@@ -121,18 +122,19 @@ class SweepPoint:
     solved: bool  # a MIP (or a search) was run at this k (False: implied by a neighbour)
     determinism: int
     strategy: dict[str, float]
+    unit: float = 1.0  # the payoff range the sweep ran in (gamelp.units): absolute floors are relative to it
 
     @property
     def mip_gap(self) -> float:
-        """The relative gap between the bound and the value."""
-        return abs(self.bound - self.value) / max(abs(self.value), 1e-10)
+        """The relative gap between the bound and the value (values near 0: relative to the payoff range)."""
+        return abs(self.bound - self.value) / max(abs(self.value), 1e-10 * self.unit)
 
     def within(self, rel_gap: float, abs_gap: float = 0.0) -> bool:
-        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` (values near 0).
+        """Whether the bound is within ``rel_gap`` of the value, or within ``abs_gap`` times the payoff range.
 
         A bound set to exactly the gap (a search's cutoff) counts as within, up to rounding.
         """
-        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap) * (1 + 1e-9)
+        return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap * self.unit) * (1 + 1e-9)
 
     def to_dict(self) -> dict:
         """The point as a JSON-ready dictionary."""
@@ -159,6 +161,14 @@ class KSweep:
     nodes: int = 0  # branch-and-bound nodes (search_sweep only)
     backend: str = ""  # the backend that solved the MIPs and LPs
     solver_version: str = ""  # its solver's version ("highspy 1.16.0")
+
+    def rescaled(self, unit: float) -> KSweep:
+        """This sweep of a game whose payoffs were divided by ``unit``, with values and bounds multiplied back."""
+        if unit != 1.0:
+            self.points = [
+                replace(p, value=p.value * unit, bound=p.bound * unit, unit=p.unit * unit) for p in self.points
+            ]
+        return self
 
     @property
     def values(self) -> np.ndarray:
@@ -220,7 +230,10 @@ def k_sweep(
     early contributes its incumbent and bound, and the point's ``mip_gap``
     says how far it got.  ``persistent=False`` builds every LP afresh.
     ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
+    The MIPs are built on the payoffs divided by their range (:func:`gamelp.units.normalised`)
+    and the values and bounds multiplied back, so the curve does not depend on the payoffs' units.
     """
+    game, unit = normalised(game)
     sweep = _Sweep(game, player, backend, mip_gap, persistent, options)
     total = sweep.total
     sweep.value_model.set_rhs("at_least_k", total)
@@ -233,7 +246,7 @@ def k_sweep(
         k = reached + 1
     if progress:
         progress(total + 1, total + 1)
-    return sweep.result()
+    return sweep.result().rescaled(unit)
 
 
 class _Sweep:

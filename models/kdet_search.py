@@ -55,6 +55,7 @@ from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.models.determinism import DETERMINISM_TOL, KSweep, SweepPoint
 from gamelp.models.nash import sequence_form_lp
+from gamelp.units import normalised
 
 UNDECIDED = -1
 MIXING = -2
@@ -333,8 +334,13 @@ def search_sweep(
     lowering the bound carried from ``k - 1`` (a larger ``k`` is harder, so its
     search would most likely end the same way); the remaining ``k`` keep the
     carried bound.  ``progress`` (optional) is called with ``(k_done, k_total)``.
+
+    The search runs on the payoffs divided by their range (:func:`gamelp.units.normalised`): its HiGHS
+    model never sees a coefficient HiGHS would drop, ``abs_gap`` is relative to the payoff range, and
+    values and bounds are multiplied back, so the curve does not depend on the payoffs' units.
     """
     began = time.perf_counter()
+    game, unit = normalised(game)
     search = KdetSearch(game, player, rel_gap=rel_gap, abs_gap=abs_gap)
     total = search.total
     bound = np.full(total + 1, np.inf)
@@ -380,4 +386,4 @@ def search_sweep(
         nodes=search.nodes,
         backend="highs",
         solver_version=get_backend("highs").version(),
-    )
+    ).rescaled(unit)

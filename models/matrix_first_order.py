@@ -29,6 +29,7 @@ from gamelp.errors import SolveError
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import opponent_of, player_labels, solve_matrix_nash
 from gamelp.regret import solve_regret
+from gamelp.units import payoff_range
 
 EXACT_TOLERANCE = 1e-9  # saddle-point gap accepted as exact from the support-seeded LP
 SUPPORT_FRACTION = 1e-2  # first-order weights above this fraction of the largest seed the LP's support
@@ -98,7 +99,7 @@ def solve_matrix_first_order(
     backend: str = DEFAULT_BACKEND,
     progress=None,
 ) -> FirstOrderResult:
-    """Self-play ``method`` on ``game`` to ``target_gap``; with ``exact`` polish to a vertex by LP."""
+    """Self-play ``method`` on ``game`` to ``target_gap`` (relative to the payoff range); ``exact`` polishes by LP."""
     C = game.payoffs
     # The dense path averages the utility vectors, so a gap check costs O(n): check every iteration.
     run = solve_regret(C, method, iterations, target_gap=target_gap, track_last=False, progress=progress, check_every=1)
@@ -107,8 +108,12 @@ def solve_matrix_first_order(
 
 
 def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_rounds: int = 50) -> FirstOrderResult:
-    """Exact equilibrium from an approximate one: the Nash LP on growing supports (double oracle)."""
+    """Exact equilibrium from an approximate one: the Nash LP on growing supports (double oracle).
+
+    The tolerance (``EXACT_TOLERANCE``) is relative to the payoff range (:func:`gamelp.units.payoff_range`).
+    """
     game, C = start.game, start.game.payoffs
+    tolerance = EXACT_TOLERANCE * payoff_range(C)
     x, y = start.row_strategy, start.col_strategy
     rows = np.union1d(np.flatnonzero(x > SUPPORT_FRACTION * x.max()), [int(np.argmax(C @ y))])
     cols = np.union1d(np.flatnonzero(y > SUPPORT_FRACTION * y.max()), [int(np.argmin(x @ C))])
@@ -118,9 +123,9 @@ def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_roun
         x[rows], y[cols] = restricted.row_strategy, restricted.col_strategy
         row_values, col_values = C @ y, x @ C
         gap = float(row_values.max() - col_values.min())
-        grown_rows = np.union1d(rows, np.flatnonzero(row_values > restricted.value + EXACT_TOLERANCE / 2))
-        grown_cols = np.union1d(cols, np.flatnonzero(col_values < restricted.value - EXACT_TOLERANCE / 2))
-        if gap <= EXACT_TOLERANCE or (grown_rows.size == rows.size and grown_cols.size == cols.size):
+        grown_rows = np.union1d(rows, np.flatnonzero(row_values > restricted.value + tolerance / 2))
+        grown_cols = np.union1d(cols, np.flatnonzero(col_values < restricted.value - tolerance / 2))
+        if gap <= tolerance or (grown_rows.size == rows.size and grown_cols.size == cols.size):
             # Nothing left to add: what remains of the gap is the LP solver's own tolerance.
             return FirstOrderResult(
                 game,

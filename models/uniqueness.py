@@ -52,8 +52,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.errors import ModelError, SolveError
+from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.solution import Solution
+from gamelp.units import normalised
 
 DEFAULT_TOLERANCE = 1e-7
 DEFAULT_ACTIVITY_TOLERANCE = 1e-7
@@ -377,3 +379,18 @@ def _second_optimum(
     result.second_point = model.split_values(second)
     result.second_objective = float(sign * (std.c @ second)) + model.objective_constant
     result.second_violation = violation
+
+
+def check_game_uniqueness(game: SequenceFormGame, player: int, backend: str = "highs", **options) -> UniquenessResult:
+    """Whether player ``player``'s optimal strategy of ``game`` is unique (Mangasarian's test on its Nash LP).
+
+    The test runs on the Nash LP of the game with its payoffs divided by their range
+    (:func:`gamelp.units.normalised`), so its tolerances are relative to the payoff range and the verdict
+    does not depend on the payoffs' units.  The question is about the strategy ``x`` only (the value
+    variables may have other optima).  ``options`` go to :func:`check_uniqueness`.
+    """
+    from gamelp.models.nash import solve_nash
+
+    unit_game, _ = normalised(game)
+    nash = solve_nash(unit_game, player, backend)
+    return check_uniqueness(nash.model, nash.solution, blocks=("x",), backend=backend, **options)

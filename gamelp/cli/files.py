@@ -17,7 +17,9 @@ def add_subparser(commands) -> None:
     add_game_argument(validate)
     validate.set_defaults(func=run_validate)
 
-    export = commands.add_parser("export", help="write a model as an LP or MPS file")
+    export = commands.add_parser(
+        "export", help="write a model as an LP or MPS file (payoffs far from 1 divided by their range, which it prints)"
+    )
     add_game_argument(export)
     export.add_argument(
         "--model",
@@ -54,11 +56,19 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP as an LP or MPS file."""
+    """``gamelp export``: write a game's Nash LP, deterministic ILP or k-determinism MIP as an LP or MPS file.
+
+    A game whose payoff range lies outside [1e-3, 1e3] is written with its payoffs divided by the range
+    (:func:`gamelp.units.normalised`), as the solvers see it; the message then gives the range, the
+    factor from the file's objective to the game's value.
+    """
     from gamelp.models.determinism import deterministic_ilp, kdet_mip
     from gamelp.models.nash import sequence_form_lp
+    from gamelp.units import normalised
 
-    game = load_game_argument(args)
+    # Payoffs far from 1 are divided by their range, as every solve does: HiGHS would otherwise drop
+    # coefficients below 1e-9 (or write huge ones), and the file would not be the model solved.
+    game, unit = normalised(load_game_argument(args), when_needed=True)
     if args.model == "kdet":
         if args.k is None:
             raise GamelpError("--model kdet needs --k K")
@@ -70,7 +80,12 @@ def run_export(args: argparse.Namespace) -> int:
     path = export_path(args.output, args.format)
     with atomic_path(path) as temporary:
         model.write(str(temporary))
-    print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints")
+    scaled = (
+        ""
+        if unit == 1.0
+        else f"; payoffs divided by their range {unit:.17g} (multiply the objective by it for the game's value)"
+    )
+    print(f"wrote {path}: {model.num_variables} variables, {model.num_constraints} constraints{scaled}")
     return 0
 
 

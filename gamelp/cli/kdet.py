@@ -28,7 +28,8 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         "--abs-gap",
         type=finite_float(0.0),
         default=1e-9,
-        help="--sweep --method search: absolute gap accepted near value 0 (default 1e-9)",
+        help="--sweep --method search: gap accepted near value 0, relative to the payoff range "
+        "(the largest payoff magnitude; default 1e-9)",
     )
     kdet.add_argument(
         "--method",

@@ -54,7 +54,11 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
     solve.add_argument("--radius", type=finite_float(0.0), help="radius R of the uncertainty set (with --robust)")
     solve.add_argument("--std", help="CSV of standard deviations, same labels (with --robust)")
-    solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
+    solve.add_argument(
+        "--unique",
+        action="store_true",
+        help="Mangasarian's uniqueness test of the LP optimum (tolerances relative to the payoff range)",
+    )
     solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
     solve.add_argument(
         "--method",
@@ -66,7 +70,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         "--target-gap",
         type=finite_float(0.0, strict=True),
         default=1e-6,
-        help="first-order methods stop at this saddle-point gap (default 1e-6)",
+        help="first-order methods stop at this saddle-point gap, relative to the payoff range "
+        "(the largest payoff magnitude; default 1e-6)",
     )
     solve.add_argument(
         "--iterations", type=integer(1, MAX_ITERATIONS), default=100_000, help="first-order iteration limit"
@@ -108,22 +113,28 @@ def run_solve(args) -> int:
     }
     if args.method != "lp":
         return _run_first_order(args, game, solved, payload)
-    result: RobustResult | MatrixNashResult
-    if args.robust:
-        from gamelp.models.robust import solve_robust
 
-        result = solve_robust(
-            solved, args.robust, args.radius, player=args.player, form=args.form, backend=args.backend
-        )
-    else:
+    def solve(matrix: MatrixGame) -> RobustResult | MatrixNashResult:
+        if args.robust:
+            from gamelp.models.robust import solve_robust
+
+            return solve_robust(
+                matrix, args.robust, args.radius, player=args.player, form=args.form, backend=args.backend
+            )
         from gamelp.models.nash import solve_matrix_nash
 
-        result = solve_matrix_nash(solved, args.player, args.backend, form=args.form)
+        return solve_matrix_nash(matrix, args.player, args.backend, form=args.form)
+
+    result = solve(solved)
     payload.update(_with_removed_labels(result.to_dict(), game))
     if args.unique:
         from gamelp.models.uniqueness import check_uniqueness
+        from gamelp.units import normalised_matrix
 
-        verdict = check_uniqueness(result.model, result.solution, backend=args.backend)
+        # On the payoffs divided by their range: the tolerances are relative to it, the verdict unit-free.
+        unit_game, unit = normalised_matrix(solved)
+        unit_result = result if unit == 1.0 else solve(unit_game)
+        verdict = check_uniqueness(unit_result.model, unit_result.solution, backend=args.backend)
         payload.update(verdict.to_dict())
         payload["uniqueness_summary"] = verdict.summary()
     if args.json:

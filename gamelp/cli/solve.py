@@ -25,7 +25,11 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     solve.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
     solve.add_argument("--time-limit", type=finite_float(0.0), help="seconds the solver may take (LP and MIP methods)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
-    solve.add_argument("--unique", action="store_true", help="Mangasarian's uniqueness test of the LP optimum")
+    solve.add_argument(
+        "--unique",
+        action="store_true",
+        help="Mangasarian's uniqueness test of the LP optimum (tolerances relative to the payoff range)",
+    )
     solve.add_argument(
         "--method",
         default="lp",
@@ -42,7 +46,10 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         "--eta", type=finite_float(0.0, strict=True), default=0.1, help="step size of mwu / omwu (default 0.1)"
     )
     solve.add_argument(
-        "--target-gap", type=finite_float(0.0), help="regret methods stop once the saddle-point gap is this small"
+        "--target-gap",
+        type=finite_float(0.0),
+        help="regret methods stop once the saddle-point gap is this small, relative to the payoff range "
+        "(the largest payoff magnitude)",
     )
     solve.add_argument(
         "--averaging",
@@ -109,10 +116,12 @@ def run_solve(args) -> int:
         nash = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
         x, payload = nash.strategy, nash.to_dict()
         if args.unique:
-            from gamelp.models.uniqueness import check_uniqueness
+            from gamelp.models.uniqueness import check_game_uniqueness
 
-            # The question is about the strategy x; the value variables v may have other optima.
-            verdict = check_uniqueness(nash.model, nash.solution, blocks=("x",), backend=args.backend)
+            if args.deterministic:
+                raise GamelpError("--unique tests the Nash LP's optimum, not the deterministic ILP's")
+            # On the payoffs divided by their range: the verdict does not depend on the payoffs' units.
+            verdict = check_game_uniqueness(game, args.player, args.backend)
             payload.update(verdict.to_dict())
     if args.behavioural:
         payload["behavioural"] = own.to_behavioural(x)

@@ -37,6 +37,7 @@ from gamelp.game import SequenceFormGame, load_game
 from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
 from gamelp.regret.simplex import RegretMinimiser, local_minimiser
 from gamelp.treeplex import Treeplex
+from gamelp.units import payoff_range
 
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 PROGRESS_EVERY = 100  # iterations between two calls of a self-play run's progress callback
@@ -248,11 +249,14 @@ def solve_regret(
     MWU/OMWU step size.  The saddle-point gap is measured every
     ``check_every`` iterations and after the last one (``checked`` lists
     them); the run stops at the first measured gap of the average at most
-    ``target_gap``.  ``record=True`` keeps every iterate and running average
-    (``xs``, ``ys``, ``avg_xs``, ``avg_ys``); ``track_last=False`` skips the
-    last iterate's gaps (``last_gaps`` is None).  ``progress(t, gap)``, when
-    given, is called at the first check past every :data:`PROGRESS_EVERY`
-    iterations and once at the end with the iteration count and the gap.
+    ``target_gap`` times the payoff range (the largest payoff magnitude,
+    :func:`gamelp.units.payoff_range`), so the same game in other units stops
+    at the same iteration; the gaps reported are in the game's own units.
+    ``record=True`` keeps every iterate and running average (``xs``, ``ys``,
+    ``avg_xs``, ``avg_ys``); ``track_last=False`` skips the last iterate's
+    gaps (``last_gaps`` is None).  ``progress(t, gap)``, when given, is called
+    at the first check past every :data:`PROGRESS_EVERY` iterations and once
+    at the end with the iteration count and the gap.
     """
     if method not in METHODS:
         raise RegretError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
@@ -281,7 +285,9 @@ def solve_regret(
         payoff_2 = _NegatedTranspose(payoff)
     players = (space1.minimiser(scheme.local, eta), space2.minimiser(scheme.local, eta))
     run = _SelfPlay(method, (space1, space2), (payoff, payoff_2), players, alternating, gamma, record, track_last)
-    return run.play(iterations, target_gap, check_every, progress)
+    # The target is relative to the payoff range (gamelp.units): a game in other units stops at the same iterate.
+    target = None if target_gap is None else target_gap * payoff_range(payoff)
+    return run.play(iterations, target, check_every, progress)
 
 
 def self_play_matrix(

@@ -11,7 +11,7 @@ from gamelp.models.determinism import k_sweep
 from gamelp.models.kdet_search import search_sweep
 from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models.nash import solve_nash
-from gamelp.models.uniqueness import check_uniqueness
+from gamelp.models.uniqueness import check_game_uniqueness
 from gamelp.regret import solve_regret
 
 
@@ -50,7 +50,7 @@ def test_the_averaging_weights_reach_the_regret_solve(capsys, kuhn):
 
 def test_an_lp_solve_prints_the_nash_and_uniqueness_summaries(capsys, kuhn):
     result = solve_nash(kuhn, 2)
-    verdict = check_uniqueness(result.model, result.solution, blocks=("x",))
+    verdict = check_game_uniqueness(kuhn, 2)  # on the payoffs divided by their range
     printed = plain(cli_json(capsys, "solve", "kuhn", "--player", "2", "--unique"))
     assert printed == plain({**result.to_dict(), **verdict.to_dict()})
     assert printed["player"] == 2 and printed["unique"] is verdict.unique and "rank" in printed

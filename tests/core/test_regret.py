@@ -23,6 +23,7 @@ from gamelp.regret import (
     self_play_matrix,
     solve_regret,
 )
+from gamelp.units import payoff_range
 
 RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
 
@@ -180,8 +181,9 @@ def test_averaging_weights_and_history_agree():
 
 def test_target_gap_stops_early():
     result = solve_regret(RPSS, "cfr+", 100000, target_gap=1e-2)
-    assert result.converged and result.gap <= 1e-2 and result.iterations < 100000
-    assert result.gaps[:-1].min() > 1e-2
+    target = 1e-2 * payoff_range(RPSS)  # the target gap is relative to the payoff range
+    assert result.converged and result.gap <= target and result.iterations < 100000
+    assert result.gaps[:-1].min() > target
 
 
 @pytest.mark.parametrize(
@@ -514,7 +516,8 @@ def test_gaps_measured_every_k_iterations_follow_the_same_run():
     assert np.allclose(sparse.last_gaps, every.last_gaps[sparse.checked - 1], rtol=1e-12)
     assert np.array_equal(sparse.x, every.x) and sparse.gap == every.gap
     stopped = solve_regret(leduc, "cfr+", 10000, target_gap=1e-3, check_every=25)
-    assert stopped.converged and stopped.iterations % 25 == 0 and stopped.gaps[:-1].min() > 1e-3
+    target = 1e-3 * payoff_range(leduc.A)  # the target gap is relative to the payoff range
+    assert stopped.converged and stopped.iterations % 25 == 0 and stopped.gaps[:-1].min() > target
 
 
 def test_progress_callback_sees_every_hundredth_iteration_and_the_end():

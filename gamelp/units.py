@@ -1,0 +1,68 @@
+"""Payoff units: the one scaling step every model path goes through.
+
+A positive factor on every payoff changes no equilibrium strategy, only the
+values.  Solvers, though, work with absolute tolerances and drop tiny
+coefficients (HiGHS: below 1e-9), so a game in the wrong currency (payoffs
+times 1e-12 or 1e12) gets wrong values, refusals or flipped verdicts.  Every
+path that builds a model or runs a first-order method from a game's payoffs
+therefore divides them by the *payoff range* (the largest payoff magnitude,
+:func:`payoff_range`), works on payoffs in [-1, 1], and multiplies values,
+bounds and gaps back by the range.  Tolerances and gaps that a user gives
+(``--target-gap``, ``--abs-gap``, the uniqueness tolerances) are read
+relative to the payoff range.
+
+The LP backends also balance every model they solve
+(:mod:`gamelp.backends.scaling`, Curtis-Reid); this game-level step is what
+the paths that bypass them (the k-determinism search's own HiGHS model, the
+written LP/MPS file, the uniqueness test's tolerances and the regret
+methods' gaps) have in common with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from gamelp.backends.scaling import WELL_SCALED_HIGH, WELL_SCALED_LOW
+
+if TYPE_CHECKING:
+    from gamelp.game import SequenceFormGame
+    from gamelp.matrix import MatrixGame
+
+
+def payoff_range(payoffs: Any) -> float:
+    """The largest payoff magnitude of a matrix (dense or sparse); 1.0 for a game of zeros."""
+    sparse = sp.issparse(payoffs)
+    matrix: Any = payoffs
+    data = matrix.data if sparse else np.asarray(matrix, dtype=float)
+    largest = float(np.max(np.abs(data), initial=0.0))
+    return largest if largest > 0 and np.isfinite(largest) else 1.0
+
+
+def normalised(game: SequenceFormGame, *, when_needed: bool = False) -> tuple[SequenceFormGame, float]:
+    """``game`` with its payoffs divided by their range, and the range (multiply values by it to undo).
+
+    ``when_needed``: leave a game whose range is already within [``WELL_SCALED_LOW``,
+    ``WELL_SCALED_HIGH``] (of :mod:`gamelp.backends.scaling`) as it is, with factor 1 (an exported
+    model then stays in the game's own units).
+    """
+    unit = payoff_range(game.A)
+    if when_needed and WELL_SCALED_LOW <= unit <= WELL_SCALED_HIGH:
+        return game, 1.0
+    if unit == 1.0:
+        return game, unit
+    return replace(game, A=(game.A / unit).tocsr()), unit
+
+
+def normalised_matrix(game: MatrixGame) -> tuple[MatrixGame, float]:
+    """A matrix game with its payoffs (and deviations) divided by their range, and the range."""
+    from gamelp.matrix import MatrixGame
+
+    unit = payoff_range(game.payoffs)
+    if unit == 1.0:
+        return game, unit
+    std = None if game.std is None else game.std / unit
+    return MatrixGame(game.payoffs / unit, game.row_labels, game.col_labels, std), unit
