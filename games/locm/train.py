@@ -327,35 +327,6 @@ class TrainingSession:
         )
 
 
-def train_command(
-    approach: str,
-    battler: str,
-    episodes: int,
-    out,
-    seed: int = 0,
-    eval_episodes: int = 1000,
-    minibatches: int | None = None,
-    learning_rate_scale: float = 1.0,
-    n_envs: int = 1,
-    battles: int = 1,
-    progress: bool = True,
-) -> str:
-    """:func:`train_session`, then its report as text."""
-    return train_session(
-        approach,
-        battler,
-        episodes,
-        out,
-        seed=seed,
-        eval_episodes=eval_episodes,
-        minibatches=minibatches,
-        learning_rate_scale=learning_rate_scale,
-        n_envs=n_envs,
-        battles=battles,
-        progress=progress,
-    ).report()
-
-
 def train_session(
     approach: str,
     battler: str,
@@ -477,21 +448,24 @@ def add_train_arguments(parser, default_out: str | None = None) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def run_train(args) -> int:
-    """Run ``train_command`` with the options of :func:`add_train_arguments`; print its report."""
-    print(
-        train_command(
-            args.approach,
-            args.battler,
-            args.episodes,
-            args.out,
-            seed=args.seed,
-            eval_episodes=args.eval_episodes,
-            minibatches=args.minibatches,
-            learning_rate_scale=args.learning_rate_scale,
-            n_envs=args.envs,
-            battles=args.battles,
-            progress=not args.quiet,
-        )
+def train_from_args(args) -> TrainingSession:
+    """:func:`train_session` with the options of :func:`add_train_arguments`."""
+    return train_session(
+        args.approach,
+        args.battler,
+        args.episodes,
+        args.out,
+        seed=args.seed,
+        eval_episodes=args.eval_episodes,
+        minibatches=args.minibatches,
+        learning_rate_scale=args.learning_rate_scale,
+        n_envs=args.envs,
+        battles=args.battles,
+        progress=not args.quiet,
     )
+
+
+def run_train(args) -> int:
+    """``gamelp locm train``: train with the options of :func:`add_train_arguments`; print the session's report."""
+    print(train_from_args(args).report())
     return 0

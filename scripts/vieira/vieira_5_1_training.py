@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 from gamelp.cli.args import OneLineParser, run_script
-from gamelp.games.locm.train import TrainingSession, add_train_arguments, train_session
+from gamelp.games.locm.train import TrainingSession, add_train_arguments, train_from_args
 
 
 def build_parser() -> OneLineParser:
@@ -29,19 +29,7 @@ def build_parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> TrainingSession:
     """Train; the result holds the learning curve, rows (episodes per seat, seat, win rate against max-attack)."""
     args = build_parser().parse_args(argv)
-    return train_session(
-        args.approach,
-        args.battler,
-        args.episodes,
-        args.out,
-        seed=args.seed,
-        eval_episodes=args.eval_episodes,
-        minibatches=args.minibatches,
-        learning_rate_scale=args.learning_rate_scale,
-        n_envs=args.envs,
-        battles=args.battles,
-        progress=not args.quiet,
-    )
+    return train_from_args(args)
 
 
 def report(result: TrainingSession) -> None:
