@@ -80,3 +80,14 @@ def deep_efg(depth: int, chance: bool = False) -> str:
     lines.append(f't "" {depth + 1} "" {{ {depth}, {-depth} }}')
     lines += [f't "" {k + 1} "" {{ {k}, {-k} }}' for k in reversed(range(depth))]
     return "\n".join(lines) + "\n"
+
+
+def refusal(relative: str, args, cwd) -> str:
+    """Run ``scripts/<relative>`` with bad ``args`` as a user would; check it exits 2 with one line; its stderr."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / relative), *map(str, args)], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    return done.stderr
