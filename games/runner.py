@@ -125,11 +125,9 @@ class Experiment(ABC):
         """One result column of a ``MatchStore.table()`` array."""
         return rows[:, 3 + [c.name for c in self.columns].index(name)]
 
-    def expected_seeds(self) -> np.ndarray:
-        """Every match's seed, shape (n_pairs, n_matches); override with a vectorised version when slow."""
-        return np.array(
-            [[self.match_seed(p, m) for m in range(self.n_matches)] for p in range(self.n_pairs)], dtype=np.int64
-        ).reshape(self.n_pairs, self.n_matches)
+    def expected_seeds(self, pair: np.ndarray, match: np.ndarray) -> np.ndarray:
+        """The seeds of the matches ``(pair[i], match[i])``: a resume checks only the stored ones, not the whole run."""
+        return np.array([self.match_seed(int(p), int(m)) for p, m in zip(pair, match, strict=True)], dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------- the store
@@ -268,7 +266,7 @@ class MatchStore:
                     f"row (pair {pair[i]}, match {match[i]}): {column.name} = {values[i]} is outside "
                     f"[{column.low}, {column.high}]{' or NULL' if column.nullable else ''}"
                 )
-        expected = exp.expected_seeds()[pair, match]
+        expected = exp.expected_seeds(pair, match)
         foreign = seed != expected
         if foreign.any():
             i = int(np.flatnonzero(foreign)[0])

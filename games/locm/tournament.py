@@ -143,10 +143,10 @@ class DrafterTournament(Experiment):
         """The match's seed: the same for every pair, so all pairs see the same deals."""
         return derive_seed(self.seed, match)
 
-    def expected_seeds(self) -> np.ndarray:
-        """Every match's seed, shape (n_pairs, n_matches), one row repeated for every pair."""
-        seeds = np.array([derive_seed(self.seed, m) for m in range(self.n_matches)], dtype=np.int64)
-        return np.broadcast_to(seeds, (self.n_pairs, self.n_matches))
+    def expected_seeds(self, pair: np.ndarray, match: np.ndarray) -> np.ndarray:
+        """The seeds of the matches ``(pair[i], match[i])``: one derivation per match index, whatever the pair."""
+        matches, where = np.unique(match, return_inverse=True)
+        return np.array([derive_seed(self.seed, int(m)) for m in matches], dtype=np.int64)[where].reshape(-1)
 
     def seated(self, pair: int, match: int) -> tuple[int, int]:
         """The drafters (indices) in seat 0 and seat 1 of one match."""
