@@ -246,7 +246,9 @@ def solve_regret(
     rule runs on the simplex).  ``alternating`` and ``averaging``
     (``uniform``, ``linear``, ``quadratic`` or an exponent ``gamma`` for
     weights ``t^gamma``) override the method's defaults; ``eta`` is the
-    MWU/OMWU step size.  The saddle-point gap is measured every
+    MWU/OMWU step size relative to the payoff range (the step taken is
+    ``eta / payoff_range``, so the same game in other units plays the same
+    strategies).  The saddle-point gap is measured every
     ``check_every`` iterations and after the last one (``checked`` lists
     them); the run stops at the first measured gap of the average at most
     ``target_gap`` times the payoff range (the largest payoff magnitude,
@@ -283,10 +285,12 @@ def solve_regret(
         payoff = _payoff_matrix(game)
         space1, space2 = _Simplex(payoff.shape[0]), _Simplex(payoff.shape[1])
         payoff_2 = _NegatedTranspose(payoff)
-    players = (space1.minimiser(scheme.local, eta), space2.minimiser(scheme.local, eta))
+    # The step and the target are relative to the payoff range (gamelp.units): a game in other units plays the
+    # same strategies and stops at the same iterate.
+    unit = payoff_range(payoff)
+    players = (space1.minimiser(scheme.local, eta / unit), space2.minimiser(scheme.local, eta / unit))
     run = _SelfPlay(method, (space1, space2), (payoff, payoff_2), players, alternating, gamma, record, track_last)
-    # The target is relative to the payoff range (gamelp.units): a game in other units stops at the same iterate.
-    target = None if target_gap is None else target_gap * payoff_range(payoff)
+    target = None if target_gap is None else target_gap * unit
     return run.play(iterations, target, check_every, progress)
 
 

@@ -30,6 +30,7 @@ from matplotlib.figure import Figure
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.plots import save_figure
 from gamelp.regret import self_play_matrix
+from gamelp.units import payoff_range
 
 RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
 RPSS_EQUILIBRIUM = np.array([0.5, 0.25, 0.25])
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> SelfPlay:
     runs = []
     for col, (name, M) in enumerate(games.items()):
         for method, style in (("mwu", "tab:blue"), ("omwu", "tab:red")):
-            result = self_play_matrix(M, method, args.iterations, eta=args.eta)
+            # The homework's eta is in payoff units; gamelp's is relative to the payoff range.
+            result = self_play_matrix(M, method, args.iterations, eta=args.eta * payoff_range(M))
             regret, bound = regret_and_bound(result, M, args.eta, optimistic=method == "omwu")
             if col == 0:
                 rpss_runs[method] = result

@@ -150,11 +150,11 @@ def test_segments_softmax_and_normalise_work_per_segment():
 
 # ---------------------------------------------------------------------------------------- self-play, matrix
 def test_omwu_last_iterate_converges_on_rock_paper_superscissors_while_mwu_cycles():
-    omwu = self_play_matrix(RPSS, "omwu", 3000, eta=0.1)
+    omwu = self_play_matrix(RPSS, "omwu", 3000, eta=0.2)
     assert np.allclose(omwu.last_x, [0.5, 0.25, 0.25], atol=1e-3)
     assert np.allclose(omwu.last_y, [0.5, 0.25, 0.25], atol=1e-3)
     assert omwu.last_gaps[-1] < 1e-2
-    mwu = self_play_matrix(RPSS, "mwu", 3000, eta=0.1)
+    mwu = self_play_matrix(RPSS, "mwu", 3000, eta=0.2)
     assert mwu.last_gaps[-500:].min() > 0.5  # the last iterate keeps cycling ...
     assert np.allclose(mwu.x, [0.5, 0.25, 0.25], atol=0.02)  # ... while the average converges
     assert mwu.xs.shape == (3000, 3) and mwu.avg_ys.shape == (3000, 3)

@@ -142,3 +142,55 @@ def test_target_gap_is_relative(kuhn_dict, unscaled_kuhn, tmp_path, capsys, comm
     assert scaled["iterations"] == base["iterations"]
     assert scaled["value"] / factor == pytest.approx(base["value"], rel=1e-6)
     assert scaled["gap"] / factor == pytest.approx(base["gap"], rel=1e-6)
+
+
+def _scaled_csv_pair(tmp_path, name: str, factor: float) -> tuple[str, str]:
+    """The shipped mini-Magic 15-cell payoffs and standard deviations, both times ``factor``, as CSV files."""
+    from importlib import resources
+
+    from gamelp.matrix import MatrixGame
+
+    data = resources.files("gamelp.games").joinpath("data")
+    game = MatrixGame.from_csv(data / f"{name}_payoffs.csv", std_path=data / f"{name}_std.csv")
+    assert game.std is not None
+    paths = (tmp_path / f"{name}_x{factor:g}.csv", tmp_path / f"{name}_std_x{factor:g}.csv")
+    MatrixGame(game.payoffs * factor, game.row_labels, game.col_labels).to_csv(paths[0])
+    MatrixGame(game.std * factor, game.row_labels, game.col_labels).to_csv(paths[1])
+    return str(paths[0]), str(paths[1])
+
+
+@pytest.mark.parametrize("factor", FACTORS)
+@pytest.mark.parametrize(
+    ("robust", "form", "player"),
+    [
+        ("interval", "general", "row"),
+        ("interval", "general", "col"),
+        ("interval", "thesis", "row"),
+        ("ellipsoidal", "general", "row"),
+        ("ellipsoidal", "general", "col"),
+    ],
+)
+def test_robust_lp_is_unit_free(tmp_path, capsys, robust, form, player, factor):
+    """The robust LPs (interval: an LP; ellipsoidal: a second-order cone program) on a game and deviations in
+    other units: the same strategy, the value scaled (the radius counts deviations, so it has no unit)."""
+    runs = []
+    for scale in (1.0, factor):
+        payoffs, std = _scaled_csv_pair(tmp_path, "mtg_exact_15cells", scale)
+        argv = ("matrix", "solve", payoffs, "--std", std, "--robust", robust, "--radius", "0.5")
+        runs.append(run_json(capsys, *argv, "--form", form, "--player", player))
+    base, scaled = runs
+    assert scaled["value"] / factor == pytest.approx(base["value"], rel=1e-5)
+    assert base["strategy"].keys() == scaled["strategy"].keys()
+    np.testing.assert_allclose(list(scaled["strategy"].values()), list(base["strategy"].values()), atol=1e-5)
+
+
+@pytest.mark.parametrize("factor", FACTORS)
+@pytest.mark.parametrize("method", ["mwu", "omwu"])
+def test_step_size_is_relative(kuhn_dict, unscaled_kuhn, tmp_path, capsys, method, factor):
+    """MWU / OMWU's --eta is relative to the payoff range: the game in other units plays the same strategies."""
+    files = [unscaled_kuhn, scaled_kuhn(kuhn_dict, factor, tmp_path)]
+    argv = ("--method", method, "--iterations", "300", "--eta", "0.5")
+    base, scaled = (run_json(capsys, "solve", f, *argv) for f in files)
+    assert base["gap"] < 0.2  # it moved: with the step taken in the game's units it stalls or overflows scaled
+    assert scaled["gap"] / factor == pytest.approx(base["gap"], rel=1e-6)
+    assert scaled["value"] / factor == pytest.approx(base["value"], rel=1e-6)
