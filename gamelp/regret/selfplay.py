@@ -288,6 +288,8 @@ def solve_regret(
     # The step and the target are relative to the payoff range (gamelp.units): a game in other units plays the
     # same strategies and stops at the same iterate.
     unit = payoff_range(payoff)
+    if not np.isfinite(eta / unit):
+        raise RegretError(f"the step size eta = {eta!r} overflows on this game's payoff range {unit:g}")
     players = (space1.minimiser(scheme.local, eta / unit), space2.minimiser(scheme.local, eta / unit))
     run = _SelfPlay(method, (space1, space2), (payoff, payoff_2), players, alternating, gamma, record, track_last)
     target = None if target_gap is None else target_gap * unit

@@ -155,7 +155,7 @@ def one_line_error(capsys, argv):
         (["solve", "kuhn", "--method", "cfr", "--iterations", "1" + "0" * 30], "must be between 1 and 1000000000"),
         (["solve", "kuhn", "--method", "mwu", "--eta", "inf"], "--eta: must be a finite number > 0"),
         (
-            ["solve", "kuhn", "--method", "mwu", "--eta", "1e308", "--iterations", "50"],
+            ["solve", "kuhn", "--method", "mwu", "--eta", "3e307", "--iterations", "50"],
             "mwu diverged: the strategies became non-finite",
         ),
         (["kdet", "kuhn", "--player", "1", "--sweep", "--plot", "x.xyz"], "--plot: cannot write a plot as 'x.xyz'"),

@@ -252,12 +252,18 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_mwu_with_an_overflowing_step_is_refused_not_printed_as_nan():
     """`--method mwu --eta 1e308` printed `value NaN` with exit 0."""
-    done = run_cli("solve", "kuhn", "--method", "mwu", "--eta", "1e308")
+    done = run_cli("solve", "kuhn", "--method", "mwu", "--eta", "3e307")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
         "gamelp: error: mwu diverged: the strategies became non-finite by iteration 10 "
         "(overflow); try a smaller step size eta"
     ]  # found at the first gap check (every 10 iterations)
+    # Kuhn's sequence-form payoffs (chance-weighted) range up to 1/3: a step of 1e308 relative to it overflows.
+    done = run_cli("solve", "kuhn", "--method", "mwu", "--eta", "1e308")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "gamelp: error: the step size eta = 1e+308 overflows on this game's payoff range 0.333333"
+    ]
 
 
 def test_time_limited_lp_in_the_cli_is_an_error_not_a_value():
