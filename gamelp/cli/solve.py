@@ -43,7 +43,10 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         help="iterations for regret methods (default 1000)",
     )
     solve.add_argument(
-        "--eta", type=finite_float(0.0, strict=True), default=0.1, help="step size of mwu / omwu, relative to the payoff range (default 0.1)"
+        "--eta",
+        type=finite_float(0.0, strict=True),
+        default=0.1,
+        help="step size of mwu / omwu, relative to the payoff range (default 0.1)",
     )
     solve.add_argument(
         "--target-gap",
