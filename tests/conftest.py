@@ -3,6 +3,7 @@
 import copy
 import importlib.util
 import json
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -91,3 +92,76 @@ def refusal(relative: str, args, cwd) -> str:
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     return done.stderr
+
+
+def children_of(pid: int) -> list[int]:
+    """The live (not zombie) processes whose parent is ``pid``, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def kill_leaves_no_worker(argv: list[str], cwd, workers: int = 2, start_seconds: float = 120) -> None:
+    """Start ``argv``, wait for its ``workers`` worker processes, ``kill -9`` it alone (not its group), and check
+    that every worker is gone within 15 s (they are killed here if not, so a failure leaves nothing running)."""
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + start_seconds
+        children: list[int] = []
+        while time.monotonic() < deadline and len(children) < workers and proc.poll() is None:
+            time.sleep(0.1)
+            children = children_of(proc.pid)
+        assert len(children) >= workers, f"{argv}: no pool started (exit {proc.poll()}, children {children})"
+        time.sleep(0.5)  # the workers are at work
+    finally:
+        proc.kill()  # SIGKILL of the main process only
+        proc.wait()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and any(alive(pid) for pid in children):
+        time.sleep(0.1)
+    survivors = [pid for pid in children if alive(pid)]
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, f"{argv}: workers {survivors} outlived their parent"
+
+
+def commands_with(option: str) -> set[tuple[str, ...]]:
+    """The commands that take ``option``, found from their parsers: ``("gamelp", ...)`` for the ``gamelp`` tree
+    (every simulator group loaded), ``("script", path, ...)`` for the scripts' ``build_parser()`` trees."""
+    import argparse
+
+    from gamelp.cli import build_parser
+
+    def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, (*path, name))
+        if any(option in action.option_strings for action in parser._actions):
+            yield path
+
+    found = set(walk(build_parser([]), ("gamelp",)))
+    for path in sorted(SCRIPTS.rglob("*.py")):
+        relative = str(path.relative_to(SCRIPTS))
+        if "def build_parser" in path.read_text():
+            found |= set(walk(load_script(relative).build_parser(), ("script", relative)))
+    return found

@@ -11,7 +11,6 @@ family, since each writes its own banner or log.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import lzma
@@ -20,9 +19,7 @@ import sys
 from importlib import resources
 
 import pytest
-from conftest import SCRIPTS, load_script
-
-from gamelp.cli import build_parser
+from conftest import SCRIPTS, commands_with
 
 ESCHE_8C = str(resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv"))
 
@@ -80,30 +77,8 @@ EXAMPLES = {
 }
 
 
-def _json_commands(parser: argparse.ArgumentParser, path: tuple[str, ...]):
-    """The paths of the (sub)commands under ``parser`` that take ``--json``."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from _json_commands(sub, (*path, name))
-    if any("--json" in action.option_strings for action in parser._actions):
-        yield path
-
-
-def _scripts_with_json():
-    found = {}
-    for path in sorted(SCRIPTS.rglob("*.py")):
-        source = path.read_text()
-        if "def build_parser" in source and "--json" in source:
-            module = load_script(str(path.relative_to(SCRIPTS)))
-            if any("--json" in a.option_strings for a in module.build_parser()._actions):
-                found[("script", str(path.relative_to(SCRIPTS)))] = path
-    return found
-
-
 def test_every_json_command_has_an_example():
-    found = set(_json_commands(build_parser([]), ("gamelp",))) | set(_scripts_with_json())
-    assert found == set(EXAMPLES), "add an example command line for each command with --json"
+    assert commands_with("--json") == set(EXAMPLES), "add an example command line for each command with --json"
 
 
 def _available(argv) -> bool:
@@ -114,12 +89,11 @@ def _available(argv) -> bool:
 
 @pytest.mark.parametrize("command", sorted(EXAMPLES), ids=" ".join)
 def test_json_stdout_is_one_document(command, tmp_path):
-    scripts = _scripts_with_json()
     for argv in EXAMPLES[command](tmp_path):
         if not _available(argv):
             continue
         if command[0] == "script":
-            line = [sys.executable, str(scripts[command]), *argv]
+            line = [sys.executable, str(SCRIPTS / command[1]), *argv]
         else:
             line = [sys.executable, "-m", "gamelp.cli", *argv]
         done = subprocess.run(line, capture_output=True, text=True, timeout=300, cwd=tmp_path)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import alive, children_of
 
 from gamelp.cli import main
 from gamelp.errors import GamelpError
@@ -108,28 +109,6 @@ def test_rate_matrix_and_group_deviation():
     assert game.payoffs[2, 1] == pytest.approx(0.8) and game.std[2, 1] == 0.03
 
 
-def _processes_with_parent(parent: int) -> list[int]:
-    children = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[1]) == parent and fields[0] != "Z":
-                children.append(int(entry.name))
-    return children
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigkill_of_the_main_process_takes_the_workers_with_it(tmp_path):
     here = Path(__file__).parent
@@ -146,15 +125,15 @@ def test_sigkill_of_the_main_process_takes_the_workers_with_it(tmp_path):
         workers = []
         while time.monotonic() < deadline and len(workers) < 2:
             time.sleep(0.1)
-            workers = _processes_with_parent(proc.pid)
+            workers = children_of(proc.pid)
         assert len(workers) == 2, f"the pool did not start: children {workers}"
     finally:
         proc.kill()  # SIGKILL of the main process only, not its group
         proc.wait()
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+    while time.monotonic() < deadline and any(alive(pid) for pid in workers):
         time.sleep(0.05)
-    survivors = [pid for pid in workers if _alive(pid)]
+    survivors = [pid for pid in workers if alive(pid)]
     for pid in survivors:
         os.kill(pid, signal.SIGKILL)
     assert not survivors, f"workers {survivors} outlived their parent"
@@ -184,12 +163,12 @@ def test_the_watchdog_alone_ends_an_orphan():
     os.close(read)
     os.waitpid(child, 0)
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _alive(grandchild):
+    while time.monotonic() < deadline and alive(grandchild):
         time.sleep(0.05)
-    alive = _alive(grandchild)
-    if alive:
+    orphaned = alive(grandchild)
+    if orphaned:
         os.kill(grandchild, signal.SIGKILL)
-    assert not alive, "the orphaned worker kept running"
+    assert not orphaned, "the orphaned worker kept running"
 
 
 # ----------------------------------------------------------------------------- store validation
