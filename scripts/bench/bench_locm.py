@@ -43,6 +43,7 @@ from gamelp.games.locm.battlers import BATTLERS, make_battler
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State
 from gamelp.games.locm.match import play_match
+from gamelp.games.runner import process_pool
 
 GYM_DRIVER = r"""
 import json, random, sys, time
@@ -122,8 +123,8 @@ def gamelp_rate(battler_name: str, seconds: float, workers: int) -> tuple[int, f
     if workers == 1:
         results = [gamelp_matches(battler_name, seconds)]
     else:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_worker, [(battler_name, seconds, 10_000_000 * w) for w in range(workers)])
+        with process_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = list(pool.map(_worker, [(battler_name, seconds, 10_000_000 * w) for w in range(workers)]))
     return sum(matches for matches, _ in results), sum(matches / elapsed for matches, elapsed in results)
 
 
