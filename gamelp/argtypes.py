@@ -16,6 +16,8 @@ import math
 
 # The largest count any option takes: far beyond a real run, small enough that a typo is refused, not allocated.
 MAX_COUNT = 10**9
+# Local worker processes: each is a Python process of 100 MB or more, so far more than the cores is refused.
+MAX_WORKERS = 256
 # Seeds: non-negative and within a 32-bit generator's range (numpy's and torch's legacy seeding).
 MAX_SEED = 2**31 - 1
 
@@ -44,6 +46,7 @@ def integer(low: int, high: int | None = None):
         return value
 
     parse.__name__ = "integer"
+    parse.low, parse.high = low, high  # type: ignore[attr-defined]  # read by the end-to-end option harness
     return parse
 
 
@@ -58,4 +61,9 @@ def finite_float(low: float = -math.inf, *, strict: bool = False):
         return value
 
     parse.__name__ = "number"
+    parse.low, parse.strict = low, strict  # type: ignore[attr-defined]
     return parse
+
+
+# Type of a local worker-process count (--workers, --jobs).
+workers = integer(1, MAX_WORKERS)

@@ -368,6 +368,12 @@ def train_session(
         )
         for seat in THESIS_SETTINGS[approach, battler]
     )
+    for seat in settings:  # PPO's mini-batches hold two steps at least (Stable-Baselines3 refuses fewer)
+        batch = max(1, seat.n_steps // n_envs) * n_envs
+        if batch // seat.minibatches < 2:
+            raise LocmError(
+                f"{seat.minibatches} minibatches: PPO's batch of {batch} steps splits into at most {batch // 2}"
+            )
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, finite_float, int_list, integer, run_script
+from gamelp.cli.args import OneLineParser, finite_float, integer, run_script, worker_counts
 from gamelp.games.locm.battlers import BATTLERS, make_battler
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State
@@ -223,7 +223,7 @@ def build_parser() -> OneLineParser:
         "--seconds", type=finite_float(0.0, strict=True), default=20.0, help="wall time per measurement (default: 20)"
     )
     parser.add_argument(
-        "--workers", type=int_list, default=[1, 2], help="gamelp process counts to measure (default: 1,2)"
+        "--workers", type=worker_counts, default=[1, 2], help="gamelp process counts to measure (default: 1,2)"
     )
     parser.add_argument("--gym-python", help="a Python >= 3.12 with gym-locm installed (omit to skip gym-locm)")
     parser.add_argument(

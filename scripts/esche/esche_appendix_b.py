@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script
+from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script, workers
 from gamelp.games.errors import RunError
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
@@ -216,7 +216,7 @@ def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12
         default=[],
         help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0",
     )
-    parser.add_argument("--workers", type=integer(1), default=1)
+    parser.add_argument("--workers", type=workers, default=1)
     parser.add_argument("--quiet", action="store_true")
 
 
@@ -617,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     accuracy.add_argument("--games", type=integer(1), default=200)
     accuracy.add_argument("--seed", type=integer(0), default=0)
     accuracy.add_argument("--label-cap", type=integer(1), default=50_000)
-    accuracy.add_argument("--workers", type=integer(1), default=1)
+    accuracy.add_argument("--workers", type=workers, default=1)
     accuracy.add_argument("--quiet", action="store_true")
     accuracy.set_defaults(func=cmd_forest_accuracy)
     matrix = commands.add_parser("matrix", help="write a sweep's played cells (finished or not) as CSVs")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from gamelp.cli.args import OneLineParser, int_list, integer, plot_path, run_script
+from gamelp.cli.args import OneLineParser, int_list, integer, plot_path, run_script, workers
 from gamelp.games.mtg.forest import Forest, collect_positions, train_forest
 from gamelp.games.runner import process_pool
 from gamelp.io import atomic_path
@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--set-games", type=integer(1), default=120)
     parser.add_argument("--threshold", type=integer(1), default=12)
     parser.add_argument("--label-cap", type=integer(1), default=50_000)
-    parser.add_argument("--jobs", type=integer(1), default=2)
+    parser.add_argument("--jobs", type=workers, default=2)
     parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument(
         "--curve", type=int_list, default=[], help="tree counts for Figures 3.1 and 3.2, e.g. 1,3,9,27,81"
