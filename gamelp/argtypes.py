@@ -50,18 +50,19 @@ def integer(low: int, high: int | None = None):
     return parse
 
 
-def finite_float(low: float = -math.inf, *, strict: bool = False):
-    """Type of a finite float ``>= low`` (``> low`` when ``strict``)."""
+def finite_float(low: float = -math.inf, *, strict: bool = False, high: float = math.inf):
+    """Type of a finite float ``>= low`` (``> low`` when ``strict``) and ``<= high``."""
 
     def parse(text: str) -> float:
         value = _number(text)
-        if not math.isfinite(value) or value < low or (strict and value == low):
+        if not math.isfinite(value) or value < low or (strict and value == low) or value > high:
             bound = "" if low == -math.inf else f" {'>' if strict else '>='} {low:g}"
+            bound += "" if high == math.inf else f"{' and' if bound else ''} <= {high:g}"
             raise argparse.ArgumentTypeError(f"must be a finite number{bound}, got {text}")
         return value
 
     parse.__name__ = "number"
-    parse.low, parse.strict = low, strict  # type: ignore[attr-defined]
+    parse.low, parse.strict, parse.high = low, strict, high  # type: ignore[attr-defined]
     return parse
 
 

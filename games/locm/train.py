@@ -430,7 +430,7 @@ def add_train_arguments(parser, default_out: str | None = None) -> None:
     )
     parser.add_argument(
         "--learning-rate-scale",
-        type=finite_float(0.0, strict=True),
+        type=finite_float(0.0, strict=True, high=1e3),  # the rates times 1e3 are already far past any that learns
         default=1.0,
         help="multiplies the thesis's learning rates of both seats (default %(default)s)",
     )

@@ -108,7 +108,7 @@ def gamelp_matches(battler_name: str, seconds: float, first_seed: int = 0) -> tu
     """(matches played, seconds) within the budget, one process."""
     drafter, battler = UniformDrafter(), make_battler(battler_name)
     matches, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while matches == 0 or time.perf_counter() - start < seconds:  # one match at least: a rate to divide by
         play_match(drafter, drafter, battler, battler, first_seed + matches)
         matches += 1
     return matches, time.perf_counter() - start
