@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script, workers
+from gamelp.errors import GamelpError
 from gamelp.games.errors import RunError
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
@@ -477,6 +478,8 @@ def cmd_seats(args) -> Seats:
         for j, b in enumerate(labels)
         if i < j and a in inside and b in inside
     ]
+    if not cells:
+        raise GamelpError(f"no pair of Appendix B's decks has both Lightning Bolt counts in [{args.low}, {args.high}]")
     k, statistic, p, q = seat_dispersion(cells)
     result = Seats(low=args.low, high=args.high, cells=k, statistic=statistic, p=p, first_player_share=q)
     for directory in map(Path, args.dirs):
