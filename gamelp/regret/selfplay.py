@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from gamelp.errors import RegretError
 from gamelp.game import SequenceFormGame, load_game
+from gamelp.memory import refuse_unless_it_fits
 from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
 from gamelp.regret.simplex import RegretMinimiser, local_minimiser
 from gamelp.treeplex import Treeplex
@@ -363,6 +364,13 @@ class _SelfPlay:
         checked: list[int] = []
         gaps: list[float] = []
         last_gaps: list[float | None] = []
+        if self.record:  # every iterate and average of both players
+            refuse_unless_it_fits(
+                16.0 * iterations * (x.size + y.size),
+                f"recording {iterations:,} iterations",
+                RegretError,
+                "ask for fewer iterations",
+            )
         history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if self.record else []
         total_weight, converged, next_progress, value = 0.0, False, PROGRESS_EVERY, 0.0
         for t in range(1, iterations + 1):

@@ -79,7 +79,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--eta", type=finite_float(0.0, strict=True), default=0.2, help="step size of both players (default: 0.2)"
     )
-    parser.add_argument("--size", type=integer(1), default=5, help="the random game is size x size (default: 5)")
+    parser.add_argument("--size", type=integer(1, 10**4), default=5, help="the random game is size x size (default: 5)")
     parser.add_argument("--seed", type=integer(0), default=0, help="seed of the random game (default: 0)")
     parser.add_argument("--out", type=output_directory, default="out", help="directory for the plots (default: out/)")
     return parser
