@@ -38,7 +38,9 @@ from gamelp.argtypes import MAX_COUNT
 
 PATIENCE = 20.0
 SAMPLE = 40
-ESCHE_8C = str(resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv"))
+DATA = resources.files("gamelp.games").joinpath("data")
+ESCHE_8C = str(DATA.joinpath("esche_8c_payoffs.csv"))
+CELLS, CELLS_STD = (str(DATA.joinpath(f"mtg_exact_15cells_{kind}.csv")) for kind in ("payoffs", "std"))
 MTG_SMALL = ["--games", "2", "--evaluation", "life", "--eval-cap", "200"]
 RUN_SMALL = ["--workers", "1", "--quiet"]
 
@@ -56,7 +58,9 @@ BASES = {
     ("gamelp", "kdet", "--k"): lambda tmp: ["kdet", "kuhn", "--player", "1", "--json"],
     ("gamelp", "export"): lambda tmp: ["export", "kuhn", "--player", "1", "-o", str(tmp / "kuhn.lp")],
     ("gamelp", "matrix", "solve"): lambda tmp: ["matrix", "solve", ESCHE_8C, "--json"],
-    ("gamelp", "matrix", "solve", "--radius"): lambda tmp: ["matrix", "solve", ESCHE_8C, "--robust", "interval"],
+    ("gamelp", "matrix", "solve", "--radius"): lambda tmp: [
+        *("matrix", "solve", CELLS, "--robust", "interval", "--std", CELLS_STD, "--radius", "1")
+    ],
     ("gamelp", "matrix", "solve", "--target-gap"): lambda tmp: ["matrix", "solve", ESCHE_8C, "--method", "pcfr+"],
     ("gamelp", "matrix", "solve", "--iterations"): lambda tmp: ["matrix", "solve", ESCHE_8C, "--method", "pcfr+"],
     ("gamelp", "mtg", "play"): lambda tmp: ["mtg", "play", "--evaluation", "life", "--eval-cap", "200"],
@@ -97,7 +101,9 @@ BASES = {
     ("bench/bench_matrix.py",): lambda tmp: ["--sizes", "3", "--peers", "--timeout", "10", "--out", str(tmp)],
     ("bench/bench_mtg.py",): lambda tmp: ["--games", "2", "--cap", "200", "--evaluation", "life"],
     ("bench/bench_mtg_exact.py",): lambda tmp: ["--games", "2", "--python-games", "1", "--cap", "200"],
-    ("bench/bench_nash.py",): lambda tmp: ["--repeats", "1", "--backends", "highs", "--no-openspiel", "--variants", ""],
+    ("bench/bench_nash.py",): lambda tmp: [
+        *("--repeats", "1", "--backends", "highs", "--no-openspiel", "--variants", "3x2")
+    ],
     ("bench/bench_persistent.py",): lambda tmp: [
         *("--game", "kuhn", "--rhs-steps", "3", "--greedy-steps", "2", "--search-lps", "3"),
         *("--sweep-time-limit", "5"),
@@ -150,7 +156,7 @@ BASES = {
         *("--out", str(tmp / "o")),
     ],
     ("vieira/vieira_5_2_tournament.py",): lambda tmp: [
-        *("--drafters", "random,icebox", "--matches", "2", "--sets", "2", *RUN_SMALL, "--out", str(tmp / "o"))
+        *("--battlers", "max-attack", "--matches", "2", "--sets", "2", *RUN_SMALL, "--out", str(tmp / "o"))
     ],
     ("vieira/vieira_5_4_choices.py",): lambda tmp: ["--drafts", "4"],
 }
@@ -198,11 +204,11 @@ def test_every_command_with_numeric_options_has_a_base_run():
 
 
 def _with_option(argv: list[str], option: str, value: str) -> list[str]:
-    """``argv`` with ``option`` set to ``value`` (replacing its value if present)."""
+    """``argv`` with ``option=value`` (in place of the option's value if present: ``=`` keeps ``-1e+300`` a value)."""
     if option in argv:
         at = argv.index(option)
-        return [*argv[: at + 1], value, *argv[at + 2 :]]
-    return [*argv, option, value]
+        return [*argv[:at], f"{option}={value}", *argv[at + 2 :]]
+    return [*argv, f"{option}={value}"]
 
 
 def _interruptible() -> None:
