@@ -1,0 +1,263 @@
+"""Interactive views: short reprs of every public result, game and model whatever the game's size, notebook HTML,
+pandas tables and the model's algebra.
+
+The repr test discovers its classes by walking the public modules of gamelp, gamelp.models and gamelp.games:
+a new result class is in scope by its name (``...Result``, ``...Sweep``, ``...Point``), by the GameResult
+protocol or by deriving from a core type, and the test fails until it has a builder here (and then until its
+repr is short).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import types
+from functools import cached_property
+
+import numpy as np
+import pytest
+
+import gamelp
+import gamelp.games
+import gamelp.models
+from gamelp.display import Summarised
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.matrix import MatrixGame
+from gamelp.model import Model
+from gamelp.solution import Solution
+from gamelp.treeplex import Treeplex
+
+MAX_REPR = 500
+CORE_TYPES = (Model, Solution, SequenceFormGame, MatrixGame, Treeplex, Summarised)
+RESULT_SUFFIXES = ("Result", "Sweep", "Point")
+
+
+def public_modules() -> list[types.ModuleType]:
+    """gamelp, gamelp.models and gamelp.games with every submodule (command-line entry points aside)."""
+    modules = []
+    for package in (gamelp, gamelp.models, gamelp.games):
+        modules.append(package)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not info.name.endswith("__main__") and not any(part.startswith("_") for part in info.name.split(".")):
+                modules.append(importlib.import_module(info.name))
+    return modules
+
+
+def in_scope(cls: type) -> bool:
+    """A result, a game or a model: what a session displays (protocols and the mixin itself aside)."""
+    if cls is Summarised or getattr(cls, "_is_protocol", False):
+        return False
+    if issubclass(cls, CORE_TYPES) or cls.__name__.endswith(RESULT_SUFFIXES):
+        return True
+    return callable(getattr(cls, "to_dict", None)) and hasattr(cls, "strategy")
+
+
+def discovered() -> set[type]:
+    found = set()
+    for module in public_modules():
+        for name, cls in vars(module).items():
+            public = inspect.isclass(cls) and not name.startswith("_") and cls.__module__ == module.__name__
+            if public and not issubclass(cls, (Exception, type)) and in_scope(cls):
+                found.add(cls)
+    return found
+
+
+class World:
+    """The objects of one size: Leduc with a 33 x 33 matrix game, or 13-rank 4-suit Leduc with a 400 x 400 one."""
+
+    def __init__(self, size: str):
+        from gamelp.games import poker
+
+        self.size = size
+        if size == "leduc":
+            self.game, n = load_game("leduc"), 33
+        else:
+            self.game, n = SequenceFormGame.from_dict(poker.leduc(ranks=13, suits=4), "leduc_r13_s4"), 400
+        rng = np.random.default_rng(31)
+        labels = [f"deck with a long descriptive name {i}" for i in range(n)]
+        self.matrix = MatrixGame(rng.uniform(0.1, 0.9, (n, n)), labels, labels, std=rng.uniform(0.01, 0.05, (n, n)))
+
+    @cached_property
+    def nash(self):
+        from gamelp.models.nash import solve_nash
+
+        return solve_nash(self.game, 1)
+
+
+def _batch(world: World):
+    from gamelp.games.mtg.sweep import BatchResult, PairStats
+
+    names = world.matrix.row_labels
+    n = len(names)
+    pairs = tuple(PairStats(names[i], names[j], 100, 60, 38, 2, 0, 0.6, 0.05) for i in range(n) for j in range(i))
+    return BatchResult(world.matrix, pairs, tuple((names[i], names[i - 1]) for i in range(1, n)))
+
+
+def _tournament(world: World):
+    from gamelp.games.locm.tournament import TournamentResult
+
+    n = world.matrix.shape[0]
+    seats = np.full((n, n, 2), 10, dtype=np.int64)
+    return TournamentResult(
+        world.matrix.row_labels, "max-attack", world.matrix, seats // 2, seats, np.ones((n, 13)), np.eye(n), 20 * n * n
+    )
+
+
+def _training(world: World):
+    from gamelp.games.locm.drafters import make_drafter
+    from gamelp.games.locm.policy import PolicyDrafter
+    from gamelp.games.locm.train import TrainingResult
+
+    drafter = make_drafter("immediate")
+    assert isinstance(drafter, PolicyDrafter)
+    return TrainingResult(drafter, [(1000 * e, seat, 0.5) for e in range(1000) for seat in (0, 1)])
+
+
+def _first_order(world: World):
+    from gamelp.models.matrix_first_order import solve_matrix_first_order
+
+    return solve_matrix_first_order(world.matrix, iterations=20)
+
+
+def _kdet(world: World):
+    from gamelp.models.determinism import solve_kdet
+
+    return solve_kdet(world.game, 1, 0, time_limit=120)
+
+
+def _sweep(world: World):
+    """A sweep of the game's size (a real one of 13-rank Leduc takes hours): every k at the Nash strategy."""
+    from gamelp.models.determinism import KSweep, SweepPoint, determinism
+
+    own, nash = world.game.pl1, world.nash
+    strategy, held = nash.strategy_dict(), determinism(own, nash.strategy)
+    points = [SweepPoint(k, nash.value, nash.value, k == 0, held, strategy) for k in range(own.num_decision_points + 1)]
+    return KSweep(1, points, 1, 0, nash.solution.wall_time, backend="highs", solver_version="highspy")
+
+
+def _robust(world: World):
+    from gamelp.models.robust import solve_robust
+
+    return solve_robust(world.matrix, "interval", 0.5)
+
+
+def _uniqueness(world: World):
+    """The test on Leduc; on 13-rank Leduc (its rank is a dense SVD of hours) a verdict with its many active rows."""
+    from dataclasses import replace
+
+    from gamelp.models.uniqueness import check_game_uniqueness
+
+    verdict = check_game_uniqueness(load_game("leduc"), 1)
+    if world.size == "leduc":
+        return verdict
+    rows = tuple(f"best_response[{label}]" for label in world.game.pl2.labels)
+    return replace(verdict, K=rows, L=rows, notes=[verdict.summary()] * 100)
+
+
+def _matrix_nash(world: World):
+    from gamelp.models.nash import solve_matrix_nash
+
+    return solve_matrix_nash(world.matrix)
+
+
+def _regret(world: World):
+    from gamelp.regret import solve_regret
+
+    return solve_regret(world.game, "cfr+", 20)
+
+
+def _openspiel(world: World):
+    pytest.importorskip("pyspiel")
+    return load_game("openspiel:leduc_poker")
+
+
+def _raw(world: World):
+    from gamelp.backends import get
+    from gamelp.backends.base import Options
+
+    return get("highs").solve(world.nash.model.matrix_form(), Options(time_limit=1.0))
+
+
+def _mtg_game(world: World):
+    from gamelp.games.mtg.match import GameResult
+
+    return GameResult(winner=0, turns=12, nodes=10**9, evaluations=10**8, mismatch=False, first=1, verified=True)
+
+
+def _locm_match(world: World):
+    from gamelp.games.locm.match import MatchResult
+
+    return MatchResult(1, 40, (tuple(range(100, 130)), tuple(range(130, 160))))
+
+
+# The class's qualified name -> how to build one from a World.
+BUILDERS = {
+    "gamelp.model.Model": lambda w: w.nash.model,
+    "gamelp.solution.Solution": lambda w: w.nash.solution,
+    "gamelp.game.SequenceFormGame": lambda w: w.game,
+    "gamelp.treeplex.Treeplex": lambda w: w.game.pl2,
+    "gamelp.matrix.MatrixGame": lambda w: w.matrix,
+    "gamelp.backends.base.RawResult": _raw,
+    "gamelp.models.nash.NashResult": lambda w: w.nash,
+    "gamelp.models.nash.MatrixNashResult": _matrix_nash,
+    "gamelp.models.determinism.KdetResult": _kdet,
+    "gamelp.models.determinism.KSweep": _sweep,
+    "gamelp.models.determinism.SweepPoint": lambda w: _sweep(w).points[-1],
+    "gamelp.models.robust.RobustResult": _robust,
+    "gamelp.models.uniqueness.UniquenessResult": _uniqueness,
+    "gamelp.models.matrix_first_order.FirstOrderResult": _first_order,
+    "gamelp.regret.selfplay.RegretResult": _regret,
+    "gamelp.games.openspiel.OpenSpielGame": _openspiel,
+    "gamelp.games.mtg.sweep.BatchResult": _batch,
+    "gamelp.games.mtg.match.GameResult": _mtg_game,
+    "gamelp.games.locm.tournament.TournamentResult": _tournament,
+    "gamelp.games.locm.match.MatchResult": _locm_match,
+    "gamelp.games.locm.train.TrainingResult": _training,
+}
+
+
+def qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def test_every_result_game_and_model_class_has_a_builder():
+    found = {qualified(cls) for cls in discovered()}
+    assert {"gamelp.models.nash.NashResult", "gamelp.models.determinism.KSweep", "gamelp.model.Model"} <= found
+    missing = found - set(BUILDERS)
+    assert not missing, f"public classes with no repr check here (add a builder and a short repr): {sorted(missing)}"
+    assert not set(BUILDERS) - found, "builders for classes the walk no longer finds"
+
+
+@pytest.fixture(scope="module", params=["leduc", "leduc_r13_s4"])
+def world(request) -> World:
+    return World(request.param)
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_repr_is_short_whatever_the_size(world, name):
+    obj = BUILDERS[name](world)
+    assert qualified(type(obj)) == name
+    text = repr(obj)
+    assert len(text) < MAX_REPR, text
+    assert text.startswith(type(obj).__name__ + "(")
+    if isinstance(obj, Summarised):
+        page = obj._repr_html_()
+        assert len(page) < 10_000 and type(obj).__name__ in page
+
+
+def test_the_repr_names_what_matters(world):
+    text = repr(world.nash)
+    for part in (world.game.name, "player=1", "value=", "gap=", "status='optimal'", "backend='highs'"):
+        assert part in text
+    assert f"{world.nash.value:.10g}" in text
+    game = repr(world.game)
+    assert f"sequences={world.game.pl1.num_sequences}/{world.game.pl2.num_sequences}" in game
+    assert f"constraints={world.nash.model.num_constraints}" in repr(world.nash.model)
+
+
+def test_html_lists_the_largest_entries_and_says_how_many_there_are(world):
+    page = world.nash._repr_html_()
+    strategy = world.nash.strategy_dict()
+    largest = max(strategy, key=lambda label: strategy[label])
+    assert largest in page and f"of {len(strategy)})" in page
