@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 import types
 from functools import cached_property
 
@@ -261,3 +262,209 @@ def test_html_lists_the_largest_entries_and_says_how_many_there_are(world):
     strategy = world.nash.strategy_dict()
     largest = max(strategy, key=lambda label: strategy[label])
     assert largest in page and f"of {len(strategy)})" in page
+
+
+# ----------------------------------------------------------------------------- the model's algebra
+def _terms(expression: str) -> dict[str, float]:
+    """``1/6 x[a] - v[b]`` back into {name: coefficient}."""
+    from fractions import Fraction
+
+    terms: dict[str, float] = {}
+    for sign, term in re.findall(r"(^-?|[+-] )([^+-]+?)(?= [+-] |$)", expression):
+        coefficient, _, name = term.strip().rpartition(" ")
+        value = float(Fraction(coefficient)) if coefficient else 1.0
+        terms[name] = -value if sign.strip() == "-" else value
+    return terms
+
+
+@pytest.mark.parametrize("name", ["kuhn", "rps"])
+def test_the_printed_algebra_is_the_model(name):
+    """Every printed row, read back, has the model's coefficients, sense and right-hand side."""
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(load_game(name), 1)
+    text = str(model)
+    form = model.matrix_form()
+    columns = [f"{b.name}[{label}]" for b in model.variables.values() for label in b.labels]
+    lines = text.splitlines()
+    assert (
+        lines[1] == "maximise  v[root]"
+        and "subject to" in lines
+        and lines[-2:] == [f"  x >= 0 ({model.variables['x'].size})", f"  v free ({model.variables['v'].size})"]
+    )
+    for block in model.constraints.values():
+        start = lines.index(f"  {block.name} ({block.size} rows):") + 1
+        for i, line in enumerate(lines[start : start + block.size]):
+            label, expression = (part.strip() for part in line.strip().split("  ", 1))
+            assert label == f"[{block.labels[i]}]"
+            left, sense, rhs = expression.rsplit(" ", 2)
+            assert sense == {"==": "=", ">=": ">=", "<=": "<="}[block.sense] and float(rhs) == block.rhs[i]
+            expected = {columns[j]: c for j, c in zip(form.A[block.start + i].indices, form.A[block.start + i].data)}
+            got = _terms(left)
+            assert got.keys() == expected.keys()
+            assert all(abs(got[k] - expected[k]) <= 1e-12 for k in got)
+
+
+def test_kuhn_reads_like_the_homework_lp(kuhn):
+    from gamelp.models.nash import sequence_form_lp
+
+    text = str(sequence_form_lp(kuhn, 1))
+    assert (
+        "  polytope (7 rows):\n    [root]       x[∅] = 1\n    [dJ_pl1]     -x[∅] + x[dJ_pl1:k] + x[dJ_pl1:b] = 0"
+        in text
+    )
+    assert "[dJ/k_pl2:k]  1/6 x[dQ_pl1:k] + 1/6 x[dK_pl1:k] - v[dJ/k_pl2] >= 0" in text
+
+
+def test_a_large_model_prints_a_summary_as_highs_reports_it(leduc, capsys):
+    from gamelp.models.determinism import kdet_mip
+
+    model = kdet_mip(leduc, 1, 10)
+    model.pprint()
+    text = capsys.readouterr().out
+    form = model.matrix_form()
+    assert text.startswith(f"{model.name}: MIP, {form.A.shape[1]} variables, {form.A.shape[0]} constraints")
+    for block in model.constraints.values():
+        assert re.search(rf"\n  {re.escape(block.name)} +{block.size} rows .* {block.matrix.nnz} nonzeros", text)
+    data = np.abs(form.A.data[form.A.data != 0])
+    assert f"  Matrix [{data.min():.0e}, {data.max():.0e}]" in text
+    assert "  z " in text and "binary" in text
+    assert len(text.splitlines()) < 30
+    model.pprint(full=True)
+    assert len(capsys.readouterr().out.splitlines()) > form.A.shape[0]
+
+
+# ----------------------------------------------------------------------------- tables
+def test_kuhn_equilibrium_as_a_table(kuhn):
+    from gamelp.models.nash import solve_nash
+
+    result = solve_nash(kuhn, 1)
+    table = result.to_frame()
+    own = kuhn.pl1
+    assert list(table.columns) == ["information set", "action", "probability", "reach probability"]
+    assert len(table) == own.num_sequences - 1
+    # reach probabilities are the sequence-form strategy; probabilities sum to 1 at each information set
+    assert np.allclose(table["reach probability"], result.strategy[1:])
+    assert np.allclose(table.groupby("information set")["probability"].sum(), 1.0)
+    behaviour = own.to_behavioural(result.strategy)
+    for row in table.itertuples(index=False):
+        assert row[2] == pytest.approx(behaviour[row[0]][row[1]])
+    bet_with_jack = table.set_index(["information set", "action"]).loc[("dJ_pl1", "b"), "probability"]
+    assert 0 <= bet_with_jack <= 1 / 3 + 1e-9  # Kuhn's family of equilibria: bluff with the jack at most 1/3
+
+
+def test_k_sweep_points_as_a_table(kuhn):
+    from gamelp.models.determinism import k_sweep
+
+    sweep = k_sweep(kuhn, 1)
+    table = sweep.to_frame()
+    assert list(table.columns) == ["k", "value", "bound", "gap", "status", "time", "determinism"]
+    assert table["k"].tolist() == list(range(kuhn.pl1.num_decision_points + 1))
+    assert np.allclose(table["value"], sweep.values)
+    assert set(table["status"]) <= {"solved", "implied"} and "solved" in set(table["status"])
+    assert (table["time"] >= 0).all() and table.loc[table["status"] == "implied", "time"].eq(0).all()
+    assert table["time"].sum() <= sweep.wall_time + 1e-9
+
+
+def test_matrix_tables(kuhn):
+    from gamelp.models.nash import solve_matrix_nash
+
+    game = MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], ["R", "P", "S"], ["r", "p", "s"], std=np.full((3, 3), 0.1))
+    result = solve_matrix_nash(game)
+    table = result.to_frame()
+    assert table.to_dict("records")[0] == {"player": "row", "action": "R", "probability": pytest.approx(1 / 3)}
+    assert table.groupby("player")["probability"].sum().tolist() == pytest.approx([1.0, 1.0])
+    payoffs = game.to_frame()
+    assert len(payoffs) == 9 and list(payoffs.columns) == ["row", "col", "payoff", "std"]
+    assert payoffs.set_index(["row", "col"]).loc[("R", "p"), "payoff"] == -1
+
+
+def test_tables_without_pandas_are_refused_in_one_line_naming_the_extra(kuhn, monkeypatch):
+    import sys
+
+    from gamelp.errors import MissingDependency
+    from gamelp.models.nash import solve_nash
+
+    result = solve_nash(kuhn, 1)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(MissingDependency, match=r'^a strategy table needs pandas.*pip install "gamelp\[notebook\]"$'):
+        result.to_frame()
+    assert "value=" in repr(result) and "<table>" in result._repr_html_()  # no pandas needed for these
+
+
+# ----------------------------------------------------------------------------- pictures
+def test_kuhn_tree_picture(kuhn, tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.models.nash import solve_nash
+    from gamelp.plots import _drawing_tree, plot_strategy_tree, strategy_tree_figure
+
+    result = solve_nash(kuhn, 1)
+    tree, _root, _levels = _drawing_tree(kuhn.pl1, result.strategy, None)
+    actions = {(u, d["label"]): d["probability"] for u, _, d in tree.edges(data=True) if "probability" in d}
+    assert len(actions) == kuhn.pl1.num_sequences - 1  # one edge per action, probabilities as the table's
+    table = result.to_frame().set_index(["information set", "action"])["probability"]
+    assert all(actions[key] == pytest.approx(table[key]) for key in actions)
+    texts = {t.get_text() for t in strategy_tree_figure(kuhn.pl1, result.strategy).axes[0].texts}
+    assert {"J", "Q", "K"} <= texts and f"b {table[('dK_pl1', 'b')]:.2f}" in texts
+    path = plot_strategy_tree(kuhn.pl1, result.strategy, tmp_path / "tree.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_leduc_tree_is_cut_at_the_depth(leduc):
+    pytest.importorskip("matplotlib")
+    from gamelp.plots import _drawing_tree
+
+    tree, _, levels = _drawing_tree(leduc.pl1, leduc.pl1.uniform_strategy(), 3)
+    assert max(levels.values()) == 3 and len(tree) < 60
+    assert any(kind == "cut" for _, kind in tree.nodes(data="kind"))
+
+
+def test_matrix_heat_map_outlines_the_support(tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.models.nash import solve_matrix_nash
+    from gamelp.plots import matrix_figure
+
+    game = MatrixGame([[3, 0, 2], [0, 3, 2], [1, 1, 0]], ["a", "b", "c"], ["x", "y", "z"])
+    result = solve_matrix_nash(game)
+    figure = matrix_figure(game, result.row_strategy, result.col_strategy)
+    support = np.count_nonzero(result.row_strategy > 1e-9) + np.count_nonzero(result.col_strategy > 1e-9)
+    assert len(figure.axes[0].patches) == support
+    assert next(t.get_text() for t in figure.axes[0].get_yticklabels()) == f"a ({result.row_strategy[0]:.2f})"
+
+
+# ----------------------------------------------------------------------------- pictures from the command line
+def test_solve_plot_writes_the_tree_and_prints_the_same(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.cli import main
+
+    assert main(["solve", "kuhn"]) == 0
+    plain = capsys.readouterr().out
+    picture = tmp_path / "tree.png"
+    assert main(["solve", "kuhn", "--plot", str(picture)]) == 0
+    assert capsys.readouterr().out == plain  # the picture changes nothing on standard output
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["solve", "leduc", "--plot", str(tmp_path / "leduc.svg"), "--plot-depth", "3"]) == 0
+    assert "<svg" in (tmp_path / "leduc.svg").read_text()
+
+
+def test_matrix_solve_plot_writes_the_heat_map(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.cli import main
+
+    payoffs = tmp_path / "rps.csv"
+    MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], ["R", "P", "S"], ["R", "P", "S"]).to_csv(payoffs)
+    picture = tmp_path / "heat.pdf"
+    assert main(["matrix", "solve", str(payoffs), "--plot", str(picture), "--json"]) == 0
+    assert picture.read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.parametrize("command", [["solve", "kuhn"], ["matrix", "solve", "p.csv"]])
+def test_a_plot_into_a_missing_directory_is_refused_before_solving(capsys, tmp_path, command):
+    pytest.importorskip("matplotlib")
+    from gamelp.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--plot", str(tmp_path / "missing" / "tree.png")])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "does not exist" in error and "--plot" in error
