@@ -63,7 +63,7 @@ class Summarised:
         raise NotImplementedError
 
     def _entries(self) -> tuple[str, Iterable[tuple[str, float]]] | None:
-        """A caption and (label, value) pairs to list under the summary in a notebook, or None."""
+        """A caption and (label, value) pairs to list under the summary in a notebook (its largest nonzero ones)."""
         return None
 
     def __repr__(self) -> str:
@@ -83,13 +83,15 @@ class Summarised:
         if entries is not None:
             caption, pairs = entries
             pairs = list(pairs)
-            shown = sorted(pairs, key=lambda pair: -abs(pair[1]))[:HTML_ENTRIES]
+            nonzero = sorted((pair for pair in pairs if abs(pair[1]) > 1e-12), key=lambda pair: -abs(pair[1]))
+            shown = nonzero[:HTML_ENTRIES]
             body = "".join(
                 f"<tr><td style='text-align:left'>{html.escape(str(label))}</td><td>{value:.6g}</td></tr>"
                 for label, value in shown
             )
-            more = f" ({len(shown)} largest of {len(pairs)})" if len(pairs) > len(shown) else ""
-            parts.append(f"<table><caption>{html.escape(caption)}{more}</caption>{body}</table>")
+            largest = f"the {len(shown)} largest of " if len(nonzero) > len(shown) else ""
+            count = f"{largest}{len(nonzero)} nonzero"
+            parts.append(f"<p>{html.escape(caption)}: {count} of {len(pairs)} entries</p><table>{body}</table>")
         return "".join(parts) + "</div>"
 
 
@@ -229,7 +231,7 @@ def _interval(name: str, low: float, high: float) -> str:
 def _bounds_summary(block) -> str:
     """``>= 0``, ``free``, ``binary``, or the range of the bounds when they vary."""
     if block.kind == "binary":
-        return "binary"
+        return "0 or 1"
     lows, highs = np.unique(block.lb), np.unique(block.ub)
     if lows.size == 1 and highs.size == 1:
         return _interval("", lows[0], highs[0]).strip()

@@ -14,6 +14,7 @@ from gamelp.deps import require
 require("matplotlib", "plotting")  # one line naming the extra (gamelp[plot]), not an ImportError
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.colors import CenteredNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
@@ -35,6 +36,11 @@ def save_figure(fig: Figure, path) -> Path:
 
 
 def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value against k") -> Path:
+    """Write :func:`k_sweep_figure` to ``path``."""
+    return save_figure(k_sweep_figure(curves, title), path)
+
+
+def k_sweep_figure(curves: dict[str, list[dict]], title: str = "value against k") -> Figure:
     """Step plot of value against k, one curve per label; rows are ``{"k", "value", ...}`` dicts.
 
     Where rows carry a ``bound`` above the value (a MIP stopped before its gap), the band
@@ -55,7 +61,10 @@ def plot_k_sweep(curves: dict[str, list[dict]], path, title: str = "value agains
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend()
-    return save_figure(fig, path)
+    return fig
+
+
+MAX_NAMED_POINTS = 40  # a tree picture names its decision points when it shows at most this many
 
 
 def _drawing_tree(treeplex: Treeplex, x: np.ndarray, depth: int | None):
@@ -155,8 +164,14 @@ def strategy_tree_figure(treeplex: Treeplex, x, depth: int | None = None, title:
         for edge in tree.edges
     }
     nx.draw_networkx_edge_labels(
-        tree, position, edge_labels=labels, ax=ax, font_size=7, rotate=False, label_pos=0.7, bbox={"alpha": 0.0}
+        tree, position, edge_labels=labels, ax=ax, font_size=8, rotate=False, label_pos=0.7, bbox={"alpha": 0.0}
     )
+    decisions = [node for node in tree if tree.nodes[node]["kind"] in ("decision", "cut") and isinstance(node, str)]
+    if len(decisions) <= MAX_NAMED_POINTS:  # information sets by name where they fit
+        for node in decisions:
+            ax.annotate(
+                node, position[node], xytext=(-7, 0), textcoords="offset points", ha="right", va="center", fontsize=7
+            )
     cut = f", cut at depth {depth}" if depth is not None and any(tree.nodes[n]["kind"] == "cut" for n in tree) else ""
     ax.set_title(title or f"player {treeplex.player}'s strategy{cut}")
     fig.text(
@@ -183,7 +198,9 @@ def matrix_figure(game: MatrixGame, row_strategy=None, col_strategy=None, title:
     m, n = game.shape
     fig = Figure(figsize=(min(4.0 + 0.35 * n, 14.0), min(3.0 + 0.3 * m, 12.0)))
     ax = fig.subplots()
-    image = ax.imshow(game.payoffs, cmap="RdBu", aspect="auto", interpolation="nearest")
+    signs = game.payoffs.min() < 0 < game.payoffs.max()  # then white is 0, blue wins, red losses
+    norm = CenteredNorm(0.0) if signs else None
+    image = ax.imshow(game.payoffs, cmap="RdBu", norm=norm, aspect="auto", interpolation="nearest")
     fig.colorbar(image, ax=ax, label="row player's payoff")
     for strategy, along_rows in ((row_strategy, True), (col_strategy, False)):
         if strategy is None:

@@ -261,7 +261,10 @@ def test_html_lists_the_largest_entries_and_says_how_many_there_are(world):
     page = world.nash._repr_html_()
     strategy = world.nash.strategy_dict()
     largest = max(strategy, key=lambda label: strategy[label])
-    assert largest in page and f"of {len(strategy)})" in page
+    nonzero = sum(1 for p in strategy.values() if abs(p) > 1e-12)
+    assert largest in page and f"12 largest of {nonzero} nonzero of {len(strategy)} entries" in page
+    smallest_shown = sorted((p for p in strategy.values() if p > 1e-12), reverse=True)[11]
+    assert page.count("<tr>") == len(repr(world.nash).split(", ")) + 12 and f"{smallest_shown:.6g}" in page
 
 
 # ----------------------------------------------------------------------------- the model's algebra
@@ -328,7 +331,7 @@ def test_a_large_model_prints_a_summary_as_highs_reports_it(leduc, capsys):
         assert re.search(rf"\n  {re.escape(block.name)} +{block.size} rows .* {block.matrix.nnz} nonzeros", text)
     data = np.abs(form.A.data[form.A.data != 0])
     assert f"  Matrix [{data.min():.0e}, {data.max():.0e}]" in text
-    assert "  z " in text and "binary" in text
+    assert re.search(r"\n  z +\d+ binary +0 or 1\n", text)
     assert len(text.splitlines()) < 30
     model.pprint(full=True)
     assert len(capsys.readouterr().out.splitlines()) > form.A.shape[0]
