@@ -54,22 +54,25 @@ def installed(module: str) -> bool:
         return False
 
 
-def install_hint(module: str) -> str:
-    """``pip install "gamelp[extra]"`` for the extra that installs ``module``."""
+def install_hint(module: str, extra: str | None = None) -> str:
+    """``pip install "gamelp[extra]"`` for the extra that installs ``module`` (or the ``extra`` given)."""
     top = module.partition(".")[0]
-    _, extra = PACKAGES.get(top, (top, None))
+    extra = extra or PACKAGES.get(top, (top, None))[1]
     return f'pip install "gamelp[{extra}]"' if extra else f"pip install {top}"
 
 
-def require(module: str, what: str) -> None:
+def require(module: str, what: str, extra: str | None = None) -> None:
     """Raise :class:`MissingDependency` (one line naming the extra) unless ``module`` is installed.
 
-    ``what`` names what needs it (``"backend cvxpy:CLARABEL"``, ``"the forest evaluation"``).
+    ``what`` names what needs it (``"backend cvxpy:CLARABEL"``, ``"the forest evaluation"``); ``extra``
+    names the extra to install when it is not the package's own (pandas for tables: ``notebook``).
     """
     if not installed(module):
         top = module.partition(".")[0]
         distribution = PACKAGES.get(top, (top, None))[0]
-        raise MissingDependency(f"{what} needs {distribution}, which is not installed here; {install_hint(module)}")
+        raise MissingDependency(
+            f"{what} needs {distribution}, which is not installed here; {install_hint(module, extra)}"
+        )
 
 
 @functools.cache

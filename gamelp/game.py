@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.display import Raw, Summarised
 from gamelp.errors import GameFileError, shown
 from gamelp.io import atomic_write, read_text
 from gamelp.treeplex import Treeplex
@@ -35,8 +36,8 @@ _ENTRY_KEYS = ("sequence_pl1", "sequence_pl2", "value")
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, eq=False)
-class SequenceFormGame:
+@dataclass(frozen=True, eq=False, repr=False)
+class SequenceFormGame(Summarised):
     """A validated two-player zero-sum game in sequence form."""
 
     pl1: Treeplex
@@ -150,6 +151,14 @@ class SequenceFormGame:
         """Write the game file (:meth:`to_json`) to ``path`` atomically."""
         with atomic_write(path) as handle:
             handle.write(self.to_json())
+
+    def _summary(self) -> dict:
+        return {
+            "name": self.name,
+            "sequences": Raw(f"{self.pl1.num_sequences}/{self.pl2.num_sequences}"),
+            "decision_points": Raw(f"{self.pl1.num_decision_points}/{self.pl2.num_decision_points}"),
+            "payoff_nonzeros": self.A.nnz,
+        }
 
     # ------------------------------------------------------------------ evaluation
     def player(self, p: int) -> Treeplex:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.display import Raw, Summarised, frame, shape_text
 from gamelp.errors import MatrixFileError, MatrixGameError
 from gamelp.io import atomic_write, open_regular
 
@@ -46,12 +47,18 @@ def _labels(labels: Sequence[str] | None, size: int, prefix: str, what: str) -> 
     return labels
 
 
+def _preview(labels: Sequence[str], shown: int = 3) -> str:
+    """The first few labels and how many more."""
+    more = f", ... ({len(labels)})" if len(labels) > shown else ""
+    return ", ".join(labels[:shown]) + more
+
+
 def _first_bad_cell(mask: np.ndarray) -> tuple[int, int]:
     i, j = np.argwhere(mask)[0]
     return int(i), int(j)
 
 
-class MatrixGame:
+class MatrixGame(Summarised):
     """A zero-sum matrix game: ``payoffs[i, j]`` is what the row player gets from the pair ``(i, j)``."""
 
     def __init__(
@@ -86,9 +93,26 @@ class MatrixGame:
         """(rows, columns) of the payoff matrix."""
         return self.payoffs.shape
 
-    def __repr__(self) -> str:
-        extra = ", with std" if self.std is not None else ""
-        return f"MatrixGame({self.shape[0]}x{self.shape[1]}{extra})"
+    def _summary(self) -> dict:
+        return {
+            "shape": Raw(shape_text(self.shape)),
+            "payoffs": Raw(f"{self.payoffs.min():.4g}..{self.payoffs.max():.4g}"),
+            "std": self.std is not None,
+            "rows": Raw(_preview(self.row_labels)),
+            "cols": Raw(_preview(self.col_labels)),
+        }
+
+    def to_frame(self):
+        """The payoffs (and standard deviations) as a long pandas DataFrame: row, col, payoff[, std]."""
+        rows, cols = np.meshgrid(np.arange(self.shape[0]), np.arange(self.shape[1]), indexing="ij")
+        data = {
+            "row": np.asarray(self.row_labels, dtype=object)[rows.ravel()],
+            "col": np.asarray(self.col_labels, dtype=object)[cols.ravel()],
+            "payoff": self.payoffs.ravel(),
+        }
+        if self.std is not None:
+            data["std"] = self.std.ravel()
+        return frame(data, "a payoff table")
 
     def submatrix(self, rows: Sequence[int] | np.ndarray, cols: Sequence[int] | np.ndarray) -> MatrixGame:
         """The game restricted to the given row and column indices (deviations kept)."""

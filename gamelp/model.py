@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.display import Summarised, model_text
 from gamelp.errors import ModelError
 from gamelp.form import Changes, ConeBlock, MatrixForm
 
@@ -98,9 +99,12 @@ def _as_vector(value, size: int, what: str) -> np.ndarray:
     return arr
 
 
-@dataclass
-class Model:
-    """A linear / mixed-integer / second-order-cone model built from named blocks."""
+@dataclass(repr=False)
+class Model(Summarised):
+    """A linear / mixed-integer / second-order-cone model built from named blocks.
+
+    ``repr`` is one line of sizes; ``str(model)`` and :meth:`pprint` show its algebra block by block.
+    """
 
     name: str = "model"
     variables: dict[str, VarBlock] = field(default_factory=dict)
@@ -441,3 +445,28 @@ class Model:
         from gamelp.backends.highs import write
 
         write(self, path)
+
+    # ----------------------------------------------------------------- showing
+    def _summary(self) -> dict:
+        kind = "MIP" if self.is_mip else "SOCP" if self.cones else "LP"
+        return {
+            "name": self.name,
+            "kind": kind,
+            "sense": self.sense,
+            "variables": self.num_variables,
+            "constraints": self.num_constraints,
+            "cones": len(self.cones) or None,
+            "nonzeros": sum(block.matrix.nnz for block in self.constraints.values()),
+            "blocks": f"{len(self.variables)} variable, {len(self.constraints)} constraint",
+        }
+
+    def __str__(self) -> str:
+        return model_text(self)
+
+    def pprint(self, full: bool | None = None, file=None) -> None:
+        """Print the model's algebra block by block with its labels (a summary of the blocks when large).
+
+        ``full=None`` prints the algebra of models of up to 60 rows and a summary of larger ones (block sizes,
+        nonzeros, coefficient ranges as HiGHS reports them); ``True`` / ``False`` force either.
+        """
+        print(model_text(self, full), file=file)

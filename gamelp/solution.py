@@ -7,6 +7,8 @@ from enum import StrEnum
 
 import numpy as np
 
+from gamelp.display import Raw, Summarised
+
 
 class Status(StrEnum):
     """How a solve ended; compares equal to its string value (``Status.OPTIMAL == "optimal"``)."""
@@ -38,8 +40,8 @@ INTERRUPTED = Status.INTERRUPTED
 ERROR = Status.ERROR
 
 
-@dataclass
-class Solution:
+@dataclass(repr=False)
+class Solution(Summarised):
     """Status, objective, values by variable block, duals by constraint block, and the solver log.
 
     ``values`` is empty unless the solver returned a point that satisfies the
@@ -80,16 +82,14 @@ class Solution:
     def __getitem__(self, block: str) -> np.ndarray:
         return self.values[block]
 
-    def __repr__(self) -> str:
-        parts = [f"status={str(self.status)!r}", f"objective={self.objective!r}"]
-        if self.objective_bound is not None and self.objective_bound != self.objective:
-            parts.append(f"objective_bound={self.objective_bound!r}")
-        if self.mip_gap:
-            parts.append(f"mip_gap={self.mip_gap:.3g}")
-        parts += [
-            f"backend={self.backend!r}",
-            f"solver_version={self.solver_version!r}",
-            f"wall_time={self.wall_time:.3g}",
-            f"values={{{', '.join(f'{k!r}: <{v.size}>' for k, v in self.values.items())}}}",
-        ]
-        return f"Solution({', '.join(parts)})"
+    def _summary(self) -> dict:
+        return {
+            "status": str(self.status),
+            "objective": self.objective,
+            "objective_bound": None if self.objective_bound == self.objective else self.objective_bound,
+            "mip_gap": Raw(f"{self.mip_gap:.3g}") if self.mip_gap else None,
+            "backend": self.backend,
+            "solver_version": self.solver_version,
+            "wall_time": Raw(f"{self.wall_time:.3g}"),
+            "values": Raw(", ".join(f"{name}[{v.size}]" for name, v in self.values.items())),
+        }

@@ -28,14 +28,15 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.display import Summarised, strategy_frame
 from gamelp.errors import GameFileError, shown
 
 EMPTY_SEQUENCE = "∅"
 NODE_TYPES = ("decision", "observation")
 
 
-@dataclass(frozen=True, eq=False)
-class Treeplex:
+@dataclass(frozen=True, eq=False, repr=False)
+class Treeplex(Summarised):
     """A validated decision process of one player (see the module docstring)."""
 
     player: int
@@ -149,6 +150,19 @@ class Treeplex:
             np.array(starts, dtype=np.int64),
             np.array(ends, dtype=np.int64),
         )
+
+    def _summary(self) -> dict:
+        return {
+            "player": self.player,
+            "decision_points": self.num_decision_points,
+            "sequences": self.num_sequences,
+            "observation_points": self.graph.number_of_nodes() - self.num_decision_points,
+            "depth": nx.dag_longest_path_length(self.graph),
+        }
+
+    def to_frame(self, x: np.ndarray):
+        """The strategy ``x`` as a pandas DataFrame: information set, action, probability, reach probability."""
+        return strategy_frame(self, x)
 
     # ------------------------------------------------------------------ sequences
     @cached_property

@@ -58,7 +58,7 @@ SIZE_MARGIN = 100
 MAX_GAME_STRING_NESTING = 100
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class OpenSpielGame(SequenceFormGame):
     """A sequence-form game imported from OpenSpiel; remembers the game and the action ids."""
 

@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.display import Raw, Summarised, frame
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
@@ -108,8 +109,8 @@ def determinism(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> int:
     return int(deterministic_choices(own, x, tol).sum())
 
 
-@dataclass
-class SweepPoint:
+@dataclass(repr=False)
+class SweepPoint(Summarised):
     """One ``k`` of the sweep: the value, its upper bound, and the strategy that guarantees the value.
 
     ``determinism`` is the number of decision points ``strategy`` (sequence
@@ -123,6 +124,7 @@ class SweepPoint:
     determinism: int
     strategy: dict[str, float]
     unit: float = 1.0  # the payoff range the sweep ran in (gamelp.units): absolute floors are relative to it
+    time: float = 0.0  # seconds the sweep spent solving at this k (0 where a neighbour implied the point)
 
     @property
     def mip_gap(self) -> float:
@@ -135,6 +137,16 @@ class SweepPoint:
         A bound set to exactly the gap (a search's cutoff) counts as within, up to rounding.
         """
         return self.bound - self.value <= max(rel_gap * abs(self.value), abs_gap * self.unit) * (1 + 1e-9)
+
+    def _summary(self) -> dict:
+        return {
+            "k": self.k,
+            "value": self.value,
+            "bound": self.bound,
+            "solved": self.solved,
+            "determinism": self.determinism,
+            "strategy": Raw(f"{len(self.strategy)} sequences"),
+        }
 
     def to_dict(self) -> dict:
         """The point as a JSON-ready dictionary."""
@@ -149,8 +161,8 @@ class SweepPoint:
         }
 
 
-@dataclass
-class KSweep:
+@dataclass(repr=False)
+class KSweep(Summarised):
     """The whole curve ``V(k), k = 0..|J|`` for one player, with the work it took."""
 
     player: int
@@ -175,6 +187,34 @@ class KSweep:
         """The values of the points, in the order of ``k``."""
         return np.array([p.value for p in self.points])
 
+    def _summary(self) -> dict:
+        values = self.values
+        return {
+            "player": self.player,
+            "k": Raw(f"0..{len(self.points) - 1}"),
+            "values": Raw(f"{values[0]:.6g}..{values[-1]:.6g}") if values.size else None,
+            "mips_solved": self.mips_solved,
+            "lps_solved": self.lps_solved,
+            "nodes": self.nodes or None,
+            "wall_time": Raw(f"{self.wall_time:.3g}"),
+            "backend": self.backend,
+        }
+
+    def _entries(self):
+        return "value by k", ((f"k = {p.k}", p.value) for p in self.points)
+
+    def to_frame(self):
+        """One row per ``k`` as a pandas DataFrame: k, value, bound, gap, status, time.
+
+        ``status`` is ``solved`` where a MIP (or a search) ran at that ``k`` and ``implied`` where a
+        neighbour's strategy or bound settled it; ``gap`` is the point's relative gap (:attr:`SweepPoint.mip_gap`).
+        """
+        rows = [
+            (p.k, p.value, p.bound, p.mip_gap, "solved" if p.solved else "implied", p.time, p.determinism)
+            for p in self.points
+        ]
+        return frame(rows, "a k-sweep table", columns=["k", "value", "bound", "gap", "status", "time", "determinism"])
+
     def to_dict(self) -> dict:
         """JSON-ready summary: the player, one row per ``k`` and the work the sweep took."""
         return {
@@ -189,11 +229,14 @@ class KSweep:
         }
 
 
-@dataclass
+@dataclass(repr=False)
 class KdetResult(NashResult):
     """The k-determinism MIP solved at one ``k``."""
 
     k: int = 0
+
+    def _summary(self) -> dict:
+        return {"k": self.k, **super()._summary()}
 
     def to_dict(self) -> dict:
         """The Nash summary with ``k`` and the MIP gap, the keys a sweep point's row starts with."""
@@ -238,6 +281,7 @@ def k_sweep(
     total = sweep.total
     sweep.value_model.set_rhs("at_least_k", total)
     sweep.record(total, sweep.run(sweep.value_model))
+    sweep.time_at[total] = sweep.wall  # the deterministic ILP, solved first
     k = 0
     while k < total:
         reached = sweep.level(k)
@@ -288,6 +332,7 @@ class _Sweep:
         self.known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
         self.mips = self.lps = 0
         self.wall = 0.0
+        self.time_at = np.zeros(self.total + 1)  # solver seconds spent at each k
         self.solver_backend = self.solver_version = ""  # as the solutions report them
 
     def run(self, model: Model, start: dict | None = None) -> Solution:
@@ -331,7 +376,7 @@ class _Sweep:
 
     def level(self, k: int) -> int:
         """Solve ``P(k)`` at the first ``k`` of a value level; returns the last ``k`` the level is known to hold."""
-        own = self.own
+        own, began = self.own, self.wall
         if k > 0 and self.best_known(k - 1)[1] < k:
             step = _greedy_step(self.choice_lp, own, self.best_known(k - 1)[2]["x"], self.run)
             if step is not None:
@@ -347,6 +392,7 @@ class _Sweep:
                 # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.
                 polished = _solve_with_choices(self.choice_lp, level.values["z"], self.run)
                 reached = max(reached, self.remember(polished.objective, polished.values["x"], polished.values["v"]))
+        self.time_at[k] += self.wall - began
         return reached
 
     def result(self) -> KSweep:
@@ -363,6 +409,7 @@ class _Sweep:
                     bool(self.solved[k]),
                     determinism(self.own, x),
                     dict(zip(self.own.labels, x.tolist())),
+                    time=float(self.time_at[k]),
                 )
             )
         return KSweep(

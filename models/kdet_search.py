@@ -345,6 +345,7 @@ def search_sweep(
     total = search.total
     bound = np.full(total + 1, np.inf)
     searched = np.zeros(total + 1, dtype=bool)
+    spent = np.zeros(total + 1)  # seconds searching at each k
     nash_value = search.solve_root()  # bounds every k
     top_bound = search.solve_top(time_limit)  # bounds k = total only
     fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
@@ -354,7 +355,9 @@ def search_sweep(
             proved = min(proved, top_bound)
         if proved > search.cutoff(k) and (patience is None or fruitless < patience):
             deadline = np.inf if time_limit is None else clock() + time_limit
+            started = time.perf_counter()
             found = search.prove(k, deadline, clock)
+            spent[k] = time.perf_counter() - started
             fruitless = fruitless + 1 if found >= proved and found > search.cutoff(k) else 0
             proved = min(proved, found)
             searched[k] = True
@@ -375,6 +378,7 @@ def search_sweep(
                 bool(searched[k]),
                 search.total - int(mixed_points(search.own, x).sum()),
                 dict(zip(search.own.labels, x.tolist())),
+                time=float(spent[k]),
             )
         )
     return KSweep(

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.display import Raw, Summarised, matrix_strategy_frame, result_summary, shape_text
 from gamelp.errors import SolveError
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import opponent_of, player_labels, solve_matrix_nash
@@ -35,8 +36,8 @@ EXACT_TOLERANCE = 1e-9  # saddle-point gap accepted as exact from the support-se
 SUPPORT_FRACTION = 1e-2  # first-order weights above this fraction of the largest seed the LP's support
 
 
-@dataclass
-class FirstOrderResult:
+@dataclass(repr=False)
+class FirstOrderResult(Summarised):
     """Both strategies of a matrix game from first-order self-play (and, if asked, the seeded LP)."""
 
     game: MatrixGame
@@ -56,6 +57,22 @@ class FirstOrderResult:
     def strategy(self) -> np.ndarray:
         """The row player's strategy (``value`` is the row player's payoff)."""
         return self.row_strategy
+
+    def _summary(self) -> dict:
+        return {
+            **result_summary(self, self.gap, game=Raw(shape_text(self.game.shape)), method=self.method),
+            "status": "converged" if self.converged else "iteration_limit",
+            "iterations": self.iterations,
+            "lp_rounds": self.lp_rounds or None,
+            "lp_backend": self.lp_backend,
+        }
+
+    def _entries(self):
+        return "row strategy", self.strategy_dict().items()
+
+    def to_frame(self):
+        """Both strategies by label as a pandas DataFrame: player, action, probability."""
+        return matrix_strategy_frame(self.game, self.row_strategy, self.col_strategy)
 
     def strategy_dict(self, player: str = "row") -> dict[str, float]:
         """Label -> probability for ``player`` ("row" or "col"), zeros included."""

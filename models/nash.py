@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.display import Raw, Summarised, matrix_strategy_frame, result_summary, shape_text, strategy_frame
 from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
@@ -50,8 +51,8 @@ def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: 
     return model
 
 
-@dataclass
-class NashResult:
+@dataclass(repr=False)
+class NashResult(Summarised):
     """A solved Nash (or determinism) model of one player, with its strategy and a solver-free check."""
 
     game: SequenceFormGame
@@ -107,6 +108,17 @@ class NashResult:
             return abs(self.value - self.guaranteed_value)
         x, y = (self.strategy, opponent) if self.player == 1 else (opponent, self.strategy)
         return self.game.saddle_point_gap(x, y)
+
+    def _summary(self) -> dict:
+        own = self.game.player(self.player)
+        return result_summary(self, self.gap, game=self.game.name, player=self.player, sequences=own.num_sequences)
+
+    def _entries(self):
+        return "strategy (sequence form)", self.strategy_dict().items()
+
+    def to_frame(self):
+        """The strategy as a pandas DataFrame: information set, action, probability, reach probability."""
+        return strategy_frame(self.game.player(self.player), self.strategy)
 
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, gap and sequence label -> probability."""
@@ -239,8 +251,8 @@ def _normalised(weights: np.ndarray, what: str) -> np.ndarray:
     return weights / total
 
 
-@dataclass
-class MatrixNashResult:
+@dataclass(repr=False)
+class MatrixNashResult(Summarised):
     """A solved matrix-game Nash LP: the value (the row player's payoff) and both players' strategies.
 
     ``player`` is whose LP was solved; the other strategy was read from the
@@ -293,6 +305,18 @@ class MatrixNashResult:
         """Best-response gap of the strategy pair: max_i (C q)_i - min_j (C^T p)_j, 0 at an equilibrium."""
         C = self.game.payoffs
         return float((C @ self.col_strategy).max() - (C.T @ self.row_strategy).min())
+
+    def _summary(self) -> dict:
+        return result_summary(
+            self, self.saddle_gap, game=Raw(shape_text(self.game.shape)), player=self.player, form=self.form
+        )
+
+    def _entries(self):
+        return f"{self.player} strategy", self.strategy_dict().items()
+
+    def to_frame(self):
+        """Both strategies by label as a pandas DataFrame: player, action, probability."""
+        return matrix_strategy_frame(self.game, self.row_strategy, self.col_strategy)
 
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, form, gap and both strategies by label."""

@@ -47,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.display import Raw, Summarised, frame, result_summary, shape_text
 from gamelp.errors import ModelError, SolveError
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
@@ -396,8 +397,8 @@ def _inner_minima(rows: _Rows, z: np.ndarray, uncertainty: ConicUncertainty, bac
 
 
 # ----------------------------------------------------------------------------- solving
-@dataclass
-class RobustResult:
+@dataclass(repr=False)
+class RobustResult(Summarised):
     """A solved robust LP: the value it certifies, the strategy and its independently computed guarantee.
 
     Values are in the row player's payoff (the column player's is what it
@@ -426,6 +427,27 @@ class RobustResult:
     def strategy_dict(self) -> dict[str, float]:
         """Label -> probability, zeros included."""
         return dict(zip(self.labels, self.strategy.tolist()))
+
+    def _summary(self) -> dict:
+        return {
+            **result_summary(
+                self,
+                None,
+                game=Raw(shape_text(self.game.shape)),
+                player=self.player,
+                robust=self.kind,
+                radius=self.radius,
+            ),
+            "guaranteed_value": self.guaranteed_value,
+            "nominal_value": self.nominal_value,
+        }
+
+    def _entries(self):
+        return f"{self.player} strategy", self.strategy_dict().items()
+
+    def to_frame(self):
+        """The strategy by label as a pandas DataFrame: action, probability."""
+        return frame({"action": self.labels, "probability": self.strategy}, "a strategy table")
 
     def to_dict(self) -> dict:
         """JSON-ready summary: value, status, backend, player, form, the uncertainty set and the strategy."""

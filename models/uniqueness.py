@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.display import Summarised
 from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
@@ -62,8 +63,8 @@ DEFAULT_ACTIVITY_TOLERANCE = 1e-7
 DIRECTION_TOLERANCE = 1e-7
 
 
-@dataclass
-class UniquenessResult:
+@dataclass(repr=False)
+class UniquenessResult(Summarised):
     """The verdict of Mangasarian's test with everything it was based on.
 
     ``K`` / ``L`` name the active rows with positive / zero multiplier (bound
@@ -100,6 +101,19 @@ class UniquenessResult:
         if not self.largest_zero_dual:
             return np.inf
         return self.smallest_positive_dual / self.largest_zero_dual
+
+    def _summary(self) -> dict:
+        return {
+            "unique": self.unique,
+            "objective": self.objective,
+            "K": len(self.K),
+            "L": len(self.L),
+            "rank": self.rank,
+            "variables": self.num_variables,
+            "margin": self.margin,
+            "step": self.step,
+            "second_objective": self.second_objective,
+        }
 
     def to_dict(self) -> dict:
         """A JSON-ready summary (directions and second optimum by block as lists)."""

@@ -34,6 +34,7 @@ import numpy as np
 
 from gamelp.backends.scaling import Scaling
 from gamelp.deps import version as _distribution_version
+from gamelp.display import Raw, Summarised
 from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
 
@@ -84,8 +85,8 @@ class Options:
     extra: dict = field(default_factory=dict)
 
 
-@dataclass
-class RawResult:
+@dataclass(repr=False)
+class RawResult(Summarised):
     """What a solver returned, over the flat columns and rows of the form it was given."""
 
     status: Status
@@ -97,6 +98,17 @@ class RawResult:
     wall_time: float = 0.0
     log: str = ""
     iterations: int | None = None  # simplex iterations, where the solver counts them
+
+    def _summary(self) -> dict:
+        return {
+            "status": str(self.status),
+            "objective": self.objective,
+            "bound": self.bound,
+            "columns": None if self.x is None else self.x.size,
+            "rows": None if self.row_duals is None else Raw(f"{self.row_duals.size} with duals"),
+            "wall_time": Raw(f"{self.wall_time:.3g}"),
+            "iterations": self.iterations,
+        }
 
 
 SolverT = TypeVar("SolverT")

@@ -18,6 +18,9 @@ gives the reduced costs ``c - A^T y`` of models without cones.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import sys
 import time
 import warnings
 
@@ -202,6 +205,23 @@ def _bound(problem: cp.Problem, maximize: bool) -> float | None:
     return None
 
 
+@contextlib.contextmanager
+def _cvxpy_log_to_stdout():
+    """Point cvxpy's own log handlers at the current ``sys.stdout`` for a while (inside :func:`captured`, its buffer).
+
+    cvxpy logs through a handler bound to the ``sys.stderr`` of its import, which no file-descriptor or
+    ``sys.stderr`` redirection reaches: without this its verbose log reached every run's standard error.
+    """
+    handlers = [h for h in cps.LOGGER.handlers if isinstance(h, logging.StreamHandler)]
+    previous = [h.setStream(sys.stdout) for h in handlers]
+    try:
+        yield
+    finally:
+        for handler, stream in zip(handlers, previous):
+            if stream is not None:
+                handler.setStream(stream)
+
+
 def _status(problem: cp.Problem, options: Options) -> Status:
     """The status, from the solver's own model where cvxpy exposes it (Gurobi).
 
@@ -308,7 +328,7 @@ class CvxpyBackend(Backend):
         began = time.perf_counter()
         # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
         # print there), never reaches standard output, and is copied to standard error when verbose.
-        with captured(echo=options.verbose) as log:
+        with captured(echo=options.verbose) as log, _cvxpy_log_to_stdout():
             try:
                 with warnings.catch_warnings():  # cvxpy warns of inaccurate or undecided results: the status says so
                     warnings.simplefilter("ignore", UserWarning)

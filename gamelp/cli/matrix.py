@@ -16,7 +16,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer
+from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer, plot_path
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame
@@ -79,6 +79,11 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument(
         "--exact", action="store_true", help="first-order methods: polish to an exact vertex by an LP on the supports"
     )
+    solve.add_argument(
+        "--plot",
+        type=plot_path,
+        help="draw the payoffs as a heat map with the equilibrium's support outlined to this file (.png, .pdf, ...)",
+    )
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.set_defaults(func=run_solve)
     return matrix
@@ -137,11 +142,27 @@ def run_solve(args) -> int:
         verdict = check_uniqueness(unit_result.model, unit_result.solution, backend=args.backend)
         payload.update(verdict.to_dict())
         payload["uniqueness_summary"] = verdict.summary()
+    _plot(args, game, payload)
     if args.json:
         print_json(payload)
     else:
         _print_text(payload)
     return 0
+
+
+def _plot(args, game: MatrixGame, payload: dict) -> None:
+    """``--plot``: the whole game's heat map, the strategies' supports (removed rows and columns at 0) outlined."""
+    if not args.plot:
+        return
+    from gamelp.plots import plot_matrix_game
+
+    player = payload["player"]
+    strategies = {player: payload["strategy"], opponent_of(player): payload.get("opponent_strategy")}
+    row, col = (
+        None if strategies[p] is None else [strategies[p].get(label, 0.0) for label in player_labels(game, p)]
+        for p in ("row", "col")
+    )
+    plot_matrix_game(game, args.plot, row, col, title=f"{args.file}: payoffs, equilibrium support outlined")
 
 
 def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) -> int:
@@ -160,6 +181,7 @@ def _run_first_order(args, game: MatrixGame, solved: MatrixGame, payload: dict) 
         progress=None if args.json else regret_progress(args.iterations),
     )
     payload.update(_with_removed_labels(result.to_dict(args.player), game))
+    _plot(args, game, payload)
     if args.json:
         print_json(payload)
         return 0

@@ -9,12 +9,25 @@ or by regret-minimisation self-play (``--method cfr+`` and the others of
 from __future__ import annotations
 
 import argparse
+import logging
 
 from gamelp.backends import DEFAULT_BACKEND
-from gamelp.cli.args import BACKEND_HELP, MAX_ITERATIONS, add_game_argument, finite_float, integer, load_game_argument
+from gamelp.cli.args import (
+    BACKEND_HELP,
+    MAX_ITERATIONS,
+    add_game_argument,
+    finite_float,
+    integer,
+    load_game_argument,
+    plot_path,
+)
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.regret import METHODS as REGRET_METHODS
+
+log = logging.getLogger(__name__)
+# A tree with more decision points than this is drawn to PLOT_DEPTH levels unless --plot-depth says otherwise.
+PLOT_WHOLE_TREE, PLOT_DEPTH = 30, 4
 
 
 def add_subparser(commands) -> argparse.ArgumentParser:
@@ -65,6 +78,17 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         "--behavioural",
         action="store_true",
         help="print the strategy as action probabilities per decision point (information set)",
+    )
+    solve.add_argument(
+        "--plot",
+        type=plot_path,
+        help="draw the player's decision process with the strategy's probabilities to this file (.png, .pdf, ...)",
+    )
+    solve.add_argument(
+        "--plot-depth",
+        type=integer(1, 1000),
+        help=f"levels of the tree drawn by --plot (default: all of it up to {PLOT_WHOLE_TREE} decision points, "
+        f"else {PLOT_DEPTH})",
     )
     solve.add_argument("--json", action="store_true", help="print JSON")
     solve.add_argument("--verbose", action="store_true", help="show the solver log")
@@ -128,11 +152,30 @@ def run_solve(args) -> int:
             payload.update(verdict.to_dict())
     if args.behavioural:
         payload["behavioural"] = own.to_behavioural(x)
+    if args.plot:
+        _plot_tree(args, game.name, own, x)
     if args.json:
         print_json(payload)
     else:
         _print_text(args, game.name, payload)
     return 0
+
+
+def _plot_tree(args, name: str, own, x) -> None:
+    """``--plot``: the solved player's tree with the strategy's probabilities, cut at ``--plot-depth``."""
+    from gamelp.plots import plot_strategy_tree
+
+    depth = args.plot_depth
+    if depth is None and own.num_decision_points > PLOT_WHOLE_TREE:
+        depth = PLOT_DEPTH
+        log.warning(
+            "%s: player %d has %d decision points; drawing the tree to depth %d (--plot-depth sets it)",
+            name,
+            args.player,
+            own.num_decision_points,
+            depth,
+        )
+    plot_strategy_tree(own, x, args.plot, depth=depth, title=f"{name}: player {args.player}'s strategy")
 
 
 def _print_text(args, name: str, payload: dict) -> None:

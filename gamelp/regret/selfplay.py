@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from gamelp.display import Raw, Summarised, frame
 from gamelp.errors import RegretError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.memory import refuse_unless_it_fits
@@ -68,8 +69,8 @@ METHODS = {
 }
 
 
-@dataclass
-class RegretResult:
+@dataclass(repr=False)
+class RegretResult(Summarised):
     """Outcome of a self-play run.  Strategies are sequence-form for a game, mixed for a matrix."""
 
     method: str
@@ -106,6 +107,27 @@ class RegretResult:
     def strategy(self) -> np.ndarray:
         """Player 1's average strategy (``value`` is player 1's utility)."""
         return self.x
+
+    def _summary(self) -> dict:
+        return {
+            "method": self.method,
+            "value": self.value,
+            "gap": Raw(f"{self.gap:.2e}"),
+            "status": "converged" if self.converged else "iteration_limit",
+            "iterations": self.iterations,
+            "sizes": Raw(f"{self.x.size}/{self.y.size}"),
+        }
+
+    def _entries(self):
+        return "player 1's average strategy", self.strategy_dict(1).items()
+
+    def to_frame(self, player: int = 1):
+        """``player``'s average strategy by label as a pandas DataFrame: label, probability.
+
+        For a sequence-form game, ``treeplex.to_frame(result.x)`` gives it by information set and action.
+        """
+        labels, strategy = (self.labels_x, self.x) if player == 1 else (self.labels_y, self.y)
+        return frame({"label": labels, "probability": strategy}, "a strategy table")
 
     def to_dict(self, player: int = 1) -> dict:
         """JSON-ready summary from ``player``'s side: value, status, the method as backend, gap, strategy.

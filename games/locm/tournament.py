@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.deps import require
+from gamelp.display import Raw, Summarised, shape_text
 from gamelp.games.errors import LocmError
 from gamelp.games.locm.analysis import MAX_COST, mana_curve, reference_mana_curve
 from gamelp.games.locm.battlers import make_battler
@@ -182,8 +183,8 @@ def _drafter_file_digests(drafters: Sequence[str]) -> dict[str, str]:
 # ----------------------------------------------------------------------------- summarising
 
 
-@dataclass(frozen=True)
-class TournamentResult:
+@dataclass(frozen=True, repr=False)
+class TournamentResult(Summarised):
     """A finished tournament's tables (see the module docstring)."""
 
     drafters: tuple[str, ...]
@@ -194,6 +195,24 @@ class TournamentResult:
     mana_curves: np.ndarray  # (n, 13): mean cards per deck at each cost
     similarity: np.ndarray  # (n, n): fraction of equal choices, 1 on the diagonal
     matches: int  # matches played in all
+
+    def _summary(self) -> dict:
+        return {
+            "drafters": Raw(shape_text(self.matrix.shape)),
+            "battler": self.battler,
+            "matches": self.matches,
+            "names": Raw(", ".join(self.drafters)),
+        }
+
+    def to_frame(self):
+        """The pooled win rates as a pandas DataFrame: row, col, rate, std and se.
+
+        ``std`` is the rate's deviation across sets, ``se`` its standard error from the two seats' binomial
+        errors (:attr:`seat_pooled_se`).
+        """
+        table = self.matrix.to_frame().rename(columns={"payoff": "rate"})
+        table["se"] = self.seat_pooled_se.ravel()
+        return table
 
     @property
     def seat_rates(self) -> np.ndarray:

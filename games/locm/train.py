@@ -30,6 +30,7 @@ import numpy as np
 
 from gamelp.argtypes import MAX_COUNT, MAX_SEED, finite_float, integer
 from gamelp.deps import require
+from gamelp.display import Summarised
 from gamelp.errors import OutputError
 from gamelp.games.errors import LocmError
 from gamelp.games.locm.battlers import make_battler
@@ -82,8 +83,8 @@ THESIS_SETTINGS = {  # (approach, battler) -> (first player, second player)
 """Table A.2 / A.3.  ``layers`` counts the LSTM layer for ``lstm``."""
 
 
-@dataclass(frozen=True)
-class TrainingResult:
+@dataclass(frozen=True, repr=False)
+class TrainingResult(Summarised):
     """The trained drafter (both seats) and its learning curve: rows (episodes trained, seat, win rate).
 
     A checkpoint falls at the end of the first round that reaches it, so with
@@ -92,6 +93,15 @@ class TrainingResult:
 
     drafter: PolicyDrafter
     curve: list[tuple[int, int, float]]
+
+    def _summary(self) -> dict:
+        return {
+            "drafter": self.drafter.name,
+            "approach": self.drafter.approach,
+            "checkpoints": len(self.curve),
+            "episodes": self.curve[-1][0] if self.curve else None,
+            "last_win_rate": self.curve[-1][2] if self.curve else None,
+        }
 
 
 def require_training_packages(approach: str = "immediate", plot: bool = False) -> None:

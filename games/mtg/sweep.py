@@ -65,6 +65,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from gamelp.display import Raw, Summarised, frame, shape_text
 from gamelp.games.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck
 from gamelp.games.mtg.evaluation import EVALUATIONS
@@ -154,8 +155,8 @@ class PairStats:
     std: float
 
 
-@dataclass(frozen=True)
-class BatchResult:
+@dataclass(frozen=True, repr=False)
+class BatchResult(Summarised):
     """A finished batch: the win-rate matrix with deviations, per-pair counts and totals."""
 
     matrix: MatrixGame
@@ -176,6 +177,21 @@ class BatchResult:
     def mismatches(self) -> int:
         """Games whose evaluation disagreed with the exact result, over all pairs."""
         return sum(p.mismatches for p in self.pairs)
+
+    def _summary(self) -> dict:
+        return {
+            "matrix": Raw(shape_text(self.matrix.shape)),
+            "pairs": len(self.pairs),
+            "games": self.games,
+            "draws": self.draws,
+            "mismatches": self.mismatches,
+            "undecided": len(self.undecided) or None,
+        }
+
+    def to_frame(self):
+        """One row per played pair as a pandas DataFrame: the counts, the win rate and its standard deviation."""
+        columns = ["row", "col", "games", "wins", "losses", "draws", "mismatches", "rate", "std"]
+        return frame([[getattr(p, c) for c in columns] for p in self.pairs], "a win-rate table", columns=columns)
 
     def summary(self) -> str:
         """One line of totals, as the CLI prints it."""

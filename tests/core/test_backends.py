@@ -352,6 +352,26 @@ def test_verbose_shows_the_solver_log_on_stderr(backend):
     assert float(objective) == pytest.approx(production_lp().solve("highs").objective)
 
 
+@pytest.mark.parametrize("backend", ["cvxpy:CLARABEL", "pyomo:appsi_highs"])
+def test_quiet_by_default_outside_pytest_too(backend):
+    """A solve that was not asked to be verbose writes nothing to stderr in a plain interpreter either (cvxpy's
+    logger is bound to the stderr of its import, which pytest's capture replaces: capfd above cannot see it)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path[:0] = [sys.argv[1]]; from test_backends import production_lp; "
+            f"from gamelp.backends import solve; s = solve(production_lp(), {backend!r}); print(len(s.log))",
+            str(Path(__file__).parent),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    assert int(done.stdout) > 100  # the log is kept in the result
+
+
 def test_gurobi_refuses_a_cone_model_over_the_licence_cone_limit():
     """The pip licence takes at most 200 variables once a model has cones (2000 without)."""
     if not gurobi_backend.licence_is_restricted():

@@ -1,0 +1,473 @@
+"""Interactive views: short reprs of every public result, game and model whatever the game's size, notebook HTML,
+pandas tables and the model's algebra.
+
+The repr test discovers its classes by walking the public modules of gamelp, gamelp.models and gamelp.games:
+a new result class is in scope by its name (``...Result``, ``...Sweep``, ``...Point``), by the GameResult
+protocol or by deriving from a core type, and the test fails until it has a builder here (and then until its
+repr is short).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+import types
+from functools import cached_property
+
+import numpy as np
+import pytest
+
+import gamelp
+import gamelp.games
+import gamelp.models
+from gamelp.display import Summarised
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.matrix import MatrixGame
+from gamelp.model import Model
+from gamelp.solution import Solution
+from gamelp.treeplex import Treeplex
+
+MAX_REPR = 500
+CORE_TYPES = (Model, Solution, SequenceFormGame, MatrixGame, Treeplex, Summarised)
+RESULT_SUFFIXES = ("Result", "Sweep", "Point")
+
+
+def public_modules() -> list[types.ModuleType]:
+    """gamelp, gamelp.models and gamelp.games with every submodule (command-line entry points aside)."""
+    modules = []
+    for package in (gamelp, gamelp.models, gamelp.games):
+        modules.append(package)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not info.name.endswith("__main__") and not any(part.startswith("_") for part in info.name.split(".")):
+                modules.append(importlib.import_module(info.name))
+    return modules
+
+
+def in_scope(cls: type) -> bool:
+    """A result, a game or a model: what a session displays (protocols and the mixin itself aside)."""
+    if cls is Summarised or getattr(cls, "_is_protocol", False):
+        return False
+    if issubclass(cls, CORE_TYPES) or cls.__name__.endswith(RESULT_SUFFIXES):
+        return True
+    return callable(getattr(cls, "to_dict", None)) and hasattr(cls, "strategy")
+
+
+def discovered() -> set[type]:
+    found = set()
+    for module in public_modules():
+        for name, cls in vars(module).items():
+            public = inspect.isclass(cls) and not name.startswith("_") and cls.__module__ == module.__name__
+            if public and not issubclass(cls, (Exception, type)) and in_scope(cls):
+                found.add(cls)
+    return found
+
+
+class World:
+    """The objects of one size: Leduc with a 33 x 33 matrix game, or 13-rank 4-suit Leduc with a 400 x 400 one."""
+
+    def __init__(self, size: str):
+        from gamelp.games import poker
+
+        self.size = size
+        if size == "leduc":
+            self.game, n = load_game("leduc"), 33
+        else:
+            self.game, n = SequenceFormGame.from_dict(poker.leduc(ranks=13, suits=4), "leduc_r13_s4"), 400
+        rng = np.random.default_rng(31)
+        labels = [f"deck with a long descriptive name {i}" for i in range(n)]
+        self.matrix = MatrixGame(rng.uniform(0.1, 0.9, (n, n)), labels, labels, std=rng.uniform(0.01, 0.05, (n, n)))
+
+    @cached_property
+    def nash(self):
+        from gamelp.models.nash import solve_nash
+
+        return solve_nash(self.game, 1)
+
+
+def _batch(world: World):
+    from gamelp.games.mtg.sweep import BatchResult, PairStats
+
+    names = world.matrix.row_labels
+    n = len(names)
+    pairs = tuple(PairStats(names[i], names[j], 100, 60, 38, 2, 0, 0.6, 0.05) for i in range(n) for j in range(i))
+    return BatchResult(world.matrix, pairs, tuple((names[i], names[i - 1]) for i in range(1, n)))
+
+
+def _tournament(world: World):
+    from gamelp.games.locm.tournament import TournamentResult
+
+    n = world.matrix.shape[0]
+    seats = np.full((n, n, 2), 10, dtype=np.int64)
+    return TournamentResult(
+        world.matrix.row_labels, "max-attack", world.matrix, seats // 2, seats, np.ones((n, 13)), np.eye(n), 20 * n * n
+    )
+
+
+def _training(world: World):
+    from gamelp.games.locm.drafters import make_drafter
+    from gamelp.games.locm.policy import PolicyDrafter
+    from gamelp.games.locm.train import TrainingResult
+
+    drafter = make_drafter("immediate")
+    assert isinstance(drafter, PolicyDrafter)
+    return TrainingResult(drafter, [(1000 * e, seat, 0.5) for e in range(1000) for seat in (0, 1)])
+
+
+def _first_order(world: World):
+    from gamelp.models.matrix_first_order import solve_matrix_first_order
+
+    return solve_matrix_first_order(world.matrix, iterations=20)
+
+
+def _kdet(world: World):
+    from gamelp.models.determinism import solve_kdet
+
+    return solve_kdet(world.game, 1, 0, time_limit=120)
+
+
+def _sweep(world: World):
+    """A sweep of the game's size (a real one of 13-rank Leduc takes hours): every k at the Nash strategy."""
+    from gamelp.models.determinism import KSweep, SweepPoint, determinism
+
+    own, nash = world.game.pl1, world.nash
+    strategy, held = nash.strategy_dict(), determinism(own, nash.strategy)
+    points = [SweepPoint(k, nash.value, nash.value, k == 0, held, strategy) for k in range(own.num_decision_points + 1)]
+    return KSweep(1, points, 1, 0, nash.solution.wall_time, backend="highs", solver_version="highspy")
+
+
+def _robust(world: World):
+    from gamelp.models.robust import solve_robust
+
+    return solve_robust(world.matrix, "interval", 0.5)
+
+
+def _uniqueness(world: World):
+    """The test on Leduc; on 13-rank Leduc (its rank is a dense SVD of hours) a verdict with its many active rows."""
+    from dataclasses import replace
+
+    from gamelp.models.uniqueness import check_game_uniqueness
+
+    verdict = check_game_uniqueness(load_game("leduc"), 1)
+    if world.size == "leduc":
+        return verdict
+    rows = tuple(f"best_response[{label}]" for label in world.game.pl2.labels)
+    return replace(verdict, K=rows, L=rows, notes=[verdict.summary()] * 100)
+
+
+def _matrix_nash(world: World):
+    from gamelp.models.nash import solve_matrix_nash
+
+    return solve_matrix_nash(world.matrix)
+
+
+def _regret(world: World):
+    from gamelp.regret import solve_regret
+
+    return solve_regret(world.game, "cfr+", 20)
+
+
+def _openspiel(world: World):
+    pytest.importorskip("pyspiel")
+    return load_game("openspiel:leduc_poker")
+
+
+def _raw(world: World):
+    from gamelp.backends import get
+    from gamelp.backends.base import Options
+
+    return get("highs").solve(world.nash.model.matrix_form(), Options(time_limit=1.0))
+
+
+def _mtg_game(world: World):
+    from gamelp.games.mtg.match import GameResult
+
+    return GameResult(winner=0, turns=12, nodes=10**9, evaluations=10**8, mismatch=False, first=1, verified=True)
+
+
+def _locm_match(world: World):
+    from gamelp.games.locm.match import MatchResult
+
+    return MatchResult(1, 40, (tuple(range(100, 130)), tuple(range(130, 160))))
+
+
+# The class's qualified name -> how to build one from a World.
+BUILDERS = {
+    "gamelp.model.Model": lambda w: w.nash.model,
+    "gamelp.solution.Solution": lambda w: w.nash.solution,
+    "gamelp.game.SequenceFormGame": lambda w: w.game,
+    "gamelp.treeplex.Treeplex": lambda w: w.game.pl2,
+    "gamelp.matrix.MatrixGame": lambda w: w.matrix,
+    "gamelp.backends.base.RawResult": _raw,
+    "gamelp.models.nash.NashResult": lambda w: w.nash,
+    "gamelp.models.nash.MatrixNashResult": _matrix_nash,
+    "gamelp.models.determinism.KdetResult": _kdet,
+    "gamelp.models.determinism.KSweep": _sweep,
+    "gamelp.models.determinism.SweepPoint": lambda w: _sweep(w).points[-1],
+    "gamelp.models.robust.RobustResult": _robust,
+    "gamelp.models.uniqueness.UniquenessResult": _uniqueness,
+    "gamelp.models.matrix_first_order.FirstOrderResult": _first_order,
+    "gamelp.regret.selfplay.RegretResult": _regret,
+    "gamelp.games.openspiel.OpenSpielGame": _openspiel,
+    "gamelp.games.mtg.sweep.BatchResult": _batch,
+    "gamelp.games.mtg.match.GameResult": _mtg_game,
+    "gamelp.games.locm.tournament.TournamentResult": _tournament,
+    "gamelp.games.locm.match.MatchResult": _locm_match,
+    "gamelp.games.locm.train.TrainingResult": _training,
+}
+
+
+def qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def test_every_result_game_and_model_class_has_a_builder():
+    found = {qualified(cls) for cls in discovered()}
+    assert {"gamelp.models.nash.NashResult", "gamelp.models.determinism.KSweep", "gamelp.model.Model"} <= found
+    missing = found - set(BUILDERS)
+    assert not missing, f"public classes with no repr check here (add a builder and a short repr): {sorted(missing)}"
+    assert not set(BUILDERS) - found, "builders for classes the walk no longer finds"
+
+
+@pytest.fixture(scope="module", params=["leduc", "leduc_r13_s4"])
+def world(request) -> World:
+    return World(request.param)
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_repr_is_short_whatever_the_size(world, name):
+    obj = BUILDERS[name](world)
+    assert qualified(type(obj)) == name
+    text = repr(obj)
+    assert len(text) < MAX_REPR, text
+    assert text.startswith(type(obj).__name__ + "(")
+    if isinstance(obj, Summarised):
+        page = obj._repr_html_()
+        assert len(page) < 10_000 and type(obj).__name__ in page
+
+
+def test_the_repr_names_what_matters(world):
+    text = repr(world.nash)
+    for part in (world.game.name, "player=1", "value=", "gap=", "status='optimal'", "backend='highs'"):
+        assert part in text
+    assert f"{world.nash.value:.10g}" in text
+    game = repr(world.game)
+    assert f"sequences={world.game.pl1.num_sequences}/{world.game.pl2.num_sequences}" in game
+    assert f"constraints={world.nash.model.num_constraints}" in repr(world.nash.model)
+
+
+def test_html_lists_the_largest_entries_and_says_how_many_there_are(world):
+    page = world.nash._repr_html_()
+    strategy = world.nash.strategy_dict()
+    largest = max(strategy, key=lambda label: strategy[label])
+    nonzero = sum(1 for p in strategy.values() if abs(p) > 1e-12)
+    assert largest in page and f"12 largest of {nonzero} nonzero of {len(strategy)} entries" in page
+    smallest_shown = sorted((p for p in strategy.values() if p > 1e-12), reverse=True)[11]
+    assert page.count("<tr>") == len(repr(world.nash).split(", ")) + 12 and f"{smallest_shown:.6g}" in page
+
+
+# ----------------------------------------------------------------------------- the model's algebra
+def _terms(expression: str) -> dict[str, float]:
+    """``1/6 x[a] - v[b]`` back into {name: coefficient}."""
+    from fractions import Fraction
+
+    terms: dict[str, float] = {}
+    for sign, term in re.findall(r"(^-?|[+-] )([^+-]+?)(?= [+-] |$)", expression):
+        coefficient, _, name = term.strip().rpartition(" ")
+        value = float(Fraction(coefficient)) if coefficient else 1.0
+        terms[name] = -value if sign.strip() == "-" else value
+    return terms
+
+
+@pytest.mark.parametrize("name", ["kuhn", "rps"])
+def test_the_printed_algebra_is_the_model(name):
+    """Every printed row, read back, has the model's coefficients, sense and right-hand side."""
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(load_game(name), 1)
+    text = str(model)
+    form = model.matrix_form()
+    columns = [f"{b.name}[{label}]" for b in model.variables.values() for label in b.labels]
+    lines = text.splitlines()
+    assert (
+        lines[1] == "maximise  v[root]"
+        and "subject to" in lines
+        and lines[-2:] == [f"  x >= 0 ({model.variables['x'].size})", f"  v free ({model.variables['v'].size})"]
+    )
+    for block in model.constraints.values():
+        start = lines.index(f"  {block.name} ({block.size} rows):") + 1
+        for i, line in enumerate(lines[start : start + block.size]):
+            label, expression = (part.strip() for part in line.strip().split("  ", 1))
+            assert label == f"[{block.labels[i]}]"
+            left, sense, rhs = expression.rsplit(" ", 2)
+            assert sense == {"==": "=", ">=": ">=", "<=": "<="}[block.sense] and float(rhs) == block.rhs[i]
+            expected = {columns[j]: c for j, c in zip(form.A[block.start + i].indices, form.A[block.start + i].data)}
+            got = _terms(left)
+            assert got.keys() == expected.keys()
+            assert all(abs(got[k] - expected[k]) <= 1e-12 for k in got)
+
+
+def test_kuhn_reads_like_the_homework_lp(kuhn):
+    from gamelp.models.nash import sequence_form_lp
+
+    text = str(sequence_form_lp(kuhn, 1))
+    assert (
+        "  polytope (7 rows):\n    [root]       x[∅] = 1\n    [dJ_pl1]     -x[∅] + x[dJ_pl1:k] + x[dJ_pl1:b] = 0"
+        in text
+    )
+    assert "[dJ/k_pl2:k]  1/6 x[dQ_pl1:k] + 1/6 x[dK_pl1:k] - v[dJ/k_pl2] >= 0" in text
+
+
+def test_a_large_model_prints_a_summary_as_highs_reports_it(leduc, capsys):
+    from gamelp.models.determinism import kdet_mip
+
+    model = kdet_mip(leduc, 1, 10)
+    model.pprint()
+    text = capsys.readouterr().out
+    form = model.matrix_form()
+    assert text.startswith(f"{model.name}: MIP, {form.A.shape[1]} variables, {form.A.shape[0]} constraints")
+    for block in model.constraints.values():
+        assert re.search(rf"\n  {re.escape(block.name)} +{block.size} rows .* {block.matrix.nnz} nonzeros", text)
+    data = np.abs(form.A.data[form.A.data != 0])
+    assert f"  Matrix [{data.min():.0e}, {data.max():.0e}]" in text
+    assert re.search(r"\n  z +\d+ binary +0 or 1\n", text)
+    assert len(text.splitlines()) < 30
+    model.pprint(full=True)
+    assert len(capsys.readouterr().out.splitlines()) > form.A.shape[0]
+
+
+# ----------------------------------------------------------------------------- tables
+def test_kuhn_equilibrium_as_a_table(kuhn):
+    from gamelp.models.nash import solve_nash
+
+    result = solve_nash(kuhn, 1)
+    table = result.to_frame()
+    own = kuhn.pl1
+    assert list(table.columns) == ["information set", "action", "probability", "reach probability"]
+    assert len(table) == own.num_sequences - 1
+    # reach probabilities are the sequence-form strategy; probabilities sum to 1 at each information set
+    assert np.allclose(table["reach probability"], result.strategy[1:])
+    assert np.allclose(table.groupby("information set")["probability"].sum(), 1.0)
+    behaviour = own.to_behavioural(result.strategy)
+    for row in table.itertuples(index=False):
+        assert row[2] == pytest.approx(behaviour[row[0]][row[1]])
+    bet_with_jack = table.set_index(["information set", "action"]).loc[("dJ_pl1", "b"), "probability"]
+    assert 0 <= bet_with_jack <= 1 / 3 + 1e-9  # Kuhn's family of equilibria: bluff with the jack at most 1/3
+
+
+def test_k_sweep_points_as_a_table(kuhn):
+    from gamelp.models.determinism import k_sweep
+
+    sweep = k_sweep(kuhn, 1)
+    table = sweep.to_frame()
+    assert list(table.columns) == ["k", "value", "bound", "gap", "status", "time", "determinism"]
+    assert table["k"].tolist() == list(range(kuhn.pl1.num_decision_points + 1))
+    assert np.allclose(table["value"], sweep.values)
+    assert set(table["status"]) <= {"solved", "implied"} and "solved" in set(table["status"])
+    assert (table["time"] >= 0).all() and table.loc[table["status"] == "implied", "time"].eq(0).all()
+    assert table["time"].sum() <= sweep.wall_time + 1e-9
+
+
+def test_matrix_tables(kuhn):
+    from gamelp.models.nash import solve_matrix_nash
+
+    game = MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], ["R", "P", "S"], ["r", "p", "s"], std=np.full((3, 3), 0.1))
+    result = solve_matrix_nash(game)
+    table = result.to_frame()
+    assert table.to_dict("records")[0] == {"player": "row", "action": "R", "probability": pytest.approx(1 / 3)}
+    assert table.groupby("player")["probability"].sum().tolist() == pytest.approx([1.0, 1.0])
+    payoffs = game.to_frame()
+    assert len(payoffs) == 9 and list(payoffs.columns) == ["row", "col", "payoff", "std"]
+    assert payoffs.set_index(["row", "col"]).loc[("R", "p"), "payoff"] == -1
+
+
+def test_tables_without_pandas_are_refused_in_one_line_naming_the_extra(kuhn, monkeypatch):
+    import sys
+
+    from gamelp.errors import MissingDependency
+    from gamelp.models.nash import solve_nash
+
+    result = solve_nash(kuhn, 1)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(MissingDependency, match=r'^a strategy table needs pandas.*pip install "gamelp\[notebook\]"$'):
+        result.to_frame()
+    assert "value=" in repr(result) and "<table>" in result._repr_html_()  # no pandas needed for these
+
+
+# ----------------------------------------------------------------------------- pictures
+def test_kuhn_tree_picture(kuhn, tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.models.nash import solve_nash
+    from gamelp.plots import _drawing_tree, plot_strategy_tree, strategy_tree_figure
+
+    result = solve_nash(kuhn, 1)
+    tree, _root, _levels = _drawing_tree(kuhn.pl1, result.strategy, None)
+    actions = {(u, d["label"]): d["probability"] for u, _, d in tree.edges(data=True) if "probability" in d}
+    assert len(actions) == kuhn.pl1.num_sequences - 1  # one edge per action, probabilities as the table's
+    table = result.to_frame().set_index(["information set", "action"])["probability"]
+    assert all(actions[key] == pytest.approx(table[key]) for key in actions)
+    texts = {t.get_text() for t in strategy_tree_figure(kuhn.pl1, result.strategy).axes[0].texts}
+    assert {"J", "Q", "K"} <= texts and f"b {table[('dK_pl1', 'b')]:.2f}" in texts
+    path = plot_strategy_tree(kuhn.pl1, result.strategy, tmp_path / "tree.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_leduc_tree_is_cut_at_the_depth(leduc):
+    pytest.importorskip("matplotlib")
+    from gamelp.plots import _drawing_tree
+
+    tree, _, levels = _drawing_tree(leduc.pl1, leduc.pl1.uniform_strategy(), 3)
+    assert max(levels.values()) == 3 and len(tree) < 60
+    assert any(kind == "cut" for _, kind in tree.nodes(data="kind"))
+
+
+def test_matrix_heat_map_outlines_the_support(tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.models.nash import solve_matrix_nash
+    from gamelp.plots import matrix_figure
+
+    game = MatrixGame([[3, 0, 2], [0, 3, 2], [1, 1, 0]], ["a", "b", "c"], ["x", "y", "z"])
+    result = solve_matrix_nash(game)
+    figure = matrix_figure(game, result.row_strategy, result.col_strategy)
+    support = np.count_nonzero(result.row_strategy > 1e-9) + np.count_nonzero(result.col_strategy > 1e-9)
+    assert len(figure.axes[0].patches) == support
+    assert next(t.get_text() for t in figure.axes[0].get_yticklabels()) == f"a ({result.row_strategy[0]:.2f})"
+
+
+# ----------------------------------------------------------------------------- pictures from the command line
+def test_solve_plot_writes_the_tree_and_prints_the_same(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.cli import main
+
+    assert main(["solve", "kuhn"]) == 0
+    plain = capsys.readouterr().out
+    picture = tmp_path / "tree.png"
+    assert main(["solve", "kuhn", "--plot", str(picture)]) == 0
+    assert capsys.readouterr().out == plain  # the picture changes nothing on standard output
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["solve", "leduc", "--plot", str(tmp_path / "leduc.svg"), "--plot-depth", "3"]) == 0
+    assert "<svg" in (tmp_path / "leduc.svg").read_text()
+
+
+def test_matrix_solve_plot_writes_the_heat_map(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    from gamelp.cli import main
+
+    payoffs = tmp_path / "rps.csv"
+    MatrixGame([[0, -1, 1], [1, 0, -1], [-1, 1, 0]], ["R", "P", "S"], ["R", "P", "S"]).to_csv(payoffs)
+    picture = tmp_path / "heat.pdf"
+    assert main(["matrix", "solve", str(payoffs), "--plot", str(picture), "--json"]) == 0
+    assert picture.read_bytes()[:5] == b"%PDF-"
+
+
+@pytest.mark.parametrize("command", [["solve", "kuhn"], ["matrix", "solve", "p.csv"]])
+def test_a_plot_into_a_missing_directory_is_refused_before_solving(capsys, tmp_path, command):
+    pytest.importorskip("matplotlib")
+    from gamelp.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([*command, "--plot", str(tmp_path / "missing" / "tree.png")])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and "does not exist" in error and "--plot" in error
