@@ -321,7 +321,10 @@ class _Sweep:
         """A solution of P(k): an incumbent, and a bound for k and beyond."""
         self.solved[k] = True
         value = _objective(sol)
-        proven = value if sol.objective_bound is None else max(sol.objective_bound, value)
+        if sol.objective_bound is not None:
+            proven = max(sol.objective_bound, value)
+        else:  # an optimum proves its own value; a MIP stopped before any bound proves nothing
+            proven = value if sol.status == OPTIMAL else np.inf
         self.bound[k] = min(self.bound[k], proven)
         return max(k, self.remember(value, sol.values["x"], sol.values["v"]))
 

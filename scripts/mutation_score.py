@@ -8,14 +8,15 @@ fast tests only (MODULES below) with `pytest -x -q` in a fresh interpreter that 
 place of the module; a failing run or one past the per-mutant timeout kills it. A line carrying the comment
 `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are counted as pragma'd.
 
-    python scripts/mutation_score.py                     # sampled: 12 seeded mutants per module, 2 workers
+    python scripts/mutation_score.py                     # sampled: 10 seeded mutants per module, 2 workers
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
     python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
     python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
     python scripts/mutation_score.py --mutmut            # mutmut 3 (the [tool.mutmut] table), every mutant
 
 The table (stdout) gives per module: mutants run, killed (timeouts included), survived, pragma'd, the killed
-share and the wall time. `--mutmut` runs mutmut on a staged copy of the tree in the installed layout
+share, the wall time and the test processes' CPU time (what the run takes on an idle machine, summed over
+the workers). `--mutmut` runs mutmut on a staged copy of the tree in the installed layout
 (src/gamelp with models/ and games/ inside it, as package-dir installs them), since mutmut names mutants by
 file path and the tests import gamelp.models; it needs the mutmut package.
 """
@@ -29,6 +30,7 @@ import importlib.util
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -222,6 +224,7 @@ class Score:
     timeouts: int = 0
     pragmad: int = 0
     seconds: float = 0.0
+    cpu: float = 0.0  # the test processes' CPU time (user + system): the wall time on an otherwise idle machine
     survivors: list[Mutant] = field(default_factory=list)
 
     @property
@@ -259,7 +262,7 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
     if sample is not None and sample < len(points):
         chosen = sorted(random.Random(f"{seed}:{module}").sample(points, sample), key=lambda m: m.index)
     result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
-    began = time.monotonic()
+    began, cpu = time.monotonic(), _children_cpu()
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
         clean = pool.submit(_run_mutant, module, -1, timeout, Path(tmp))  # the unmutated module must pass
         outcomes = pool.map(lambda m: _run_mutant(module, m.index, timeout, Path(tmp)), chosen)
@@ -272,8 +275,13 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
             else:
                 result.killed += 1
                 result.timeouts += outcome == "timeout"
-    result.seconds = time.monotonic() - began
+    result.seconds, result.cpu = time.monotonic() - began, _children_cpu() - cpu
     return result
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _table(scores: list[Score]) -> None:
@@ -369,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         return _worker(name, mutated, original, rest)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", choices=sorted(MODULES), help="only this module (repeatable)")
-    parser.add_argument("--sample", type=int, default=12, help="mutants per module (default 12)")
+    parser.add_argument("--sample", type=int, default=10, help="mutants per module (default 10)")
     parser.add_argument("--full", action="store_true", help="every mutant of every module")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
