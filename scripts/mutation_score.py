@@ -48,12 +48,18 @@ PRAGMA = "# pragma: no mutate"
 MODULES: dict[str, tuple[str, list[str]]] = {
     "models/nash.py": (
         "gamelp.models.nash",
-        ["tests/models/test_results.py", "tests/models/test_sequence_nash.py", "tests/models/test_matrix_nash.py"],
+        ["tests/models/test_nash_math.py", "tests/models/test_results.py", "tests/models/test_sequence_nash.py"],
     ),
-    "models/determinism.py": ("gamelp.models.determinism", ["tests/models/test_determinism.py"]),
+    "models/determinism.py": (
+        "gamelp.models.determinism",
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+    ),
     "models/kdet_search.py": ("gamelp.models.kdet_search", ["tests/models/test_determinism.py"]),
-    "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust.py"]),
-    "models/uniqueness.py": ("gamelp.models.uniqueness", ["tests/models/test_uniqueness.py"]),
+    "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust_math.py", "tests/models/test_robust.py"]),
+    "models/uniqueness.py": (
+        "gamelp.models.uniqueness",
+        ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py"],
+    ),
     "models/matrix_first_order.py": ("gamelp.models.matrix_first_order", ["tests/core/test_matrix_first_order.py"]),
     "gamelp/regret/simplex.py": ("gamelp.regret.simplex", ["tests/core/test_regret.py"]),
     "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret.py"]),
