@@ -2,11 +2,12 @@
 
 A mutant changes one thing in one module: a comparison (< and <=, > and >=, == and !=, is and is not, in and
 not in), an arithmetic operator (+ and -, * and /, // and /, % and *, ** and *, @ and *), a numeric constant
-(n -> n + 1) or a boolean constant, a sign (-x -> x), a condition (if / while / conditional expression
-inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run against the module's own
-fast tests only (MODULES below) with `pytest -x -q` in a fresh interpreter that imports the mutated source in
-place of the module; a failing run or one past the per-mutant timeout kills it. A line carrying the comment
-`# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are counted as pragma'd.
+(n -> n + 1, negative literals included) or a boolean constant, a sign (-x -> x), a condition (if / while /
+conditional expression inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run
+against the module's own fast tests only (MODULES below) with `pytest -x -q` in a fresh interpreter that
+imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
+A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
+counted as pragma'd.
 
     python scripts/mutation_score.py                     # sampled: 10 seeded mutants per module, 2 workers
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
@@ -155,6 +156,14 @@ class _Mutator(ast.NodeTransformer):
         return node
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        operand = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+            value = -operand.value  # a negative literal is one constant: -1 -> 0, and its sign flip
+            if self._point(node, f"{value!r} -> {value + 1!r}"):
+                return ast.copy_location(ast.Constant(value + 1), node)
+            if self._point(node, f"{value!r} -> {-value!r}"):
+                return operand
+            return node
         if isinstance(node.op, ast.USub) and self._point(node, "-x -> x"):
             return node.operand
         if isinstance(node.op, ast.Not) and self._point(node, "not x -> x"):

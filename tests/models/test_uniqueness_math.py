@@ -1,13 +1,17 @@
 """Mangasarian's test on small LPs whose optimal faces are known, with badly scaled rows and every verdict's
 second optimum and direction checked apart from the module (feasibility, objective and face by plain numpy)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from gamelp.errors import ModelError, SolveError
+from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
 from gamelp.models.nash import solve_matrix_nash
-from gamelp.models.uniqueness import UniquenessResult, check_uniqueness
+from gamelp.models.uniqueness import UniquenessResult, check_game_uniqueness, check_uniqueness
 
 SCALES = [(1.0, 1.0), (1e-6, 1e6), (1e6, 1e-6), (1e-6, 1e-6)]
 
@@ -44,6 +48,7 @@ def check_second_optimum(verdict, solution, rows, rhs, c, lb, ub):
     assert feasible(second, rows, rhs, lb, ub)
     assert c @ second == pytest.approx(c @ x, abs=1e-9) == pytest.approx(verdict.second_objective, abs=1e-9)
     assert verdict.second_violation < 1e-9
+    assert verdict.notes == [] or verdict.notes[0].startswith("the active system has rank")
     assert second == pytest.approx(x + verdict.step * d, abs=1e-12)
     assert c @ d == pytest.approx(0.0, abs=1e-9)  # the objective does not change along d
     for t in np.linspace(0.0, verdict.step, 5):  # the whole segment is optimal and feasible
@@ -181,3 +186,93 @@ def test_margin_is_the_ratio_of_the_two_classes():
     assert result.margin == pytest.approx(1500.0)
     assert UniquenessResult(True, 1e-7, 1e-7, 3e-3, 0.0, (), (), 0, 0, 0, 0.0).margin == np.inf
     assert UniquenessResult(True, 1e-7, 1e-7, None, 1e-9, (), (), 0, 0, 0, 0.0).margin is None
+
+
+def test_a_less_or_equal_row_with_zero_multiplier_lets_the_optimum_move():
+    # max x1 s.t. x1 <= 1, x2 <= 0 (rows), -1 <= x2: x2 can fall to its bound; the row x2 <= 0 is active with
+    # multiplier 0, so its sign decides which way the optimum may move.
+    model = Model("le_rows")
+    x = model.add_variables("x", 2, lb=[-np.inf, -1.0])
+    model.add_constraints("cap", {x: [[1.0, 0.0], [0.0, 1.0]]}, "<=", [1.0, 0.0])
+    model.set_objective({x: [1.0, 0.0]}, sense="max")
+    solution = model.solve("highs")
+    assert solution.values["x"] == pytest.approx([1.0, 0.0], abs=1e-9)
+    verdict = check_uniqueness(model, solution)
+    assert not verdict.unique and verdict.K == ("cap[0]",) and verdict.L == ("cap[1]",)
+    assert verdict.direction["x"] == pytest.approx([0.0, -1.0], abs=1e-12)
+    assert verdict.step == pytest.approx(1.0) and verdict.second_point["x"] == pytest.approx([1.0, -1.0])
+    assert verdict.second_violation == 0.0 and verdict.second_objective == pytest.approx(1.0)
+    assert verdict.notes == []
+
+
+def test_objective_constant_is_part_of_both_objectives():
+    model = Model("constant")
+    x = model.add_variables("x", 2, lb=0.0)
+    model.add_constraints("cover", {x: [[1.0, 1.0]]}, ">=", 1.0)
+    model.set_objective({x: [1.0, 1.0]}, constant=5.0)
+    solution = model.solve("highs")
+    verdict = check_uniqueness(model, solution)
+    assert verdict.objective == pytest.approx(6.0) and verdict.second_objective == pytest.approx(6.0, abs=1e-9)
+    assert "second optimum at step 1, objective 6 (first 6)" in verdict.summary()
+    assert "verdict: NOT unique" in verdict.summary() and "(blocks" not in verdict.summary()
+
+
+def test_a_block_that_is_unique_while_another_is_not():
+    # min x s.t. x >= 1, with y in [0, 1] absent from everything: x is unique, y is anywhere in [0, 1].
+    model = Model("two_blocks")
+    x = model.add_variables("x", 1, lb=-np.inf)
+    y = model.add_variables("y", 1, lb=0.0, ub=1.0)
+    model.add_constraints("floor", {x: [[1.0]]}, ">=", 1.0)
+    model.set_objective({x: [1.0], y: [0.0]})
+    solution = model.solve("highs")
+    assert check_uniqueness(model, solution, blocks=("x",)).unique
+    assert check_uniqueness(model, solution, blocks=("x",)).direction_lp_value == 0.0
+    whole = check_uniqueness(model, solution)
+    assert not whole.unique and whole.direction["x"] == pytest.approx([0.0]) and abs(whole.direction["y"][0]) == 1
+    on_y = check_uniqueness(model, solution, blocks=("y",), seed=3)
+    assert not on_y.unique
+    # The direction LP over the box |d| <= 1 maximises w_y |d_y| with the seeded weight w_y of variable 1.
+    w_y = np.random.default_rng(3).uniform(0.5, 1.5, 2)[1]
+    assert on_y.direction_lp_value == pytest.approx(w_y, rel=1e-9)
+    assert on_y.second_point["y"][0] == pytest.approx(1.0 - solution.values["y"][0])
+    assert "verdict: NOT unique (blocks y)" in on_y.summary()
+    text = check_uniqueness(model, solution, blocks=("x",)).summary()
+    assert "verdict: the optimum is unique (blocks x)" in text
+    assert "smallest counted positive: 1, largest counted zero: 0" in text
+    with pytest.raises(ModelError, match="z"):
+        check_uniqueness(model, solution, blocks=("z",))
+
+
+def test_unique_vertex_reports_a_zero_direction_value_and_no_notes():
+    model, solution, *_ = lp([[1, 2], [2, 1]], [2, 2], [1.0, 1.0])
+    verdict = check_uniqueness(model, solution)
+    assert verdict.unique and verdict.L == () and verdict.direction_lp_value == 0.0 and verdict.notes == []
+    summary = verdict.to_dict()
+    assert summary["K"] == 2 and summary["L"] == [] and summary["rank"] == 2 and summary["variables"] == 2
+    assert summary["direction"] is None and summary["blocks"] is None
+    assert "smallest counted positive: 0.333, largest counted zero: none" in verdict.summary()
+
+
+def test_a_solution_whose_duals_are_not_optimal_is_refused():
+    model, solution, *_ = lp([[1, 1], [0, 0]], [1, -1], [1.0, 2.0])  # optimum (1, 0): x1 strictly inside
+    assert solution.values["x"] == pytest.approx([1.0, 0.0], abs=1e-9)
+    check_uniqueness(model, solution)
+    stray = replace(solution, reduced_costs={"x": solution.reduced_costs["x"] + [1e-3, 0.0]})
+    with pytest.raises(SolveError, match=r"reduced cost 1\.00e-03 on a variable off its bounds"):
+        check_uniqueness(model, stray)
+    negative = replace(solution, duals={"r": solution.duals["r"] * [-1.0, 1.0]})
+    with pytest.raises(SolveError, match=r"multiplier -1\.00e\+00\)"):
+        check_uniqueness(model, negative)
+    slight = replace(solution, reduced_costs={"x": solution.reduced_costs["x"] + [1e-7, 0.0]})
+    assert check_uniqueness(model, slight).unique  # within the sign check's tolerance
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_game_uniqueness_does_not_depend_on_the_payoffs_units(kuhn, scale):
+    scaled = SequenceFormGame(kuhn.pl1, kuhn.pl2, kuhn.A * scale, "kuhn_scaled")
+    first = check_game_uniqueness(scaled, 1)
+    assert not first.unique and first.blocks == ("x",)
+    x2 = first.second_point["x"]
+    assert kuhn.pl1.infeasibility(x2) < 1e-9
+    assert kuhn.guaranteed_value(1, x2) == pytest.approx(-1 / 18, abs=1e-9)  # another equilibrium strategy
+    assert check_game_uniqueness(scaled, 2).unique
