@@ -302,18 +302,18 @@ def _children_cpu() -> float:
 def _table(scores: list[Score]) -> None:
     print(
         f"{'module':32} {'mutants':>7} {'run':>5} {'killed':>6} {'(t/o)':>5} {'surv.':>5} {'pragma':>6} "
-        f"{'killed %':>8} {'time s':>7}"
+        f"{'killed %':>8} {'time s':>7} {'cpu s':>7}"
     )
     for s in scores:
         print(
             f"{s.module:32} {s.total:7d} {s.run:5d} {s.killed:6d} {s.timeouts:5d} {len(s.survivors):5d} "
-            f"{s.pragmad:6d} {s.share:8.1f} {s.seconds:7.0f}"
+            f"{s.pragmad:6d} {s.share:8.1f} {s.seconds:7.0f} {s.cpu:7.0f}"
         )
     run, killed = sum(s.run for s in scores), sum(s.killed for s in scores)
     print(
         f"{'all':32} {sum(s.total for s in scores):7d} {run:5d} {killed:6d} {sum(s.timeouts for s in scores):5d} "
         f"{run - killed:5d} {sum(s.pragmad for s in scores):6d} {100.0 * killed / max(run, 1):8.1f} "
-        f"{sum(s.seconds for s in scores):7.0f}"
+        f"{sum(s.seconds for s in scores):7.0f} {sum(s.cpu for s in scores):7.0f}"
     )
 
 

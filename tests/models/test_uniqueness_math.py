@@ -1,6 +1,7 @@
 """Mangasarian's test on small LPs whose optimal faces are known, with badly scaled rows and every verdict's
 second optimum and direction checked apart from the module (feasibility, objective and face by plain numpy)."""
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -276,3 +277,16 @@ def test_game_uniqueness_does_not_depend_on_the_payoffs_units(kuhn, scale):
     assert kuhn.pl1.infeasibility(x2) < 1e-9
     assert kuhn.guaranteed_value(1, x2) == pytest.approx(-1 / 18, abs=1e-9)  # another equilibrium strategy
     assert check_game_uniqueness(scaled, 2).unique
+
+
+def test_an_active_zero_row_is_harmless():
+    # 0 x >= 0 is active everywhere; its unit-norm scaling must leave it alone (no division by zero).
+    model = Model("zero_row")
+    x = model.add_variables("x", 2, lb=0.0)
+    model.add_constraints("rows", {x: [[1.0, 2.0], [2.0, 1.0], [0.0, 0.0]]}, ">=", [2.0, 2.0, 0.0])
+    model.set_objective({x: [1.0, 1.0]})
+    solution = model.solve("highs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        verdict = check_uniqueness(model, solution)
+    assert verdict.unique and "rows[2]" in verdict.L + verdict.K
