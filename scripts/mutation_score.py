@@ -61,7 +61,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "gamelp.models.uniqueness",
         ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py"],
     ),
-    "models/matrix_first_order.py": ("gamelp.models.matrix_first_order", ["tests/core/test_matrix_first_order.py"]),
+    "models/matrix_first_order.py": (
+        "gamelp.models.matrix_first_order",
+        ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py"],
+    ),
     "gamelp/regret/simplex.py": ("gamelp.regret.simplex", ["tests/core/test_regret.py"]),
     "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret.py"]),
     "gamelp/regret/selfplay.py": ("gamelp.regret.selfplay", ["tests/core/test_regret.py"]),
