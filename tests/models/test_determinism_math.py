@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from gamelp.game import SequenceFormGame
 from gamelp.models.determinism import (
     DETERMINISM_TOL,
     SweepPoint,
@@ -13,8 +14,11 @@ from gamelp.models.determinism import (
     determinism,
     deterministic_choices,
     k_sweep,
+    kdet_mip,
+    solve_deterministic,
     solve_kdet,
 )
+from gamelp.units import normalised
 
 
 def point(value, bound, unit=1.0):
@@ -177,3 +181,74 @@ def _value_with_fixed_choices(game, player, own, opponent, chosen):
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=np.array(rows), b_eq=np.array(rhs), bounds=bounds, method="highs")
     assert res.status == 0
     return -res.fun
+
+
+def test_exactly_pure_counts_with_zero_tolerance(kuhn):
+    own = kuhn.pl2
+    pure = own.best_response(np.arange(own.num_sequences, dtype=float))[1]  # 0/1 exactly
+    assert determinism(own, pure, tol=0.0) == own.num_decision_points
+    assert determinism(own, own.uniform_strategy(), tol=0.0) == 0
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_kdet_choices_are_one_action_per_point_played_whenever_reached(kuhn, player):
+    own = kuhn.player(player)
+    seq = np.arange(1, own.num_sequences)
+    for k in range(own.num_decision_points + 1):
+        result = solve_kdet(kuhn, player, k)
+        z = np.round(result.solution.values["z"])
+        assert z.sum() >= k
+        per_point = np.bincount(own.decision_point_of[seq], weights=z, minlength=own.num_decision_points)
+        assert per_point.max() <= 1  # one action per decision point, even where the point is never reached
+        x = result.strategy
+        parents = own.parents[own.decision_point_of[seq]]
+        assert np.all(x[seq][z == 1] >= x[parents][z == 1] - 1e-7)
+    assert solve_deterministic(kuhn).player == 1
+    assert solve_deterministic(kuhn).value == pytest.approx(solve_kdet(kuhn, 1, kuhn.pl1.num_decision_points).value)
+
+
+def kdet_rows_hold(model, x, z):
+    """Whether (x, z) satisfies P(k)'s determinism rows (the best-response rows are about v, not checked)."""
+    full = np.zeros(sum(block.size for block in model.variables.values()))
+    full[model.variables["x"].slice], full[model.variables["z"].slice] = x, z
+    for name in ("determinism_link", "one_action", "at_least_k"):
+        block = model.constraints[name]
+        lhs = block.matrix @ full
+        ok = lhs >= block.rhs - 1e-9 if block.sense == ">=" else lhs <= block.rhs + 1e-9
+        if not ok.all():
+            return False
+    return True
+
+
+def test_kdet_rows_accept_exactly_one_action_per_point_played_whenever_reached(kuhn):
+    own = kuhn.pl1
+    n = own.num_decision_points
+    model = kdet_mip(kuhn, 1, n)
+    # Betting with every card at the first point leaves the three "check, then bet" points unreached.
+    pure = own.best_response(np.array([1.0 if label.endswith(":b") else 0.0 for label in own.labels]))[1]
+    z = deterministic_choices(own, pure)
+    assert z.sum() == n and kdet_rows_hold(model, pure, z)
+    unreached = [j for j in range(n) if pure[own.parents[j]] == 0]
+    assert unreached
+    j = unreached[0]
+    double = z.copy()
+    double[own.starts[j] - 1 : own.ends[j] - 1] = 1.0  # two actions at an unreached point
+    assert not kdet_rows_hold(kdet_mip(kuhn, 1, 0), pure, double)
+    # A mixed point cannot be marked: x[ja] >= x[p_j] + z[ja] - 1 fails.
+    mixed = own.uniform_strategy()
+    marked = np.zeros(own.num_sequences - 1)
+    marked[0] = 1.0
+    assert not kdet_rows_hold(kdet_mip(kuhn, 1, 1), mixed, marked)
+    assert kdet_rows_hold(kdet_mip(kuhn, 1, 0), mixed, np.zeros(own.num_sequences - 1))
+    assert not kdet_rows_hold(kdet_mip(kuhn, 1, 1), mixed, np.zeros(own.num_sequences - 1))  # sum z >= 1
+
+
+def test_sweep_points_carry_the_payoff_range_they_ran_in(kuhn):
+    unit = normalised(kuhn)[1]
+    doubled = SequenceFormGame(kuhn.pl1, kuhn.pl2, kuhn.A * 3.0, "kuhn_x3")
+    for game, expected in ((kuhn, unit), (doubled, 3.0 * unit)):
+        points = k_sweep(game, 1).points
+        assert all(p.unit == pytest.approx(expected, rel=1e-12) for p in points)
+    # Built by hand, a point's payoff range is 1: an absolute gap is then in payoff units.
+    bare = SweepPoint(k=0, value=0.0, bound=0.25, solved=True, determinism=0, strategy={})
+    assert bare.within(0.0, 0.25) and not bare.within(0.0, 0.2)
