@@ -250,10 +250,9 @@ class Score:
         return 100.0 * self.killed / self.run if self.run else 100.0
 
 
-def _run_mutant(module: str, index: int, timeout: float, workdir: Path) -> str:
+def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path) -> str:
     """'killed', 'timeout' or 'survived' for one mutant."""
     name, tests = MODULES[module]
-    source = (ROOT / module).read_text()
     path = workdir / f"{name}.{index}.py"
     path.write_text(mutate(source, index))
     cmd = [sys.executable, __file__, "--worker", name, str(path), str(ROOT / module), "--"]
@@ -275,15 +274,16 @@ def _run_mutant(module: str, index: int, timeout: float, workdir: Path) -> str:
 
 def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout: float) -> Score:
     """Run a module's mutants (a seeded sample of them, or all) against its tests."""
-    points, pragmad = mutants((ROOT / module).read_text())
+    source = (ROOT / module).read_text()  # read once: edits made during the run do not shift the mutants
+    points, pragmad = mutants(source)
     chosen = points
     if sample is not None and sample < len(points):
         chosen = sorted(random.Random(f"{seed}:{module}").sample(points, sample), key=lambda m: m.index)
     result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
     began, cpu = time.monotonic(), _children_cpu()
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
-        clean = pool.submit(_run_mutant, module, -1, timeout, Path(tmp))  # the unmutated module must pass
-        outcomes = pool.map(lambda m: _run_mutant(module, m.index, timeout, Path(tmp)), chosen)
+        clean = pool.submit(_run_mutant, module, source, -1, timeout, Path(tmp))  # the unmutated module must pass
+        outcomes = pool.map(lambda m: _run_mutant(module, source, m.index, timeout, Path(tmp)), chosen)
         if clean.result() != "survived":
             sys.exit(f"mutation_score: the tests of {module} fail without a mutant ({clean.result()})")
         for mutant, outcome in zip(chosen, outcomes):

@@ -252,3 +252,23 @@ def test_sweep_points_carry_the_payoff_range_they_ran_in(kuhn):
     # Built by hand, a point's payoff range is 1: an absolute gap is then in payoff units.
     bare = SweepPoint(k=0, value=0.0, bound=0.25, solved=True, determinism=0, strategy={})
     assert bare.within(0.0, 0.25) and not bare.within(0.0, 0.2)
+
+
+def test_sweep_progress_counts_up_to_every_k(kuhn):
+    calls = []
+    total = kuhn.pl2.num_decision_points
+    k_sweep(kuhn, 2, progress=lambda done, of: calls.append((done, of)))
+    assert all(of == total + 1 for _, of in calls)
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and done[-1] == total + 1 and done[0] >= 1
+    assert len(done) >= 2 and done[-2] <= total
+
+
+@pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 1)])
+def test_sweep_solves_at_most_two_mips_per_value_level(name, player, request):
+    """The top ILP, then per value level P(k) at its first k and at most one MIP that finds where it ends."""
+    sweep = k_sweep(request.getfixturevalue(name), player)
+    levels = len(set(np.round(sweep.values, 9).tolist()))
+    assert levels + 1 <= sweep.mips_solved <= 2 * levels + 1
+    first_of_level = [0] + [k for k in range(1, len(sweep.points)) if sweep.values[k] < sweep.values[k - 1] - 1e-9]
+    assert all(sweep.points[k].solved for k in first_of_level)
