@@ -68,7 +68,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "gamelp/regret/simplex.py": ("gamelp.regret.simplex", ["tests/core/test_regret.py"]),
     "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret.py"]),
     "gamelp/regret/selfplay.py": ("gamelp.regret.selfplay", ["tests/core/test_regret.py"]),
-    "gamelp/treeplex.py": ("gamelp.treeplex", ["tests/core/test_regret.py"]),
+    "gamelp/treeplex.py": (
+        "gamelp.treeplex",
+        ["tests/core/test_treeplex_math.py", "tests/core/test_game_loading.py", "tests/core/test_regret.py"],
+    ),
     "gamelp/matrix.py": ("gamelp.matrix", ["tests/core/test_matrix.py", "tests/models/test_matrix_nash.py"]),
 }
 

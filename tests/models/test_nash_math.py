@@ -9,10 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from gamelp.errors import ModelError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.models.determinism import solve_deterministic
-from gamelp.models.nash import sequence_form_lp, solve_matrix_nash, solve_nash
+from gamelp.models.nash import matrix_nash_lp, sequence_form_lp, solve_matrix_nash, solve_nash
 
 C = [[3.0, -1.0], [-2.0, 1.0]]
 P, Q, VALUE = np.array([3 / 7, 4 / 7]), np.array([2 / 7, 5 / 7]), 1 / 7
@@ -136,3 +137,24 @@ def test_a_negative_value_game_on_both_sides():
         assert result.value == pytest.approx(-VALUE, abs=1e-9)
         assert result.row_strategy == pytest.approx(Q, abs=1e-9)
         assert result.col_strategy == pytest.approx(P, abs=1e-9)
+
+
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_general_lp_shape(player):
+    # 3 x 2: the row player's LP has a row per column, one simplex row, 3 weights and the value.
+    matrix = MatrixGame([[3.0, -1.0], [-2.0, 1.0], [0.0, -3.0]])
+    model = matrix_nash_lp(matrix, player)
+    mine, theirs = (3, 2) if player == "row" else (2, 3)
+    assert model.constraints["payoff"].size == theirs and model.constraints["simplex"].size == 1
+    assert model.variables["x"].size == mine and model.variables["v"].size == 1
+    assert solve_matrix_nash(matrix, player).value == pytest.approx(VALUE, abs=1e-9)  # the third row is dominated
+
+
+def test_thesis_form_names_the_first_column_without_a_positive_payoff():
+    matrix = MatrixGame([[1.0, -1.0, 0.0], [2.0, 0.0, -1.0]], col_labels=["c", "d", "e"])
+    with pytest.raises(ModelError, match="column 'd' pays the row player nothing positive"):
+        matrix_nash_lp(matrix, "row", "thesis")
+    with pytest.raises(ModelError, match="form must be one of"):
+        matrix_nash_lp(matrix, "row", "dual")
+    with pytest.raises(ModelError, match="player must be one of"):
+        matrix_nash_lp(matrix, "column")
