@@ -72,7 +72,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "gamelp.treeplex",
         ["tests/core/test_treeplex_math.py", "tests/core/test_game_loading.py", "tests/core/test_regret.py"],
     ),
-    "gamelp/matrix.py": ("gamelp.matrix", ["tests/core/test_matrix.py", "tests/models/test_matrix_nash.py"]),
+    "gamelp/matrix.py": (
+        "gamelp.matrix",
+        ["tests/core/test_matrix_math.py", "tests/core/test_matrix.py", "tests/models/test_matrix_nash.py"],
+    ),
 }
 
 _COMPARE = {
