@@ -65,9 +65,15 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "gamelp.models.matrix_first_order",
         ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py"],
     ),
-    "gamelp/regret/simplex.py": ("gamelp.regret.simplex", ["tests/core/test_regret.py"]),
-    "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret.py"]),
-    "gamelp/regret/selfplay.py": ("gamelp.regret.selfplay", ["tests/core/test_regret.py"]),
+    "gamelp/regret/simplex.py": (
+        "gamelp.regret.simplex",
+        ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
+    ),
+    "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret_math.py", "tests/core/test_regret.py"]),
+    "gamelp/regret/selfplay.py": (
+        "gamelp.regret.selfplay",
+        ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
+    ),
     "gamelp/treeplex.py": (
         "gamelp.treeplex",
         ["tests/core/test_treeplex_math.py", "tests/core/test_game_loading.py", "tests/core/test_regret.py"],
