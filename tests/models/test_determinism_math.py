@@ -228,6 +228,7 @@ def test_kdet_rows_accept_exactly_one_action_per_point_played_whenever_reached(k
     pure = own.best_response(np.array([1.0 if label.endswith(":b") else 0.0 for label in own.labels]))[1]
     z = deterministic_choices(own, pure)
     assert z.sum() == n and kdet_rows_hold(model, pure, z)
+    assert model.constraints["at_least_k"].size == 1 and model.constraints["one_action"].size == n
     unreached = [j for j in range(n) if pure[own.parents[j]] == 0]
     assert unreached
     j = unreached[0]
@@ -259,6 +260,8 @@ def test_sweep_progress_counts_up_to_every_k(kuhn):
     total = kuhn.pl2.num_decision_points
     k_sweep(kuhn, 2, progress=lambda done, of: calls.append((done, of)))
     assert all(of == total + 1 for _, of in calls)
+    # V(k) = 1/18 up to k = 4 and less from k = 5: the first level's MIP ends it at 4, so k = 0..4 are done at once.
+    assert calls[0] == (5, total + 1)
     done = [d for d, _ in calls]
     assert done == sorted(done) and done[-1] == total + 1 and done[0] >= 1
     assert len(done) >= 2 and done[-2] <= total
@@ -270,5 +273,6 @@ def test_sweep_solves_at_most_two_mips_per_value_level(name, player, request):
     sweep = k_sweep(request.getfixturevalue(name), player)
     levels = len(set(np.round(sweep.values, 9).tolist()))
     assert levels + 1 <= sweep.mips_solved <= 2 * levels + 1
+    assert sweep.lps_solved > 0 if name == "kuhn" else sweep.lps_solved == 0  # greedy steps: Kuhn has mixed points
     first_of_level = [0] + [k for k in range(1, len(sweep.points)) if sweep.values[k] < sweep.values[k - 1] - 1e-9]
     assert all(sweep.points[k].solved for k in first_of_level)
