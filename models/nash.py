@@ -449,7 +449,7 @@ def solve_matrix_nash(
         other = _normalised(-dual, f"{model.name} payoff duals")
     else:
         scaled = solution.values[STRATEGY_BLOCK]
-        if not solution.objective > 0:
+        if not solution.objective > 0:  # pragma: no mutate: C^T x >= 1 makes a feasible objective never 0
             raise SolveError(
                 f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
                 "the game's value is not positive; use form='general'"

@@ -352,7 +352,7 @@ class _SelfPlay:
     ):
         self.method, self.spaces, self.payoffs, self.players = method, spaces, payoffs, players
         self.alternating, self.gamma, self.record, self.track_last = alternating, gamma, record, track_last
-        self.average_utilities = not sp.issparse(payoffs[0])
+        self.average_utilities = not sp.issparse(payoffs[0])  # pragma: no mutate: both are sparse or neither
 
     def gaps(
         self,
