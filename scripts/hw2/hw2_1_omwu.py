@@ -94,7 +94,6 @@ def main(argv: list[str] | None = None) -> SelfPlay:
         ),
     }
     out = Path(args.out)
-    iters = np.arange(1, args.iterations + 1)
     fig = Figure(figsize=(6 * len(games), 8))
     axes = fig.subplots(2, len(games), squeeze=False)
     rpss_runs = {}
@@ -103,6 +102,7 @@ def main(argv: list[str] | None = None) -> SelfPlay:
         for method, style in (("mwu", "tab:blue"), ("omwu", "tab:red")):
             # The homework's eta is in payoff units; gamelp's is relative to the payoff range.
             result = self_play_matrix(M, method, args.iterations, eta=args.eta * payoff_range(M))
+            iters = np.arange(1, args.iterations + 1)  # after the run, which refuses a length memory cannot hold
             regret, bound = regret_and_bound(result, M, args.eta, optimistic=method == "omwu")
             if col == 0:
                 rpss_runs[method] = result
