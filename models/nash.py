@@ -159,8 +159,8 @@ def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_B
     return solve_model(game, player, sequence_form_lp(game, player), backend, **options)
 
 
-@dataclass
-class Equilibrium:
+@dataclass(repr=False)
+class Equilibrium(Summarised):
     """Both players' equilibrium strategies from one solve of player 1's Nash LP.
 
     Player 1's strategy ``x`` is the LP's primal solution, player 2's ``y``
@@ -203,6 +203,23 @@ class Equilibrium:
     def gap(self) -> float:
         """The saddle-point gap of ``(x, y)``, computed without the solver: 0 at an equilibrium."""
         return self.game.saddle_point_gap(self.x, self.y)
+
+    @property
+    def solution(self):
+        """The solver's answer to player 1's Nash LP (status, backend, duals)."""
+        return self.result.solution
+
+    def _summary(self) -> dict:
+        return result_summary(
+            self,
+            self.gap,
+            game=self.game.name,
+            player="both",
+            sequences=Raw(f"{self.game.pl1.num_sequences} + {self.game.pl2.num_sequences}"),
+        )
+
+    def _entries(self):
+        return "player 1's strategy (sequence form)", self.strategy_dict(1).items()
 
     def to_dict(self) -> dict:
         """JSON-ready summary: player 1's value, status, backend, the gap and both strategies by label.

@@ -180,6 +180,12 @@ def _raw(world: World):
     return get("highs").solve(world.nash.model.matrix_form(), Options(time_limit=1.0))
 
 
+def _equilibrium(world: World):
+    from gamelp.models.nash import solve_equilibrium
+
+    return solve_equilibrium(world.game)
+
+
 def _mtg_game(world: World):
     from gamelp.games.mtg.match import GameResult
 
@@ -201,6 +207,7 @@ BUILDERS = {
     "gamelp.matrix.MatrixGame": lambda w: w.matrix,
     "gamelp.backends.base.RawResult": _raw,
     "gamelp.models.nash.NashResult": lambda w: w.nash,
+    "gamelp.models.nash.Equilibrium": _equilibrium,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.determinism.KdetResult": _kdet,
     "gamelp.models.determinism.KSweep": _sweep,
