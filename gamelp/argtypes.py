@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 # The largest count any option takes: far beyond a real run, small enough that a typo is refused, not allocated.
 MAX_COUNT = 10**9
-# Local worker processes: each is a Python process of 100 MB or more, so far more than the cores is refused.
-MAX_WORKERS = 256
+# Local worker processes: each is a Python process of 100 MB or more that starts (and, on Ctrl-C, stops) in turn,
+# and more than a few per core only queue for the cores: at most 4 per core (256 on 2 cores took minutes to start).
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
 # Seeds: non-negative and within a 32-bit generator's range (numpy's and torch's legacy seeding).
 MAX_SEED = 2**31 - 1
 

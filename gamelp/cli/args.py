@@ -164,7 +164,7 @@ def add_execution_options(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=workers,
         default=os.cpu_count() or 1,
-        help="local worker processes (default: all cores; 1 plays in this process)",
+        help="local worker processes, at most 4 per core (default: all cores; 1 plays in this process)",
     )
     where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
     parser.add_argument(
