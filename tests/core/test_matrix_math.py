@@ -65,8 +65,13 @@ def test_dominance_is_strict_and_needs_every_column():
 
 
 def test_repr_and_label_layout_message(tmp_path):
-    assert repr(MatrixGame(np.zeros((2, 3)))) == "MatrixGame(2x3)"
-    assert repr(MatrixGame(np.zeros((3, 1)), std=np.zeros((3, 1)))) == "MatrixGame(3x1, with std)"
+    assert (
+        repr(MatrixGame(np.zeros((2, 3))))
+        == "MatrixGame(shape=2x3, payoffs=0..0, std=False, rows=r0, r1, cols=c0, c1, c2)"
+    )
+    assert repr(MatrixGame(np.zeros((3, 1)), std=np.zeros((3, 1)))).startswith(
+        "MatrixGame(shape=3x1, payoffs=0..0, std=True"
+    )
     path = tmp_path / "no_header.csv"
     path.write_text("r1,0.5,0.25\nr2,0.75,0.5\nr3,0.1,0.2\n")
     with pytest.raises(MatrixFileError, match=r"every column label is a number .* but the row labels are not"):
