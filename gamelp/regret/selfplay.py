@@ -51,6 +51,7 @@ class Method:
     local: str
     alternating: bool
     averaging: str | float  # a name of AVERAGING, or the exponent gamma of the weights t^gamma
+    game_averaging: str | float | None = None  # on a sequence-form game, where it differs from ``averaging``
 
 
 METHODS = {
@@ -63,7 +64,9 @@ METHODS = {
     "dcfr": Method("drm", True, "quadratic"),
     "pcfr+": Method("prm+", True, "quadratic"),
     "dcfr+": Method("drm+", True, 4.0),
-    "pdcfr+": Method("pdrm+", True, 5.0),
+    # Weights t^20 on a treeplex: Leduc reaches a gap of 1e-6 in 8,950 iterations against 14,020 with the paper's
+    # t^5 (and 10,430 / 9,330 / 9,140 with t^10 / t^15 / t^30); on a random 300 x 300 matrix t^5 stays faster.
+    "pdcfr+": Method("pdrm+", True, 5.0, game_averaging=20.0),
 }
 
 
@@ -270,9 +273,10 @@ def solve_regret(
         raise RegretError(f"target_gap must be a non-negative number, got {target_gap!r}")
     scheme = METHODS[method]
     alternating = scheme.alternating if alternating is None else bool(alternating)
-    gamma = _averaging_exponent(scheme.averaging if averaging is None else averaging)
     if isinstance(game, (str, Path)):
         game = load_game(game)
+    own = scheme.game_averaging if isinstance(game, SequenceFormGame) and scheme.game_averaging is not None else None
+    gamma = _averaging_exponent(averaging if averaging is not None else own if own is not None else scheme.averaging)
     space1: _Space
     space2: _Space
     payoff: sp.csr_array | np.ndarray

@@ -535,3 +535,13 @@ def test_cli_text_run_says_it_stopped_at_the_iteration_limit(capsys):
     assert "stopped at the iteration limit (30 iterations) before reaching the target gap 1e-09" in out
     assert main(["solve", "kuhn", "--method", "pcfr+", "--iterations", "5000", "--target-gap", "1e-6"]) == 0
     assert "stopped at the iteration limit" not in capsys.readouterr().out
+
+
+def test_pdcfr_plus_averages_with_t20_on_a_game_and_t5_on_a_matrix(kuhn):
+    on_game = solve_regret(kuhn, "pdcfr+", 200)
+    assert np.array_equal(on_game.x, solve_regret(kuhn, "pdcfr+", 200, averaging=20.0).x)
+    assert not np.array_equal(on_game.x, solve_regret(kuhn, "pdcfr+", 200, averaging=5.0).x)
+    M = np.array([[0.0, 1.0, -2.0], [-1.0, 0.0, 3.0], [2.0, -3.0, 0.0]])
+    on_matrix = solve_regret(M, "pdcfr+", 200)
+    assert np.array_equal(on_matrix.x, solve_regret(M, "pdcfr+", 200, averaging=5.0).x)
+    assert not np.array_equal(on_matrix.x, solve_regret(M, "pdcfr+", 200, averaging=20.0).x)

@@ -64,6 +64,7 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
             "--target",
             "1e-3",
             "--skip-python",
+            "--skip-liteefg",
             *([] if OPENSPIEL else ["--skip-openspiel"]),
             "--out",
             str(tmp_path),
@@ -95,6 +96,16 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
     fastest = min((methods[m, 1e-3] for m in ("cfr+", "dcfr")), key=lambda row: row["seconds"])
     assert result.fastest_method == saved["fastest_method"] == fastest
     assert "CFR+ on kuhn to a saddle-point gap of 0.001" in out
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("LiteEFG") is None or not OPENSPIEL, reason="LiteEFG is a benchmark peer only"
+)
+def test_bench_cfr_runs_liteefg_to_the_target_on_kuhn(bench):
+    script = bench("bench_cfr")
+    for kind in script.LITEEFG_METHODS:
+        row = script.run_liteefg(kind, "kuhn_poker", {}, 1e-3, 20000, 10)
+        assert row["reached"] and row["gap"] <= 1e-3 and row["iterations"] % 10 == 0 and row["seconds"] > 0
 
 
 def test_bench_kdet_sweeps_kuhn_by_both_methods_to_the_same_curves(bench, tmp_path, capsys):
