@@ -4,7 +4,8 @@
 by default, which needed about half PCFR+'s iterations on these games;
 ``--method`` to change it; two matrix-vector products per iteration, to a
 saddle-point gap of
-``--target-gap``; :mod:`gamelp.models.matrix_first_order`) against gamelp's LP path
+``--target-gap``, products in float32 from a million entries unless ``--precision float64``;
+:mod:`gamelp.models.matrix_first_order`) against gamelp's LP path
 on the same matrices (default n = 2000, 5000, 10000), in one run.  The LP is
 skipped where its time, extrapolated as n^3 from the last LP solved, would
 pass ``--lp-budget`` seconds; a first-order run stops at ``--fo-budget``
@@ -91,7 +92,10 @@ class _OutOfTime(Exception):
     pass
 
 
-def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float) -> dict:
+PRECISIONS = {"auto": None, "float32": True, "float64": False}  # --precision: solve_matrix_first_order's float32
+
+
+def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float, precision: str = "auto") -> dict:
     """Time ``method`` to ``target_gap``; past ``budget`` seconds, report the last gap seen."""
     from gamelp.models.matrix_first_order import solve_matrix_first_order
 
@@ -105,7 +109,12 @@ def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float
 
     try:
         result = solve_matrix_first_order(
-            MatrixGame(A), method, target_gap=target_gap, iterations=10**7, progress=watch
+            MatrixGame(A),
+            method,
+            target_gap=target_gap,
+            iterations=10**7,
+            progress=watch,
+            float32=PRECISIONS[precision],
         )
     except _OutOfTime:
         return dict(seen, seconds=time.perf_counter() - start, reached=False, value=None)
@@ -145,7 +154,7 @@ def race_first_order(args) -> MatrixSpeed:
     before = os.getloadavg()
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
-        fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
+        fo = first_order_row(A, args.method, args.target_gap, args.fo_budget, args.precision)
         row = {"n": n, "first_order": fo, "load_average_before": os.getloadavg()}
         predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
         if args.lp_budget <= 0 or (predicted is not None and predicted > args.lp_budget):
@@ -208,6 +217,13 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--out", type=output_directory, default="out")
     parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
     parser.add_argument("--method", default="dcfr+", help="first-order method (default dcfr+)")
+    parser.add_argument(
+        "--precision",
+        choices=sorted(PRECISIONS),
+        default="auto",
+        help="first-order products: float32 until the target (checked in float64), float64, or auto "
+        "(float32 from a million entries; the default)",
+    )
     parser.add_argument(
         "--target-gap", type=finite_float(0.0, strict=True), default=1e-6, help="first-order target (default 1e-6)"
     )
