@@ -371,6 +371,30 @@ def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path,
     assert "nosuch                   refused: unknown backend 'nosuch'" in out and "4 ranks x 2 suits" in out
 
 
+def test_bench_scaling_times_every_family_and_fits_the_exponents(bench, tmp_path, capsys):
+    script = bench("bench_scaling")
+    argv = ["--repeats", "1", "--variants", "3x2,4x2", "--sizes", "20,40", "--regret-target", "1e-3"]
+    result = script.main([*argv, "--matrix-target", "1e-5", "--out", str(tmp_path)])
+    saved = json.loads((tmp_path / "bench_scaling.json").read_text())
+    assert saved["rows"] == result.rows and saved["exponents"] == result.exponents
+    assert [(row["family"], row["label"]) for row in result.rows] == [
+        (family, label)
+        for family in ("lp", "regret", "dense")
+        for label in (("20", "40") if family == "dense" else ("3x2", "4x2"))
+    ]
+    for row in result.rows:
+        assert row["seconds"] > 0 and row["peak_mb"] >= row["base_mb"] > 0
+        assert row["size"] == (int(row["label"]) if row["family"] == "dense" else row["size"])
+        assert row["gap"] < {"lp": 1e-9, "regret": 1e-2, "dense": 1e-4}[row["family"]]
+    assert result.rows[0]["size"] == 337 < result.rows[1]["size"]  # Leduc's sequences, then the 4 x 2 variant's
+    for family, slope in result.exponents.items():
+        rows = [row for row in result.rows if row["family"] == family]
+        expected = np.log(rows[1]["seconds"] / rows[0]["seconds"]) / np.log(rows[1]["size"] / rows[0]["size"])
+        assert slope == pytest.approx(expected)
+    script.report(result)
+    assert "lp: seconds grow like size^" in capsys.readouterr().out
+
+
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
     script = bench("bench_persistent")
     result = script.main(
