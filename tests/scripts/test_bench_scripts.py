@@ -249,7 +249,8 @@ def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_pat
     assert "largest size solved within the time limit: gamelp 12" in out and "!=" not in out
 
     result = script.main(
-        ["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6", "--out", str(tmp_path)]
+        ["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6", "--fo-peers", "scipy"]
+        + ["--out", str(tmp_path)]
     )
     first, second = json.loads((tmp_path / "bench_matrix_first_order.json").read_text())["rows"]
     assert [first, second] == json.loads(json.dumps(result.rows))
@@ -258,6 +259,9 @@ def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_pat
     fo = first["first_order"]
     assert fo["reached"] and fo["gap"] <= 1e-5 and abs(fo["value"] - first["lp"]["value"]) <= fo["gap"]
     assert first["lp"]["value_difference"] == abs(fo["value"] - first["lp"]["value"])
+    for row in (first, second):  # scipy's HiGHS on the same matrix: the first-order value within its gap
+        assert row["scipy"]["status"] == "ok" and abs(row["scipy"]["value"] - row["first_order"]["value"]) <= 1e-5
+    assert not list(tmp_path.glob("*.npy"))
     assert second["first_order"]["reached"] and second["lp"].startswith("skipped: predicted")  # LP time ~ n^3
     script.report(result)
     assert "LP skipped: predicted" in capsys.readouterr().out
