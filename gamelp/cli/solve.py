@@ -20,7 +20,7 @@ from gamelp.regret import METHODS as REGRET_METHODS
 
 def add_subparser(commands) -> argparse.ArgumentParser:
     """Add ``solve`` to the main parser's sub-commands."""
-    solve = commands.add_parser("solve", help="solve a sequence-form game for one player")
+    solve = commands.add_parser("solve", help="solve a sequence-form game for one player or both")
     add_game_argument(solve)
     solve.add_argument(
         "--player",
