@@ -9,9 +9,12 @@ the same process, OpenSpiel's Python ``open_spiel.python.algorithms.cfr.
 CFRPlusSolver`` and its C++ ``pyspiel.CFRPlusSolver`` (all three: RM+,
 alternating updates, linear averaging) until the gap of the average
 strategies is at most the target.  OpenSpiel's ``nash_conv`` (the sum of
-both players' best-response gains) is our saddle-point gap.  The package
-``open-spiel`` is a benchmark peer only: it is installed here with pip when
-missing, never required by gamelp.
+both players' best-response gains) is our saddle-point gap.  Unless
+``--skip-liteefg``, the same table has LiteEFG's CFR+ and PCFR+ (its
+``baselines``, compiled C++ computation graphs on OpenSpiel's game; linear
+averaging; its ``exploitability`` summed over both players is the gap).  The
+packages ``open-spiel`` and ``LiteEFG`` are benchmark peers only: they are
+installed here with pip when missing, never required by gamelp.
 
 Timing: gamelp's wall time includes computing the gap every
 ``--check-gap-every`` iterations; OpenSpiel's counts only ``evaluate_and_update_policy`` (its
@@ -30,6 +33,8 @@ can be trusted.
     python scripts/bench/bench_cfr.py                       # Leduc: methods to 1e-4..1e-6, OpenSpiel at 1e-4
     python scripts/bench/bench_cfr.py --skip-python         # only gamelp and OpenSpiel C++
     python scripts/bench/bench_cfr.py --game kuhn --target 1e-4
+    python scripts/bench/bench_cfr.py --methods pdcfr+ --targets 1e-6 --target 1e-6 --skip-python --skip-six-cards \
+        --max-iterations 200000 --check-every 100     # the default method against OpenSpiel and LiteEFG at 1e-6
 """
 
 import importlib
@@ -83,23 +88,65 @@ def run_gamelp(
     }
 
 
-def ensure_openspiel() -> bool:
+def ensure_peer(package: str = "open-spiel", module: str = "pyspiel") -> bool:
+    """Whether ``module`` imports, after installing ``package`` with pip if it did not."""
     try:
-        importlib.import_module("pyspiel")
+        importlib.import_module(module)
         return True
     except ImportError:
-        print("open-spiel is missing: installing it with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "open-spiel"], check=False, stdout=sys.stderr
-        )
+        print(f"{package} is missing: installing it with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=False, stdout=sys.stderr)
         if done.returncode != 0:
             return False
         importlib.invalidate_caches()
         try:
-            importlib.import_module("pyspiel")
+            importlib.import_module(module)
             return True
         except ImportError:
             return False
+
+
+LITEEFG_METHODS = {"CFR+": "CFRplus", "PCFR+": "PCFR"}
+
+
+def run_liteefg(kind: str, game_name: str, params: dict, target: float, max_iterations: int, check_every: int) -> dict:
+    """Iterate LiteEFG's ``kind`` (a key of :data:`LITEEFG_METHODS`) until its exploitability sum <= target."""
+    import contextlib
+    import io
+
+    import LiteEFG
+    import pyspiel
+
+    baseline = importlib.import_module(f"LiteEFG.baselines.{LITEEFG_METHODS[kind]}")
+    game = pyspiel.load_game(game_name, params)
+    with contextlib.redirect_stdout(io.StringIO()):  # LiteEFG prints banners while building
+        env = LiteEFG.OpenSpielEnv(game, traverse_type="Enumerate", regenerate=False)
+        graph = baseline.graph()
+        env.set_graph(graph)
+    solve_seconds = eval_seconds = 0.0
+    gap, iteration = float("inf"), 0
+    for iteration in range(1, max_iterations + 1):
+        start = time.perf_counter()
+        graph.update_graph(env)
+        env.update_strategy(graph.current_strategy(), update_best=False)
+        solve_seconds += time.perf_counter() - start
+        if iteration % check_every == 0 or iteration == max_iterations:
+            start = time.perf_counter()
+            gap = float(sum(env.exploitability(graph.current_strategy(), "linear-avg-iterate")))
+            eval_seconds += time.perf_counter() - start
+            if gap <= target:
+                break
+    return {
+        "solver": f"LiteEFG {kind} (C++ graph)",
+        "information_sets": None,
+        "iterations": iteration,
+        "gap": gap,
+        "value": None,  # LiteEFG reports exploitability, not the value
+        "seconds": solve_seconds,
+        "eval_seconds": eval_seconds,
+        "reached": bool(gap <= target),
+        "check_every": check_every,
+    }
 
 
 def run_openspiel(
@@ -240,6 +287,8 @@ def build_parser() -> OneLineParser:
         help="OpenSpiel Python: iterations between nash_conv checks (default: 5)",
     )
     parser.add_argument("--skip-python", action="store_true", help="skip OpenSpiel's (slow) Python CFR+")
+    parser.add_argument("--skip-liteefg", action="store_true", help="skip LiteEFG's CFR+ and PCFR+")
+    parser.add_argument("--skip-six-cards", action="store_true", help="skip OpenSpiel's C++ CFR+ on the six-card Leduc")
     parser.add_argument(
         "--python-six-cards",
         action="store_true",
@@ -291,11 +340,14 @@ def main(argv: list[str] | None = None) -> CfrRace:
         default=None,
     )
     rows = race.runs = [ours]
-    if ensure_openspiel():
+    if ensure_peer():
         name = OPENSPIEL_GAMES[args.game]
         variants = [{"suit_isomorphism": True}, {"suit_isomorphism": False}] if args.game == "leduc" else [{}]
-        for params in variants:
+        for params in variants[: 1 if args.skip_six_cards else 2]:
             rows.append(run_openspiel("c++", name, params, args.target, args.max_iterations, args.check_every))
+        if not args.skip_liteefg and ensure_peer("LiteEFG", "LiteEFG"):
+            for kind in LITEEFG_METHODS:
+                rows.append(run_liteefg(kind, name, variants[0], args.target, args.max_iterations, args.check_every))
         if not args.skip_python:
             for params in variants[: 2 if args.python_six_cards else 1]:
                 rows.append(
@@ -349,9 +401,10 @@ def report(result: CfrRace) -> None:
         )
         for row in result.runs:
             check = "" if row["eval_seconds"] is None else f"{row['eval_seconds']:.2f}"
+            value = "" if row["value"] is None else f"{row['value']:.6f}"
             note = "" if row["reached"] else "  (target not reached)"
             print(
-                f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {row['value']:>10.6f} "
+                f"{row['solver']:<44} {row['iterations']:>6} {row['gap']:>9.2e} {value:>10} "
                 f"{row['seconds']:>9.3f} {1000 * row['seconds'] / row['iterations']:>8.3f} {check:>8} "
                 f"{row['ratio_to_gamelp']:>13.1f}{note}"
             )

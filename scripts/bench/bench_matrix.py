@@ -4,7 +4,8 @@
 by default, which needed about half PCFR+'s iterations on these games;
 ``--method`` to change it; two matrix-vector products per iteration, to a
 saddle-point gap of
-``--target-gap``; :mod:`gamelp.models.matrix_first_order`) against gamelp's LP path
+``--target-gap``, products in float32 from a million entries unless ``--precision float64``;
+:mod:`gamelp.models.matrix_first_order`) against gamelp's LP path
 on the same matrices (default n = 2000, 5000, 10000), in one run.  The LP is
 skipped where its time, extrapolated as n^3 from the last LP solved, would
 pass ``--lp-budget`` seconds; a first-order run stops at ``--fo-budget``
@@ -41,7 +42,7 @@ from gamelp.io import write_text
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
 
-PEERS = {"nashpy": "nashpy", "pygambit": "pygambit"}
+PEERS = {"nashpy": "nashpy", "pygambit": "pygambit", "scipy": "scipy"}
 
 PEER_CODE = {
     "nashpy": """
@@ -59,6 +60,18 @@ start = time.perf_counter()
 game = gbt.StrategicGame.from_arrays(A, -A)
 value = float(gbt.nash.lp_solve(game, rational=False).equilibrium.payoffs["1"])
 print(time.perf_counter() - start, value)
+""",
+    # scipy's HiGHS (linprog, method "highs"): the row player's LP, max v s.t. C^T p >= v, sum p = 1, p >= 0.
+    "scipy": """
+import numpy as np, time
+from scipy.optimize import linprog
+A = np.load(PATH)
+start = time.perf_counter()
+m, n = A.shape
+done = linprog(np.r_[np.zeros(m), -1.0], A_ub=np.c_[-A.T, np.ones(n)], b_ub=np.zeros(n),
+               A_eq=np.r_[np.ones(m), 0.0][None, :], b_eq=[1.0], bounds=[(0, None)] * m + [(None, None)],
+               method="highs")
+print(time.perf_counter() - start, -done.fun)
 """,
 }
 
@@ -91,7 +104,10 @@ class _OutOfTime(Exception):
     pass
 
 
-def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float) -> dict:
+PRECISIONS = {"auto": None, "float32": True, "float64": False}  # --precision: solve_matrix_first_order's float32
+
+
+def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float, precision: str = "auto") -> dict:
     """Time ``method`` to ``target_gap``; past ``budget`` seconds, report the last gap seen."""
     from gamelp.models.matrix_first_order import solve_matrix_first_order
 
@@ -105,7 +121,12 @@ def first_order_row(A: np.ndarray, method: str, target_gap: float, budget: float
 
     try:
         result = solve_matrix_first_order(
-            MatrixGame(A), method, target_gap=target_gap, iterations=10**7, progress=watch
+            MatrixGame(A),
+            method,
+            target_gap=target_gap,
+            iterations=10**7,
+            progress=watch,
+            float32=PRECISIONS[precision],
         )
     except _OutOfTime:
         return dict(seen, seconds=time.perf_counter() - start, reached=False, value=None)
@@ -145,7 +166,7 @@ def race_first_order(args) -> MatrixSpeed:
     before = os.getloadavg()
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
-        fo = first_order_row(A, args.method, args.target_gap, args.fo_budget)
+        fo = first_order_row(A, args.method, args.target_gap, args.fo_budget, args.precision)
         row = {"n": n, "first_order": fo, "load_average_before": os.getloadavg()}
         predicted = None if last_lp is None else last_lp[1] * (n / last_lp[0]) ** 3
         if args.lp_budget <= 0 or (predicted is not None and predicted > args.lp_budget):
@@ -161,6 +182,14 @@ def race_first_order(args) -> MatrixSpeed:
             last_lp = (n, seconds)
             diff = None if fo["value"] is None else abs(fo["value"] - lp.value)
             row["lp"] = {"seconds": seconds, "value": lp.value, "value_difference": diff}
+        if args.fo_peers:
+            path = out / f"bench_matrix_{n}.npy"
+            np.save(path, A)
+            for peer in args.fo_peers:
+                if ensure_installed(peer):
+                    seconds, value, status = run_peer(peer, path, args.timeout)
+                    row[peer] = {"seconds": seconds, "value": value, "status": status}
+            path.unlink()
         row["load_average_after"] = os.getloadavg()
         print(f"n = {n} done", file=sys.stderr, flush=True)
         rows.append(row)
@@ -195,6 +224,15 @@ def report_first_order(result: MatrixSpeed) -> None:
         print(f"{row['n']:6d} {fo['iterations']:>12} {fo['gap']:9.2e} {fo['seconds']:9.1f} {lp_text}{note}")
         if isinstance(lp, str):
             print(f"       LP {lp}")
+        for peer in (name for name in PEERS if name in row):
+            run = row[peer]
+            shown = (
+                f"{run['seconds']:.1f} s ({run['seconds'] / fo['seconds']:.2f} x the first-order time), "
+                f"value {run['value']:.9f}"
+                if run["status"] == "ok"
+                else run["status"]
+            )
+            print(f"       {peer} (same matrix): {shown}")
         print("       load average after: " + ", ".join(f"{v:.2f}" for v in row["load_average_after"]))
 
 
@@ -204,10 +242,25 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--backend", default=DEFAULT_BACKEND)
     parser.add_argument("--timeout", type=finite_float(0.0, strict=True), default=60.0, help="seconds per peer run")
     parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=list(PEERS))
+    parser.add_argument("--peers", nargs="*", default=["nashpy", "pygambit"], choices=list(PEERS))
     parser.add_argument("--out", type=output_directory, default="out")
     parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
     parser.add_argument("--method", default="dcfr+", help="first-order method (default dcfr+)")
+    parser.add_argument(
+        "--fo-peers",
+        nargs="*",
+        choices=("nashpy", "scipy"),
+        default=[],
+        help="first-order race: also time these on each matrix (nashpy's LP; scipy's HiGHS, linprog), "
+        "each in a process limited to --timeout seconds",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=sorted(PRECISIONS),
+        default="auto",
+        help="first-order products: float32 until the target (checked in float64), float64, or auto "
+        "(float32 from a million entries; the default)",
+    )
     parser.add_argument(
         "--target-gap", type=finite_float(0.0, strict=True), default=1e-6, help="first-order target (default 1e-6)"
     )

@@ -36,8 +36,8 @@ def test_a_regret_solve_prints_the_regret_results_summary(capsys, kuhn):
 
 
 def test_the_averaging_weights_reach_the_regret_solve(capsys, kuhn):
-    printed = cli_json(capsys, "solve", "kuhn", "--method", "pdcfr+", "--iterations", "300", "--averaging", "20")
-    assert printed == plain(solve_regret(kuhn, "pdcfr+", 300, averaging=20.0).to_dict(1))
+    printed = cli_json(capsys, "solve", "kuhn", "--method", "pdcfr+", "--iterations", "300", "--averaging", "5")
+    assert printed == plain(solve_regret(kuhn, "pdcfr+", 300, averaging=5.0).to_dict(1))
     assert printed != plain(solve_regret(kuhn, "pdcfr+", 300).to_dict(1))  # the method's own weights differ
     with pytest.raises(SystemExit) as refused:
         main(["solve", "kuhn", "--method", "pdcfr+", "--averaging", "steep"])

@@ -24,6 +24,30 @@ def test_first_order_reaches_the_target_and_agrees_with_the_lp(game, method, tar
     assert abs(result.value - solve_matrix_nash(game).value) <= result.gap
 
 
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_float32_products_stop_on_a_gap_measured_in_float64(game, offset):
+    # Offset by 1000, float32 rounds the payoffs by about 6e-5, above the target (1e-8 of the range 1001): the
+    # float32 measurement cannot be trusted there, and the float64 one decides.
+    shifted = MatrixGame(game.payoffs + offset)
+    target = 1e-6 if offset == 0 else 1e-8
+    fast = solve_matrix_first_order(shifted, "dcfr+", target_gap=target, iterations=200000, float32=True)
+    assert fast.converged and fast.gap <= target * np.abs(shifted.payoffs).max()
+    # The reported gap is float64's, recomputed here from scratch.
+    exact = saddle_point_gap(shifted.payoffs, fast.row_strategy, fast.col_strategy)
+    assert fast.gap == pytest.approx(exact, rel=1e-6)  # float64 running averages of the utilities
+    assert abs(fast.value - solve_matrix_nash(shifted).value) <= fast.gap
+    plain = solve_matrix_first_order(shifted, "dcfr+", target_gap=target, iterations=200000, float32=False)
+    assert plain.converged and not np.array_equal(plain.row_strategy, fast.row_strategy)  # float32 did run
+
+
+def test_float32_is_refused_on_a_sequence_form_game(kuhn):
+    from gamelp.errors import RegretError
+    from gamelp.regret import solve_regret
+
+    with pytest.raises(RegretError, match="float32 products are for payoff matrices"):
+        solve_regret(kuhn, "cfr+", 10, float32=True)
+
+
 def test_support_lp_polishes_a_rough_answer_to_an_exact_vertex(game):
     rough = solve_matrix_first_order(game, target_gap=1e-2)
     assert rough.gap > 1e-3

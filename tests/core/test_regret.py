@@ -543,3 +543,13 @@ def test_recording_more_iterations_than_memory_holds_is_refused_before_allocatin
 
     with pytest.raises(RegretError, match=r"recording 10,000,000,000 iterations would need about .* GiB"):
         self_play_matrix(np.eye(3), "omwu", iterations=10**10)
+
+
+def test_pdcfr_plus_averages_with_t20_on_a_game_and_t5_on_a_matrix(kuhn):
+    on_game = solve_regret(kuhn, "pdcfr+", 200)
+    assert np.array_equal(on_game.x, solve_regret(kuhn, "pdcfr+", 200, averaging=20.0).x)
+    assert not np.array_equal(on_game.x, solve_regret(kuhn, "pdcfr+", 200, averaging=5.0).x)
+    M = np.array([[0.0, 1.0, -2.0], [-1.0, 0.0, 3.0], [2.0, -3.0, 0.0]])
+    on_matrix = solve_regret(M, "pdcfr+", 200)
+    assert np.array_equal(on_matrix.x, solve_regret(M, "pdcfr+", 200, averaging=5.0).x)
+    assert not np.array_equal(on_matrix.x, solve_regret(M, "pdcfr+", 200, averaging=20.0).x)

@@ -64,6 +64,7 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
             "--target",
             "1e-3",
             "--skip-python",
+            "--skip-liteefg",
             *([] if OPENSPIEL else ["--skip-openspiel"]),
             "--out",
             str(tmp_path),
@@ -95,6 +96,16 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
     fastest = min((methods[m, 1e-3] for m in ("cfr+", "dcfr")), key=lambda row: row["seconds"])
     assert result.fastest_method == saved["fastest_method"] == fastest
     assert "CFR+ on kuhn to a saddle-point gap of 0.001" in out
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("LiteEFG") is None or not OPENSPIEL, reason="LiteEFG is a benchmark peer only"
+)
+def test_bench_cfr_runs_liteefg_to_the_target_on_kuhn(bench):
+    script = bench("bench_cfr")
+    for kind in script.LITEEFG_METHODS:
+        row = script.run_liteefg(kind, "kuhn_poker", {}, 1e-3, 20000, 10)
+        assert row["reached"] and row["gap"] <= 1e-3 and row["iterations"] % 10 == 0 and row["seconds"] > 0
 
 
 def test_bench_kdet_sweeps_kuhn_by_both_methods_to_the_same_curves(bench, tmp_path, capsys):
@@ -238,7 +249,8 @@ def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_pat
     assert "largest size solved within the time limit: gamelp 12" in out and "!=" not in out
 
     result = script.main(
-        ["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6", "--out", str(tmp_path)]
+        ["--first-order", "--sizes", "20", "40", "--target-gap", "1e-5", "--lp-budget", "1e-6", "--fo-peers", "scipy"]
+        + ["--out", str(tmp_path)]
     )
     first, second = json.loads((tmp_path / "bench_matrix_first_order.json").read_text())["rows"]
     assert [first, second] == json.loads(json.dumps(result.rows))
@@ -247,6 +259,9 @@ def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_pat
     fo = first["first_order"]
     assert fo["reached"] and fo["gap"] <= 1e-5 and abs(fo["value"] - first["lp"]["value"]) <= fo["gap"]
     assert first["lp"]["value_difference"] == abs(fo["value"] - first["lp"]["value"])
+    for row in (first, second):  # scipy's HiGHS on the same matrix: the first-order value within its gap
+        assert row["scipy"]["status"] == "ok" and abs(row["scipy"]["value"] - row["first_order"]["value"]) <= 1e-5
+    assert not list(tmp_path.glob("*.npy"))
     assert second["first_order"]["reached"] and second["lp"].startswith("skipped: predicted")  # LP time ~ n^3
     script.report(result)
     assert "LP skipped: predicted" in capsys.readouterr().out
@@ -358,6 +373,30 @@ def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path,
     script.report(result)
     out = capsys.readouterr().out
     assert "nosuch                   refused: unknown backend 'nosuch'" in out and "4 ranks x 2 suits" in out
+
+
+def test_bench_scaling_times_every_family_and_fits_the_exponents(bench, tmp_path, capsys):
+    script = bench("bench_scaling")
+    argv = ["--repeats", "1", "--variants", "3x2,4x2", "--sizes", "20,40", "--regret-target", "1e-3"]
+    result = script.main([*argv, "--matrix-target", "1e-5", "--out", str(tmp_path)])
+    saved = json.loads((tmp_path / "bench_scaling.json").read_text())
+    assert saved["rows"] == result.rows and saved["exponents"] == result.exponents
+    assert [(row["family"], row["label"]) for row in result.rows] == [
+        (family, label)
+        for family in ("lp", "regret", "dense")
+        for label in (("20", "40") if family == "dense" else ("3x2", "4x2"))
+    ]
+    for row in result.rows:
+        assert row["seconds"] > 0 and row["peak_mb"] >= row["base_mb"] > 0
+        assert row["size"] == (int(row["label"]) if row["family"] == "dense" else row["size"])
+        assert row["gap"] < {"lp": 1e-9, "regret": 1e-2, "dense": 1e-4}[row["family"]]
+    assert result.rows[0]["size"] == 337 < result.rows[1]["size"]  # Leduc's sequences, then the 4 x 2 variant's
+    for family, slope in result.exponents.items():
+        rows = [row for row in result.rows if row["family"] == family]
+        expected = np.log(rows[1]["seconds"] / rows[0]["seconds"]) / np.log(rows[1]["size"] / rows[0]["size"])
+        assert slope == pytest.approx(expected)
+    script.report(result)
+    assert "lp: seconds grow like size^" in capsys.readouterr().out
 
 
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
