@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.display import Summarised, model_text
+from gamelp.display import Raw, Summarised, counted, model_text
 from gamelp.errors import ModelError
 from gamelp.form import Changes, ConeBlock, MatrixForm
 
@@ -453,11 +453,10 @@ class Model(Summarised):
             "name": self.name,
             "kind": kind,
             "sense": self.sense,
-            "variables": self.num_variables,
-            "constraints": self.num_constraints,
+            "variables": Raw(f"{self.num_variables} in {counted(len(self.variables), 'block')}"),
+            "constraints": Raw(f"{self.num_constraints} in {counted(len(self.constraints), 'block')}"),
             "cones": len(self.cones) or None,
             "nonzeros": sum(block.matrix.nnz for block in self.constraints.values()),
-            "blocks": f"{len(self.variables)} variable, {len(self.constraints)} constraint",
         }
 
     def __str__(self) -> str:

@@ -254,7 +254,7 @@ def test_the_repr_names_what_matters(world):
     assert f"{world.nash.value:.10g}" in text
     game = repr(world.game)
     assert f"sequences={world.game.pl1.num_sequences}/{world.game.pl2.num_sequences}" in game
-    assert f"constraints={world.nash.model.num_constraints}" in repr(world.nash.model)
+    assert f"constraints={world.nash.model.num_constraints} in 2 blocks" in repr(world.nash.model)
 
 
 def test_html_lists_the_largest_entries_and_says_how_many_there_are(world):
@@ -471,3 +471,31 @@ def test_a_plot_into_a_missing_directory_is_refused_before_solving(capsys, tmp_p
     assert exit_.value.code == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "does not exist" in error and "--plot" in error
+
+
+def test_a_cone_model_prints_its_cones_constants_and_bounds():
+    model = Model("toy")
+    x = model.add_variables("x", 3, lb=0, labels=["a", "b", "c"])
+    y = model.add_variables("y", 2, lb=[-1, 0], ub=[1, 5])
+    model.add_constraints("budget", {x: [[1, 0.1, 0.25]], y: [[0, -1]]}, "<=", 1)
+    model.add_cone("norm", {x: [[0, 0, 0], [1, 0, 0], [0, 1 / 3, 0]]}, constant=[1, 0, -2])
+    model.set_objective({x: [1, 2, 3]}, sense="max", constant=-1.5)
+    assert str(model) == (
+        "toy: SOCP, 5 variables, 1 constraint, 1 cone, 4 nonzeros\n"
+        "maximise  x[a] + 2 x[b] + 3 x[c] - 1.5\n"
+        "subject to\n"
+        "  budget (1 row):\n"
+        "    [0]  x[a] + 0.1 x[b] + 0.25 x[c] - y[1] <= 1\n"
+        "  norm (second-order cone, u[0] >= ||u[1:]||, 3 rows):\n"
+        "    u[0] = 1\n"
+        "    u[1] = x[a]\n"
+        "    u[2] = 1/3 x[b] - 2\n"
+        "bounds\n"
+        "  x >= 0 (3)\n"
+        "  -1 <= y[0] <= 1\n"
+        "  0 <= y[1] <= 5"
+    )
+    assert repr(model) == (
+        "Model(name='toy', kind='SOCP', sense='max', variables=5 in 2 blocks, constraints=1 in 1 block, "
+        "cones=1, nonzeros=4)"
+    )
