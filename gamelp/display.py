@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Raw",
     "Summarised",
+    "bounds_summary",
     "counted",
     "finite_range",
     "frame",
@@ -241,7 +242,7 @@ def _interval(name: str, low: float, high: float) -> str:
     return f"{number(low)} <= {name} <= {number(high)}"
 
 
-def _bounds_summary(block) -> str:
+def bounds_summary(block) -> str:
     """``>= 0``, ``free``, ``binary``, or the range of the bounds when they vary."""
     if block.kind == "binary":
         return "0 or 1"
@@ -297,7 +298,7 @@ def _model_summary(model, form, head: str, sense: str) -> str:
     lines = [head, f"{sense}{objective}", "variable blocks"]
     width = max((len(name) for name in [*model.variables, *model.constraints]), default=0)
     for block in model.variables.values():
-        lines.append(f"  {block.name:<{width}}  {block.size:>8} {block.kind:<10}  {_bounds_summary(block)}")
+        lines.append(f"  {block.name:<{width}}  {block.size:>8} {block.kind:<10}  {bounds_summary(block)}")
     lines.append("constraint blocks")
     for block in model.constraints.values():
         lines.append(

@@ -2,13 +2,14 @@
 pandas tables and the model's algebra.
 
 The repr test discovers its classes by walking the public modules of gamelp, gamelp.models and gamelp.games:
-a new result class is in scope by its name (``...Result``, ``...Sweep``, ``...Point``), by the GameResult
-protocol or by deriving from a core type, and the test fails until it has a builder here (and then until its
-repr is short).
+every public dataclass of the core and the models, and in the games a result by its name (``...Result``,
+``...Sweep``, ``...Point``), by the GameResult protocol or by deriving from a core type; the test fails until a
+new one has a builder here (and then until its repr is short).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -46,10 +47,13 @@ def public_modules() -> list[types.ModuleType]:
 
 
 def in_scope(cls: type) -> bool:
-    """A result, a game or a model: what a session displays (protocols and the mixin itself aside)."""
+    """A result, a game, a model or their parts: what a session displays (protocols and the mixin itself aside)."""
     if cls is Summarised or getattr(cls, "_is_protocol", False):
         return False
-    if issubclass(cls, CORE_TYPES) or cls.__name__.endswith(RESULT_SUFFIXES):
+    core_or_models = not cls.__module__.startswith("gamelp.games")
+    if (core_or_models and dataclasses.is_dataclass(cls)) or issubclass(cls, CORE_TYPES):
+        return True
+    if cls.__name__.endswith(RESULT_SUFFIXES):
         return True
     return callable(getattr(cls, "to_dict", None)) and hasattr(cls, "strategy")
 
@@ -180,6 +184,60 @@ def _raw(world: World):
     return get("highs").solve(world.nash.model.matrix_form(), Options(time_limit=1.0))
 
 
+def _cones(world: World):
+    from gamelp.models.robust import robust_lp
+
+    return next(iter(robust_lp(world.matrix, "ellipsoidal", 0.5).cones.values()))
+
+
+def _changes(world: World):
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(world.game, 1)
+    revision = model.revision
+    model.set_rhs("polytope", world.game.pl1.f)
+    model.set_bounds("x", ub=2.0)
+    return model.changes_since(revision)
+
+
+def _options(world: World):
+    from gamelp.backends.base import Options
+
+    return Options(time_limit=1, start=np.zeros(world.nash.model.num_variables), extra={"presolve": "off"})
+
+
+def _session(world: World):
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(world.game, 1)
+    model.solve("highs", persistent=True, time_limit=1)
+    return model.sessions["highs"]
+
+
+def _scaling(world: World):
+    from gamelp.backends.scaling import scale
+
+    return scale(world.nash.model.matrix_form())[1]
+
+
+def _uncertainty(world: World):
+    from gamelp.models.robust import ellipsoidal_set
+
+    return ellipsoidal_set(world.matrix.shape, 0.5, scope="column")
+
+
+def _capabilities(world: World):
+    from gamelp.backends import get
+
+    return get("highs").capabilities
+
+
+def _method(world: World):
+    from gamelp.regret import METHODS
+
+    return METHODS["pdcfr+"]
+
+
 def _mtg_game(world: World):
     from gamelp.games.mtg.match import GameResult
 
@@ -200,6 +258,18 @@ BUILDERS = {
     "gamelp.treeplex.Treeplex": lambda w: w.game.pl2,
     "gamelp.matrix.MatrixGame": lambda w: w.matrix,
     "gamelp.backends.base.RawResult": _raw,
+    "gamelp.backends.base.Options": _options,
+    "gamelp.backends.base.Session": _session,
+    "gamelp.backends.base.Capabilities": _capabilities,
+    "gamelp.backends.scaling.Scaling": _scaling,
+    "gamelp.model.VarBlock": lambda w: w.nash.model.variables["x"],
+    "gamelp.model.ConstraintBlock": lambda w: w.nash.model.constraints["best_response"],
+    "gamelp.form.ConeBlock": _cones,
+    "gamelp.form.MatrixForm": lambda w: w.nash.model.matrix_form(),
+    "gamelp.form.Changes": _changes,
+    "gamelp.regret.selfplay.Method": _method,
+    "gamelp.models.robust.UncertaintyBlock": lambda w: _uncertainty(w).blocks[0],
+    "gamelp.models.robust.ConicUncertainty": _uncertainty,
     "gamelp.models.nash.NashResult": lambda w: w.nash,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.determinism.KdetResult": _kdet,
