@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 # The largest count any option takes: far beyond a real run, small enough that a typo is refused, not allocated.
 MAX_COUNT = 10**9
+# Local worker processes: each is a Python process of 100 MB or more that starts (and, on Ctrl-C, stops) in turn,
+# and more than a few per core only queue for the cores: at most 4 per core (256 on 2 cores took minutes to start).
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
 # Seeds: non-negative and within a 32-bit generator's range (numpy's and torch's legacy seeding).
 MAX_SEED = 2**31 - 1
 
@@ -44,18 +48,25 @@ def integer(low: int, high: int | None = None):
         return value
 
     parse.__name__ = "integer"
+    parse.low, parse.high = low, high  # type: ignore[attr-defined]  # read by the end-to-end option harness
     return parse
 
 
-def finite_float(low: float = -math.inf, *, strict: bool = False):
-    """Type of a finite float ``>= low`` (``> low`` when ``strict``)."""
+def finite_float(low: float = -math.inf, *, strict: bool = False, high: float = math.inf):
+    """Type of a finite float ``>= low`` (``> low`` when ``strict``) and ``<= high``."""
 
     def parse(text: str) -> float:
         value = _number(text)
-        if not math.isfinite(value) or value < low or (strict and value == low):
+        if not math.isfinite(value) or value < low or (strict and value == low) or value > high:
             bound = "" if low == -math.inf else f" {'>' if strict else '>='} {low:g}"
+            bound += "" if high == math.inf else f"{' and' if bound else ''} <= {high:g}"
             raise argparse.ArgumentTypeError(f"must be a finite number{bound}, got {text}")
         return value
 
     parse.__name__ = "number"
+    parse.low, parse.strict, parse.high = low, strict, high  # type: ignore[attr-defined]
     return parse
+
+
+# Type of a local worker-process count (--workers, --jobs).
+workers = integer(1, MAX_WORKERS)

@@ -64,37 +64,9 @@ class SequenceFormGame(Summarised):
         entries = data["utility_pl1"]
         if not isinstance(entries, list):
             raise GameFileError(f"{source}: utility_pl1 must be a list of entries")
-        rows, cols, vals = [], [], []
-        first_seen: dict[tuple[int, int], int] = {}
-        duplicates = []
-        for k, entry in enumerate(entries):
-            where = f"{source}: utility_pl1 entry {k}"
-            if not isinstance(entry, dict):
-                raise GameFileError(f"{where}: expected an object")
-            for key in ("sequence_pl1", "sequence_pl2", "value"):
-                if key not in entry:
-                    raise GameFileError(f"{where}: missing key {key!r}")
-            i = pl1.sequence_of(entry["sequence_pl1"], f"{where} sequence_pl1")
-            j = pl2.sequence_of(entry["sequence_pl2"], f"{where} sequence_pl2")
-            value = _finite_value(entry["value"], where)
-            if (i, j) in first_seen:
-                duplicates.append((first_seen[(i, j)], k, pl1.labels[i], pl2.labels[j]))
-            else:
-                first_seen[(i, j)] = k
-            rows.append(i)
-            cols.append(j)
-            vals.append(value)
-        if duplicates and not sum_duplicates:
-            shown = "; ".join(f"({a}, {b}) in entries {e1} and {e2}" for e1, e2, a, b in duplicates)
-            raise GameFileError(
-                f"{source}: duplicate utility entries for the sequence pairs {shown} "
-                "(pass sum_duplicates=True / --sum-duplicates to add them up)"
-            )
-        A = sp.coo_matrix(
-            (np.asarray(vals, dtype=float), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
-            shape=(pl1.num_sequences, pl2.num_sequences),
-        ).tocsr()
-        A.sum_duplicates()
+        A = _clean_utility(entries, pl1, pl2)
+        if A is None:
+            A = _checked_utility(entries, pl1, pl2, source, sum_duplicates)
         return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game")
 
     def to_dict(self) -> dict:
@@ -188,6 +160,77 @@ class SequenceFormGame(Summarised):
     def guaranteed_value(self, p: int, strategy: np.ndarray) -> float:
         """The utility player ``p`` secures with ``strategy`` against a best-responding opponent."""
         return -self.best_response_value(3 - p, strategy)
+
+
+def _clean_utility(entries: list, pl1: Treeplex, pl2: Treeplex) -> sp.csr_matrix | None:
+    """The payoff matrix of utility entries without a fault, built from arrays; None if any entry has one.
+
+    Every entry is an object with both sequences as known ``[decision point,
+    action]`` lists and a finite number, and no sequence pair repeats; an
+    entry that breaks any of this sends the caller to :func:`_checked_utility`,
+    which names the fault (or adds up duplicates when asked).
+    """
+    try:
+        rows = _sequence_indices([entry["sequence_pl1"] for entry in entries], pl1)
+        cols = _sequence_indices([entry["sequence_pl2"] for entry in entries], pl2)
+        values = [entry["value"] for entry in entries]
+        if not all(type(value) is float or type(value) is int for value in values):
+            return None
+        vals = np.asarray(values, dtype=float)
+    except (TypeError, KeyError, OverflowError):
+        return None
+    if rows is None or cols is None or not np.isfinite(vals).all():
+        return None
+    if np.unique(rows * pl2.num_sequences + cols).size != rows.size:
+        return None
+    return sp.csr_matrix((vals, (rows, cols)), shape=(pl1.num_sequences, pl2.num_sequences))
+
+
+def _sequence_indices(pairs: list, treeplex: Treeplex) -> np.ndarray | None:
+    """The indices of sequences given as ``[decision point, action]`` lists; None if any is not one."""
+    index = treeplex.index
+    found = np.fromiter(
+        (index.get(tuple(p), -1) if type(p) is list and len(p) == 2 else -1 for p in pairs),
+        dtype=np.int64,
+        count=len(pairs),
+    )
+    return None if (found <= 0).any() else found
+
+
+def _checked_utility(entries: list, pl1: Treeplex, pl2: Treeplex, source: str, sum_duplicates: bool) -> sp.csr_matrix:
+    """The payoff matrix of utility entries, entry by entry: the first fault raises naming its entry."""
+    rows, cols, vals = [], [], []
+    first_seen: dict[tuple[int, int], int] = {}
+    duplicates = []
+    for k, entry in enumerate(entries):
+        where = f"{source}: utility_pl1 entry {k}"
+        if not isinstance(entry, dict):
+            raise GameFileError(f"{where}: expected an object")
+        for key in ("sequence_pl1", "sequence_pl2", "value"):
+            if key not in entry:
+                raise GameFileError(f"{where}: missing key {key!r}")
+        i = pl1.sequence_of(entry["sequence_pl1"], f"{where} sequence_pl1")
+        j = pl2.sequence_of(entry["sequence_pl2"], f"{where} sequence_pl2")
+        value = _finite_value(entry["value"], where)
+        if (i, j) in first_seen:
+            duplicates.append((first_seen[(i, j)], k, pl1.labels[i], pl2.labels[j]))
+        else:
+            first_seen[(i, j)] = k
+        rows.append(i)
+        cols.append(j)
+        vals.append(value)
+    if duplicates and not sum_duplicates:
+        shown = "; ".join(f"({a}, {b}) in entries {e1} and {e2}" for e1, e2, a, b in duplicates)
+        raise GameFileError(
+            f"{source}: duplicate utility entries for the sequence pairs {shown} "
+            "(pass sum_duplicates=True / --sum-duplicates to add them up)"
+        )
+    A = sp.coo_matrix(
+        (np.asarray(vals, dtype=float), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+        shape=(pl1.num_sequences, pl2.num_sequences),
+    ).tocsr()
+    A.sum_duplicates()
+    return A
 
 
 def _pair(sequence: tuple[str, str] | None) -> list[str]:
@@ -317,14 +360,17 @@ def parse_json(text: str, source: str):
     """Parse a JSON document strictly: duplicate keys and absurd nesting are refused naming ``source``."""
 
     def refuse_duplicates(pairs):
+        unique = dict(pairs)
+        if len(unique) == len(pairs):
+            return unique
         seen = set()
         for key, _ in pairs:
             if key in seen:
-                owner = dict(pairs).get("id")
+                owner = unique.get("id")
                 where = f" in node {owner!r}" if isinstance(owner, str) else ""
                 raise GameFileError(f"{source}: duplicate key {key!r}{where} (JSON would keep only the last one)")
             seen.add(key)
-        return dict(pairs)
+        return unique
 
     try:
         return json.loads(text, object_pairs_hook=refuse_duplicates)

@@ -43,11 +43,22 @@ def open_regular(path, error: type[GamelpError], mode: str = "r", **kwargs):
         raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def read_text(path, error: type[GamelpError]) -> str:
-    """The UTF-8 text of the regular file ``path``; anything else raises ``error`` naming it."""
+# The largest text file gamelp reads (game files, Gambit files, card lists): parsing keeps about ten times the
+# text's size in Python objects, so 256 MiB of text is already a few GiB of memory.
+MAX_TEXT_BYTES = 256 * 2**20
+
+
+def read_text(path, error: type[GamelpError], max_bytes: int = MAX_TEXT_BYTES) -> str:
+    """The UTF-8 text of the regular file ``path``, at most ``max_bytes`` long; anything else raises ``error``."""
     try:
-        with open_regular(path, error, encoding="utf-8") as handle:
-            return handle.read()
+        with open_regular(path, error, mode="rb") as handle:
+            data = handle.read(max_bytes + 1)  # the file may grow after a size check: read no more than allowed
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise error(f"{path}: larger than the {max_bytes / 2**20:g} MiB gamelp reads from a text file")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"{path}: not a text file (not valid UTF-8)") from None
 

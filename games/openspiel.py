@@ -21,7 +21,7 @@ regular file).
 :meth:`OpenSpielGame.tabular_policy` turns sequence-form strategies into an
 OpenSpiel ``TabularPolicy`` (behavioural: action probabilities per
 information state), so ``pyspiel`` can check them independently;
-:func:`equilibrium_policy` solves both Nash LPs and returns that policy.
+:func:`equilibrium_policy` solves one Nash LP (with its duals) and returns that policy.
 
 Needs the ``open_spiel`` package (the ``openspiel`` extra).
 """
@@ -83,11 +83,11 @@ class OpenSpielGame(SequenceFormGame):
 
 
 def equilibrium_policy(game: OpenSpielGame, backend: str = DEFAULT_BACKEND):
-    """Solve both players' Nash LPs; return player 1's value and the equilibrium as a ``TabularPolicy``."""
-    from gamelp.models.nash import solve_nash
+    """Player 1's value and the equilibrium as a ``TabularPolicy``, from one Nash LP and its duals."""
+    from gamelp.models.nash import solve_equilibrium
 
-    first, second = solve_nash(game, 1, backend), solve_nash(game, 2, backend)
-    return first.value, game.tabular_policy(first.strategy, second.strategy)
+    equilibrium = solve_equilibrium(game, backend)
+    return equilibrium.value, game.tabular_policy(equilibrium.x, equilibrium.y)
 
 
 @contextlib.contextmanager

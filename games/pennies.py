@@ -35,6 +35,7 @@ import numpy as np
 
 from gamelp.deps import require
 from gamelp.games.errors import MatrixGameSimError
+from gamelp.memory import refuse_unless_it_fits
 
 
 @dataclass
@@ -89,6 +90,7 @@ class WinLossGame:
         """Scores (games won) of A and of B in each of ``n_reps`` matches of ``n_games`` games."""
         if n_games < 1 or n_reps < 1:
             raise MatrixGameSimError(f"n_games = {n_games} and n_reps = {n_reps} must be positive")
+        refuse_unless_it_fits(24 * n_reps, f"{n_reps:,} matches", MatrixGameSimError, "play fewer matches")
         p_a, p_b = self.expected_scores(weights_a, weights_b)
         p_tie = max(1.0 - p_a - p_b, 0.0)
         counts = np.random.default_rng(seed).multinomial(n_games, [p_a, p_b, p_tie], size=n_reps)
@@ -113,9 +115,15 @@ class WinLossGame:
                 f"n_runs={n_runs}, step={step})"
             )
         k = self.n_actions
+        n_windows = n_plays // window
+        refuse_unless_it_fits(  # both players' weights after every window, in every run
+            16.0 * (n_windows + 1) * n_runs * k,
+            f"{n_runs:,} runs of {n_windows + 1:,} windows",
+            MatrixGameSimError,
+            "ask for fewer runs or plays, or a longer window",
+        )
         W = np.asarray(self.win, dtype=float)
         rng = np.random.default_rng(seed)
-        n_windows = n_plays // window
         wa = np.tile(self.mixed(weights_a, "A"), (n_runs, 1))
         wb = np.tile(self.mixed(weights_b, "B"), (n_runs, 1))
         hist_a, hist_b = [wa.copy()], [wb.copy()]
@@ -159,6 +167,10 @@ class WinLossGame:
         if not 0 < mix <= 1 or iterations < 1:
             raise MatrixGameSimError(f"need 0 < mix <= 1 and iterations >= 1, got mix={mix}, iterations={iterations}")
         from gamelp.regret import MWU, OMWU
+
+        refuse_unless_it_fits(
+            16.0 * iterations * self.n_actions, f"{iterations:,} iterations", MatrixGameSimError, "ask for fewer"
+        )
 
         kinds = {"mwu": MWU, "omwu": OMWU}
         if method not in kinds:
@@ -220,8 +232,8 @@ def plot_score_histograms(panels: list[tuple[str, np.ndarray, np.ndarray]], path
     fig = Figure(figsize=(4.5 * len(panels), 3.6))
     axes = fig.subplots(1, len(panels), squeeze=False)
     for ax, (caption, a, b) in zip(axes[0], panels):
-        bins = np.arange(min(a.min(), b.min()), max(a.max(), b.max()) + 2) - 0.5
-        bins = bins if bins.size <= 80 else 60
+        low, high = min(a.min(), b.min()), max(a.max(), b.max())
+        bins = np.arange(low, high + 2) - 0.5 if high - low < 80 else 60  # a bin per score, or 60 for wide ranges
         ax.hist(a, bins=bins, alpha=0.6, label="A")
         ax.hist(b, bins=bins, alpha=0.6, label="B")
         ax.set_title(caption, fontsize=9)

@@ -63,6 +63,7 @@ from tqdm.auto import tqdm
 from gamelp.deps import require
 from gamelp.games.errors import RunError
 from gamelp.matrix import MatrixGame
+from gamelp.memory import refuse_unless_it_fits
 
 SCHEMA_VERSION = 2
 IN_FLIGHT_PER_WORKER = 4
@@ -317,23 +318,15 @@ class MatchStore:
 BYTES_PER_MATCH = 256
 
 
-def _physical_memory() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not POSIX: assume a small machine
-        return 8 * 2**30
-
-
 def check_size(experiment: Experiment) -> None:
     """Refuse a run whose matches would not fit in half of this machine's memory, saying how much they would need."""
     matches = experiment.n_pairs * experiment.n_matches
-    need, memory = matches * BYTES_PER_MATCH, _physical_memory()
-    if need > memory // 2:
-        raise RunError(
-            f"{matches:,} matches ({experiment.n_pairs:,} pairs x {experiment.n_matches:,}) would need about "
-            f"{need / 2**30:,.1f} GiB of memory, more than half of this machine's {memory / 2**30:.0f} GiB; "
-            "play fewer matches per pair or fewer pairs"
-        )
+    refuse_unless_it_fits(
+        matches * BYTES_PER_MATCH,
+        f"{matches:,} matches ({experiment.n_pairs:,} pairs x {experiment.n_matches:,})",
+        RunError,
+        "play fewer matches per pair or fewer pairs",
+    )
 
 
 def open_store(

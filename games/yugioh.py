@@ -425,13 +425,23 @@ def _design(records: pd.DataFrame, interactions: bool) -> pd.DataFrame:
     return X
 
 
+def _fit_logit(sm, wins, X):
+    """The logit (statsmodels) of ``wins`` on ``X``; a sample too small to identify it is a :class:`YugiohError`."""
+    from statsmodels.tools.sm_exceptions import PerfectSeparationError
+
+    try:
+        return sm.Logit(wins, X).fit(disp=0)
+    except (np.linalg.LinAlgError, PerfectSeparationError) as exc:
+        raise YugiohError(f"the logit cannot be fitted on {len(wins):,} games ({exc}): play more games") from None
+
+
 def fit_table1(records: pd.DataFrame, interactions: bool = False) -> WinModel:
     """Logit of ``win`` on FirstA, the recorded hand and A's weights (the paper's Table 1)."""
     require("statsmodels", "fitting the Yu-Gi-Oh win model")
     import statsmodels.api as sm
 
     X = _design(records, interactions)
-    result = sm.Logit(records["win"].astype(float), X).fit(disp=0)
+    result = _fit_logit(sm, records["win"].astype(float), X)
     table = pd.DataFrame({"coef": result.params, "se": result.bse, "z": result.tvalues})
     return WinModel(table, tuple(X.columns), interactions, result, len(records))
 
@@ -523,7 +533,7 @@ def fit_table2(records: pd.DataFrame) -> pd.DataFrame:
 
     strategies = [f"As{s}" for s in ("Half", "Always", "ADP")]
     X = records[["FirstA", *strategies]].astype(float)
-    result = sm.Logit(records["win"].astype(float), X).fit(disp=0)
+    result = _fit_logit(sm, records["win"].astype(float), X)
     names = ["const", "FirstA", *strategies]
     theta = np.concatenate([[0.0], result.params.to_numpy()])
     cov = np.zeros((5, 5))

@@ -323,7 +323,8 @@ class _Sweep:
         self.level_model = kdet_mip(game, player, 0)
         self.level_model.name = self.value_model.name.replace("kdet0", "kdet_level")
         f_opp = self.value_model.objective["v"]
-        self.level_model.add_constraints("keep_value", {"v": f_opp[None, :]}, ">=", -np.inf)
+        keep = {"v": f_opp[None, :]}
+        self.level_model.add_constraints("keep_value", keep, ">=", -np.inf)  # pragma: no mutate: set before each solve
         self.level_model.set_objective({"z": np.ones(self.level_model.variables["z"].size)}, sense="max")
         self.choice_lp = _choice_lp(game, player)
         self.incumbent = np.full(self.total + 1, -np.inf)
@@ -366,7 +367,10 @@ class _Sweep:
         """A solution of P(k): an incumbent, and a bound for k and beyond."""
         self.solved[k] = True
         value = _objective(sol)
-        proven = value if sol.objective_bound is None else max(sol.objective_bound, value)
+        if sol.objective_bound is not None:
+            proven = max(sol.objective_bound, value)
+        else:  # an optimum proves its own value; a MIP stopped before any bound proves nothing
+            proven = value if sol.status == OPTIMAL else np.inf
         self.bound[k] = min(self.bound[k], proven)
         return max(k, self.remember(value, sol.values["x"], sol.values["v"]))
 
@@ -377,7 +381,7 @@ class _Sweep:
     def level(self, k: int) -> int:
         """Solve ``P(k)`` at the first ``k`` of a value level; returns the last ``k`` the level is known to hold."""
         own, began = self.own, self.wall
-        if k > 0 and self.best_known(k - 1)[1] < k:
+        if k > 0 and self.best_known(k - 1)[1] < k:  # pragma: no mutate: the greedy step only offers a start
             step = _greedy_step(self.choice_lp, own, self.best_known(k - 1)[2]["x"], self.run)
             if step is not None:
                 self.remember(step.objective, step.values["x"], step.values["v"])
@@ -441,7 +445,7 @@ def _choice_lp(game: SequenceFormGame, player: int) -> Model:
     link = sp.csr_matrix((np.ones(n - 1), (rows, seq)), shape=(n - 1, n)) - sp.csr_matrix(
         (np.ones(n - 1), (rows, own.parents[own.decision_point_of[seq]])), shape=(n - 1, n)
     )
-    model.add_constraints("fixed_choice", {"x": link}, ">=", -1.0)
+    model.add_constraints("fixed_choice", {"x": link}, ">=", -1.0)  # pragma: no mutate: set before each solve
     return model
 
 

@@ -218,7 +218,9 @@ class KdetSearch:
         choice = np.array([int(np.argmax(x[start:end])) for start, end in zip(self.own.starts, self.own.ends)])
         self._solve(choice, None)
         bound = top.solution.objective_bound
-        return top.value if bound is None else max(bound, top.value)
+        if bound is not None:
+            return max(bound, top.value)
+        return top.value if top.solution.optimal else np.inf  # stopped before any bound: nothing proved
 
     def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
         """Search ``P(k)`` best bound first until every node is below the cutoff; returns the proved bound.

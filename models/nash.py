@@ -12,7 +12,9 @@ For player ``p`` with polytope ``F_p x = f_p``, the opponent's polytope
          x >= 0,  v free
 
 The optimum is the value player ``p`` can guarantee; the two players' values
-sum to zero.  With ``x`` binary the same model is the deterministic ILP
+sum to zero.  The LP's dual is the opponent's Nash LP, and the duals of the
+best-response rows are minus the opponent's equilibrium strategy, so one solve
+gives both players' strategies (:func:`solve_equilibrium`).  With ``x`` binary the same model is the deterministic ILP
 (:mod:`gamelp.models.determinism`).
 
 Matrix games (second half of the module): von Neumann's general LP for any
@@ -155,6 +157,107 @@ def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str,
 def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, **options) -> NashResult:
     """Solve player ``player``'s Nash LP on ``backend``."""
     return solve_model(game, player, sequence_form_lp(game, player), backend, **options)
+
+
+@dataclass(repr=False)
+class Equilibrium(Summarised):
+    """Both players' equilibrium strategies from one solve of player 1's Nash LP.
+
+    Player 1's strategy ``x`` is the LP's primal solution, player 2's ``y``
+    the duals of its best-response rows (the LP dual is player 2's Nash LP,
+    von Stengel 1996, Section 4), so one solve serves both players.
+    """
+
+    result: NashResult  # player 1's solved LP
+    y: np.ndarray
+
+    @property
+    def game(self) -> SequenceFormGame:
+        """The solved game."""
+        return self.result.game
+
+    @property
+    def value(self) -> float:
+        """Player 1's value (player 2's is its negative)."""
+        return self.result.value
+
+    @property
+    def x(self) -> np.ndarray:
+        """Player 1's equilibrium strategy (sequence form)."""
+        return self.result.strategy
+
+    @property
+    def strategy(self) -> np.ndarray:
+        """Player 1's equilibrium strategy (``value`` is player 1's)."""
+        return self.x
+
+    def strategy_of(self, player: int) -> np.ndarray:
+        """Player ``player``'s equilibrium strategy (sequence form)."""
+        return self.x if self.game.player(player) is self.game.pl1 else self.y
+
+    def strategy_dict(self, player: int) -> dict[str, float]:
+        """Sequence label -> probability of ``player``'s strategy (the empty sequence included)."""
+        return dict(zip(self.game.player(player).labels, np.round(self.strategy_of(player), 12).tolist()))
+
+    @property
+    def gap(self) -> float:
+        """The saddle-point gap of ``(x, y)``, computed without the solver: 0 at an equilibrium."""
+        return self.game.saddle_point_gap(self.x, self.y)
+
+    @property
+    def solution(self):
+        """The solver's answer to player 1's Nash LP (status, backend, duals)."""
+        return self.result.solution
+
+    def _summary(self) -> dict:
+        return result_summary(
+            self,
+            self.gap,
+            game=self.game.name,
+            player="both",
+            sequences=Raw(f"{self.game.pl1.num_sequences} + {self.game.pl2.num_sequences}"),
+        )
+
+    def _entries(self):
+        return "player 1's strategy (sequence form)", self.strategy_dict(1).items()
+
+    def to_dict(self) -> dict:
+        """JSON-ready summary: player 1's value, status, backend, the gap and both strategies by label.
+
+        ``strategy`` is player 1's and ``opponent_strategy`` player 2's, as in
+        the matrix-game results.
+        """
+        solution = self.result.solution
+        return {
+            "value": self.value,
+            "status": solution.status,
+            "backend": solution.backend,
+            "solver_version": solution.solver_version,
+            "player": "both",
+            "gap": self.gap,
+            "wall_time": solution.wall_time,
+            "strategy": self.strategy_dict(1),
+            "opponent_strategy": self.strategy_dict(2),
+        }
+
+
+def solve_equilibrium(game: SequenceFormGame, backend: str = DEFAULT_BACKEND, **options) -> Equilibrium:
+    """Both players' equilibrium strategies from one LP: player 1's Nash LP and its duals.
+
+    A backend that returns no duals is refused (``SolveError``); so is a
+    dual solution that is not a sequence-form strategy of player 2.
+    """
+    result = solve_nash(game, 1, backend, **options)
+    y = result.opponent_strategy
+    model = result.model.name
+    if y is None:
+        raise SolveError(f"{model} on {backend}: the backend returned no duals to read player 2's strategy from")
+    if game.pl2.infeasibility(y) > 1e-6:
+        raise SolveError(
+            f"{model} on {backend}: the best-response duals are not a sequence-form strategy of player 2 "
+            f"(violation {game.pl2.infeasibility(y):.2e})"
+        )
+    return Equilibrium(result, y)
 
 
 # =====================================================================================================
@@ -363,7 +466,7 @@ def solve_matrix_nash(
         other = _normalised(-dual, f"{model.name} payoff duals")
     else:
         scaled = solution.values[STRATEGY_BLOCK]
-        if not solution.objective > 0:
+        if not solution.objective > 0:  # pragma: no mutate: C^T x >= 1 makes a feasible objective never 0
             raise SolveError(
                 f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
                 "the game's value is not positive; use form='general'"

@@ -171,7 +171,7 @@ def ellipsoidal_set(shape: tuple[int, int], radius: float, scope: str = "matrix"
 
 
 # ----------------------------------------------------------------------------- the robust LPs
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # pragma: no mutate: never assigned to
 class _Rows:
     """The player's constraints as ``a_k^T z + sign * sum_l delta_kl zeta[vec_kl] z_l  >=  t_k``."""
 

@@ -13,8 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+from gamelp.argtypes import MAX_WORKERS
 from gamelp.argtypes import finite_float as finite_float  # re-exported: the commands and scripts take them here
 from gamelp.argtypes import integer as integer
+from gamelp.argtypes import workers as workers
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.errors import OutputError
 from gamelp.io import check_writable
@@ -138,7 +140,12 @@ def int_list(text: str) -> list[int]:
     return values
 
 
-MAX_WORKERS = 1024
+def worker_counts(text: str) -> list[int]:
+    """Parse a list of local worker-process counts (as :func:`int_list`), each from 1 to ``MAX_WORKERS``."""
+    counts = int_list(text)
+    if not all(1 <= count <= MAX_WORKERS for count in counts):
+        raise argparse.ArgumentTypeError(f"worker counts must be between 1 and {MAX_WORKERS}, got {text!r}")
+    return counts
 
 
 def add_execution_options(parser: argparse.ArgumentParser) -> None:
@@ -155,9 +162,9 @@ def add_execution_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
-        type=integer(1, MAX_WORKERS),
+        type=workers,
         default=os.cpu_count() or 1,
-        help="local worker processes (default: all cores; 1 plays in this process)",
+        help="local worker processes, at most 4 per core (default: all cores; 1 plays in this process)",
     )
     where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786")
     parser.add_argument(

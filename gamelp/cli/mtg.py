@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict
 
 from gamelp.argtypes import MAX_COUNT
-from gamelp.cli.args import add_execution_options, execution_from, int_list, integer, output_directory
+from gamelp.cli.args import add_execution_options, execution_from, int_list, integer, output_directory, workers
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.evaluation import EVALUATIONS
@@ -319,7 +319,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         default=200,
         help="new games measuring out-of-sample accuracy (default: 200; 0 skips)",
     )
-    train.add_argument("--workers", type=integer(1), default=1, help="worker processes playing the games (default: 1)")
+    train.add_argument("--workers", type=workers, default=1, help="worker processes playing the games (default: 1)")
     train.add_argument("--quiet", action="store_true", help="no progress bar")
     train.set_defaults(func=cmd_train_forest)
 

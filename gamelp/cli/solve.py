@@ -1,9 +1,10 @@
-"""The ``gamelp solve`` command: one player's optimal strategy of a sequence-form game.
+"""The ``gamelp solve`` command: one player's optimal strategy of a sequence-form game, or both players'.
 
 By the Nash LP (``--method lp``, the default), the best deterministic strategy
 (``--deterministic``, an ILP), with Mangasarian's uniqueness test (``--unique``),
 or by regret-minimisation self-play (``--method cfr+`` and the others of
-:mod:`gamelp.regret`).
+:mod:`gamelp.regret`).  ``--player both`` reports both players' strategies
+from one run: one Nash LP and its duals, or one self-play run.
 """
 
 from __future__ import annotations
@@ -34,7 +35,13 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     """Add ``solve`` to the main parser's sub-commands."""
     solve = commands.add_parser("solve", help="solve a sequence-form game for one player")
     add_game_argument(solve)
-    solve.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose strategy (default 1)")
+    solve.add_argument(
+        "--player",
+        type=player_choice,
+        choices=(1, 2, "both"),
+        default=1,
+        help="whose strategy: 1 (default), 2, or both (one LP: player 2's strategy is read from its duals)",
+    )
     solve.add_argument("--backend", default=DEFAULT_BACKEND, help=BACKEND_HELP)
     solve.add_argument("--time-limit", type=finite_float(0.0), help="seconds the solver may take (LP and MIP methods)")
     solve.add_argument("--deterministic", action="store_true", help="best deterministic strategy (ILP)")
@@ -101,6 +108,11 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 MAX_AVERAGING_EXPONENT = 32
 
 
+def player_choice(text: str) -> int | str:
+    """``1`` or ``2`` as a number, anything else as given (argparse's choices refuse it)."""
+    return int(text) if text in ("1", "2") else text
+
+
 def averaging_weights(text: str) -> str | float:
     """A regret method's averaging: a name, or the exponent gamma of the weights t^gamma."""
     if text in ("uniform", "linear", "quadratic"):
@@ -119,7 +131,8 @@ def averaging_weights(text: str) -> str | float:
 def run_solve(args) -> int:
     """``gamelp solve``: solve a game by the LP or a regret method and print the value and strategy."""
     game = load_game_argument(args)
-    own = game.player(args.player)
+    both = args.player == "both"
+    own = game.player(2 if args.player == 2 else 1)  # with both: player 1, whose strategy is printed first
     if args.method != "lp":
         if args.deterministic or args.unique:
             raise GamelpError("--deterministic and --unique need the LP (--method lp)")
@@ -134,7 +147,20 @@ def run_solve(args) -> int:
             averaging=args.averaging,
             progress=None if args.json else regret_progress(args.iterations),
         )
-        x, payload = (result.x if args.player == 1 else result.y), result.to_dict(args.player)
+        x, payload = (result.x if args.player != 2 else result.y), result.to_dict(2 if args.player == 2 else 1)
+        y = result.y
+        if both:
+            payload.update(player="both", opponent_strategy=result.to_dict(2)["strategy"])
+    elif both:
+        if args.deterministic or args.unique:
+            raise GamelpError(
+                "--player both reads player 2's strategy from the Nash LP's duals: "
+                "--deterministic and --unique solve one player at a time"
+            )
+        from gamelp.models.nash import solve_equilibrium
+
+        equilibrium = solve_equilibrium(game, args.backend, verbose=args.verbose, time_limit=args.time_limit)
+        x, y, payload = equilibrium.x, equilibrium.y, equilibrium.to_dict()
     else:
         from gamelp.models.determinism import solve_deterministic
         from gamelp.models.nash import solve_nash
@@ -152,8 +178,10 @@ def run_solve(args) -> int:
             payload.update(verdict.to_dict())
     if args.behavioural:
         payload["behavioural"] = own.to_behavioural(x)
+        if both:
+            payload["opponent_behavioural"] = game.pl2.to_behavioural(y)
     if args.plot:
-        _plot_tree(args, game.name, own, x)
+        _plot_tree(args, game.name, own, 2 if args.player == 2 else 1, x)
     if args.json:
         print_json(payload)
     else:
@@ -161,8 +189,8 @@ def run_solve(args) -> int:
     return 0
 
 
-def _plot_tree(args, name: str, own, x) -> None:
-    """``--plot``: the solved player's tree with the strategy's probabilities, cut at ``--plot-depth``."""
+def _plot_tree(args, name: str, own, player: int, x) -> None:
+    """``--plot``: ``player``'s tree (``own``) with the strategy's probabilities, cut at ``--plot-depth``."""
     from gamelp.plots import plot_strategy_tree
 
     depth = args.plot_depth
@@ -171,17 +199,16 @@ def _plot_tree(args, name: str, own, x) -> None:
         log.warning(
             "%s: player %d has %d decision points; drawing the tree to depth %d (--plot-depth sets it)",
             name,
-            args.player,
+            player,
             own.num_decision_points,
             depth,
         )
-    plot_strategy_tree(own, x, args.plot, depth=depth, title=f"{name}: player {args.player}'s strategy")
+    plot_strategy_tree(own, x, args.plot, depth=depth, title=f"{name}: player {player}'s strategy")
 
 
 def _print_text(args, name: str, payload: dict) -> None:
-    print(
-        f"{name}: player {args.player} value {payload['value']:.10g} (gap {payload['gap']:.2e}, {payload['backend']})"
-    )
+    player = 1 if args.player == "both" else args.player
+    print(f"{name}: player {player} value {payload['value']:.10g} (gap {payload['gap']:.2e}, {payload['backend']})")
     if payload["status"] not in ("optimal", "converged", "iteration_limit"):
         print(f"status: {payload['status']} (not a proven optimum)")
     if payload["status"] == "iteration_limit":
@@ -192,10 +219,18 @@ def _print_text(args, name: str, payload: dict) -> None:
         )
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
+    _print_strategy(args, payload["behavioural"] if args.behavioural else payload["strategy"])
+    if args.player == "both":
+        print(f"{name}: player 2 value {-payload['value']:.10g}")
+        _print_strategy(args, payload["opponent_behavioural"] if args.behavioural else payload["opponent_strategy"])
+
+
+def _print_strategy(args, strategy: dict) -> None:
+    """The behavioural strategy (--behavioural), or the sequence-form weights above 1e-9."""
     if args.behavioural:
-        _print_behavioural(payload["behavioural"])
+        _print_behavioural(strategy)
         return
-    for label, prob in payload["strategy"].items():
+    for label, prob in strategy.items():
         if prob > 1e-9 and label != "∅":
             print(f"  {label:30s} {prob:.6f}")
 

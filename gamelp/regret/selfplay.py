@@ -35,6 +35,7 @@ import scipy.sparse as sp
 from gamelp.display import Raw, Summarised, frame
 from gamelp.errors import RegretError
 from gamelp.game import SequenceFormGame, load_game
+from gamelp.memory import refuse_unless_it_fits
 from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
 from gamelp.regret.simplex import RegretMinimiser, local_minimiser
 from gamelp.treeplex import Treeplex
@@ -351,7 +352,7 @@ class _SelfPlay:
     ):
         self.method, self.spaces, self.payoffs, self.players = method, spaces, payoffs, players
         self.alternating, self.gamma, self.record, self.track_last = alternating, gamma, record, track_last
-        self.average_utilities = not sp.issparse(payoffs[0])
+        self.average_utilities = not sp.issparse(payoffs[0])  # pragma: no mutate: both are sparse or neither
 
     def gaps(
         self,
@@ -385,6 +386,13 @@ class _SelfPlay:
         checked: list[int] = []
         gaps: list[float] = []
         last_gaps: list[float | None] = []
+        if self.record:  # every iterate and average of both players
+            refuse_unless_it_fits(
+                16.0 * iterations * (x.size + y.size),
+                f"recording {iterations:,} iterations",
+                RegretError,
+                "ask for fewer iterations",
+            )
         history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if self.record else []
         total_weight, converged, next_progress, value = 0.0, False, PROGRESS_EVERY, 0.0
         for t in range(1, iterations + 1):

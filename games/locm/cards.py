@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.games.errors import LocmError
+from gamelp.io import read_text
 
 CREATURE, GREEN_ITEM, BLUE_ITEM = 0, 1, 3  # a red item (2) follows the rules of every item
 TYPE_NAMES = ("creature", "itemGreen", "itemRed", "itemBlue")
@@ -139,11 +140,7 @@ def parse_cards(text: str, source: str) -> CardTable:
 
 def load_cards(path: str | Path) -> CardTable:
     """Read and parse a card list file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LocmError(f"{path}: cannot read the card list ({exc})") from None
-    return parse_cards(text, str(path))
+    return parse_cards(read_text(path, LocmError), str(path))
 
 
 @lru_cache(maxsize=1)

@@ -378,6 +378,12 @@ def train_session(
         )
         for seat in THESIS_SETTINGS[approach, battler]
     )
+    for seat in settings:  # PPO's mini-batches hold two steps at least (Stable-Baselines3 refuses fewer)
+        batch = max(1, seat.n_steps // n_envs) * n_envs
+        if batch // seat.minibatches < 2:
+            raise LocmError(
+                f"{seat.minibatches} minibatches: PPO's batch of {batch} steps splits into at most {batch // 2}"
+            )
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -434,7 +440,7 @@ def add_train_arguments(parser, default_out: str | None = None) -> None:
     )
     parser.add_argument(
         "--learning-rate-scale",
-        type=finite_float(0.0, strict=True),
+        type=finite_float(0.0, strict=True, high=1e3),  # the rates times 1e3 are already far past any that learns
         default=1.0,
         help="multiplies the thesis's learning rates of both seats (default %(default)s)",
     )

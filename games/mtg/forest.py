@@ -271,8 +271,13 @@ def collect_positions(
 
 
 def train_forest(X, y, trees: int = 9, seed: int = 0):
-    """A scikit-learn random forest with the thesis's settings (``max_features="sqrt"``)."""
+    """A scikit-learn random forest with the thesis's settings (``max_features="sqrt"``).
+
+    Raises :class:`ForestError` when the positions do not include wins of both players.
+    """
     require("sklearn", "training a random forest")
+    if len(set(np.asarray(y).tolist())) < 2:
+        raise ForestError(f"{len(y)} labelled positions, not won by both players: play more or longer games")
     from sklearn.ensemble import RandomForestClassifier
 
     return RandomForestClassifier(n_estimators=trees, max_features="sqrt", random_state=seed).fit(X, y)
@@ -562,11 +567,11 @@ def train_forests(
                 "%d of %d training games skipped: their exact search passed %s positions", data.capped, games, label_cap
             )
             for t, path in paths.items():
-                if len(set(data.y[t].tolist())) < 2:
-                    raise ForestError(
-                        f"could not train the {t}-life forest: {len(data.y[t])} labelled positions, one winner"
-                    )
-                Forest.from_sklearn(train_forest(data.X[t], data.y[t], trees, seed), t).save(path)
+                try:
+                    trained = train_forest(data.X[t], data.y[t], trees, seed)
+                except ForestError as exc:
+                    raise ForestError(f"could not train the {t}-life forest: {exc}") from None
+                Forest.from_sklearn(trained, t).save(path)
         return {t: Forest.load(p) for t, p in paths.items()}
 
 

@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, finite_float, int_list, integer, run_script
+from gamelp.cli.args import OneLineParser, finite_float, integer, run_script, worker_counts
 from gamelp.games.locm.battlers import BATTLERS, make_battler
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State
 from gamelp.games.locm.match import play_match
+from gamelp.games.runner import process_pool
 
 GYM_DRIVER = r"""
 import json, random, sys, time
@@ -107,7 +108,7 @@ def gamelp_matches(battler_name: str, seconds: float, first_seed: int = 0) -> tu
     """(matches played, seconds) within the budget, one process."""
     drafter, battler = UniformDrafter(), make_battler(battler_name)
     matches, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while matches == 0 or time.perf_counter() - start < seconds:  # one match at least: a rate to divide by
         play_match(drafter, drafter, battler, battler, first_seed + matches)
         matches += 1
     return matches, time.perf_counter() - start
@@ -122,8 +123,8 @@ def gamelp_rate(battler_name: str, seconds: float, workers: int) -> tuple[int, f
     if workers == 1:
         results = [gamelp_matches(battler_name, seconds)]
     else:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            results = pool.map(_worker, [(battler_name, seconds, 10_000_000 * w) for w in range(workers)])
+        with process_pool(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = list(pool.map(_worker, [(battler_name, seconds, 10_000_000 * w) for w in range(workers)]))
     return sum(matches for matches, _ in results), sum(matches / elapsed for matches, elapsed in results)
 
 
@@ -222,7 +223,7 @@ def build_parser() -> OneLineParser:
         "--seconds", type=finite_float(0.0, strict=True), default=20.0, help="wall time per measurement (default: 20)"
     )
     parser.add_argument(
-        "--workers", type=int_list, default=[1, 2], help="gamelp process counts to measure (default: 1,2)"
+        "--workers", type=worker_counts, default=[1, 2], help="gamelp process counts to measure (default: 1,2)"
     )
     parser.add_argument("--gym-python", help="a Python >= 3.12 with gym-locm installed (omit to skip gym-locm)")
     parser.add_argument(

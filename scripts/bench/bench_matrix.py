@@ -200,7 +200,7 @@ def report_first_order(result: MatrixSpeed) -> None:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=integer(1), nargs="+", default=[33, 100, 250, 500, 1000, 2000])
+    parser.add_argument("--sizes", type=integer(1, 20_000), nargs="+", default=[33, 100, 250, 500, 1000, 2000])
     parser.add_argument("--backend", default=DEFAULT_BACKEND)
     parser.add_argument("--timeout", type=finite_float(0.0, strict=True), default=60.0, help="seconds per peer run")
     parser.add_argument("--seed", type=integer(0), default=0)

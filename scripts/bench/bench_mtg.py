@@ -66,7 +66,7 @@ class MtgSpeed:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=integer(1), default=100)
+    parser.add_argument("--games", type=integer(1, 10**6), default=100)  # the deck pairs are drawn up front
     parser.add_argument("--cap", type=integer(1), default=500_000, help="evaluation cap per game")
     parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
     parser.add_argument("--graded", action="store_true", help="search with full scores, not their sign")

@@ -1,17 +1,23 @@
 """Benchmark: Leduc Nash LP (both players, load + build + solve) on every backend and against OpenSpiel.
 
     python scripts/bench/bench_nash.py [--repeats 3] [--backends highs,gurobi,...] [--no-openspiel]
+        [--variants 3x2,...,13x4] [--growth-backends highs,cvxpy:CLARABEL]
 
 In the same run it times OpenSpiel's ``sequence_form_lp.solve_zero_sum_game``
 on OpenSpiel's own Leduc (the ``open-spiel`` and ``ecos`` packages, its default LP solver through cvxpy, are
 installed by this script if missing; they are never gamelp dependencies),
-reports every time with its ratio to OpenSpiel, then times the default
-backend on bigger Leduc variants from the generator to show how the time
-grows with the number of sequences.
+reports every time with its ratio to OpenSpiel, then times bigger Leduc
+variants from the generator to show how the time grows with the number of
+sequences: both players from one LP (player 1's, player 2's strategy from
+its duals) split into load, build and solve, on each growth backend, beside
+the two LPs (one per player) on HiGHS.  Times are wall seconds; the CPU
+seconds of the process are reported beside them (a shared machine inflates
+the wall).
 """
 
 import argparse
 import importlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,7 +31,7 @@ from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.errors import BackendError
 from gamelp.game import load_game
 from gamelp.games import poker
-from gamelp.models.nash import sequence_form_lp, solve_nash
+from gamelp.models.nash import sequence_form_lp, solve_model, solve_nash
 
 BACKENDS = "highs,gurobi,pyomo:appsi_highs,pyomo:gurobi_direct,cvxpy:HIGHS,cvxpy:CLARABEL"
 
@@ -36,6 +42,43 @@ def ours(path: str, backend: str) -> tuple[float, float]:
     game = load_game(path)
     values = [solve_nash(game, player, backend).value for player in (1, 2)]
     return time.perf_counter() - began, values[0]
+
+
+def one_lp(path: str, backend: str) -> dict:
+    """Both players from one LP: wall seconds of load, build and solve, CPU seconds, value and gap."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    game = load_game(path)
+    loaded = time.perf_counter()
+    model = sequence_form_lp(game, 1)
+    model.matrix_form()
+    built = time.perf_counter()
+    result = solve_model(game, 1, model, backend)
+    y = result.opponent_strategy
+    if y is None:
+        raise BackendError(f"{backend} returned no duals")
+    gap = game.saddle_point_gap(result.strategy, y)
+    done = time.perf_counter()
+    return {
+        "load": loaded - wall,
+        "build": built - loaded,
+        "solve": done - built,
+        "seconds": done - wall,
+        "cpu": time.process_time() - cpu,
+        "value": result.value,
+        "gap": gap,
+    }
+
+
+def two_lps(path: str, backend: str) -> dict:
+    """Both players from their own LPs: wall and CPU seconds of load + build + solve, and the value."""
+    cpu = time.process_time()
+    seconds, value = ours(path, backend)
+    return {"seconds": seconds, "cpu": time.process_time() - cpu, "value": value}
+
+
+def medians(runs: list[dict]) -> dict:
+    """Each numeric field's median over the runs."""
+    return {key: median(run[key] for run in runs) for key in runs[0]}
 
 
 def openspiel() -> tuple[float, float]:
@@ -68,7 +111,7 @@ class NashSpeed:
     repeats: int
     openspiel: tuple[float, float] | None  # OpenSpiel's median seconds and value (None: --no-openspiel)
     backends: list[dict]  # backend, seconds, value, ratio (OpenSpiel's seconds / ours, or None); or backend, refused
-    growth: list[dict]  # ranks, suits, sequences (player 1's), seconds, value
+    growth: list[dict]  # ranks, suits, sequences (player 1's), backend, lps (1 or 2), medians of one_lp / two_lps
 
 
 def variant_list(text: str) -> list[tuple[int, int]]:
@@ -88,8 +131,9 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--backends", default=BACKENDS)
     parser.add_argument("--no-openspiel", action="store_true")
     parser.add_argument(
-        "--variants", type=variant_list, default="3x2,4x2,4x3,5x3,6x3", help="Leduc ranks x suits for growth"
+        "--variants", type=variant_list, default="3x2,4x2,4x3,5x3,6x3,8x4,13x4", help="Leduc ranks x suits for growth"
     )
+    parser.add_argument("--growth-backends", default="highs,cvxpy:CLARABEL", help="backends of the one-LP growth rows")
     return parser
 
 
@@ -119,8 +163,17 @@ def main(argv: list[str] | None = None) -> NashSpeed:
             path = Path(tmp) / f"leduc_{ranks}x{suits}.json"
             poker.write_game(poker.leduc(ranks=ranks, suits=suits), path)
             sequences = load_game(path).pl1.num_sequences
-            seconds, value = timed(lambda p=str(path): ours(p, "highs"), args.repeats)
-            growth.append({"ranks": ranks, "suits": suits, "sequences": sequences, "seconds": seconds, "value": value})
+            size = {"ranks": ranks, "suits": suits, "sequences": sequences}
+            for backend in args.growth_backends.split(","):
+                try:
+                    check(sequence_form_lp(load_game("kuhn"), 1), backend)
+                except BackendError as exc:
+                    print(f"growth: {backend} refused: {exc}", file=sys.stderr)
+                    continue
+                runs = [one_lp(str(path), backend) for _ in range(args.repeats)]
+                growth.append({**size, "backend": backend, "lps": 1, **medians(runs)})
+            runs = [two_lps(str(path), "highs") for _ in range(args.repeats)]
+            growth.append({**size, "backend": "highs", "lps": 2, **medians(runs)})
     return NashSpeed(repeats=args.repeats, openspiel=reference, backends=backends, growth=growth)
 
 
@@ -137,12 +190,22 @@ def report(result: NashSpeed) -> None:
         ratio = f"{row['ratio']:.1f}x faster" if row["ratio"] is not None else ""
         print(f"{'gamelp ' + row['backend']:24s} {row['seconds']:9.4f} {ratio:>13s} {row['value']:12.6f}")
 
-    print("\nGrowth with the number of sequences (default backend, highs)")
-    print(f"{'Leduc variant':14s} {'sequences':>10s} {'seconds':>9s} {'value pl1':>12s}")
+    print(
+        f"\nGrowth with the number of sequences: both players, load + build + solve, median of {result.repeats} "
+        f"(wall seconds; CPU seconds of this process beside them; {os.cpu_count()} cores, shared)"
+    )
+    print(
+        f"{'Leduc variant':18s} {'sequences':>9s} {'backend':>15s} {'LPs':>3s} {'load':>7s} {'build':>7s} "
+        f"{'solve':>8s} {'total':>8s} {'cpu':>8s} {'value pl1':>12s} {'gap':>9s}"
+    )
     for row in result.growth:
+        parts = [f"{row[key]:7.3f}" if key in row else f"{'':>7s}" for key in ("load", "build")]
+        solve = f"{row['solve']:8.3f}" if "solve" in row else f"{'':>8s}"
+        gap = f"{row['gap']:9.1e}" if "gap" in row else ""
         print(
-            f"{row['ranks']} ranks x {row['suits']} suits {row['sequences']:8d} {row['seconds']:9.4f} "
-            f"{row['value']:12.6f}"
+            f"{row['ranks']:2d} ranks x {row['suits']} suits {row['sequences']:9d} {row['backend']:>15s} "
+            f"{row['lps']:3d} {' '.join(parts)} {solve} {row['seconds']:8.3f} {row['cpu']:8.3f} "
+            f"{row['value']:12.8f} {gap}"
         )
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, run_script
+from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, run_script, worker_counts
 from gamelp.games.locm.tournament import run_tournament
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.evaluation import EVALUATIONS
@@ -78,7 +78,7 @@ class SweepSpeed:
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=("mtg", "locm"), default="mtg", help="simulator (default: mtg)")
-    parser.add_argument("--workers", type=int_list, default=[1, 2], help="worker counts (default: 1,2)")
+    parser.add_argument("--workers", type=worker_counts, default=[1, 2], help="worker counts (default: 1,2)")
     parser.add_argument("--batch-sizes", type=int_list, default=[1, 32], help="matches per task (default: 1,32)")
     parser.add_argument("--creatures", type=int_list, default=[0, 4, 8], help="mtg: default 0,4,8")
     parser.add_argument("--bolts", type=int_list, default=[20, 28, 36], help="mtg: default 20,28,36")

@@ -45,7 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script
+from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script, workers
+from gamelp.errors import GamelpError
 from gamelp.games.errors import RunError
 from gamelp.games.mtg.engine import Rules
 from gamelp.games.mtg.match import play_game
@@ -216,7 +217,7 @@ def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12
         default=[],
         help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0",
     )
-    parser.add_argument("--workers", type=integer(1), default=1)
+    parser.add_argument("--workers", type=workers, default=1)
     parser.add_argument("--quiet", action="store_true")
 
 
@@ -477,6 +478,8 @@ def cmd_seats(args) -> Seats:
         for j, b in enumerate(labels)
         if i < j and a in inside and b in inside
     ]
+    if not cells:
+        raise GamelpError(f"no pair of Appendix B's decks has both Lightning Bolt counts in [{args.low}, {args.high}]")
     k, statistic, p, q = seat_dispersion(cells)
     result = Seats(low=args.low, high=args.high, cells=k, statistic=statistic, p=p, first_player_share=q)
     for directory in map(Path, args.dirs):
@@ -617,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     accuracy.add_argument("--games", type=integer(1), default=200)
     accuracy.add_argument("--seed", type=integer(0), default=0)
     accuracy.add_argument("--label-cap", type=integer(1), default=50_000)
-    accuracy.add_argument("--workers", type=integer(1), default=1)
+    accuracy.add_argument("--workers", type=workers, default=1)
     accuracy.add_argument("--quiet", action="store_true")
     accuracy.set_defaults(func=cmd_forest_accuracy)
     matrix = commands.add_parser("matrix", help="write a sweep's played cells (finished or not) as CSVs")

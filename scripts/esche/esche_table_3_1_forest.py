@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from gamelp.cli.args import OneLineParser, int_list, integer, plot_path, run_script
+from gamelp.cli.args import OneLineParser, int_list, integer, plot_path, run_script, workers
+from gamelp.games.errors import ForestError
 from gamelp.games.mtg.forest import Forest, collect_positions, train_forest
 from gamelp.games.runner import process_pool
 from gamelp.io import atomic_path
@@ -59,11 +60,8 @@ def _collect(job):
 
 
 def collect(games, threshold, seed, cap, jobs):
-    chunks = [
-        (len(part), threshold, seed * 1000 + k, cap)
-        for k, part in enumerate(np.array_split(np.arange(games), jobs))
-        if len(part)
-    ]
+    sizes = [games // jobs + (k < games % jobs) for k in range(jobs)]  # as even as np.array_split, no array
+    chunks = [(size, threshold, seed * 1000 + k, cap) for k, size in enumerate(sizes) if size]
     if jobs == 1:
         parts = [_collect(chunk) for chunk in chunks]  # the same chunk, no worker process
     else:
@@ -79,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--set-games", type=integer(1), default=120)
     parser.add_argument("--threshold", type=integer(1), default=12)
     parser.add_argument("--label-cap", type=integer(1), default=50_000)
-    parser.add_argument("--jobs", type=integer(1), default=2)
+    parser.add_argument("--jobs", type=workers, default=2)
     parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument(
         "--curve", type=int_list, default=[], help="tree counts for Figures 3.1 and 3.2, e.g. 1,3,9,27,81"
@@ -105,6 +103,8 @@ def main(argv: list[str] | None = None) -> ForestTable:
     millis = {n: [] for n in counts}
     for k in range(args.sets):
         Xt, yt = collect(args.set_games, args.threshold, args.seed + 1 + k, args.label_cap, args.jobs)
+        if not len(yt):
+            raise ForestError(f"test set {k + 1}: no labelled positions (every game passed the label cap)")
         for n, forest in forests.items():
             t = time.perf_counter()
             predicted = forest.predict(Xt)

@@ -44,7 +44,7 @@ class CapTable:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=integer(1), default=100)
+    parser.add_argument("--games", type=integer(1, 10**6), default=100)  # the deck pairs are drawn up front
     parser.add_argument("--caps", type=integer(1), nargs="+", default=sorted(THESIS))
     parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
     parser.add_argument("--graded", action="store_true", help="search with full scores, not their sign")

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gamelp.cli.args import OneLineParser, integer, output_directory, run_script
+from gamelp.cli.args import OneLineParser, integer, output_directory, run_script, workers
 from gamelp.deps import require
 from gamelp.games import yugioh as ygo
 from gamelp.io import atomic_write, write_text
@@ -111,7 +111,7 @@ def build_parser() -> OneLineParser:
         default=ygo.TABLE1_RULES.life,
         help=f"life points in units of one attack (default: {ygo.TABLE1_RULES.life})",
     )
-    parser.add_argument("--workers", type=integer(1), default=2, help="worker processes (default: 2)")
+    parser.add_argument("--workers", type=workers, default=2, help="worker processes (default: 2)")
     parser.add_argument("--seed", type=integer(0), default=0)
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")

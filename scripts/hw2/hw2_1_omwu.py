@@ -79,7 +79,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--eta", type=finite_float(0.0, strict=True), default=0.2, help="step size of both players (default: 0.2)"
     )
-    parser.add_argument("--size", type=integer(1), default=5, help="the random game is size x size (default: 5)")
+    parser.add_argument("--size", type=integer(1, 10**4), default=5, help="the random game is size x size (default: 5)")
     parser.add_argument("--seed", type=integer(0), default=0, help="seed of the random game (default: 0)")
     parser.add_argument("--out", type=output_directory, default="out", help="directory for the plots (default: out/)")
     return parser
@@ -94,7 +94,6 @@ def main(argv: list[str] | None = None) -> SelfPlay:
         ),
     }
     out = Path(args.out)
-    iters = np.arange(1, args.iterations + 1)
     fig = Figure(figsize=(6 * len(games), 8))
     axes = fig.subplots(2, len(games), squeeze=False)
     rpss_runs = {}
@@ -103,6 +102,7 @@ def main(argv: list[str] | None = None) -> SelfPlay:
         for method, style in (("mwu", "tab:blue"), ("omwu", "tab:red")):
             # The homework's eta is in payoff units; gamelp's is relative to the payoff range.
             result = self_play_matrix(M, method, args.iterations, eta=args.eta * payoff_range(M))
+            iters = np.arange(1, args.iterations + 1)  # after the run, which refuses a length memory cannot hold
             regret, bound = regret_and_bound(result, M, args.eta, optimistic=method == "omwu")
             if col == 0:
                 rpss_runs[method] = result

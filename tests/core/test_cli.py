@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from gamelp.cli import main
@@ -32,6 +33,39 @@ def test_solve_player_two_on_another_backend(capsys):
     out = cli_json(capsys, "solve", "kuhn", "--player", "2", "--backend", "gurobi")
     assert out["value"] == pytest.approx(1 / 18, abs=1e-9)
     assert out["backend"] == "gurobi" and out["gap"] < 1e-6
+
+
+@pytest.mark.parametrize("method", ["lp", "pdcfr+"])
+def test_solve_both_players_from_one_run(capsys, leduc, method):
+    out = cli_json(
+        capsys,
+        "solve",
+        "leduc",
+        "--player",
+        "both",
+        "--method",
+        method,
+        "--target-gap",
+        "1e-6",
+        "--iterations",
+        "100000",
+    )
+    assert out["player"] == "both" and out["value"] == pytest.approx(-0.0856, abs=1e-4)
+    x, y = (np.array(list(out[key].values())) for key in ("strategy", "opponent_strategy"))
+    assert len(x) == leduc.pl1.num_sequences and len(y) == leduc.pl2.num_sequences
+    # The printed strategies (rounded to 12 digits) are an equilibrium pair, checked by best responses.
+    assert leduc.saddle_point_gap(x, y) < (1e-9 if method == "lp" else 1e-5)
+    assert leduc.guaranteed_value(2, y) == pytest.approx(-out["value"], abs=1e-5)
+    assert main(["solve", "leduc", "--player", "both", "--behavioural"]) == 0
+    text = capsys.readouterr().out
+    assert "leduc: player 1 value -0.0856" in text and "leduc: player 2 value 0.0856" in text
+    assert "_pl2: " in text  # player 2's behavioural strategy is printed too
+
+
+def test_solve_both_players_refuses_one_player_models(capsys):
+    for option in ("--deterministic", "--unique"):
+        assert main(["solve", "kuhn", "--player", "both", option]) == 2
+        assert "--player both" in capsys.readouterr().err
 
 
 def test_solve_deterministic_and_unique(capsys):

@@ -238,6 +238,12 @@ def _method(world: World):
     return METHODS["pdcfr+"]
 
 
+def _equilibrium(world: World):
+    from gamelp.models.nash import solve_equilibrium
+
+    return solve_equilibrium(world.game)
+
+
 def _mtg_game(world: World):
     from gamelp.games.mtg.match import GameResult
 
@@ -271,6 +277,7 @@ BUILDERS = {
     "gamelp.models.robust.UncertaintyBlock": lambda w: _uncertainty(w).blocks[0],
     "gamelp.models.robust.ConicUncertainty": _uncertainty,
     "gamelp.models.nash.NashResult": lambda w: w.nash,
+    "gamelp.models.nash.Equilibrium": _equilibrium,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.determinism.KdetResult": _kdet,
     "gamelp.models.determinism.KSweep": _sweep,

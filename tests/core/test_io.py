@@ -120,3 +120,46 @@ def test_a_plot_target_is_checked_before_the_work(tmp_path, capsys, target):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write" in err
     assert not (tmp_path / "missing").exists()
+
+
+# ----------------------------------------------------------------------------- text inputs
+
+
+def _sparse_file(path, size: int) -> None:
+    with open(path, "wb") as handle:  # a hole: no disk space used
+        handle.truncate(size)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".nfg", ".efg"])
+def test_a_text_input_past_the_size_cap_is_refused_before_it_is_read(tmp_path, suffix, capsys):
+    from gamelp.cli import main
+    from gamelp.io import MAX_TEXT_BYTES
+
+    path = tmp_path / f"huge{suffix}"
+    _sparse_file(path, MAX_TEXT_BYTES + 1)
+    command = ["solve", str(path)] if suffix != ".nfg" else ["matrix", "solve", str(path)]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and "256 MiB" in err
+
+
+def test_read_text_reads_up_to_the_cap_and_refuses_one_byte_more(tmp_path):
+    from gamelp.errors import GameFileError
+    from gamelp.io import read_text
+
+    path = tmp_path / "text.txt"
+    path.write_text("é" * 10)  # 20 bytes of UTF-8
+    assert read_text(path, GameFileError, max_bytes=20) == "é" * 10
+    with pytest.raises(GameFileError, match=r"text.txt: larger than the"):
+        read_text(path, GameFileError, max_bytes=19)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_card_list_that_is_a_pipe_is_refused_not_waited_on(tmp_path):
+    from gamelp.games.errors import LocmError
+    from gamelp.games.locm.cards import load_cards
+
+    pipe = tmp_path / "cards.txt"
+    os.mkfifo(pipe)
+    with pytest.raises(LocmError, match="named pipe"):
+        load_cards(pipe)

@@ -25,7 +25,7 @@ EXAMPLES = {
         "mtg",
         "sweep",
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -36,7 +36,7 @@ EXAMPLES = {
         "mtg",
         "tournament",
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -48,14 +48,14 @@ EXAMPLES = {
         "locm",
         "tournament",
         "--matches",
-        "1000000",
+        "100000",
         "--out",
         str(tmp / "o"),
         *LONG,
     ],
     ("script", "esche/esche_3_2_std.py"): lambda tmp: [
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -64,7 +64,7 @@ EXAMPLES = {
     ],
     ("script", "esche/esche_3_4_players.py"): lambda tmp: [
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -74,7 +74,7 @@ EXAMPLES = {
     ("script", "esche/esche_appendix_b.py", "run"): lambda tmp: [
         "run",
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -89,7 +89,7 @@ EXAMPLES = {
     ],
     ("script", "esche/esche_small_sweep.py"): lambda tmp: [
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -98,7 +98,7 @@ EXAMPLES = {
     ],
     ("script", "esche/esche_table_3_4.py"): lambda tmp: [
         "--games",
-        "100000",
+        "10000",
         "--evaluation",
         "life",
         "--out",
@@ -107,9 +107,9 @@ EXAMPLES = {
     ],
     ("script", "esche/esche_table_3_1_forest.py"): lambda tmp: ["--train-games", "1000000", "--jobs", "2"],
     ("script", "giotta/giotta_yugioh.py"): lambda tmp: ["--games", "10000000", "--out", str(tmp / "o"), *LONG],
-    ("script", "vieira/vieira_5_2_tournament.py"): lambda tmp: ["--matches", "1000000", "--out", str(tmp / "o"), *LONG],
+    ("script", "vieira/vieira_5_2_tournament.py"): lambda tmp: ["--matches", "100000", "--out", str(tmp / "o"), *LONG],
     ("script", "bench/bench_locm.py"): lambda tmp: ["--battlers", "max-attack", "--seconds", "300", "--workers", "2"],
-    ("script", "bench/bench_sweep.py"): lambda tmp: ["--games", "100000", "--workers", "2", "--out", str(tmp / "o")],
+    ("script", "bench/bench_sweep.py"): lambda tmp: ["--games", "10000", "--workers", "2", "--out", str(tmp / "o")],
 }
 
 

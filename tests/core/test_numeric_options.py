@@ -36,6 +36,8 @@ def _numeric_options(parser: argparse.ArgumentParser, path: tuple[str, ...]):
 def _all_numeric_options():
     found = list(_numeric_options(build_parser([]), ("gamelp",)))
     for path in sorted(SCRIPTS.rglob("*.py")):
+        if "def build_parser" not in path.read_text():
+            continue
         module = load_script(str(path.relative_to(SCRIPTS)))
         found += _numeric_options(module.build_parser(), (str(path.relative_to(SCRIPTS)),))
     return found

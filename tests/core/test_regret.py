@@ -535,3 +535,11 @@ def test_cli_text_run_says_it_stopped_at_the_iteration_limit(capsys):
     assert "stopped at the iteration limit (30 iterations) before reaching the target gap 1e-09" in out
     assert main(["solve", "kuhn", "--method", "pcfr+", "--iterations", "5000", "--target-gap", "1e-6"]) == 0
     assert "stopped at the iteration limit" not in capsys.readouterr().out
+
+
+def test_recording_more_iterations_than_memory_holds_is_refused_before_allocating():
+    from gamelp.errors import RegretError
+    from gamelp.regret import self_play_matrix
+
+    with pytest.raises(RegretError, match=r"recording 10,000,000,000 iterations would need about .* GiB"):
+        self_play_matrix(np.eye(3), "omwu", iterations=10**10)

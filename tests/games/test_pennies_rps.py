@@ -98,3 +98,24 @@ def test_plots_are_written(tmp_path):
     a, b = PENNIES.score_distributions([0.5, 0.5], [0.5, 0.5], n_games=100, n_reps=50)
     hist = pennies.plot_score_histograms([("eq", a, b)], tmp_path / "h.png", "test")
     assert path.stat().st_size > 1000 and hist.stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    "call, what",
+    [
+        (lambda: RPS.step_adjustment([1, 0, 0], [0, 1, 0], n_plays=100, n_runs=10**9), "1,000,000,000 runs"),
+        (lambda: RPS.score_distributions([1, 0, 0], [0, 1, 0], n_games=10, n_reps=10**9), "1,000,000,000 matches"),
+        (lambda: PENNIES.regret_dynamics([1, 0], [0, 1], iterations=10**10), "10,000,000,000 iterations"),
+    ],
+)
+def test_simulations_larger_than_memory_are_refused_before_allocating(call, what):
+    with pytest.raises(GamelpError, match=f"{what}.* GiB of memory, more than half of this machine's"):
+        call()
+
+
+def test_score_histograms_of_long_matches_use_sixty_bins(tmp_path):
+    """Scores spread over 10^8 games drew a bin per score (a 1 GB array) before."""
+    a = np.array([360_000_000, 360_010_000])
+    b = np.array([240_000_000, 240_010_000])
+    path = pennies.plot_score_histograms([("wide", a, b)], tmp_path / "h.png", "wide")
+    assert path.stat().st_size > 0

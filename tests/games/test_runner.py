@@ -114,7 +114,7 @@ def test_sigkill_of_the_main_process_takes_the_workers_with_it(tmp_path):
     here = Path(__file__).parent
     script = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(here)!r})
+        sys.path[:0] = [{str(here)!r}, {str(here.parent)!r}]  # this module, and the conftest it imports
         import {Path(__file__).stem} as toy
         toy.SLEEP = 0.05
         toy.run({str(tmp_path)!r}, toy.CoinGame(n_matches=400), workers=2)

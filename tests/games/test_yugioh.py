@@ -238,3 +238,11 @@ def test_table2_min_norm_fit_matches_the_identified_model(table1_model):
     g = groups.params[["AsHalf", "AsAlways", "AsADP"]].to_numpy()
     assert table.loc["const", "coef"] == pytest.approx(g.sum() / 4)
     np.testing.assert_allclose(table.loc[["AsHalf", "AsAlways", "AsADP"], "coef"] + table.loc["const", "coef"], g)
+
+
+@pytest.mark.parametrize("n_games", [1, 3])
+def test_a_logit_on_too_few_games_is_refused_in_one_line(n_games):
+    """One game made the design matrix singular (numpy's LinAlgError reached the user)."""
+    records = ygo.simulate_table1(n_games, seed=0, workers=1, progress=False)
+    with pytest.raises(ygo.YugiohError, match=f"cannot be fitted on {n_games} games"):
+        ygo.fit_table1(records)

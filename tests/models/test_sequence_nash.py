@@ -5,10 +5,12 @@ import json
 import numpy as np
 import pytest
 
-from gamelp.backends import check
+from gamelp.backends import available_backends, check
 from gamelp.errors import BackendError
+from gamelp.game import SequenceFormGame
+from gamelp.games import poker
 from gamelp.models.determinism import solve_deterministic
-from gamelp.models.nash import sequence_form_lp, solve_nash
+from gamelp.models.nash import sequence_form_lp, solve_equilibrium, solve_nash
 
 LP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:CLARABEL"]
 PUBLISHED = {"rps": (0.0, 1e-9), "kuhn": (-1 / 18, 1e-9), "leduc": (-0.0856, 1e-4)}
@@ -55,6 +57,51 @@ def test_duals_of_the_best_response_rows_are_the_opponent_equilibrium(kuhn):
         assert kuhn.guaranteed_value(3 - player, opponent) == pytest.approx(-result.value, abs=1e-9)
         x, y = (result.strategy, opponent) if player == 1 else (opponent, result.strategy)
         assert result.gap == pytest.approx(kuhn.saddle_point_gap(x, y), abs=1e-15) and result.gap < 1e-9
+
+
+# Every installed backend that returns duals, but SCS: its solutions (accuracy 1e-4) leave the polytope by more
+# than the 1e-6 solve_nash accepts, one LP or two.  The interior-point solvers (Clarabel, ECOS) stop at their own
+# tolerance, the simplex ones end at an exact vertex.
+DUAL_BACKENDS = [
+    b for b in available_backends() if b.capabilities.lp and b.capabilities.duals and b.capabilities.accuracy <= 1e-6
+]
+INEXACT = ("CLARABEL", "ECOS")
+
+
+@pytest.mark.parametrize("backend", DUAL_BACKENDS, ids=lambda b: b.name)
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "leduc_4x2"])
+def test_one_lp_gives_both_strategies_worth_the_two_lps(name, backend, request):
+    game = (
+        SequenceFormGame.from_dict(poker.leduc(ranks=4, suits=2), "leduc_4x2")
+        if name == "leduc_4x2"
+        else request.getfixturevalue(name)
+    )
+    try:
+        check(sequence_form_lp(game, 1), backend.name)
+    except BackendError as exc:
+        pytest.skip(f"{backend.name} cannot take {name}: {exc}")
+    tolerance = 10 * backend.capabilities.accuracy if backend.name.endswith(INEXACT) else 1e-8
+    one = solve_equilibrium(game, backend.name)
+    two = [solve_nash(game, player, backend.name) for player in (1, 2)]
+    assert game.pl1.infeasibility(one.x) < 1e-7 and game.pl2.infeasibility(one.y) < 1e-7
+    # What each strategy secures against a best response (no solver involved): the one-LP strategy of each
+    # player is worth what that player's own LP's strategy is worth, and the pair is a saddle point.
+    for player, alone in zip((1, 2), two):
+        assert game.guaranteed_value(player, one.strategy_of(player)) == pytest.approx(
+            game.guaranteed_value(player, alone.strategy), abs=tolerance
+        )
+    assert one.value == pytest.approx(two[0].value, abs=tolerance)
+    assert -tolerance < one.gap < tolerance
+    assert one.gap == pytest.approx(game.saddle_point_gap(one.x, one.y), abs=1e-15)
+
+
+def test_one_lp_summary_has_both_strategies(kuhn):
+    summary = json.loads(json.dumps(solve_equilibrium(kuhn, "highs").to_dict()))
+    assert summary["player"] == "both" and summary["value"] == pytest.approx(-1 / 18, abs=1e-12)
+    assert list(summary["strategy"]) == list(kuhn.pl1.labels)
+    assert list(summary["opponent_strategy"]) == list(kuhn.pl2.labels)
+    y = np.array(list(summary["opponent_strategy"].values()))
+    assert kuhn.guaranteed_value(2, y) == pytest.approx(1 / 18, abs=1e-9)
 
 
 def test_to_dict_is_json_ready_with_the_solved_strategy(kuhn):

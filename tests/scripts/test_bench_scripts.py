@@ -332,12 +332,29 @@ def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path,
             assert row["ratio"] == pytest.approx(result.openspiel[0] / row["seconds"])
         else:
             assert row["ratio"] is None
-    assert [(row["ranks"], row["suits"]) for row in result.growth] == [(3, 2), (4, 2)]
-    assert round(result.growth[0]["value"], 6) == LEDUC
-    assert result.growth[0]["sequences"] == load_game("leduc").pl1.num_sequences < result.growth[1]["sequences"]
+    rows = {(row["ranks"], row["suits"], row["backend"], row["lps"]): row for row in result.growth}
+    assert sorted(rows) == [
+        (ranks, 2, backend, lps)
+        for ranks in (3, 4)
+        for backend, lps in (("cvxpy:CLARABEL", 1), ("highs", 1), ("highs", 2))
+    ]
+    for (ranks, _, backend, lps), row in rows.items():
+        assert row["sequences"] == rows[ranks, 2, "highs", 2]["sequences"]
+        exact = backend == "highs"
+        # One LP gives the two LPs' value, and its primal and dual strategies are a saddle point.
+        assert row["value"] == pytest.approx(rows[ranks, 2, "highs", 2]["value"], abs=1e-9 if exact else 2e-6)
+        if lps == 1:
+            assert row["gap"] < (1e-9 if exact else 1e-5)
+            assert row["load"] + row["build"] + row["solve"] == pytest.approx(row["seconds"])
+    assert round(rows[3, 2, "highs", 1]["value"], 6) == LEDUC
+    assert (
+        rows[3, 2, "highs", 1]["sequences"]
+        == load_game("leduc").pl1.num_sequences
+        < rows[4, 2, "highs", 1]["sequences"]
+    )
     poker.write_game(poker.leduc(ranks=4, suits=2), tmp_path / "leduc_4x2.json")
     other_backend = solve_nash(load_game(tmp_path / "leduc_4x2.json"), 1, "cvxpy:CLARABEL").value
-    assert result.growth[1]["value"] == pytest.approx(other_backend, abs=2e-6)
+    assert rows[4, 2, "highs", 1]["value"] == pytest.approx(other_backend, abs=2e-6)
     script.report(result)
     out = capsys.readouterr().out
     assert "nosuch                   refused: unknown backend 'nosuch'" in out and "4 ranks x 2 suits" in out

@@ -1,0 +1,446 @@
+"""Mutation score of the mathematical core: the share of mutants each module's own tests kill.
+
+A mutant changes one thing in one module: a comparison (< and <=, > and >=, == and !=, is and is not, in and
+not in), an arithmetic operator (+ and -, * and /, // and /, % and *, ** and *, @ and *), a numeric constant
+(n -> n + 1, negative literals included) or a boolean constant, a sign (-x -> x), a condition (if / while /
+conditional expression inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run
+against the module's own fast tests only (MODULES below) with `pytest -x -q` in a fresh interpreter that
+imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
+A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
+counted as pragma'd.
+
+    python scripts/mutation_score.py                     # sampled: 10 seeded mutants per module, 2 workers
+    python scripts/mutation_score.py --full              # every mutant (hours; before a release)
+    python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
+    python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
+    python scripts/mutation_score.py --mutmut            # mutmut 3 (the [tool.mutmut] table), every mutant
+
+The table (stdout) gives per module: mutants run, killed (timeouts included), survived, pragma'd, the killed
+share, the wall time and the test processes' CPU time (what the run takes on an idle machine, summed over
+the workers). `--mutmut` runs mutmut on a staged copy of the tree in the installed layout
+(src/gamelp with models/ and games/ inside it, as package-dir installs them), since mutmut names mutants by
+file path and the tests import gamelp.models; it needs the mutmut package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.abc
+import importlib.util
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PRAGMA = "# pragma: no mutate"
+
+# module file -> (import name, its own fast tests).
+MODULES: dict[str, tuple[str, list[str]]] = {
+    "models/nash.py": (
+        "gamelp.models.nash",
+        ["tests/models/test_nash_math.py", "tests/models/test_results.py", "tests/models/test_sequence_nash.py"],
+    ),
+    "models/determinism.py": (
+        "gamelp.models.determinism",
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+    ),
+    "models/kdet_search.py": ("gamelp.models.kdet_search", ["tests/models/test_determinism.py"]),
+    "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust_math.py", "tests/models/test_robust.py"]),
+    "models/uniqueness.py": (
+        "gamelp.models.uniqueness",
+        ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py"],
+    ),
+    "models/matrix_first_order.py": (
+        "gamelp.models.matrix_first_order",
+        ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py"],
+    ),
+    "gamelp/regret/simplex.py": (
+        "gamelp.regret.simplex",
+        ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
+    ),
+    "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret_math.py", "tests/core/test_regret.py"]),
+    "gamelp/regret/selfplay.py": (
+        "gamelp.regret.selfplay",
+        ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
+    ),
+    "gamelp/treeplex.py": (
+        "gamelp.treeplex",
+        ["tests/core/test_treeplex_math.py", "tests/core/test_game_loading.py", "tests/core/test_regret.py"],
+    ),
+    "gamelp/matrix.py": (
+        "gamelp.matrix",
+        ["tests/core/test_matrix_math.py", "tests/core/test_matrix.py", "tests/models/test_matrix_nash.py"],
+    ),
+}
+
+_COMPARE = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+_ARITH = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.Mult,
+    ast.Pow: ast.Mult,
+    ast.MatMult: ast.Mult,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """The index-th mutation point of a module, its line and what it changes."""
+
+    index: int
+    line: int
+    what: str
+
+
+class _Mutator(ast.NodeTransformer):
+    """Walks a module, numbering its mutation points; replaces the target-th one (target -1: none, only list)."""
+
+    def __init__(self, pragma_lines: set[int], target: int = -1):
+        self.pragma_lines = pragma_lines
+        self.target = target
+        self.points: list[Mutant] = []
+        self.pragmad = 0
+
+    def _point(self, node: ast.AST, what: str) -> bool:
+        line = getattr(node, "lineno", 0)
+        if line in self.pragma_lines:
+            self.pragmad += 1
+            return False
+        self.points.append(Mutant(len(self.points), line, what))
+        return len(self.points) - 1 == self.target
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        if isinstance(node.value, ast.Constant):  # docstrings and bare constants
+            return node
+        return self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        for k, op in enumerate(node.ops):
+            swap = _COMPARE.get(type(op))
+            if swap is not None and self._point(node, f"{type(op).__name__} -> {swap.__name__}"):
+                node.ops[k] = swap()
+                return node
+        return self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        swap = _ARITH.get(type(node.op))
+        if swap is not None and self._point(node, f"{type(node.op).__name__} -> {swap.__name__}"):
+            node.op = swap()
+            return node
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        swap = _ARITH.get(type(node.op))
+        if swap is not None and self._point(node, f"{type(node.op).__name__}= -> {swap.__name__}="):
+            node.op = swap()
+            return node
+        return self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        value = node.value
+        if isinstance(value, bool):
+            if self._point(node, f"{value} -> {not value}"):
+                return ast.copy_location(ast.Constant(not value), node)
+        elif isinstance(value, int | float) and self._point(node, f"{value!r} -> {value + 1!r}"):
+            return ast.copy_location(ast.Constant(value + 1), node)
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        operand = node.operand
+        if isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+            value = -operand.value  # a negative literal is one constant: -1 -> 0, and its sign flip
+            if self._point(node, f"{value!r} -> {value + 1!r}"):
+                return ast.copy_location(ast.Constant(value + 1), node)
+            if self._point(node, f"{value!r} -> {-value!r}"):
+                return operand
+            return node
+        if isinstance(node.op, ast.USub) and self._point(node, "-x -> x"):
+            return node.operand
+        if isinstance(node.op, ast.Not) and self._point(node, "not x -> x"):
+            return node.operand
+        return self.generic_visit(node)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        swap = ast.Or if isinstance(node.op, ast.And) else ast.And
+        if self._point(node, f"{type(node.op).__name__} -> {swap.__name__}"):
+            node.op = swap()
+            return node
+        return self.generic_visit(node)
+
+    def _invert_test(self, node: ast.If | ast.While | ast.IfExp) -> ast.AST:
+        if self._point(node, f"{type(node).__name__} condition inverted"):
+            node.test = ast.UnaryOp(ast.Not(), node.test)
+            return node
+        return self.generic_visit(node)
+
+    visit_If = visit_While = visit_IfExp = _invert_test
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        returns_value = node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None
+        )
+        if returns_value and self._point(node, "return value -> None"):
+            node.value = ast.Constant(None)
+            return node
+        return self.generic_visit(node)
+
+    # Annotations are not run (the modules use postponed evaluation).
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        if node.value is not None:
+            node.value = self.visit(node.value)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.args = self.visit(node.args)
+        node.body = [self.visit(stmt) for stmt in node.body]
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        return node
+
+
+def _pragma_lines(source: str) -> set[int]:
+    return {n for n, text in enumerate(source.splitlines(), 1) if PRAGMA in text}
+
+
+def mutants(source: str) -> tuple[list[Mutant], int]:
+    """The mutation points of a module's source and the number excluded by pragmas."""
+    walker = _Mutator(_pragma_lines(source))
+    walker.visit(ast.parse(source))
+    return walker.points, walker.pragmad
+
+
+def mutate(source: str, index: int) -> str:
+    """The module's source with its index-th mutation applied."""
+    walker = _Mutator(_pragma_lines(source), index)
+    tree = walker.visit(ast.parse(source))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+@dataclass
+class Score:
+    """One module's tally."""
+
+    module: str
+    total: int = 0
+    run: int = 0
+    killed: int = 0
+    timeouts: int = 0
+    pragmad: int = 0
+    seconds: float = 0.0
+    cpu: float = 0.0  # the test processes' CPU time (user + system): the wall time on an otherwise idle machine
+    survivors: list[Mutant] = field(default_factory=list)
+
+    @property
+    def share(self) -> float:
+        return 100.0 * self.killed / self.run if self.run else 100.0
+
+
+def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path) -> str:
+    """'killed', 'timeout' or 'survived' for one mutant."""
+    name, tests = MODULES[module]
+    path = workdir / f"{name}.{index}.py"
+    path.write_text(mutate(source, index))
+    cmd = [sys.executable, __file__, "--worker", name, str(path), str(ROOT / module), "--"]
+    cmd += ["-x", "-q", "-p", "no:cacheprovider", *tests]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return "timeout"
+    finally:
+        path.unlink(missing_ok=True)
+    return "survived" if code == 0 else "killed"
+
+
+def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout: float) -> Score:
+    """Run a module's mutants (a seeded sample of them, or all) against its tests."""
+    source = (ROOT / module).read_text()  # read once: edits made during the run do not shift the mutants
+    points, pragmad = mutants(source)
+    chosen = points
+    if sample is not None and sample < len(points):
+        chosen = sorted(random.Random(f"{seed}:{module}").sample(points, sample), key=lambda m: m.index)
+    result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
+    began, cpu = time.monotonic(), _children_cpu()
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        clean = pool.submit(_run_mutant, module, source, -1, timeout, Path(tmp))  # the unmutated module must pass
+        outcomes = pool.map(lambda m: _run_mutant(module, source, m.index, timeout, Path(tmp)), chosen)
+        if clean.result() != "survived":
+            sys.exit(f"mutation_score: the tests of {module} fail without a mutant ({clean.result()})")
+        for mutant, outcome in zip(chosen, outcomes):
+            print(f"{module}:{mutant.line} {mutant.what}: {outcome}", file=sys.stderr, flush=True)
+            if outcome == "survived":
+                result.survivors.append(mutant)
+            else:
+                result.killed += 1
+                result.timeouts += outcome == "timeout"
+    result.seconds, result.cpu = time.monotonic() - began, _children_cpu() - cpu
+    return result
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _table(scores: list[Score]) -> None:
+    print(
+        f"{'module':32} {'mutants':>7} {'run':>5} {'killed':>6} {'(t/o)':>5} {'surv.':>5} {'pragma':>6} "
+        f"{'killed %':>8} {'time s':>7} {'cpu s':>7}"
+    )
+    for s in scores:
+        print(
+            f"{s.module:32} {s.total:7d} {s.run:5d} {s.killed:6d} {s.timeouts:5d} {len(s.survivors):5d} "
+            f"{s.pragmad:6d} {s.share:8.1f} {s.seconds:7.0f} {s.cpu:7.0f}"
+        )
+    run, killed = sum(s.run for s in scores), sum(s.killed for s in scores)
+    print(
+        f"{'all':32} {sum(s.total for s in scores):7d} {run:5d} {killed:6d} {sum(s.timeouts for s in scores):5d} "
+        f"{run - killed:5d} {sum(s.pragmad for s in scores):6d} {100.0 * killed / max(run, 1):8.1f} "
+        f"{sum(s.seconds for s in scores):7.0f} {sum(s.cpu for s in scores):7.0f}"
+    )
+
+
+class _MutantLoader(importlib.abc.Loader):
+    def __init__(self, mutated: Path, original: str):
+        self.mutated, self.original = mutated, original
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module) -> None:
+        exec(compile(self.mutated.read_text(), self.original, "exec"), module.__dict__)
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, name: str, mutated: Path, original: str):
+        self.name, self.loader, self.original = name, _MutantLoader(mutated, original), original
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        return importlib.util.spec_from_file_location(fullname, self.original, loader=self.loader)
+
+
+def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> int:
+    """Run pytest with the module `name` imported from the mutated file."""
+    sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
+    import pytest
+
+    return int(pytest.main(pytest_args))
+
+
+_MUTMUT_LINE = re.compile(r"^\s*(?P<name>[\w.]+)\.x\w*__mutmut_\d+: (?P<status>.+)$")
+
+
+def _mutmut(modules: list[str], stage: Path) -> list[Score]:
+    """Run mutmut (every mutant) on a staged copy in the installed layout; the tally per module from its results."""
+    if shutil.which("mutmut") is None:
+        sys.exit("mutation_score: --mutmut needs the mutmut package (pip install mutmut)")
+    shutil.rmtree(stage, ignore_errors=True)
+    shutil.copytree(ROOT / "gamelp", stage / "src" / "gamelp", ignore=shutil.ignore_patterns("__pycache__"))
+    for sub in ("models", "games"):
+        shutil.copytree(ROOT / sub, stage / "src" / "gamelp" / sub, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", stage / "pyproject.toml")
+    began = time.monotonic()
+    subprocess.run(["mutmut", "run", "--max-children", "2"], cwd=stage, check=False)
+    seconds = time.monotonic() - began
+    listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
+    scores = {m: Score(m) for m in modules}
+    by_name = {MODULES[m][0]: scores[m] for m in modules}
+    for line in listing.stdout.splitlines():
+        match = _MUTMUT_LINE.match(line)
+        score = by_name.get(match["name"]) if match else None
+        if score is None or match is None:
+            continue
+        status = match["status"]
+        score.total += 1
+        if status in ("killed", "timeout"):
+            score.run += 1
+            score.killed += 1
+            score.timeouts += status == "timeout"
+        elif status in ("survived", "no tests"):
+            score.run += 1
+            score.survivors.append(Mutant(score.total, 0, match.group(0).strip()))
+    for score in scores.values():
+        score.pragmad = sum(PRAGMA in text for text in (ROOT / score.module).read_text().splitlines())
+        score.seconds = seconds / max(len(scores), 1)
+    return list(scores.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        name, mutated, original, _, *rest = argv[1:]
+        return _worker(name, mutated, original, rest)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--module", action="append", choices=sorted(MODULES), help="only this module (repeatable)")
+    parser.add_argument("--sample", type=int, default=10, help="mutants per module (default 10)")
+    parser.add_argument("--full", action="store_true", help="every mutant of every module")
+    parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
+    parser.add_argument("--floor", type=float, help="exit 1 if a module's killed share is below this percentage")
+    parser.add_argument("--survivors", action="store_true", help="list the surviving mutants after the table")
+    parser.add_argument("--mutmut", action="store_true", help="run mutmut 3 instead (every mutant; slow)")
+    parser.add_argument(
+        "--stage",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "gamelp-mutmut",
+        help="where --mutmut stages its copy of the tree",
+    )
+    args = parser.parse_args(argv)
+    if args.sample < 1:
+        parser.error("--sample must be at least 1")
+    modules = args.module or list(MODULES)
+    if args.mutmut:
+        scores = _mutmut(modules, args.stage)
+    else:
+        sample = None if args.full else args.sample
+        scores = [score_module(m, sample, args.seed, args.jobs, args.timeout) for m in modules]
+    _table(scores)
+    if args.survivors:
+        for s in scores:
+            for m in s.survivors:
+                print(f"survived {s.module}:{m.line} {m.what}")
+    below = [s.module for s in scores if args.floor is not None and s.share < args.floor]
+    if below:
+        print(f"mutation_score: below {args.floor:g} % killed: {', '.join(below)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

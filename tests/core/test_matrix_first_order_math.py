@@ -1,0 +1,77 @@
+"""First-order results on C = [[3, -1], [-2, 1]] (value 1/7, p = (3/7, 4/7), q = (2/7, 5/7)) by hand."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gamelp.errors import SolveError
+from gamelp.matrix import MatrixGame
+from gamelp.models.matrix_first_order import saddle_point_gap, solve_matrix_first_order, support_lp
+
+C = np.array([[3.0, -1.0], [-2.0, 1.0]])
+P, Q, VALUE = np.array([3 / 7, 4 / 7]), np.array([2 / 7, 5 / 7]), 1 / 7
+
+
+def test_saddle_point_gap_by_hand():
+    # (a, c): C y = (3, -2), x C = (3, -1): the gap is 3 - (-1).
+    assert saddle_point_gap(C, np.array([1.0, 0.0]), np.array([1.0, 0.0])) == 4.0
+    assert saddle_point_gap(C, P, Q) == pytest.approx(0.0, abs=1e-15)
+    # p against column c alone: C y = (3, -2), x C = (1/7, 1/7).
+    assert saddle_point_gap(C, P, np.array([1.0, 0.0])) == pytest.approx(3 - 1 / 7, abs=1e-15)
+
+
+def test_first_order_result_from_both_sides():
+    game = MatrixGame(C)
+    result = solve_matrix_first_order(game, target_gap=1e-9)
+    assert result.converged and result.lp_rounds == 0 and result.lp_backend is None
+    assert result.gap <= 1e-9 * 3  # relative to the payoff range, the largest payoff magnitude
+    assert result.value == pytest.approx(VALUE, abs=1e-8)
+    assert result.strategy is result.row_strategy
+    assert result.row_strategy == pytest.approx(P, abs=1e-7) and result.col_strategy == pytest.approx(Q, abs=1e-7)
+    row, col = result.to_dict(), result.to_dict("col")
+    assert row["player"] == "row" and col["player"] == "col"
+    assert row["status"] == "converged" and row["backend"] == "pcfr+"
+    assert row["guaranteed_value"] == pytest.approx(result.value - result.gap, abs=1e-15)
+    assert list(row["strategy"].values()) == pytest.approx(P, abs=1e-7)
+    assert list(col["strategy"].values()) == pytest.approx(Q, abs=1e-7)
+    assert list(col["opponent_strategy"].values()) == pytest.approx(P, abs=1e-7)
+    assert list(col["strategy"]) == list(game.col_labels)
+    # The run stops at the first iteration within the target: one iteration fewer does not reach it.
+    shorter = solve_matrix_first_order(game, target_gap=1e-9, iterations=result.iterations - 1)
+    assert not shorter.converged and shorter.gap > 1e-9 * 3
+    assert shorter.to_dict()["status"] == "iteration_limit"
+
+
+def test_support_lp_on_the_support_rule():
+    # 3 x 3: rows a, b as in C, row c dominated (earns less than both against every column); column f likewise
+    # useless to the column player. A seed weighting c at 0.01 (>= 1e-2 of the largest weight 0.5) puts c into
+    # the first LP; the equilibrium is found in one round on 3 x 2.
+    M = np.array([[3.0, -1.0, 9.0], [-2.0, 1.0, 9.0], [-3.0, -3.0, 8.0]])
+    game = MatrixGame(M)
+    start = solve_matrix_first_order(game, target_gap=0.5)
+    seeded = replace(start, row_strategy=np.array([0.5, 0.49, 0.01]), col_strategy=np.array([0.5, 0.5, 0.0]))
+    exact = support_lp(seeded)
+    assert exact.lp_rounds == 1 and exact.lp_shape == (3, 2)
+    assert exact.gap <= 1e-9 and exact.value == pytest.approx(VALUE, abs=1e-12)
+    assert exact.row_strategy == pytest.approx([*P, 0.0], abs=1e-12)
+    assert exact.col_strategy == pytest.approx([*Q, 0.0], abs=1e-12)
+    assert exact.lp_backend == "highs" and exact.solver_version
+    # Below the fraction, c is left out (and never needed).
+    lean = support_lp(replace(seeded, row_strategy=np.array([0.5, 0.496, 0.004])))
+    assert lean.lp_rounds == 1 and lean.lp_shape == (2, 2)
+
+
+def test_support_lp_round_limit():
+    # A seed on the wrong rows and columns needs more than one round: one round is refused, naming the gap.
+    M = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
+    game = MatrixGame(M)
+    start = solve_matrix_first_order(game, target_gap=0.5)
+    wrong = replace(start, row_strategy=np.array([1.0, 0, 0]), col_strategy=np.array([1.0, 0, 0]))
+    with pytest.raises(SolveError, match=r"still a gap of .* after 1 rounds"):
+        support_lp(wrong, max_rounds=1)
+    rounds = support_lp(wrong).lp_rounds
+    assert rounds > 1
+    assert support_lp(wrong, max_rounds=rounds).lp_rounds == rounds  # exactly enough rounds suffice
+    with pytest.raises(SolveError):
+        support_lp(wrong, max_rounds=rounds - 1)

@@ -1,0 +1,81 @@
+"""Iterated strict dominance against a brute-force reference, nominal and over the box of radius R."""
+
+import numpy as np
+import pytest
+
+from gamelp.errors import MatrixFileError
+from gamelp.matrix import MatrixGame
+
+
+def brute_force_reduction(C, std, radius):
+    """Pairwise: drop every row some row beats in all columns (on the box's worst cases), then columns; repeat."""
+    spread = radius * std if radius > 0 else np.zeros_like(C)
+    lower, upper = C - spread, C + spread
+    rows, cols = list(range(C.shape[0])), list(range(C.shape[1]))
+    removed_rows, removed_cols = [], []
+    while True:
+        dead_rows = [i for i in rows if any(all(lower[k, j] > upper[i, j] for j in cols) for k in rows if k != i)]
+        rows = [i for i in rows if i not in dead_rows]
+        dead_cols = [j for j in cols if any(all(upper[i, m] < lower[i, j] for i in rows) for m in cols if m != j)]
+        cols = [j for j in cols if j not in dead_cols]
+        removed_rows += dead_rows
+        removed_cols += dead_cols
+        if not dead_rows and not dead_cols:
+            return rows, cols, removed_rows, removed_cols
+
+
+def layered_game(rng, m, n):
+    """Random payoffs with dominated rows and columns planted (copies shifted by a margin), 40 columns wide."""
+    C = rng.uniform(size=(m, n))
+    for i in range(0, m, 3):
+        C[i] = C[(i + 1) % m] - rng.uniform(0.01, 0.3)
+    for j in range(0, n, 7):
+        C[:, j] = C[:, (j + 1) % n] + rng.uniform(0.01, 0.3)
+    return C
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("radius", [0.0, 1.0, 3.0])
+def test_reduce_dominated_against_brute_force(seed, radius):
+    rng = np.random.default_rng(seed)
+    C = layered_game(rng, 9, 40)  # 40 columns: the candidate filter runs over three chunks of 16
+    std = rng.uniform(0.0, 0.03, size=C.shape)
+    game = MatrixGame(C, std=std)
+    reduced, removed_rows, removed_cols = game.reduce_dominated(radius)
+    rows, cols, expected_rows, expected_cols = brute_force_reduction(C, std, radius)
+    assert removed_rows == [game.row_labels[i] for i in expected_rows]
+    assert removed_cols == [game.col_labels[j] for j in expected_cols]
+    assert list(reduced.row_labels) == [game.row_labels[i] for i in rows]
+    assert list(reduced.col_labels) == [game.col_labels[j] for j in cols]
+    assert reduced.payoffs == pytest.approx(C[np.ix_(rows, cols)])
+    assert reduced.std == pytest.approx(std[np.ix_(rows, cols)])
+    if radius == 0.0:
+        assert removed_rows and removed_cols  # the planted ones, at least
+
+
+def test_dominance_is_strict_and_needs_every_column():
+    # Row b equals a in the first column: not strictly dominated. Row c is below a everywhere: dominated.
+    C = [[1.0, 2.0, 3.0], [1.0, 1.0, 1.0], [0.5, 1.5, 2.5]]
+    reduced, rows, cols = MatrixGame(C, ["a", "b", "c"], ["x", "y", "z"]).reduce_dominated()
+    assert rows == ["c"]  # b stays: a tie in one column is not strict dominance
+    # Columns: x is below y and z in row a but equal to them in row b, so no column goes.
+    assert cols == [] and reduced.row_labels == ("a", "b")
+    shifted, _, cols = MatrixGame(np.array(C) + [[0, 0, 0], [0, 0.5, 0.5], [0, 0, 0]]).reduce_dominated()
+    assert cols == ["c1", "c2"] and shifted.payoffs.tolist() == [[1.0], [1.0]]
+
+
+def test_repr_and_label_layout_message(tmp_path):
+    assert (
+        repr(MatrixGame(np.zeros((2, 3))))
+        == "MatrixGame(shape=2x3, payoffs=0..0, std=False, rows=r0, r1, cols=c0, c1, c2)"
+    )
+    assert repr(MatrixGame(np.zeros((3, 1)), std=np.zeros((3, 1)))).startswith(
+        "MatrixGame(shape=3x1, payoffs=0..0, std=True"
+    )
+    path = tmp_path / "no_header.csv"
+    path.write_text("r1,0.5,0.25\nr2,0.75,0.5\nr3,0.1,0.2\n")
+    with pytest.raises(MatrixFileError, match=r"every column label is a number .* but the row labels are not"):
+        MatrixGame.from_csv(path)
+    path.write_text("x,a,b\n1,0.5,0.25\n2,0.75,0.5\n")
+    with pytest.raises(MatrixFileError, match=r"every row label is a number .* but the column labels are not"):
+        MatrixGame.from_csv(path)

@@ -1,0 +1,38 @@
+"""Regret matching's first iterates on C = [[3, -1], [-2, 1]] worked out by hand, and the averaging weights."""
+
+import numpy as np
+import pytest
+
+from gamelp.errors import RegretError
+from gamelp.regret import solve_regret
+
+C = np.array([[3.0, -1.0], [-2.0, 1.0]])
+
+
+def test_regret_matching_first_iterates_by_hand():
+    run = solve_regret(C, "rm", 3, record=True)
+    # t = 1: uniform. Row utilities C y = (1, -1/2), earned 1/4: regrets (3/4, -3/4) -> x = (1, 0).
+    # Column utilities -x C = (-1/2, 0), earned -1/4: regrets (-1/4, 1/4) -> y = (0, 1).
+    assert run.xs[0] == pytest.approx([0.5, 0.5]) and run.ys[0] == pytest.approx([0.5, 0.5])
+    assert run.xs[1] == pytest.approx([1.0, 0.0]) and run.ys[1] == pytest.approx([0.0, 1.0])
+    # t = 2: C y = (-1, 1), x earned -1: regrets (0, 2), cumulative (3/4, 5/4) -> x = (3/8, 5/8).
+    # -x C = (-3, 1), y earned 1: regrets (-4, 0), cumulative (-17/4, 1/4) -> y = (0, 1).
+    assert run.xs[2] == pytest.approx([3 / 8, 5 / 8]) and run.ys[2] == pytest.approx([0.0, 1.0])
+    # Uniform averaging: the mean of the iterates.
+    assert run.avg_xs[2] == pytest.approx(np.mean(run.xs[:3], axis=0))
+    assert run.avg_ys[1] == pytest.approx([0.25, 0.75])
+
+
+@pytest.mark.parametrize("name, exponent", [("uniform", 0), ("linear", 1), ("quadratic", 2.0)])
+def test_averaging_by_name_or_exponent(name, exponent):
+    by_name = solve_regret(C, "rm+", 30, averaging=name, record=True)
+    by_exponent = solve_regret(C, "rm+", 30, averaging=exponent, record=True)
+    assert by_exponent.x == pytest.approx(by_name.x, abs=1e-15) and by_exponent.gap == pytest.approx(by_name.gap)
+    weights = np.arange(1, 31, dtype=float) ** exponent
+    assert by_name.x == pytest.approx(weights @ by_name.xs / weights.sum(), abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", [-0.5, float("nan"), float("inf"), True, "cubic"])
+def test_averaging_refusals(bad):
+    with pytest.raises(RegretError, match="averaging"):
+        solve_regret(C, "rm", 5, averaging=bad)

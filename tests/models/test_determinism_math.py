@@ -1,0 +1,278 @@
+"""The determinism counts, the sweep's gap test and its bounds checked against brute force and exact values."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from gamelp.game import SequenceFormGame
+from gamelp.models.determinism import (
+    DETERMINISM_TOL,
+    SweepPoint,
+    _Sweep,
+    determinism,
+    deterministic_choices,
+    k_sweep,
+    kdet_mip,
+    solve_deterministic,
+    solve_kdet,
+)
+from gamelp.units import normalised
+
+
+def point(value, bound, unit=1.0):
+    return SweepPoint(k=0, value=value, bound=bound, solved=True, determinism=0, strategy={}, unit=unit)
+
+
+def test_within_at_its_exact_boundary():
+    # Relative: value -2 with rel_gap 0.1 allows a bound up to -1.8 (times 1 + 1e-9 for rounding).
+    assert point(-2.0, -2.0 + 0.2).within(0.1)
+    assert not point(-2.0, -2.0 + 0.2 * (1 + 3e-9)).within(0.1)
+    assert point(-2.0, -2.0 + 0.2 * (1 - 1e-6)).within(0.1)
+    # Exactly at the limit: the bound minus the value equals the allowance (value 0, so no rounding in the sum).
+    assert point(0.0, 0.25 * (1 + 1e-9)).within(0.0, 0.25)
+    assert not point(0.0, 0.25 * (1 + 3e-9)).within(0.0, 0.25)
+    # Absolute: relative to the payoff range the sweep ran in.
+    assert point(0.0, 1.0, unit=4.0).within(0.0, 0.25)
+    assert not point(0.0, 1.0 + 1e-6, unit=4.0).within(0.0, 0.25)
+    # The larger of the two allowances applies.
+    assert point(10.0, 11.0, unit=1.0).within(0.1, 0.01)
+    assert point(0.01, 1.0, unit=4.0).within(0.1, 0.25)
+    assert not point(10.0, 11.5).within(0.1, 0.01)
+
+
+def test_mip_gap_is_relative_to_the_value_or_the_payoff_range():
+    assert point(-2.0, -1.5).mip_gap == pytest.approx(0.25, rel=1e-12)
+    assert point(4.0, 5.0).mip_gap == pytest.approx(0.25, rel=1e-12)
+    assert point(0.0, 1e-9, unit=2.0).mip_gap == pytest.approx(1e-9 / 2e-10, rel=1e-9)
+
+
+def behavioural_mixtures(own, rng, count):
+    """Strategies mixing at a random subset of points (pure elsewhere, some actions never reaching below)."""
+    for _ in range(count):
+        behaviour = {}
+        for point_name in own.decision_points:
+            actions = own.actions[point_name]
+            kind = rng.integers(3)
+            if kind == 0:  # pure
+                probs = np.zeros(len(actions))
+                probs[rng.integers(len(actions))] = 1.0
+            elif kind == 1:  # mixed
+                probs = rng.dirichlet(np.ones(len(actions)))
+            else:  # mixed with one action at 0
+                probs = rng.dirichlet(np.ones(len(actions)))
+                probs[rng.integers(len(actions))] = 0.0
+                probs /= probs.sum()
+            behaviour[point_name] = dict(zip(actions, probs))
+        yield own.from_behavioural(behaviour)
+
+
+def brute_force_most_choices(own, x, tol=DETERMINISM_TOL):
+    """The largest sum z over z in P(k)'s constraints for this x, by enumerating every choice vector."""
+    per_point = [[None, *range(own.starts[j], own.ends[j])] for j in range(own.num_decision_points)]
+    best = -1
+    for pick in itertools.product(*per_point):
+        chosen = [s for s in pick if s is not None]
+        if all(x[s] >= x[own.parents[own.decision_point_of[s]]] - tol for s in chosen):
+            best = max(best, len(chosen))
+    return best
+
+
+@pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 1)])
+def test_deterministic_choices_against_brute_force(name, player, request):
+    own = request.getfixturevalue(name).player(player)
+    n = own.num_sequences
+    rng = np.random.default_rng(7)
+    for x in behavioural_mixtures(own, rng, 25):
+        z = deterministic_choices(own, x)
+        assert z.shape == (n - 1,)
+        assert set(np.unique(z)) <= {0.0, 1.0}
+        # (x, z) satisfies P(k)'s constraints: x[ja] >= x[p_j] + z[ja] - 1, one action per point.
+        seq = np.arange(1, n)
+        parents = own.parents[own.decision_point_of[seq]]
+        assert np.all(x[seq] >= x[parents] + z - 1 - 1e-12)
+        assert np.all(x[seq][z == 1] >= x[parents][z == 1] - DETERMINISM_TOL)
+        per_point = np.bincount(own.decision_point_of[seq], weights=z, minlength=own.num_decision_points)
+        assert per_point.max() <= 1
+        # ... and is the largest such z, so determinism counts what P(k) could claim.
+        assert z.sum() == brute_force_most_choices(own, x) == determinism(own, x)
+        # The first action played whenever reached is the one marked.
+        for j in np.flatnonzero(per_point):
+            played = [s for s in range(own.starts[j], own.ends[j]) if x[s] >= x[own.parents[j]] - DETERMINISM_TOL]
+            assert z[played[0] - 1] == 1
+
+
+def test_deterministic_choices_tolerance(kuhn):
+    own = kuhn.pl1
+    pure = own.best_response(np.ones(own.num_sequences))[1]
+    j = 0
+    s, e = own.starts[j], own.ends[j]
+    shaved = pure.copy()
+    played = s + int(np.argmax(pure[s:e]))
+    for slack, counted in [(0.5 * DETERMINISM_TOL, True), (2 * DETERMINISM_TOL, False)]:
+        shaved[s:e] = pure[s:e]
+        shaved[played] -= slack
+        shaved[s + (played - s + 1) % (e - s)] += slack
+        assert determinism(own, shaved) == own.num_decision_points - (not counted)
+        # A tolerance given explicitly is the one used.
+        assert determinism(own, shaved, tol=10 * DETERMINISM_TOL) == own.num_decision_points
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_time_limited_sweep_steps_report_a_bound_above_the_exact_value(kuhn, player):
+    """A P(k) stopped by its time limit carries its start as incumbent and no bound: the curve stays honest."""
+    exact = [solve_kdet(kuhn, player, k).value for k in range(kuhn.player(player).num_decision_points + 1)]
+    sweep = _Sweep(kuhn, player, "highs", 1e-6, True, {})
+    total = sweep.total
+    sweep.value_model.set_rhs("at_least_k", total)
+    sweep.record(total, sweep.run(sweep.value_model))  # the deterministic ILP, solved to optimality
+    sweep.options = {"time_limit": 0.0}  # every later MIP stops before its first node, at its start
+    reached = sweep.level(0)
+    assert reached == total  # the start (the pure strategy) is deterministic everywhere
+    curve = sweep.result()
+    assert sweep.mips == 2
+    for p, value in zip(curve.points, exact):
+        assert p.value <= value + 1e-9 <= p.bound + 2e-9  # an incumbent below, a bound above
+    top = curve.points[-1]
+    assert top.value == pytest.approx(exact[-1], abs=1e-9) and top.bound == pytest.approx(exact[-1], abs=1e-9)
+    assert curve.points[0].value < exact[0] - 1e-3  # the time limit did bite: k = 0 is still open
+    assert not curve.points[0].within(1e-3)
+
+
+@pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 2)])
+def test_sweep_against_exhaustive_choice_enumeration(name, player, request):
+    """V(k) is the best over every choice vector with k or more choices of the Nash LP with those choices fixed."""
+    game = request.getfixturevalue(name)
+    own = game.player(player)
+    sweep = k_sweep(game, player)
+    per_point = [[None, *range(own.starts[j], own.ends[j])] for j in range(own.num_decision_points)]
+    best = np.full(own.num_decision_points + 1, -np.inf)
+    opponent = game.player(3 - player)
+    for pick in itertools.product(*per_point):
+        chosen = [s for s in pick if s is not None]
+        value = _value_with_fixed_choices(game, player, own, opponent, chosen)
+        best[: len(chosen) + 1] = np.maximum(best[: len(chosen) + 1], value)
+    assert sweep.values == pytest.approx(best, abs=1e-7)
+    for p in sweep.points:
+        assert p.determinism >= p.k
+        x = np.array([p.strategy[label] for label in own.labels])
+        assert game.guaranteed_value(player, x) == pytest.approx(p.value, abs=1e-7)
+
+
+def _value_with_fixed_choices(game, player, own, opponent, chosen):
+    """max_x min_y x A y with x[s] = x[parent(s)] for the chosen sequences, by scipy's linprog (not the models)."""
+    A = game.payoff_matrix(player).toarray()
+    n, m = own.num_sequences, opponent.num_decision_points + 1
+    F_opp, f_opp = opponent.F.toarray(), opponent.f
+    # max f_opp . v  s.t.  F_opp^T v <= A^T x (every opponent sequence), F x = f, x >= 0, chosen fixed.
+    c = np.concatenate([np.zeros(n), -f_opp])
+    A_ub = np.hstack([-A.T, F_opp.T])
+    b_ub = np.zeros(A.shape[1])
+    rows = [np.concatenate([own.F.toarray()[i], np.zeros(m)]) for i in range(own.F.shape[0])]
+    rhs = list(own.f)
+    for s in chosen:
+        row = np.zeros(n + m)
+        row[s] += 1.0
+        row[own.parents[own.decision_point_of[s]]] -= 1.0
+        rows.append(row)
+        rhs.append(0.0)
+    bounds = [(0, None)] * n + [(None, None)] * m
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=np.array(rows), b_eq=np.array(rhs), bounds=bounds, method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+def test_exactly_pure_counts_with_zero_tolerance(kuhn):
+    own = kuhn.pl2
+    pure = own.best_response(np.arange(own.num_sequences, dtype=float))[1]  # 0/1 exactly
+    assert determinism(own, pure, tol=0.0) == own.num_decision_points
+    assert determinism(own, own.uniform_strategy(), tol=0.0) == 0
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_kdet_choices_are_one_action_per_point_played_whenever_reached(kuhn, player):
+    own = kuhn.player(player)
+    seq = np.arange(1, own.num_sequences)
+    for k in range(own.num_decision_points + 1):
+        result = solve_kdet(kuhn, player, k)
+        z = np.round(result.solution.values["z"])
+        assert z.sum() >= k
+        per_point = np.bincount(own.decision_point_of[seq], weights=z, minlength=own.num_decision_points)
+        assert per_point.max() <= 1  # one action per decision point, even where the point is never reached
+        x = result.strategy
+        parents = own.parents[own.decision_point_of[seq]]
+        assert np.all(x[seq][z == 1] >= x[parents][z == 1] - 1e-7)
+    assert solve_deterministic(kuhn).player == 1
+    assert solve_deterministic(kuhn).value == pytest.approx(solve_kdet(kuhn, 1, kuhn.pl1.num_decision_points).value)
+
+
+def kdet_rows_hold(model, x, z):
+    """Whether (x, z) satisfies P(k)'s determinism rows (the best-response rows are about v, not checked)."""
+    full = np.zeros(sum(block.size for block in model.variables.values()))
+    full[model.variables["x"].slice], full[model.variables["z"].slice] = x, z
+    for name in ("determinism_link", "one_action", "at_least_k"):
+        block = model.constraints[name]
+        lhs = block.matrix @ full
+        ok = lhs >= block.rhs - 1e-9 if block.sense == ">=" else lhs <= block.rhs + 1e-9
+        if not ok.all():
+            return False
+    return True
+
+
+def test_kdet_rows_accept_exactly_one_action_per_point_played_whenever_reached(kuhn):
+    own = kuhn.pl1
+    n = own.num_decision_points
+    model = kdet_mip(kuhn, 1, n)
+    # Betting with every card at the first point leaves the three "check, then bet" points unreached.
+    pure = own.best_response(np.array([1.0 if label.endswith(":b") else 0.0 for label in own.labels]))[1]
+    z = deterministic_choices(own, pure)
+    assert z.sum() == n and kdet_rows_hold(model, pure, z)
+    assert model.constraints["at_least_k"].size == 1 and model.constraints["one_action"].size == n
+    unreached = [j for j in range(n) if pure[own.parents[j]] == 0]
+    assert unreached
+    j = unreached[0]
+    double = z.copy()
+    double[own.starts[j] - 1 : own.ends[j] - 1] = 1.0  # two actions at an unreached point
+    assert not kdet_rows_hold(kdet_mip(kuhn, 1, 0), pure, double)
+    # A mixed point cannot be marked: x[ja] >= x[p_j] + z[ja] - 1 fails.
+    mixed = own.uniform_strategy()
+    marked = np.zeros(own.num_sequences - 1)
+    marked[0] = 1.0
+    assert not kdet_rows_hold(kdet_mip(kuhn, 1, 1), mixed, marked)
+    assert kdet_rows_hold(kdet_mip(kuhn, 1, 0), mixed, np.zeros(own.num_sequences - 1))
+    assert not kdet_rows_hold(kdet_mip(kuhn, 1, 1), mixed, np.zeros(own.num_sequences - 1))  # sum z >= 1
+
+
+def test_sweep_points_carry_the_payoff_range_they_ran_in(kuhn):
+    unit = normalised(kuhn)[1]
+    doubled = SequenceFormGame(kuhn.pl1, kuhn.pl2, kuhn.A * 3.0, "kuhn_x3")
+    for game, expected in ((kuhn, unit), (doubled, 3.0 * unit)):
+        points = k_sweep(game, 1).points
+        assert all(p.unit == pytest.approx(expected, rel=1e-12) for p in points)
+    # Built by hand, a point's payoff range is 1: an absolute gap is then in payoff units.
+    bare = SweepPoint(k=0, value=0.0, bound=0.25, solved=True, determinism=0, strategy={})
+    assert bare.within(0.0, 0.25) and not bare.within(0.0, 0.2)
+
+
+def test_sweep_progress_counts_up_to_every_k(kuhn):
+    calls = []
+    total = kuhn.pl2.num_decision_points
+    k_sweep(kuhn, 2, progress=lambda done, of: calls.append((done, of)))
+    assert all(of == total + 1 for _, of in calls)
+    # V(k) = 1/18 up to k = 4 and less from k = 5: the first level's MIP ends it at 4, so k = 0..4 are done at once.
+    assert calls[0] == (5, total + 1)
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and done[-1] == total + 1 and done[0] >= 1
+    assert len(done) >= 2 and done[-2] <= total
+
+
+@pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 1)])
+def test_sweep_solves_at_most_two_mips_per_value_level(name, player, request):
+    """The top ILP, then per value level P(k) at its first k and at most one MIP that finds where it ends."""
+    sweep = k_sweep(request.getfixturevalue(name), player)
+    levels = len(set(np.round(sweep.values, 9).tolist()))
+    assert levels + 1 <= sweep.mips_solved <= 2 * levels + 1
+    assert sweep.lps_solved > 0 if name == "kuhn" else sweep.lps_solved == 0  # greedy steps: Kuhn has mixed points
+    first_of_level = [0] + [k for k in range(1, len(sweep.points)) if sweep.values[k] < sweep.values[k - 1] - 1e-9]
+    assert all(sweep.points[k].solved for k in first_of_level)

@@ -1,0 +1,160 @@
+"""Nash results on a game with a non-zero value, every number computed by hand.
+
+C = [[3, -1], [-2, 1]] (row player's payoffs). Row mix p = (3/7, 4/7) earns 5p1 - 2 = 1 - 2p1 = 1/7 against
+either column; column mix q = (2/7, 5/7) concedes 4q1 - 1 = 1 - 3q1 = 1/7 against either row: the value is 1/7.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gamelp.errors import ModelError
+from gamelp.game import SequenceFormGame
+from gamelp.matrix import MatrixGame
+from gamelp.models.determinism import solve_deterministic
+from gamelp.models.nash import matrix_nash_lp, sequence_form_lp, solve_matrix_nash, solve_nash
+
+C = [[3.0, -1.0], [-2.0, 1.0]]
+P, Q, VALUE = np.array([3 / 7, 4 / 7]), np.array([2 / 7, 5 / 7]), 1 / 7
+
+
+def one_shot(payoffs) -> SequenceFormGame:
+    """The matrix game as a sequence-form game: one decision point per player."""
+    rows, cols = ["a", "b"], ["c", "d"]
+    return SequenceFormGame.from_dict(
+        {
+            "decision_problem_pl1": [
+                {"id": "r", "type": "decision", "actions": rows, "parent_edge": None, "parent_sequence": None}
+            ],
+            "decision_problem_pl2": [
+                {"id": "k", "type": "decision", "actions": cols, "parent_edge": None, "parent_sequence": None}
+            ],
+            "utility_pl1": [
+                {"sequence_pl1": ["r", a], "sequence_pl2": ["k", b], "value": payoffs[i][j]}
+                for i, a in enumerate(rows)
+                for j, b in enumerate(cols)
+            ],
+        },
+        "one_shot",
+    )
+
+
+@pytest.fixture(scope="module")
+def game():
+    return one_shot(C)
+
+
+def test_sequence_form_values_and_default_player(game):
+    assert sequence_form_lp(game).name == "one_shot_nash_pl1"
+    first = solve_nash(game)
+    assert first.player == 1
+    assert first.value == pytest.approx(VALUE, abs=1e-9)
+    assert first.strategy == pytest.approx([1.0, *P], abs=1e-9)
+    second = solve_nash(game, 2)
+    assert second.value == pytest.approx(-VALUE, abs=1e-9)
+    assert second.strategy == pytest.approx([1.0, *Q], abs=1e-9)
+    for result in (first, second):
+        assert result.exploitability == pytest.approx(0.0, abs=1e-9)
+        assert result.gap == pytest.approx(0.0, abs=1e-9)
+    # The opponent's strategy from the duals of the best-response rows.
+    assert first.opponent_strategy == pytest.approx([1.0, *Q], abs=1e-9)
+    assert second.opponent_strategy == pytest.approx([1.0, *P], abs=1e-9)
+
+
+def test_exploitability_of_a_known_non_equilibrium_strategy_sequence_form(game):
+    first = solve_nash(game, 1)
+    # Row plays a: the column answers d, the row earns -1. Exploitability 1/7 - (-1) = 8/7.
+    pure_a = replace(first, strategy=np.array([1.0, 1.0, 0.0]))
+    assert pure_a.guaranteed_value == pytest.approx(-1.0, abs=1e-12)
+    assert pure_a.exploitability == pytest.approx(8 / 7, abs=1e-12)
+    # Its saddle gap against the duals' q: max(3q1 - q2, -2q1 + q2) - (-1) = 1/7 + 1.
+    assert pure_a.gap == pytest.approx(8 / 7, abs=1e-9)
+    second = solve_nash(game, 2)
+    # Column plays c: the row answers a and earns 3, so the column secures -3. Exploitability -1/7 + 3 = 20/7.
+    pure_c = replace(second, strategy=np.array([1.0, 1.0, 0.0]))
+    assert pure_c.guaranteed_value == pytest.approx(-3.0, abs=1e-12)
+    assert pure_c.exploitability == pytest.approx(20 / 7, abs=1e-12)
+    # Saddle gap: the row's best answer to c earns 3; the duals' p concedes 1/7 at best: 3 - 1/7.
+    assert pure_c.gap == pytest.approx(20 / 7, abs=1e-9)
+    summary = pure_c.to_dict()
+    assert summary["player"] == 2 and summary["guaranteed_value"] == pytest.approx(-3.0)
+    assert summary["gap"] == pytest.approx(20 / 7, abs=1e-9) and summary["deterministic"] is False
+
+
+def test_a_mip_result_gap_is_value_minus_guarantee(game):
+    # Pure rows secure min(3, -1) = -1 and min(-2, 1) = -2: the deterministic ILP's value is -1.
+    pure = solve_deterministic(game, 1)
+    assert pure.value == pytest.approx(-1.0, abs=1e-9)
+    assert pure.opponent_strategy is None
+    assert pure.gap == pytest.approx(0.0, abs=1e-9)
+    worse = replace(pure, strategy=np.array([1.0, 0.0, 1.0]))
+    assert worse.gap == pytest.approx(1.0, abs=1e-12)
+    assert worse.exploitability == pytest.approx(1.0, abs=1e-12)
+    assert pure.to_dict()["deterministic"] is True
+
+
+@pytest.mark.parametrize("form", ["general", "thesis"])
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_matrix_nash_values_strategies_and_exploitability(player, form):
+    matrix = MatrixGame(C)
+    result = solve_matrix_nash(matrix, player, form=form)
+    assert result.player == player and result.form == form
+    assert result.value == pytest.approx(VALUE, abs=1e-9)
+    assert result.row_strategy == pytest.approx(P, abs=1e-9)
+    assert result.col_strategy == pytest.approx(Q, abs=1e-9)
+    own, other = (P, Q) if player == "row" else (Q, P)
+    assert result.strategy == pytest.approx(own, abs=1e-9)
+    assert result.opponent_strategy == pytest.approx(other, abs=1e-9)
+    assert result.guaranteed_value == pytest.approx(VALUE, abs=1e-9)
+    assert result.saddle_gap == pytest.approx(0.0, abs=1e-9)
+    assert list(result.strategy_dict().values()) == pytest.approx(own.tolist(), abs=1e-9)
+    assert list(result.strategy_dict("row").values()) == pytest.approx(P.tolist(), abs=1e-9)
+    # Known non-equilibrium strategies: row a secures min(3, -1) = -1; column c concedes max(3, -2) = 3.
+    if player == "row":
+        off = replace(result, row_strategy=np.array([1.0, 0.0]))
+        assert off.guaranteed_value == pytest.approx(-1.0, abs=1e-12)
+        # Against q: the row's best answer earns 1/7; a earns -1 against d: gap 1/7 + 1.
+        assert off.saddle_gap == pytest.approx(8 / 7, abs=1e-9)
+    else:
+        off = replace(result, col_strategy=np.array([1.0, 0.0]))
+        assert off.guaranteed_value == pytest.approx(3.0, abs=1e-12)
+        assert off.saddle_gap == pytest.approx(3.0 - VALUE, abs=1e-9)
+    both = replace(result, row_strategy=np.array([1.0, 0.0]), col_strategy=np.array([1.0, 0.0]))
+    assert both.saddle_gap == pytest.approx(3.0 - (-1.0), abs=1e-12)
+    summary = off.to_dict()
+    assert summary["guaranteed_value"] == pytest.approx(off.guaranteed_value, abs=1e-12)
+    assert summary["gap"] == pytest.approx(off.saddle_gap, abs=1e-12)
+    labels, weights = (off.game.col_labels, off.col_strategy) if player == "row" else (off.game.row_labels, P)
+    assert summary["opponent_strategy"] == pytest.approx(dict(zip(labels, weights)), abs=1e-9)
+
+
+def test_a_negative_value_game_on_both_sides():
+    # Swapping the sign: value -1/7, the same mixes.
+    matrix = MatrixGame(-np.array(C).T)  # the column player's game, seen as the row player
+    for player in ("row", "col"):
+        result = solve_matrix_nash(matrix, player)
+        assert result.value == pytest.approx(-VALUE, abs=1e-9)
+        assert result.row_strategy == pytest.approx(Q, abs=1e-9)
+        assert result.col_strategy == pytest.approx(P, abs=1e-9)
+
+
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_general_lp_shape(player):
+    # 3 x 2: the row player's LP has a row per column, one simplex row, 3 weights and the value.
+    matrix = MatrixGame([[3.0, -1.0], [-2.0, 1.0], [0.0, -3.0]])
+    model = matrix_nash_lp(matrix, player)
+    mine, theirs = (3, 2) if player == "row" else (2, 3)
+    assert model.constraints["payoff"].size == theirs and model.constraints["simplex"].size == 1
+    assert model.variables["x"].size == mine and model.variables["v"].size == 1
+    assert solve_matrix_nash(matrix, player).value == pytest.approx(VALUE, abs=1e-9)  # the third row is dominated
+
+
+def test_thesis_form_names_the_first_column_without_a_positive_payoff():
+    matrix = MatrixGame([[1.0, -1.0, 0.0], [2.0, 0.0, -1.0]], col_labels=["c", "d", "e"])
+    with pytest.raises(ModelError, match="column 'd' pays the row player nothing positive"):
+        matrix_nash_lp(matrix, "row", "thesis")
+    with pytest.raises(ModelError, match="form must be one of"):
+        matrix_nash_lp(matrix, "row", "dual")
+    with pytest.raises(ModelError, match="player must be one of"):
+        matrix_nash_lp(matrix, "column")
