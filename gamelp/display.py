@@ -11,7 +11,9 @@ declared ``@dataclass(repr=False)`` so the generated ``repr`` does not replace i
 Tables as pandas DataFrames (pandas is optional: :func:`frame` refuses in one
 line naming the extra) come from :func:`frame` and :func:`strategy_frame`,
 the sequence-form strategy as information set, action, probability and reach
-probability.
+probability.  :func:`model_text` is a model's algebra, block by block with the
+labels, for ``print(model)`` and ``Model.pprint``, or for a large model its
+blocks' sizes, nonzeros and coefficient ranges in the form HiGHS reports them.
 """
 
 from __future__ import annotations
@@ -28,6 +30,22 @@ from gamelp.deps import require
 
 if TYPE_CHECKING:
     from gamelp.treeplex import Treeplex
+
+__all__ = [
+    "Raw",
+    "Summarised",
+    "bounds_summary",
+    "counted",
+    "finite_range",
+    "frame",
+    "matrix_strategy_frame",
+    "model_text",
+    "number",
+    "result_summary",
+    "shape_text",
+    "show_range",
+    "strategy_frame",
+]
 
 MAX_REPR = 400  # characters: a summary is cut here whatever it holds
 MAX_TEXT = 60  # characters of one string field
@@ -162,29 +180,22 @@ def number(value: float) -> str:
     value = float(value)
     if value.is_integer() and abs(value) < 1e15:
         return str(int(value))
+    if len(repr(value)) <= 8:  # a short decimal (0.1, 0.25) reads best as it is
+        return repr(value)
     fraction = Fraction(value).limit_denominator(1000)
     if abs(float(fraction) - value) <= 1e-12 * abs(value):
         return str(fraction)
     return f"{value:.6g}"
 
 
-__all__ = [
-    "Raw",
-    "Summarised",
-    "finite_range",
-    "frame",
-    "matrix_strategy_frame",
-    "number",
-    "result_summary",
-    "shape_text",
-    "show_range",
-    "strategy_frame",
-]
-
-
 # ----------------------------------------------------------------------------- a model's algebra
 MAX_ALGEBRA_ROWS = 60  # models with more constraint and cone rows print as a summary
 SENSE_TEXT = {"<=": "<=", ">=": ">=", "==": "="}
+
+
+def counted(n: int, word: str) -> str:
+    """``1 row``, ``13 rows``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _names(block) -> list[str]:
@@ -193,8 +204,8 @@ def _names(block) -> list[str]:
     return [f"{block.name}[{label}]" for label in labels]
 
 
-def _expression(coefficients, columns: list[str]) -> str:
-    """``a x + b y - z`` from the nonzero coefficients of one row (sparse or dense) over ``columns``."""
+def _expression(coefficients, columns: list[str], constant: float = 0.0) -> str:
+    """``a x + b y - z + c`` from the nonzero coefficients of one row (sparse or dense) over ``columns``."""
     row = sp.coo_matrix(np.atleast_2d(coefficients) if isinstance(coefficients, np.ndarray) else coefficients)
     terms: list[str] = []
     for j, c in sorted(zip(row.col.tolist(), row.data.tolist())):
@@ -203,6 +214,9 @@ def _expression(coefficients, columns: list[str]) -> str:
         magnitude = "" if abs(c) == 1 else number(abs(c)) + " "
         sign = ("- " if c < 0 else "+ ") if terms else ("-" if c < 0 else "")
         terms.append(f"{sign}{magnitude}{columns[j]}")
+    if constant:
+        sign = ("- " if constant < 0 else "+ ") if terms else ("-" if constant < 0 else "")
+        terms.append(f"{sign}{number(abs(constant))}")
     return " ".join(terms) or "0"
 
 
@@ -228,7 +242,7 @@ def _interval(name: str, low: float, high: float) -> str:
     return f"{number(low)} <= {name} <= {number(high)}"
 
 
-def _bounds_summary(block) -> str:
+def bounds_summary(block) -> str:
     """``>= 0``, ``free``, ``binary``, or the range of the bounds when they vary."""
     if block.kind == "binary":
         return "0 or 1"
@@ -248,8 +262,8 @@ def model_text(model, full: bool | None = None) -> str:
     rows = form.A.shape[0] + sum(cone.matrix.shape[0] for cone in form.cones)
     kind = "MIP" if form.is_mip else "SOCP" if form.cones else "LP"
     head = (
-        f"{model.name}: {kind}, {form.A.shape[1]} variables, {form.A.shape[0]} constraints"
-        f"{f', {len(form.cones)} cones' if form.cones else ''}, {form.A.nnz} nonzeros"
+        f"{model.name}: {kind}, {counted(form.A.shape[1], 'variable')}, {counted(form.A.shape[0], 'constraint')}"
+        f"{', ' + counted(len(form.cones), 'cone') if form.cones else ''}, {counted(form.A.nnz, 'nonzero')}"
     )
     sense = "maximise" if model.sense == "max" else "minimise"
     if full is None:
@@ -257,10 +271,9 @@ def model_text(model, full: bool | None = None) -> str:
     if not full:
         return _model_summary(model, form, head, sense)
     columns = [name for block in model.variables.values() for name in _names(block)]
-    constant = f" + {number(model.objective_constant)}" if model.objective_constant else ""
-    lines = [head, f"{sense}  {_expression(np.asarray(form.c), columns)}{constant}", "subject to"]
+    lines = [head, f"{sense}  {_expression(np.asarray(form.c), columns, model.objective_constant)}", "subject to"]
     for block in model.constraints.values():
-        lines.append(f"  {block.name} ({block.size} rows):")
+        lines.append(f"  {block.name} ({counted(block.size, 'row')}):")
         labels = block.labels if block.labels is not None else range(block.size)
         width = max((len(str(label)) for label in labels), default=0) + 2
         for i, label in enumerate(labels):
@@ -270,10 +283,9 @@ def model_text(model, full: bool | None = None) -> str:
                 f"{SENSE_TEXT[block.sense]} {number(block.rhs[i])}"
             )
     for cone in form.cones:
-        lines.append(f"  {cone.name} (second-order cone, u[0] >= ||u[1:]||, {cone.matrix.shape[0]} rows):")
+        lines.append(f"  {cone.name} (second-order cone, u[0] >= ||u[1:]||, {counted(cone.matrix.shape[0], 'row')}):")
         for i in range(cone.matrix.shape[0]):
-            shift = f" + {number(cone.constant[i])}" if cone.constant[i] else ""
-            lines.append(f"    u[{i}] = {_expression(cone.matrix[i], columns)}{shift}")
+            lines.append(f"    u[{i}] = {_expression(cone.matrix[i], columns, cone.constant[i])}")
     lines.append("bounds")
     lines += [f"  {line}" for block in model.variables.values() for line in _bounds_text(block)]
     return "\n".join(lines)
@@ -286,7 +298,7 @@ def _model_summary(model, form, head: str, sense: str) -> str:
     lines = [head, f"{sense}{objective}", "variable blocks"]
     width = max((len(name) for name in [*model.variables, *model.constraints]), default=0)
     for block in model.variables.values():
-        lines.append(f"  {block.name:<{width}}  {block.size:>8} {block.kind:<10}  {_bounds_summary(block)}")
+        lines.append(f"  {block.name:<{width}}  {block.size:>8} {block.kind:<10}  {bounds_summary(block)}")
     lines.append("constraint blocks")
     for block in model.constraints.values():
         lines.append(

@@ -16,18 +16,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.display import Raw, Summarised, shape_text
 
-@dataclass(frozen=True, eq=False)
-class ConeBlock:
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ConeBlock(Summarised):
     """Second-order cone ``u = matrix @ x + constant``, ``u[0] >= ||u[1:]||_2``."""
 
     name: str
     matrix: sp.csr_matrix
     constant: np.ndarray
 
+    def _summary(self) -> dict:
+        return {"name": self.name, "rows": self.matrix.shape[0], "nonzeros": self.matrix.nnz}
 
-@dataclass(frozen=True)
-class MatrixForm:
+
+@dataclass(frozen=True, repr=False)
+class MatrixForm(Summarised):
     """The flattened model every backend reads.
 
     ``row_sense`` holds one of ``'<'``, ``'>'``, ``'='`` per row of ``A``;
@@ -48,6 +53,16 @@ class MatrixForm:
     name: str = "model"
     variable_slices: dict[str, slice] = field(default_factory=dict)
     row_slices: dict[str, slice] = field(default_factory=dict)
+
+    def _summary(self) -> dict:
+        return {
+            "name": self.name,
+            "shape": Raw(shape_text(self.A.shape)),
+            "nonzeros": self.A.nnz,
+            "cones": len(self.cones) or None,
+            "integer": int(self.integer.sum()) or None,
+            "sense": "max" if self.maximize else "min",
+        }
 
     @property
     def is_mip(self) -> bool:
@@ -77,8 +92,8 @@ class MatrixForm:
         return lower, upper
 
 
-@dataclass(frozen=True)
-class Changes:
+@dataclass(frozen=True, repr=False)
+class Changes(Summarised):
     """What the value setters changed after some revision, as flat indices of the :class:`MatrixForm`.
 
     ``rows``: right-hand sides; ``bounds``: column bounds; ``costs``: objective
@@ -89,3 +104,11 @@ class Changes:
     bounds: np.ndarray
     costs: np.ndarray
     objective: bool
+
+    def _summary(self) -> dict:
+        return {
+            "rows": self.rows.size,
+            "bounds": self.bounds.size,
+            "costs": self.costs.size,
+            "objective": self.objective,
+        }

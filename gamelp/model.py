@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.display import Summarised, model_text
+from gamelp.display import Raw, Summarised, bounds_summary, counted, model_text
 from gamelp.errors import ModelError
 from gamelp.form import Changes, ConeBlock, MatrixForm
 
@@ -46,8 +46,8 @@ VARIABLE_KINDS = ("continuous", "binary", "integer")
 SENSES = ("<=", ">=", "==")
 
 
-@dataclass(frozen=True, eq=False)
-class VarBlock:
+@dataclass(frozen=True, eq=False, repr=False)
+class VarBlock(Summarised):
     """A named block of ``size`` variables occupying ``start:start+size`` in the model."""
 
     name: str
@@ -58,14 +58,17 @@ class VarBlock:
     ub: np.ndarray
     labels: tuple[str, ...] | None = None
 
+    def _summary(self) -> dict:
+        return {"name": self.name, "size": self.size, "kind": self.kind, "bounds": Raw(bounds_summary(self))}
+
     @property
     def slice(self) -> slice:
         """The block's columns in the variable vector."""
         return slice(self.start, self.start + self.size)
 
 
-@dataclass(frozen=True, eq=False)
-class ConstraintBlock:
+@dataclass(frozen=True, eq=False, repr=False)
+class ConstraintBlock(Summarised):
     """``matrix @ x (sense) rhs`` over the whole variable vector, one row per constraint."""
 
     name: str
@@ -74,6 +77,9 @@ class ConstraintBlock:
     sense: str
     rhs: np.ndarray
     labels: tuple[str, ...] | None = None
+
+    def _summary(self) -> dict:
+        return {"name": self.name, "rows": self.size, "sense": self.sense, "nonzeros": self.matrix.nnz}
 
     @property
     def size(self) -> int:
@@ -453,11 +459,10 @@ class Model(Summarised):
             "name": self.name,
             "kind": kind,
             "sense": self.sense,
-            "variables": self.num_variables,
-            "constraints": self.num_constraints,
+            "variables": Raw(f"{self.num_variables} in {counted(len(self.variables), 'block')}"),
+            "constraints": Raw(f"{self.num_constraints} in {counted(len(self.constraints), 'block')}"),
             "cones": len(self.cones) or None,
             "nonzeros": sum(block.matrix.nnz for block in self.constraints.values()),
-            "blocks": f"{len(self.variables)} variable, {len(self.constraints)} constraint",
         }
 
     def __str__(self) -> str:

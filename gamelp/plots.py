@@ -164,7 +164,14 @@ def strategy_tree_figure(treeplex: Treeplex, x, depth: int | None = None, title:
         for edge in tree.edges
     }
     nx.draw_networkx_edge_labels(
-        tree, position, edge_labels=labels, ax=ax, font_size=8, rotate=False, label_pos=0.7, bbox={"alpha": 0.0}
+        tree,
+        position,
+        edge_labels=labels,
+        ax=ax,
+        font_size=8,
+        rotate=False,
+        label_pos=0.7,
+        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 0.3},
     )
     decisions = [node for node in tree if tree.nodes[node]["kind"] in ("decision", "cut") and isinstance(node, str)]
     if len(decisions) <= MAX_NAMED_POINTS:  # information sets by name where they fit

@@ -61,8 +61,8 @@ GUARANTEE_BACKEND = "cvxpy:CLARABEL"
 
 
 # ----------------------------------------------------------------------------- uncertainty sets
-@dataclass(frozen=True)
-class UncertaintyBlock:
+@dataclass(frozen=True, repr=False)
+class UncertaintyBlock(Summarised):
     """``P zeta[entries] + r in K`` for one group of entries of ``vec(zeta)``.
 
     ``cones`` splits the rows of ``P`` into consecutive pieces, each
@@ -74,9 +74,13 @@ class UncertaintyBlock:
     r: np.ndarray
     cones: tuple[tuple[str, int], ...]
 
+    def _summary(self) -> dict:
+        kinds = sorted({kind for kind, _ in self.cones})
+        return {"entries": self.entries.size, "rows": self.r.size, "cones": Raw(f"{len(self.cones)} {'/'.join(kinds)}")}
 
-@dataclass(frozen=True)
-class ConicUncertainty:
+
+@dataclass(frozen=True, repr=False)
+class ConicUncertainty(Summarised):
     """``{zeta : P_b zeta[entries_b] + r_b in K_b for every block b}`` over an ``m x n`` matrix ``zeta``.
 
     Entries in no block are fixed at zero (certain payoffs).
@@ -85,6 +89,14 @@ class ConicUncertainty:
     shape: tuple[int, int]
     blocks: tuple[UncertaintyBlock, ...]
     description: str = "conic"
+
+    def _summary(self) -> dict:
+        return {
+            "description": self.description,
+            "shape": Raw(shape_text(self.shape)),
+            "blocks": len(self.blocks),
+            "entries": sum(block.entries.size for block in self.blocks),
+        }
 
     def __post_init__(self):
         size = self.shape[0] * self.shape[1]

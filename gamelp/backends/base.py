@@ -73,8 +73,8 @@ class Capabilities:
         return [name for name, on in flags.items() if on]
 
 
-@dataclass
-class Options:
+@dataclass(repr=False)
+class Options(Summarised):
     """The option vocabulary shared by every backend; ``extra`` holds the solver's own options."""
 
     time_limit: float | None = None
@@ -83,6 +83,16 @@ class Options:
     verbose: bool = False
     start: np.ndarray | None = None  # a feasible point over all columns, offered as a MIP start
     extra: dict = field(default_factory=dict)
+
+    def _summary(self) -> dict:
+        return {
+            "time_limit": self.time_limit,
+            "mip_gap": self.mip_gap,
+            "threads": self.threads,
+            "verbose": self.verbose or None,
+            "start": None if self.start is None else Raw(f"{self.start.size} values"),
+            "extra": Raw(", ".join(self.extra)) if self.extra else None,
+        }
 
 
 @dataclass(repr=False)
@@ -114,8 +124,8 @@ class RawResult(Summarised):
 SolverT = TypeVar("SolverT")
 
 
-@dataclass
-class Session(Generic[SolverT]):
+@dataclass(repr=False)
+class Session(Summarised, Generic[SolverT]):
     """One model's solver object (``SolverT``: the backend's own) kept by a persistent backend between solves.
 
     ``form`` and ``factors`` are the scaled form the solver holds and the
@@ -127,6 +137,9 @@ class Session(Generic[SolverT]):
     factors: Scaling
     revision: int
     lock: threading.Lock = field(default_factory=threading.Lock)  # one solve at a time per model
+
+    def _summary(self) -> dict:
+        return {"solver": Raw(type(self.solver).__name__), "form": Raw(repr(self.form)), "revision": self.revision}
 
     def pending(self, model: Model, scaled: MatrixForm, factors: Scaling) -> Changes | None:
         """The entries of ``scaled`` that differ from the solver's copy, or None when it must be rebuilt.

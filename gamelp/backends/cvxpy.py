@@ -213,13 +213,15 @@ def _cvxpy_log_to_stdout():
     ``sys.stderr`` redirection reaches: without this its verbose log reached every run's standard error.
     """
     handlers = [h for h in cps.LOGGER.handlers if isinstance(h, logging.StreamHandler)]
-    previous = [h.setStream(sys.stdout) for h in handlers]
+    previous = [h.stream for h in handlers]
+    # Assigned, not setStream: that flushes the old stream, which a test harness may have closed.
+    for handler in handlers:
+        handler.stream = sys.stdout
     try:
         yield
     finally:
         for handler, stream in zip(handlers, previous):
-            if stream is not None:
-                handler.setStream(stream)
+            handler.stream = stream
 
 
 def _status(problem: cp.Problem, options: Options) -> Status:

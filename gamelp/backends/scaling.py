@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import lsqr
 
+from gamelp.display import Raw, Summarised, finite_range, show_range
 from gamelp.form import ConeBlock, MatrixForm
 
 WELL_SCALED_LOW, WELL_SCALED_HIGH = 1e-3, 1e3
@@ -39,14 +40,21 @@ BULK_PERCENTILES = (10, 90)
 SOLVER_LIMITS = (1e-9, 1e9)  # HiGHS drops coefficients below 1e-9 in magnitude
 
 
-@dataclass(frozen=True)
-class Scaling:
+@dataclass(frozen=True, repr=False)
+class Scaling(Summarised):
     """The factors of one scaled model: ``row`` (linear rows), ``column``, ``objective``, ``cone``."""
 
     row: np.ndarray
     column: np.ndarray
     objective: float
     cone: np.ndarray
+
+    def _summary(self) -> dict:
+        ranges = {name: finite_range(getattr(self, name)) for name in ("row", "column", "cone")}
+        return {
+            **{name: Raw(f"{getattr(self, name).size} in {show_range(r)}") for name, r in ranges.items()},
+            "objective": self.objective,
+        }
 
     def scaled_start(self, x: np.ndarray) -> np.ndarray:
         """A point of the original model in the scaled model's variables."""

@@ -2,13 +2,14 @@
 pandas tables and the model's algebra.
 
 The repr test discovers its classes by walking the public modules of gamelp, gamelp.models and gamelp.games:
-a new result class is in scope by its name (``...Result``, ``...Sweep``, ``...Point``), by the GameResult
-protocol or by deriving from a core type, and the test fails until it has a builder here (and then until its
-repr is short).
+every public dataclass of the core and the models, and in the games a result by its name (``...Result``,
+``...Sweep``, ``...Point``), by the GameResult protocol or by deriving from a core type; the test fails until a
+new one has a builder here (and then until its repr is short).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -46,10 +47,13 @@ def public_modules() -> list[types.ModuleType]:
 
 
 def in_scope(cls: type) -> bool:
-    """A result, a game or a model: what a session displays (protocols and the mixin itself aside)."""
+    """A result, a game, a model or their parts: what a session displays (protocols and the mixin itself aside)."""
     if cls is Summarised or getattr(cls, "_is_protocol", False):
         return False
-    if issubclass(cls, CORE_TYPES) or cls.__name__.endswith(RESULT_SUFFIXES):
+    core_or_models = not cls.__module__.startswith("gamelp.games")
+    if (core_or_models and dataclasses.is_dataclass(cls)) or issubclass(cls, CORE_TYPES):
+        return True
+    if cls.__name__.endswith(RESULT_SUFFIXES):
         return True
     return callable(getattr(cls, "to_dict", None)) and hasattr(cls, "strategy")
 
@@ -180,6 +184,60 @@ def _raw(world: World):
     return get("highs").solve(world.nash.model.matrix_form(), Options(time_limit=1.0))
 
 
+def _cones(world: World):
+    from gamelp.models.robust import robust_lp
+
+    return next(iter(robust_lp(world.matrix, "ellipsoidal", 0.5).cones.values()))
+
+
+def _changes(world: World):
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(world.game, 1)
+    revision = model.revision
+    model.set_rhs("polytope", world.game.pl1.f)
+    model.set_bounds("x", ub=2.0)
+    return model.changes_since(revision)
+
+
+def _options(world: World):
+    from gamelp.backends.base import Options
+
+    return Options(time_limit=1, start=np.zeros(world.nash.model.num_variables), extra={"presolve": "off"})
+
+
+def _session(world: World):
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(world.game, 1)
+    model.solve("highs", persistent=True, time_limit=1)
+    return model.sessions["highs"]
+
+
+def _scaling(world: World):
+    from gamelp.backends.scaling import scale
+
+    return scale(world.nash.model.matrix_form())[1]
+
+
+def _uncertainty(world: World):
+    from gamelp.models.robust import ellipsoidal_set
+
+    return ellipsoidal_set(world.matrix.shape, 0.5, scope="column")
+
+
+def _capabilities(world: World):
+    from gamelp.backends import get
+
+    return get("highs").capabilities
+
+
+def _method(world: World):
+    from gamelp.regret import METHODS
+
+    return METHODS["pdcfr+"]
+
+
 def _equilibrium(world: World):
     from gamelp.models.nash import solve_equilibrium
 
@@ -206,6 +264,18 @@ BUILDERS = {
     "gamelp.treeplex.Treeplex": lambda w: w.game.pl2,
     "gamelp.matrix.MatrixGame": lambda w: w.matrix,
     "gamelp.backends.base.RawResult": _raw,
+    "gamelp.backends.base.Options": _options,
+    "gamelp.backends.base.Session": _session,
+    "gamelp.backends.base.Capabilities": _capabilities,
+    "gamelp.backends.scaling.Scaling": _scaling,
+    "gamelp.model.VarBlock": lambda w: w.nash.model.variables["x"],
+    "gamelp.model.ConstraintBlock": lambda w: w.nash.model.constraints["best_response"],
+    "gamelp.form.ConeBlock": _cones,
+    "gamelp.form.MatrixForm": lambda w: w.nash.model.matrix_form(),
+    "gamelp.form.Changes": _changes,
+    "gamelp.regret.selfplay.Method": _method,
+    "gamelp.models.robust.UncertaintyBlock": lambda w: _uncertainty(w).blocks[0],
+    "gamelp.models.robust.ConicUncertainty": _uncertainty,
     "gamelp.models.nash.NashResult": lambda w: w.nash,
     "gamelp.models.nash.Equilibrium": _equilibrium,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
@@ -261,7 +331,7 @@ def test_the_repr_names_what_matters(world):
     assert f"{world.nash.value:.10g}" in text
     game = repr(world.game)
     assert f"sequences={world.game.pl1.num_sequences}/{world.game.pl2.num_sequences}" in game
-    assert f"constraints={world.nash.model.num_constraints}" in repr(world.nash.model)
+    assert f"constraints={world.nash.model.num_constraints} in 2 blocks" in repr(world.nash.model)
 
 
 def test_html_lists_the_largest_entries_and_says_how_many_there_are(world):
@@ -478,3 +548,31 @@ def test_a_plot_into_a_missing_directory_is_refused_before_solving(capsys, tmp_p
     assert exit_.value.code == 2
     error = capsys.readouterr().err.strip()
     assert len(error.splitlines()) == 1 and "does not exist" in error and "--plot" in error
+
+
+def test_a_cone_model_prints_its_cones_constants_and_bounds():
+    model = Model("toy")
+    x = model.add_variables("x", 3, lb=0, labels=["a", "b", "c"])
+    y = model.add_variables("y", 2, lb=[-1, 0], ub=[1, 5])
+    model.add_constraints("budget", {x: [[1, 0.1, 0.25]], y: [[0, -1]]}, "<=", 1)
+    model.add_cone("norm", {x: [[0, 0, 0], [1, 0, 0], [0, 1 / 3, 0]]}, constant=[1, 0, -2])
+    model.set_objective({x: [1, 2, 3]}, sense="max", constant=-1.5)
+    assert str(model) == (
+        "toy: SOCP, 5 variables, 1 constraint, 1 cone, 4 nonzeros\n"
+        "maximise  x[a] + 2 x[b] + 3 x[c] - 1.5\n"
+        "subject to\n"
+        "  budget (1 row):\n"
+        "    [0]  x[a] + 0.1 x[b] + 0.25 x[c] - y[1] <= 1\n"
+        "  norm (second-order cone, u[0] >= ||u[1:]||, 3 rows):\n"
+        "    u[0] = 1\n"
+        "    u[1] = x[a]\n"
+        "    u[2] = 1/3 x[b] - 2\n"
+        "bounds\n"
+        "  x >= 0 (3)\n"
+        "  -1 <= y[0] <= 1\n"
+        "  0 <= y[1] <= 5"
+    )
+    assert repr(model) == (
+        "Model(name='toy', kind='SOCP', sense='max', variables=5 in 2 blocks, constraints=1 in 1 block, "
+        "cones=1, nonzeros=4)"
+    )
