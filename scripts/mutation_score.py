@@ -55,7 +55,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "gamelp.models.determinism",
         ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
     ),
-    "models/kdet_search.py": ("gamelp.models.kdet_search", ["tests/models/test_determinism.py"]),
+    "models/kdet_search.py": (
+        "gamelp.models.kdet_search",
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+    ),
     "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust_math.py", "tests/models/test_robust.py"]),
     "models/uniqueness.py": (
         "gamelp.models.uniqueness",
