@@ -9,7 +9,7 @@ imports the mutated source in place of the module; a failing run or one past the
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
-    python scripts/mutation_score.py                     # sampled: 10 seeded mutants per module, 2 workers
+    python scripts/mutation_score.py                     # sampled: 20 seeded mutants per module, 2 workers
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
     python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
     python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         return _worker(name, mutated, original, rest)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", choices=sorted(MODULES), help="only this module (repeatable)")
-    parser.add_argument("--sample", type=int, default=10, help="mutants per module (default 10)")
+    parser.add_argument("--sample", type=int, default=20, help="mutants per module (default 20)")
     parser.add_argument("--full", action="store_true", help="every mutant of every module")
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
