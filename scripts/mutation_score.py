@@ -13,7 +13,7 @@ counted as pragma'd.
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
     python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
     python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
-    python scripts/mutation_score.py --mutmut            # mutmut 3 (the [tool.mutmut] table), every mutant
+    python scripts/mutation_score.py --mutmut --module models/nash.py  # mutmut 3 ([tool.mutmut]), every mutant
 
 The table (stdout) gives per module: mutants run, killed (timeouts included), survived, pragma'd, the killed
 share, the wall time and the test processes' CPU time (what the run takes on an idle machine, summed over
@@ -367,7 +367,7 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
 _MUTMUT_LINE = re.compile(r"^\s*(?P<name>[\w.]+)\.x\w*__mutmut_\d+: (?P<status>.+)$")
 
 
-def _mutmut(modules: list[str], stage: Path) -> list[Score]:
+def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
     """Run mutmut (every mutant) on a staged copy in the installed layout; the tally per module from its results."""
     if shutil.which("mutmut") is None:
         sys.exit("mutation_score: --mutmut needs the mutmut package (pip install mutmut)")
@@ -376,9 +376,14 @@ def _mutmut(modules: list[str], stage: Path) -> list[Score]:
     for sub in ("models", "games"):
         shutil.copytree(ROOT / sub, stage / "src" / "gamelp" / sub, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", stage / "pyproject.toml")
+    # The staged [tool.mutmut] mutates the chosen modules only.
+    chosen = ", ".join(f'"src/gamelp/{m.removeprefix("gamelp/")}"' for m in modules)
+    config = re.sub(
+        r"^only_mutate = \[[^\]]*\]", f"only_mutate = [{chosen}]", (ROOT / "pyproject.toml").read_text(), flags=re.M
+    )
+    (stage / "pyproject.toml").write_text(config)
     began = time.monotonic()
-    subprocess.run(["mutmut", "run", "--max-children", "2"], cwd=stage, check=False)
+    subprocess.run(["mutmut", "run", "--max-children", str(jobs)], cwd=stage, check=False)
     seconds = time.monotonic() - began
     listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
     scores = {m: Score(m) for m in modules}
@@ -429,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sample must be at least 1")
     modules = args.module or list(MODULES)
     if args.mutmut:
-        scores = _mutmut(modules, args.stage)
+        scores = _mutmut(modules, args.stage, args.jobs)
     else:
         sample = None if args.full else args.sample
         scores = [score_module(m, sample, args.seed, args.jobs, args.timeout) for m in modules]
