@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from gamelp.game import SequenceFormGame
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.games import poker
 from gamelp.models.determinism import (
     DETERMINISM_TOL,
     SweepPoint,
@@ -345,9 +346,23 @@ def test_search_tolerances_and_incumbents(kuhn):
     assert strict.cutoff(0) == -0.5 and strict.strategy[3] is pure
 
 
-@pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 1)])
-def test_search_sweep_against_exhaustive_choice_enumeration(name, player, request):
-    game = request.getfixturevalue(name)
+def kuhn_cards(n):
+    return SequenceFormGame.from_dict(poker.kuhn(n), f"kuhn{n}")
+
+
+@pytest.mark.parametrize(
+    "make, player",
+    [
+        (lambda: load_game("kuhn"), 1),
+        (lambda: load_game("rps"), 1),
+        (lambda: kuhn_cards(6), 1),  # 23 nodes
+        (lambda: kuhn_cards(6), 2),
+        (lambda: kuhn_cards(8), 1),
+    ],
+    ids=["kuhn-1", "rps-1", "kuhn6-1", "kuhn6-2", "kuhn8-1"],
+)
+def test_search_sweep_against_the_mip_sweep(make, player):
+    game = make()
     own = game.player(player)
     exact = k_sweep(game, player).values
     sweep = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-12)
@@ -357,3 +372,18 @@ def test_search_sweep_against_exhaustive_choice_enumeration(name, player, reques
     for p in sweep.points:
         x = np.array([p.strategy[label] for label in own.labels])
         assert game.guaranteed_value(player, x) == pytest.approx(p.value, abs=1e-7) and p.determinism >= p.k
+
+
+def test_a_search_stopped_by_its_clock_reports_a_valid_open_bound():
+    """A counting clock stops the search after a fixed number of nodes: whatever is open bounds V(k) from above."""
+    game = kuhn_cards(6)
+    exact = k_sweep(game, 1).values
+    stopped_open = 0
+    for k in range(game.pl1.num_decision_points + 1):
+        for budget in (1, 3, 6):
+            search = KdetSearch(game, 1, rel_gap=0.0, abs_gap=1e-9)
+            search.solve_root()
+            bound = search.prove(k, deadline=budget, clock=itertools.count().__next__)
+            assert search.value[k] <= exact[k] + 1e-9 <= bound + 2e-9
+            stopped_open += bound > exact[k] + 1e-6
+    assert stopped_open  # some searches were cut short with nodes open
