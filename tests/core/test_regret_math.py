@@ -36,3 +36,15 @@ def test_averaging_by_name_or_exponent(name, exponent):
 def test_averaging_refusals(bad):
     with pytest.raises(RegretError, match="averaging"):
         solve_regret(C, "rm", 5, averaging=bad)
+
+
+def test_a_single_action_is_a_simplex():
+    from gamelp.regret.simplex import Segments
+
+    one = Segments.simplex(1)
+    assert one.size == 1 and one.uniform.tolist() == [1.0]
+    with pytest.raises(RegretError, match="at least one action"):
+        Segments.simplex(0)
+    run = solve_regret(np.array([[2.0, -1.0]]), "rm", 4)  # the row player has one action
+    # The column player: uniform once, then column 2 (regrets (-3/2, 3/2) after t = 1): mean (1/8, 7/8).
+    assert run.x.tolist() == [1.0] and run.y == pytest.approx([0.125, 0.875], abs=1e-12)
