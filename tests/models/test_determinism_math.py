@@ -261,6 +261,7 @@ def test_sweep_points_carry_the_payoff_range_they_ran_in(kuhn):
 
 
 def test_sweep_progress_counts_up_to_every_k(kuhn):
+    assert k_sweep(load_game("rps")).player == 1  # player 1 by default
     calls = []
     total = kuhn.pl2.num_decision_points
     k_sweep(kuhn, 2, progress=lambda done, of: calls.append((done, of)))
