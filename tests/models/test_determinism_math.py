@@ -261,7 +261,7 @@ def test_sweep_points_carry_the_payoff_range_they_ran_in(kuhn):
 
 
 def test_sweep_progress_counts_up_to_every_k(kuhn):
-    assert k_sweep(load_game("rps")).player == 1  # player 1 by default
+    assert k_sweep(load_game("rps")).player == search_sweep(load_game("rps")).player == 1  # player 1 by default
     calls = []
     total = kuhn.pl2.num_decision_points
     k_sweep(kuhn, 2, progress=lambda done, of: calls.append((done, of)))
@@ -369,7 +369,7 @@ def test_search_sweep_against_the_mip_sweep(make, player):
     sweep = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-12)
     assert sweep.values == pytest.approx(exact, abs=1e-8)
     assert all(p.bound >= v - 1e-9 and p.within(0.0, 1e-9) for p, v in zip(sweep.points, exact))
-    assert sweep.lps_solved > 0 and sweep.backend == "highs"
+    assert sweep.lps_solved > 0 and sweep.backend == "highs" and sweep.player == player
     for p in sweep.points:
         x = np.array([p.strategy[label] for label in own.labels])
         assert game.guaranteed_value(player, x) == pytest.approx(p.value, abs=1e-7) and p.determinism >= p.k
