@@ -382,9 +382,9 @@ def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
         r"^only_mutate = \[[^\]]*\]", f"only_mutate = [{chosen}]", (ROOT / "pyproject.toml").read_text(), flags=re.M
     )
     (stage / "pyproject.toml").write_text(config)
-    began = time.monotonic()
+    began, cpu = time.monotonic(), _children_cpu()
     subprocess.run(["mutmut", "run", "--max-children", str(jobs)], cwd=stage, check=False)
-    seconds = time.monotonic() - began
+    seconds, cpu = time.monotonic() - began, _children_cpu() - cpu
     listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
     scores = {m: Score(m) for m in modules}
     by_name = {MODULES[m][0]: scores[m] for m in modules}
@@ -404,7 +404,7 @@ def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
             score.survivors.append(Mutant(score.total, 0, match.group(0).strip()))
     for score in scores.values():
         score.pragmad = sum(PRAGMA in text for text in (ROOT / score.module).read_text().splitlines())
-        score.seconds = seconds / max(len(scores), 1)
+        score.seconds, score.cpu = seconds / len(scores), cpu / len(scores)  # one run for all: shared out
     return list(scores.values())
 
 
