@@ -408,19 +408,22 @@ def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
     return list(scores.values())
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--worker"]:
-        name, mutated, original, _, *rest = argv[1:]
-        return _worker(name, mutated, original, rest)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_parser() -> argparse.ArgumentParser:
+    # Imported here: a worker must install its mutant before anything imports gamelp.
+    from gamelp.cli.args import OneLineParser, finite_float, integer
+
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", choices=sorted(MODULES), help="only this module (repeatable)")
-    parser.add_argument("--sample", type=int, default=20, help="mutants per module (default 20)")
+    parser.add_argument("--sample", type=integer(1), default=20, help="mutants per module (default 20)")
     parser.add_argument("--full", action="store_true", help="every mutant of every module")
-    parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
-    parser.add_argument("--floor", type=float, help="exit 1 if a module's killed share is below this percentage")
+    parser.add_argument("--seed", type=integer(0), default=0, help="the sample's seed (default 0)")
+    parser.add_argument("--jobs", type=integer(1), default=2, help="mutants run at once (default 2)")
+    parser.add_argument(
+        "--timeout", type=finite_float(0.0, strict=True), default=240.0, help="seconds per mutant; past it: killed"
+    )
+    parser.add_argument(
+        "--floor", type=finite_float(0.0), help="exit 1 if a module's killed share is below this percentage"
+    )
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants after the table")
     parser.add_argument("--mutmut", action="store_true", help="run mutmut 3 instead (every mutant; slow)")
     parser.add_argument(
@@ -429,9 +432,15 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(tempfile.gettempdir()) / "gamelp-mutmut",
         help="where --mutmut stages its copy of the tree",
     )
-    args = parser.parse_args(argv)
-    if args.sample < 1:
-        parser.error("--sample must be at least 1")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        name, mutated, original, _, *rest = argv[1:]
+        return _worker(name, mutated, original, rest)
+    args = build_parser().parse_args(argv)
     modules = args.module or list(MODULES)
     if args.mutmut:
         scores = _mutmut(modules, args.stage, args.jobs)
