@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import ctypes
 import importlib.abc
 import importlib.util
 import os
@@ -274,7 +275,13 @@ def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: P
     cmd += ["-x", "-q", "-p", "no:cacheprovider", *tests]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=_die_with(os.getpid()),
     )
     try:
         code = proc.wait(timeout=timeout)
@@ -310,6 +317,18 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
                 result.timeouts += outcome == "timeout"
     result.seconds, result.cpu = time.monotonic() - began, _children_cpu() - cpu
     return result
+
+
+def _die_with(parent: int):
+    """A worker's pre-exec step: the kernel kills it when this process dies (Linux), so kill -9 leaves none."""
+
+    def preexec() -> None:
+        if sys.platform.startswith("linux"):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
 
 
 def _children_cpu() -> float:
