@@ -35,7 +35,7 @@ EMPTY_SEQUENCE = "∅"
 NODE_TYPES = ("decision", "observation")
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(frozen=True, eq=False, repr=False)  # pragma: no mutate: never assigned to
 class Treeplex(Summarised):
     """A validated decision process of one player (see the module docstring)."""
 
@@ -254,7 +254,8 @@ class Treeplex(Summarised):
         x = np.asarray(x, dtype=float)
         if x.shape != (self.num_sequences,):
             raise ValueError(f"player {self.player}: expected {self.num_sequences} sequence weights, got {x.shape}")
-        return float(max(np.abs(self.F @ x - self.f).max(), -x.min(initial=0.0)))
+        negative = -x.min(initial=0.0)  # pragma: no mutate: a larger initial only lowers a term below the first
+        return float(max(np.abs(self.F @ x - self.f).max(), negative))
 
     def best_response(self, utility: np.ndarray) -> tuple[float, np.ndarray]:
         """Maximise ``utility . x`` over the polytope: returns the value and a pure maximiser.

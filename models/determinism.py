@@ -256,7 +256,7 @@ def k_sweep(
     *,
     mip_gap: float = 1e-6,
     progress: Callable[[int, int], object] | None = None,
-    persistent: bool = True,
+    persistent: bool = True,  # pragma: no mutate: reusing the solver's model changes no result
     **options: Any,
 ) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
@@ -319,7 +319,7 @@ class _Sweep:
         )
         self.own = game.player(player)
         self.total = self.own.num_decision_points
-        self.value_model = kdet_mip(game, player, 0)
+        self.value_model = kdet_mip(game, player, 0)  # pragma: no mutate: k is set before each solve
         self.level_model = kdet_mip(game, player, 0)
         self.level_model.name = self.value_model.name.replace("kdet0", "kdet_level")
         f_opp = self.value_model.objective["v"]
@@ -381,7 +381,8 @@ class _Sweep:
     def level(self, k: int) -> int:
         """Solve ``P(k)`` at the first ``k`` of a value level; returns the last ``k`` the level is known to hold."""
         own, began = self.own, self.wall
-        if k > 0 and self.best_known(k - 1)[1] < k:  # pragma: no mutate: the greedy step only offers a start
+        # Every known strategy has determinism >= 0, so the greedy step runs from k = 1 on.
+        if self.best_known(k - 1)[1] < k:  # pragma: no mutate: the greedy step only offers a start
             step = _greedy_step(self.choice_lp, own, self.best_known(k - 1)[2]["x"], self.run)
             if step is not None:
                 self.remember(step.objective, step.values["x"], step.values["v"])
@@ -390,7 +391,8 @@ class _Sweep:
         reached = self.record(k, sol)
         if reached < self.total and sol.status == OPTIMAL:  # a value level is known only at an optimum
             value = _objective(sol)
-            self.level_model.set_rhs("keep_value", value - DETERMINISM_TOL * max(1.0, abs(value)))
+            # k_sweep divides the payoffs by their range, so |value| <= 1 and the tolerance is absolute.
+            self.level_model.set_rhs("keep_value", value - DETERMINISM_TOL)
             level = self.run(self.level_model, sol.values)
             if determinism(own, level.values["x"]) > reached:
                 # The level MIP keeps the value only to a tolerance: re-solve with its choices fixed.

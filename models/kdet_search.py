@@ -58,7 +58,7 @@ from gamelp.models.nash import sequence_form_lp
 from gamelp.units import normalised
 
 UNDECIDED = -1
-MIXING = -2
+MIXING = -2  # pragma: no mutate: equal to UNDECIDED it only slows the search (no forced designations)
 
 
 def mixed_points(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> np.ndarray:

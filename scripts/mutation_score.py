@@ -9,11 +9,11 @@ imports the mutated source in place of the module; a failing run or one past the
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
-    python scripts/mutation_score.py                     # sampled: 10 seeded mutants per module, 2 workers
+    python scripts/mutation_score.py                     # sampled: 20 seeded mutants per module, 2 workers
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
     python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
     python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
-    python scripts/mutation_score.py --mutmut            # mutmut 3 (the [tool.mutmut] table), every mutant
+    python scripts/mutation_score.py --mutmut --module models/nash.py  # mutmut 3 ([tool.mutmut]), every mutant
 
 The table (stdout) gives per module: mutants run, killed (timeouts included), survived, pragma'd, the killed
 share, the wall time and the test processes' CPU time (what the run takes on an idle machine, summed over
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import ctypes
 import importlib.abc
 import importlib.util
 import os
@@ -55,7 +56,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "gamelp.models.determinism",
         ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
     ),
-    "models/kdet_search.py": ("gamelp.models.kdet_search", ["tests/models/test_determinism.py"]),
+    "models/kdet_search.py": (
+        "gamelp.models.kdet_search",
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+    ),
     "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust_math.py", "tests/models/test_robust.py"]),
     "models/uniqueness.py": (
         "gamelp.models.uniqueness",
@@ -271,7 +275,13 @@ def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: P
     cmd += ["-x", "-q", "-p", "no:cacheprovider", *tests]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=_die_with(os.getpid()),
     )
     try:
         code = proc.wait(timeout=timeout)
@@ -307,6 +317,18 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
                 result.timeouts += outcome == "timeout"
     result.seconds, result.cpu = time.monotonic() - began, _children_cpu() - cpu
     return result
+
+
+def _die_with(parent: int):
+    """A worker's pre-exec step: the kernel kills it when this process dies (Linux), so kill -9 leaves none."""
+
+    def preexec() -> None:
+        if sys.platform.startswith("linux"):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
 
 
 def _children_cpu() -> float:
@@ -364,7 +386,7 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
 _MUTMUT_LINE = re.compile(r"^\s*(?P<name>[\w.]+)\.x\w*__mutmut_\d+: (?P<status>.+)$")
 
 
-def _mutmut(modules: list[str], stage: Path) -> list[Score]:
+def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
     """Run mutmut (every mutant) on a staged copy in the installed layout; the tally per module from its results."""
     if shutil.which("mutmut") is None:
         sys.exit("mutation_score: --mutmut needs the mutmut package (pip install mutmut)")
@@ -373,10 +395,15 @@ def _mutmut(modules: list[str], stage: Path) -> list[Score]:
     for sub in ("models", "games"):
         shutil.copytree(ROOT / sub, stage / "src" / "gamelp" / sub, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", stage / "pyproject.toml")
-    began = time.monotonic()
-    subprocess.run(["mutmut", "run", "--max-children", "2"], cwd=stage, check=False)
-    seconds = time.monotonic() - began
+    # The staged [tool.mutmut] mutates the chosen modules only.
+    chosen = ", ".join(f'"src/gamelp/{m.removeprefix("gamelp/")}"' for m in modules)
+    config = re.sub(
+        r"^only_mutate = \[[^\]]*\]", f"only_mutate = [{chosen}]", (ROOT / "pyproject.toml").read_text(), flags=re.M
+    )
+    (stage / "pyproject.toml").write_text(config)
+    began, cpu = time.monotonic(), _children_cpu()
+    subprocess.run(["mutmut", "run", "--max-children", str(jobs)], cwd=stage, check=False)
+    seconds, cpu = time.monotonic() - began, _children_cpu() - cpu
     listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
     scores = {m: Score(m) for m in modules}
     by_name = {MODULES[m][0]: scores[m] for m in modules}
@@ -396,23 +423,26 @@ def _mutmut(modules: list[str], stage: Path) -> list[Score]:
             score.survivors.append(Mutant(score.total, 0, match.group(0).strip()))
     for score in scores.values():
         score.pragmad = sum(PRAGMA in text for text in (ROOT / score.module).read_text().splitlines())
-        score.seconds = seconds / max(len(scores), 1)
+        score.seconds, score.cpu = seconds / len(scores), cpu / len(scores)  # one run for all: shared out
     return list(scores.values())
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--worker"]:
-        name, mutated, original, _, *rest = argv[1:]
-        return _worker(name, mutated, original, rest)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def build_parser() -> argparse.ArgumentParser:
+    # Imported here: a worker must install its mutant before anything imports gamelp.
+    from gamelp.cli.args import OneLineParser, finite_float, integer
+
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", action="append", choices=sorted(MODULES), help="only this module (repeatable)")
-    parser.add_argument("--sample", type=int, default=10, help="mutants per module (default 10)")
+    parser.add_argument("--sample", type=integer(1), default=20, help="mutants per module (default 20)")
     parser.add_argument("--full", action="store_true", help="every mutant of every module")
-    parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
-    parser.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant before it counts as killed")
-    parser.add_argument("--floor", type=float, help="exit 1 if a module's killed share is below this percentage")
+    parser.add_argument("--seed", type=integer(0), default=0, help="the sample's seed (default 0)")
+    parser.add_argument("--jobs", type=integer(1), default=2, help="mutants run at once (default 2)")
+    parser.add_argument(
+        "--timeout", type=finite_float(0.0, strict=True), default=240.0, help="seconds per mutant; past it: killed"
+    )
+    parser.add_argument(
+        "--floor", type=finite_float(0.0), help="exit 1 if a module's killed share is below this percentage"
+    )
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants after the table")
     parser.add_argument("--mutmut", action="store_true", help="run mutmut 3 instead (every mutant; slow)")
     parser.add_argument(
@@ -421,12 +451,18 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(tempfile.gettempdir()) / "gamelp-mutmut",
         help="where --mutmut stages its copy of the tree",
     )
-    args = parser.parse_args(argv)
-    if args.sample < 1:
-        parser.error("--sample must be at least 1")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        name, mutated, original, _, *rest = argv[1:]
+        return _worker(name, mutated, original, rest)
+    args = build_parser().parse_args(argv)
     modules = args.module or list(MODULES)
     if args.mutmut:
-        scores = _mutmut(modules, args.stage)
+        scores = _mutmut(modules, args.stage, args.jobs)
     else:
         sample = None if args.full else args.sample
         scores = [score_module(m, sample, args.seed, args.jobs, args.timeout) for m in modules]

@@ -21,6 +21,7 @@ LONG = ["--quiet", "--workers", "2"]
 
 # For each command that starts processes: a command line (function of a temporary directory) that runs long.
 EXAMPLES = {
+    ("script", "mutation_score.py"): lambda tmp: ["--module", "models/robust.py", "--sample", "200", "--jobs", "2"],
     ("gamelp", "mtg", "sweep"): lambda tmp: [
         "mtg",
         "sweep",

@@ -75,3 +75,26 @@ def test_support_lp_round_limit():
     assert support_lp(wrong, max_rounds=rounds).lp_rounds == rounds  # exactly enough rounds suffice
     with pytest.raises(SolveError):
         support_lp(wrong, max_rounds=rounds - 1)
+
+
+def test_support_fraction_boundary_and_columns():
+    M = np.array([[3.0, -1.0, 9.0], [-2.0, 1.0, 9.0], [-3.0, -3.0, 8.0]])
+    game = MatrixGame(M)
+    start = solve_matrix_first_order(game, target_gap=0.5)
+    at = replace(start, row_strategy=np.array([0.5, 0.495, 0.005]), col_strategy=np.array([0.5, 0.5, 0.0]))
+    assert support_lp(at).lp_shape == (2, 2)  # exactly 1e-2 of the largest weight: not above it, left out
+    cols = replace(start, row_strategy=np.array([0.5, 0.5, 0.0]), col_strategy=np.array([0.5, 0.49, 0.01]))
+    assert support_lp(cols).lp_shape == (2, 3)
+    # Rows right, columns wrong: the columns grow until the gap closes, though the rows never do.
+    one_side = replace(start, row_strategy=np.array([3 / 7, 4 / 7, 0.0]), col_strategy=np.array([0.0, 0.0, 1.0]))
+    exact = support_lp(one_side)
+    assert exact.gap <= 1e-9 and exact.col_strategy == pytest.approx([*Q, 0.0], abs=1e-12)
+
+
+@pytest.mark.parametrize("target", [1e-7, 1e-8, 3e-9])
+def test_first_order_stops_at_the_first_iteration_within_the_target(target):
+    game = MatrixGame(C)
+    done = solve_matrix_first_order(game, target_gap=target)
+    assert done.converged and done.gap <= target * 3
+    shorter = solve_matrix_first_order(game, target_gap=target, iterations=done.iterations - 1)
+    assert not shorter.converged and shorter.gap > target * 3

@@ -36,3 +36,51 @@ def test_averaging_by_name_or_exponent(name, exponent):
 def test_averaging_refusals(bad):
     with pytest.raises(RegretError, match="averaging"):
         solve_regret(C, "rm", 5, averaging=bad)
+
+
+def test_a_single_action_is_a_simplex():
+    from gamelp.regret.simplex import Segments
+
+    one = Segments.simplex(1)
+    assert one.size == 1 and one.uniform.tolist() == [1.0]
+    with pytest.raises(RegretError, match="at least one action"):
+        Segments.simplex(0)
+    run = solve_regret(np.array([[2.0, -1.0]]), "rm", 4)  # the row player has one action
+    # The column player: uniform once, then column 2 (regrets (-3/2, 3/2) after t = 1): mean (1/8, 7/8).
+    assert run.x.tolist() == [1.0] and run.y == pytest.approx([0.125, 0.875], abs=1e-12)
+
+
+def test_mwu_default_step_by_hand():
+    from gamelp.regret.simplex import MWU
+
+    mwu = MWU(3)  # eta 0.1 by default
+    assert mwu.next_strategy() == pytest.approx([1 / 3] * 3)
+    mwu.observe_utility(np.array([1.0, 0.0, -1.0]))
+    weights = np.exp(0.1 * np.array([1.0, 0.0, -1.0]))
+    assert mwu.next_strategy() == pytest.approx(weights / weights.sum(), abs=1e-15)
+    with pytest.raises(RegretError, match="step size eta must be a positive number"):
+        MWU(3, eta=0.0)
+
+
+def test_cfr_default_local_step(kuhn):
+    from gamelp.regret.cfr import CFR
+
+    by_default = CFR(kuhn.pl1, "mwu")
+    explicit = CFR(kuhn.pl1, "mwu", eta=0.1)
+    u = np.random.default_rng(4).normal(size=kuhn.pl1.num_sequences)
+    for cfr in (by_default, explicit):
+        cfr.next_strategy()
+        cfr.observe_utility(u)
+    assert by_default.next_strategy() == pytest.approx(explicit.next_strategy(), abs=1e-15)
+    assert not np.allclose(explicit.next_strategy(), kuhn.pl1.uniform_strategy())
+
+
+def test_summary_rounds_strategies_to_twelve_digits():
+    run = solve_regret(np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]), "rm", 1)
+    assert list(run.to_dict()["strategy"].values()) == [0.333333333333] * 3  # uniform at t = 1, 12 digits
+
+
+def test_recorded_histories_stay_out_of_the_repr():
+    run = solve_regret(C, "rm", 3, record=True)
+    text = repr(run)
+    assert all(f" {name}=" not in text for name in ("xs", "ys", "avg_xs", "avg_ys")) and "checked=array([3])" in text

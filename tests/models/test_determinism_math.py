@@ -6,10 +6,13 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from gamelp.game import SequenceFormGame
+from gamelp.game import SequenceFormGame, load_game
+from gamelp.games import poker
 from gamelp.models.determinism import (
     DETERMINISM_TOL,
     SweepPoint,
+    _choice_lp,
+    _greedy_step,
     _Sweep,
     determinism,
     deterministic_choices,
@@ -18,6 +21,8 @@ from gamelp.models.determinism import (
     solve_deterministic,
     solve_kdet,
 )
+from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, mixed_points, search_sweep
+from gamelp.models.nash import solve_nash
 from gamelp.units import normalised
 
 
@@ -256,6 +261,7 @@ def test_sweep_points_carry_the_payoff_range_they_ran_in(kuhn):
 
 
 def test_sweep_progress_counts_up_to_every_k(kuhn):
+    assert k_sweep(load_game("rps")).player == search_sweep(load_game("rps")).player == 1  # player 1 by default
     calls = []
     total = kuhn.pl2.num_decision_points
     k_sweep(kuhn, 2, progress=lambda done, of: calls.append((done, of)))
@@ -276,3 +282,109 @@ def test_sweep_solves_at_most_two_mips_per_value_level(name, player, request):
     assert sweep.lps_solved > 0 if name == "kuhn" else sweep.lps_solved == 0  # greedy steps: Kuhn has mixed points
     first_of_level = [0] + [k for k in range(1, len(sweep.points)) if sweep.values[k] < sweep.values[k - 1] - 1e-9]
     assert all(sweep.points[k].solved for k in first_of_level)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_greedy_step_is_the_best_single_point_extension(kuhn, player):
+    """The greedy heuristic against exhaustive search: every (mixed point, action) fixed in turn, by linprog."""
+    own, opponent = kuhn.player(player), kuhn.player(3 - player)
+    start = solve_nash(kuhn, player).strategy
+    kept = [s for s in range(1, own.num_sequences) if deterministic_choices(own, start)[s - 1]]
+    mixed = [j for j in range(own.num_decision_points) if not any(own.starts[j] <= s < own.ends[j] for s in kept)]
+    assert mixed
+    best = max(
+        _value_with_fixed_choices(kuhn, player, own, opponent, [*kept, s])
+        for j in mixed
+        for s in range(own.starts[j], own.ends[j])
+    )
+    step = _greedy_step(_choice_lp(kuhn, player), own, start, lambda model: model.solve("highs"))
+    assert step.objective == pytest.approx(best, abs=1e-8)
+    assert determinism(own, step.values["x"]) >= len(kept) + 1
+    pure = own.best_response(np.ones(own.num_sequences))[1]
+    assert _greedy_step(_choice_lp(kuhn, player), own, pure, lambda model: model.solve("highs")) is None
+
+
+# ---------------------------------------------------------------------- the search sweep (kdet_search)
+@pytest.mark.parametrize("player", [1, 2])
+def test_mixed_points_are_the_points_without_a_choice(kuhn, player):
+    own = kuhn.player(player)
+    seq = np.arange(1, own.num_sequences)
+    for x in behavioural_mixtures(own, np.random.default_rng(3), 25):
+        z = deterministic_choices(own, x)
+        chosen = np.bincount(own.decision_point_of[seq], weights=z, minlength=own.num_decision_points)
+        assert np.array_equal(mixed_points(own, x), chosen == 0)
+        assert own.num_decision_points - mixed_points(own, x).sum() == determinism(own, x)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_face_lp_against_linprog(kuhn, player):
+    own, opponent = kuhn.player(player), kuhn.player(3 - player)
+    face = FaceLP(kuhn, player)
+    rng = np.random.default_rng(8)
+    for _ in range(6):
+        choice = np.where(rng.random(own.num_decision_points) < 0.5, UNDECIDED, 0)
+        choice[choice == 0] = rng.integers(2, size=(choice == 0).sum())
+        upper = face.upper_bounds(choice)
+        fixed = [own.starts[j] + choice[j] for j in np.flatnonzero(choice >= 0)]
+        others = [s for s in range(1, own.num_sequences) if choice[own.decision_point_of[s]] >= 0 and s not in fixed]
+        assert np.all(upper[others] == 0) and np.isinf(np.delete(upper, others)).all()
+        value, x, _ = face.solve(choice)
+        assert value == pytest.approx(_value_with_fixed_choices(kuhn, player, own, opponent, fixed), abs=1e-8)
+        assert own.infeasibility(x) < 1e-8 and np.all(x[others] <= 1e-12)
+    assert face.solves == 6
+
+
+def test_search_tolerances_and_incumbents(kuhn):
+    search = KdetSearch(kuhn, 1)
+    assert search.tolerance(2.0) == pytest.approx(0.02) and search.tolerance(-3.0) == pytest.approx(0.03)
+    assert search.tolerance(0.001) == 1e-4  # the absolute floor
+    strict = KdetSearch(kuhn, 1, rel_gap=0.0, abs_gap=0.0)
+    pure = kuhn.pl1.best_response(np.ones(kuhn.pl1.num_sequences))[1]
+    strict.offer(-0.5, kuhn.pl1.uniform_strategy())  # determinism 0: an incumbent for k = 0 only
+    assert strict.value[0] == -0.5 and np.isinf(strict.value[1:]).all()
+    strict.offer(-0.7, pure)  # fully pure, worse: improves every k but 0
+    assert strict.value[0] == -0.5 and (strict.value[1:] == -0.7).all()
+    assert strict.cutoff(0) == -0.5 and strict.strategy[3] is pure
+
+
+def kuhn_cards(n):
+    return SequenceFormGame.from_dict(poker.kuhn(n), f"kuhn{n}")
+
+
+@pytest.mark.parametrize(
+    "make, player",
+    [
+        (lambda: load_game("kuhn"), 1),
+        (lambda: load_game("rps"), 1),
+        (lambda: kuhn_cards(6), 1),  # 23 nodes
+        (lambda: kuhn_cards(6), 2),
+        (lambda: kuhn_cards(8), 1),
+    ],
+    ids=["kuhn-1", "rps-1", "kuhn6-1", "kuhn6-2", "kuhn8-1"],
+)
+def test_search_sweep_against_the_mip_sweep(make, player):
+    game = make()
+    own = game.player(player)
+    exact = k_sweep(game, player).values
+    sweep = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-12)
+    assert sweep.values == pytest.approx(exact, abs=1e-8)
+    assert all(p.bound >= v - 1e-9 and p.within(0.0, 1e-9) for p, v in zip(sweep.points, exact))
+    assert sweep.lps_solved > 0 and sweep.backend == "highs" and sweep.player == player
+    for p in sweep.points:
+        x = np.array([p.strategy[label] for label in own.labels])
+        assert game.guaranteed_value(player, x) == pytest.approx(p.value, abs=1e-7) and p.determinism >= p.k
+
+
+def test_a_search_stopped_by_its_clock_reports_a_valid_open_bound():
+    """A counting clock stops the search after a fixed number of nodes: whatever is open bounds V(k) from above."""
+    game = kuhn_cards(6)
+    exact = k_sweep(game, 1).values
+    stopped_open = 0
+    for k in range(game.pl1.num_decision_points + 1):
+        for budget in (1, 3, 6):
+            search = KdetSearch(game, 1, rel_gap=0.0, abs_gap=1e-9)
+            search.solve_root()
+            bound = search.prove(k, deadline=budget, clock=itertools.count().__next__)
+            assert search.value[k] <= exact[k] + 1e-9 <= bound + 2e-9
+            stopped_open += bound > exact[k] + 1e-6
+    assert stopped_open  # some searches were cut short with nodes open

@@ -196,3 +196,13 @@ def test_uncertainty_set_validation_at_its_edges():
     assert interval_set((3, 2), 0.5).description == "interval R=0.5 (column)"
     assert len(interval_set((3, 2), 0.5, "row").blocks) == 3 and len(interval_set((3, 2), 0.5).blocks) == 2
     assert ellipsoidal_set((3, 2), 2.0).blocks[0].r.tolist() == [2.0] + [0.0] * 6
+
+
+def test_one_row_cones_and_the_default_radius():
+    one = one_block([5], [[1.0]], [0.5], (("orthant", 1),))  # zeta_(2,1) >= -0.5: a one-sided box
+    worst = worst_case_value(GAME, P_ROW, "conic", uncertainty=one, backend=CONE)
+    assert worst == pytest.approx(min(0.46, 0.45 - 0.3 * 0.5 * 0.5), abs=1e-6)
+    nominal = solve_matrix_nash(GAME).value
+    assert solve_robust(GAME, "interval").value == pytest.approx(nominal, abs=1e-9)
+    assert robust_lp(GAME, "interval").solve("highs").objective == pytest.approx(nominal, abs=1e-9)
+    assert robust_lp(GAME, "ellipsoidal").solve(CONE).objective == pytest.approx(nominal, abs=1e-6)

@@ -290,3 +290,25 @@ def test_an_active_zero_row_is_harmless():
         warnings.simplefilter("error")
         verdict = check_uniqueness(model, solution)
     assert verdict.unique and "rows[2]" in verdict.L + verdict.K
+
+
+def test_block_direction_lp_is_boxed_both_ways():
+    # y is free and in no row: the block question on y must bound the direction LP in both signs (|d| <= 1).
+    model = Model("free_block")
+    x = model.add_variables("x", 1, lb=0.0)
+    y = model.add_variables("y", 1, lb=-np.inf)
+    model.add_constraints("floor", {x: [[1.0]]}, ">=", 1.0)
+    model.set_objective({x: [1.0], y: [0.0]})
+    solution = model.solve("highs")
+    verdict = check_uniqueness(model, solution, blocks=("y",), seed=2)
+    assert not verdict.unique
+    assert verdict.direction_lp_value == pytest.approx(np.random.default_rng(2).uniform(0.5, 1.5, 2)[1], rel=1e-9)
+    assert abs(verdict.direction["y"][0]) == pytest.approx(1.0) and verdict.direction["x"][0] == 0.0
+
+
+def test_zero_tolerance_counts_only_positive_multipliers():
+    c = np.array([1.0, 1.0])
+    model, solution, rows, rhs = lp([[1, 1], [-1, 1]], [1, -5], c)
+    verdict = check_uniqueness(model, solution, tolerance=0.0, activity_tolerance=0.0)
+    assert not verdict.unique and verdict.K == ("r[0]",) and verdict.notes == []
+    check_second_optimum(verdict, solution, rows, rhs, c, [0, 0], np.array([np.inf, np.inf]))
