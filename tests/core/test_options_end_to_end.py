@@ -44,8 +44,8 @@ CELLS, CELLS_STD = (str(DATA.joinpath(f"mtg_exact_15cells_{kind}.csv")) for kind
 MTG_SMALL = ["--games", "2", "--evaluation", "life", "--eval-cap", "200"]
 RUN_SMALL = ["--workers", "1", "--quiet"]
 
-# Exit statuses that carry an answer besides 0: a benchmark that missed its target.
-ANSWER_STATUSES = {("bench/bench_cfr.py",): {0, 1}}
+# Exit statuses that carry an answer besides 0: a benchmark that missed its target, a mutation score below its floor.
+ANSWER_STATUSES = {("bench/bench_cfr.py",): {0, 1}, ("mutation_score.py",): {0, 1}}
 
 # A small run of each command with numeric options (a function of a temporary directory), and, where an option
 # acts only with others, the run for that option.
@@ -117,6 +117,7 @@ BASES = {
         *("--workers", "1", "--batch-sizes", "2", "--out", str(tmp)),
     ],
     ("esche/esche_3_1_lp.py",): lambda tmp: [],
+    ("mutation_score.py",): lambda tmp: ["--module", "gamelp/matrix.py", "--sample", "1", "--jobs", "1"],
     ("esche/esche_3_2_robust.py",): lambda tmp: ["--out", str(tmp)],
     ("esche/esche_3_2_std.py",): lambda tmp: [
         *("--games", "2", "--repeats", "2", "--evaluation", "life", "--eval-cap", "200", *RUN_SMALL),
