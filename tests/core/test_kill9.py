@@ -19,31 +19,17 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 
 LONG = ["--quiet", "--workers", "2"]
 
+
+def _run(*words: str, count: str = "--games", many: str = "10000"):
+    """A run of ``words`` with ``count`` at ``many``, an output directory and two workers."""
+    return lambda tmp: [*words, count, many, "--evaluation", "life", "--out", str(tmp / "o"), *LONG]
+
+
 # For each command that starts processes: a command line (function of a temporary directory) that runs long.
 EXAMPLES = {
     ("script", "mutation_score.py"): lambda tmp: ["--module", "models/robust.py", "--sample", "200", "--jobs", "2"],
-    ("gamelp", "mtg", "sweep"): lambda tmp: [
-        "mtg",
-        "sweep",
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
-    ("gamelp", "mtg", "tournament"): lambda tmp: [
-        "mtg",
-        "tournament",
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
+    ("gamelp", "mtg", "sweep"): _run("mtg", "sweep"),
+    ("gamelp", "mtg", "tournament"): _run("mtg", "tournament"),
     ("gamelp", "mtg", "train-forest"): lambda tmp: ["mtg", "train-forest", "--games", "1000000", *LONG],
     ("gamelp", "locm", "tournament"): lambda tmp: [
         "locm",
@@ -51,61 +37,17 @@ EXAMPLES = {
         "--matches",
         "100000",
         "--out",
-        str(tmp / "o"),
+        str(tmp),
         *LONG,
     ],
-    ("script", "esche/esche_3_2_std.py"): lambda tmp: [
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
-    ("script", "esche/esche_3_4_players.py"): lambda tmp: [
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
-    ("script", "esche/esche_appendix_b.py", "run"): lambda tmp: [
-        "run",
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
+    ("script", "esche/esche_3_2_std.py"): _run(),
+    ("script", "esche/esche_3_4_players.py"): _run(),
+    ("script", "esche/esche_appendix_b.py", "run"): _run("run"),
     ("script", "esche/esche_appendix_b.py", "forest-accuracy"): lambda tmp: [
-        "forest-accuracy",
-        "--games",
-        "1000000",
-        *LONG,
+        *("forest-accuracy", "--games", "1000000", *LONG)
     ],
-    ("script", "esche/esche_small_sweep.py"): lambda tmp: [
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
-    ("script", "esche/esche_table_3_4.py"): lambda tmp: [
-        "--games",
-        "10000",
-        "--evaluation",
-        "life",
-        "--out",
-        str(tmp / "o"),
-        *LONG,
-    ],
+    ("script", "esche/esche_small_sweep.py"): _run(),
+    ("script", "esche/esche_table_3_4.py"): _run(),
     ("script", "esche/esche_table_3_1_forest.py"): lambda tmp: ["--train-games", "1000000", "--jobs", "2"],
     ("script", "giotta/giotta_yugioh.py"): lambda tmp: ["--games", "10000000", "--out", str(tmp / "o"), *LONG],
     ("script", "vieira/vieira_5_2_tournament.py"): lambda tmp: ["--matches", "100000", "--out", str(tmp / "o"), *LONG],

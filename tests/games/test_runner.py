@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import textwrap
 import time
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import alive, children_of
+from conftest import alive, kill_leaves_no_worker
 
 from gamelp.cli import main
 from gamelp.errors import GamelpError
@@ -119,24 +118,7 @@ def test_sigkill_of_the_main_process_takes_the_workers_with_it(tmp_path):
         toy.SLEEP = 0.05
         toy.run({str(tmp_path)!r}, toy.CoinGame(n_matches=400), workers=2)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script])
-    try:
-        deadline = time.monotonic() + 60
-        workers = []
-        while time.monotonic() < deadline and len(workers) < 2:
-            time.sleep(0.1)
-            workers = children_of(proc.pid)
-        assert len(workers) == 2, f"the pool did not start: children {workers}"
-    finally:
-        proc.kill()  # SIGKILL of the main process only, not its group
-        proc.wait()
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(alive(pid) for pid in workers):
-        time.sleep(0.05)
-    survivors = [pid for pid in workers if alive(pid)]
-    for pid in survivors:
-        os.kill(pid, signal.SIGKILL)
-    assert not survivors, f"workers {survivors} outlived their parent"
+    kill_leaves_no_worker([sys.executable, "-c", script], cwd=tmp_path)
 
 
 def test_the_watchdog_alone_ends_an_orphan():
