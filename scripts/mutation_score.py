@@ -479,4 +479,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:2] == ["--worker"]:  # a mutant's worker: gamelp must not be imported before the mutant is
+        sys.exit(main())
+    from gamelp.cli.args import run_script  # one-line errors, and Ctrl-C as "interrupted" with status 130
+
+    run_script(main)
