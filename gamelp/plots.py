@@ -105,7 +105,7 @@ def _tidy_layout(tree: nx.DiGraph, root, levels: dict) -> dict:
     """Leaves side by side in order, each parent centred over its children, one row per depth."""
     position: dict = {}
     next_leaf = 0
-    for node in nx.dfs_postorder_nodes(tree, root, sort_neighbors=lambda nodes: nodes):
+    for node in nx.dfs_postorder_nodes(tree, root):  # children in insertion order: the actions' order
         children = list(tree.successors(node))
         if children:
             x = sum(position[child][0] for child in children) / len(children)
