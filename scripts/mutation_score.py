@@ -4,8 +4,11 @@ A mutant changes one thing in one module: a comparison (< and <=, > and >=, == a
 not in), an arithmetic operator (+ and -, * and /, // and /, % and *, ** and *, @ and *), a numeric constant
 (n -> n + 1, negative literals included) or a boolean constant, a sign (-x -> x), a condition (if / while /
 conditional expression inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run
-against the module's own fast tests only (MODULES below) with `pytest -x -q` in a fresh interpreter that
+against the module's own fast tests (MODULES below) with `pytest -x -q` in a fresh interpreter that
 imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
+Only the tests that run the mutated statement are run (coverage.py, per test, from one run of the unmutated
+module's tests; a statement run at import or by a fixture's set-up runs all the tests of the files concerned),
+and a mutant no test runs survives without a run, as mutmut does.
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
@@ -119,14 +122,16 @@ class Mutant:
     index: int
     line: int
     what: str
+    statement: int = 0  # the first line of the statement holding it: the line coverage reports as run
 
 
 class _Mutator(ast.NodeTransformer):
     """Walks a module, numbering its mutation points; replaces the target-th one (target -1: none, only list)."""
 
-    def __init__(self, pragma_lines: set[int], target: int = -1):
+    def __init__(self, pragma_lines: set[int], target: int = -1, statements: dict[int, int] | None = None):
         self.pragma_lines = pragma_lines
         self.target = target
+        self.statements = statements or {}
         self.points: list[Mutant] = []
         self.pragmad = 0
 
@@ -135,7 +140,7 @@ class _Mutator(ast.NodeTransformer):
         if line in self.pragma_lines:
             self.pragmad += 1
             return False
-        self.points.append(Mutant(len(self.points), line, what))
+        self.points.append(Mutant(len(self.points), line, what, self.statements.get(line, line)))
         return len(self.points) - 1 == self.target
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
@@ -233,10 +238,26 @@ def _pragma_lines(source: str) -> set[int]:
     return {n for n, text in enumerate(source.splitlines(), 1) if PRAGMA in text}
 
 
+def _statement_lines(tree: ast.AST) -> dict[int, int]:
+    """Each line of the module -> the first line of the innermost statement spanning it."""
+    first: dict[int, int] = {}
+    for node in ast.walk(tree):  # breadth first: an inner statement overwrites the one around it
+        if isinstance(node, ast.stmt):
+            body_start = min((child.lineno for child in _bodies(node)), default=(node.end_lineno or node.lineno) + 1)
+            for line in range(node.lineno, min(node.end_lineno or node.lineno, body_start - 1) + 1):
+                first[line] = node.lineno
+    return first
+
+
+def _bodies(node: ast.stmt) -> list[ast.stmt]:
+    return [child for name in ("body", "orelse", "finalbody", "handlers") for child in getattr(node, name, [])]
+
+
 def mutants(source: str) -> tuple[list[Mutant], int]:
     """The mutation points of a module's source and the number excluded by pragmas."""
-    walker = _Mutator(_pragma_lines(source))
-    walker.visit(ast.parse(source))
+    tree = ast.parse(source)
+    walker = _Mutator(_pragma_lines(source), statements=_statement_lines(tree))
+    walker.visit(tree)
     return walker.points, walker.pragmad
 
 
@@ -266,11 +287,11 @@ class Score:
         return 100.0 * self.killed / self.run if self.run else 100.0
 
 
-def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path) -> str:
-    """'killed', 'timeout' or 'survived' for one mutant."""
-    name, tests = MODULES[module]
+def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path, tests: list[str]) -> str:
+    """'killed', 'timeout' or 'survived' for one mutant (index -1: the unmutated module) run against ``tests``."""
+    name = MODULES[module][0]
     path = workdir / f"{name}.{index}.py"
-    path.write_text(mutate(source, index))
+    path.write_text(mutate(source, index) if index >= 0 else source)  # unmutated: its own lines, for coverage
     cmd = [sys.executable, __file__, "--worker", name, str(path), str(ROOT / module), "--"]
     cmd += ["-x", "-q", "-p", "no:cacheprovider", *tests]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
@@ -304,10 +325,13 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
     result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
     began, cpu = time.monotonic(), _children_cpu()
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
-        clean = pool.submit(_run_mutant, module, source, -1, timeout, Path(tmp))  # the unmutated module must pass
-        outcomes = pool.map(lambda m: _run_mutant(module, source, m.index, timeout, Path(tmp)), chosen)
-        if clean.result() != "survived":
-            sys.exit(f"mutation_score: the tests of {module} fail without a mutant ({clean.result()})")
+        tests_of = _tests_by_line(module, source, timeout, Path(tmp))  # the unmutated module's run must pass
+
+        def outcome_of(mutant: Mutant) -> str:
+            tests = tests_of.get(mutant.statement)
+            return _run_mutant(module, source, mutant.index, timeout, Path(tmp), tests) if tests else "survived"
+
+        outcomes = pool.map(outcome_of, chosen)
         for mutant, outcome in zip(chosen, outcomes):
             print(f"{module}:{mutant.line} {mutant.what}: {outcome}", file=sys.stderr, flush=True)
             if outcome == "survived":
@@ -317,6 +341,35 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
                 result.timeouts += outcome == "timeout"
     result.seconds, result.cpu = time.monotonic() - began, _children_cpu() - cpu
     return result
+
+
+def _tests_by_line(module: str, source: str, timeout: float, workdir: Path) -> dict[int, list[str]]:
+    """Run the module's tests once, unmutated, under coverage: each line run -> the tests that run it.
+
+    A line run by a test's call names that test; one run by a set-up or tear-down (a fixture, perhaps shared by
+    the tests after it) or at import names all the tests of its files (all the module's tests at import).
+    """
+    name, tests = MODULES[module]
+    data_file = workdir / f"{name}.coverage"
+    outcome = _run_mutant(module, source, -1, timeout * 4, workdir, ["--coverage", str(data_file), *tests])
+    if outcome != "survived":
+        sys.exit(f"mutation_score: the tests of {module} fail without a mutant ({outcome})")
+    import coverage
+
+    data = coverage.CoverageData(str(data_file))
+    data.read()
+    by_line: dict[int, set[str]] = {}
+    for line, contexts in (data.contexts_by_lineno(str(ROOT / module)) or {}).items():
+        chosen = by_line.setdefault(line, set())
+        for context in contexts:
+            test, _, phase = context.rpartition("|")
+            if phase == "call":
+                chosen.add(test)
+            elif test:
+                chosen.add(test.split("::")[0])
+            else:
+                chosen.update(tests)
+    return {line: sorted(chosen) for line, chosen in by_line.items()}
 
 
 def _die_with(parent: int):
@@ -375,12 +428,46 @@ class _MutantFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, self.original, loader=self.loader)
 
 
+def _per_test_contexts(cov, pytest):
+    """A pytest plugin naming coverage's context after each test and phase: ``node id|setup``, ``|call``..."""
+
+    def phase(name: str):
+        @pytest.hookimpl(wrapper=True)
+        def hook(item):
+            cov.switch_context(f"{item.nodeid}|{name}")
+            try:
+                return (yield)
+            finally:
+                cov.switch_context("")
+
+        return hook
+
+    return type(
+        "PerTestContexts",
+        (),
+        {f"pytest_runtest_{name}": staticmethod(phase(name)) for name in ("setup", "call", "teardown")},
+    )()
+
+
 def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> int:
-    """Run pytest with the module `name` imported from the mutated file."""
+    """Run pytest with the module `name` imported from the mutated file (``--coverage FILE``: record, per test)."""
     sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
     import pytest
 
-    return int(pytest.main(pytest_args))
+    plugins, cov = [], None
+    if "--coverage" in pytest_args:
+        import coverage
+
+        at = pytest_args.index("--coverage")
+        cov = coverage.Coverage(data_file=pytest_args[at + 1], include=[original])
+        pytest_args = pytest_args[:at] + pytest_args[at + 2 :]
+        plugins.append(_per_test_contexts(cov, pytest))
+        cov.start()
+    code = int(pytest.main(pytest_args, plugins=plugins))
+    if cov is not None:
+        cov.stop()
+        cov.save()
+    return code
 
 
 _MUTMUT_LINE = re.compile(r"^\s*(?P<name>[\w.]+)\.x\w*__mutmut_\d+: (?P<status>.+)$")
