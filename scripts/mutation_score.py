@@ -16,7 +16,7 @@ counted as pragma'd.
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
     python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
     python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
-    python scripts/mutation_score.py --mutmut --module models/nash.py  # mutmut 3 ([tool.mutmut]), every mutant
+    python scripts/mutation_score.py --mutmut --sample 20    # mutmut 3 ([tool.mutmut]): a sample of its mutants
 
 The table (stdout) gives per module: mutants run, killed (timeouts included), survived, pragma'd, the killed
 share, the wall time and the test processes' CPU time (what the run takes on an idle machine, summed over
@@ -470,34 +470,60 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
     return code
 
 
-_MUTMUT_LINE = re.compile(r"^\s*(?P<name>[\w.]+)\.x\w*__mutmut_\d+: (?P<status>.+)$")
+MUTMUT = [sys.executable, "-m", "mutmut"]  # this interpreter's mutmut, whatever PATH holds
+_MUTMUT_LINE = re.compile(r"^\s*(?P<mutant>(?P<name>[\w.]+)\.x\w*__mutmut_\d+): (?P<status>.+)$")
 
 
-def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
-    """Run mutmut (every mutant) on a staged copy in the installed layout; the tally per module from its results."""
-    if shutil.which("mutmut") is None:
+def _mutmut_listing(stage: Path) -> list[re.Match]:
+    listing = subprocess.run([*MUTMUT, "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
+    return [match for line in listing.stdout.splitlines() if (match := _MUTMUT_LINE.match(line))]
+
+
+def _mutmut(modules: list[str], stage: Path, jobs: int, sample: int | None, seed: int) -> list[Score]:
+    """Run mutmut on a staged copy in the installed layout (every mutant, or a seeded sample of each module's
+    mutmut mutants) against each module's own tests; the tally per module from its results."""
+    if importlib.util.find_spec("mutmut") is None:
         sys.exit("mutation_score: --mutmut needs the mutmut package (pip install mutmut)")
     shutil.rmtree(stage, ignore_errors=True)
     shutil.copytree(ROOT / "gamelp", stage / "src" / "gamelp", ignore=shutil.ignore_patterns("__pycache__"))
     for sub in ("models", "games"):
         shutil.copytree(ROOT / sub, stage / "src" / "gamelp" / sub, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-    # The staged [tool.mutmut] mutates the chosen modules only.
+    # The staged [tool.mutmut] mutates the chosen modules only, against their own tests (as the sampled mode).
     chosen = ", ".join(f'"src/gamelp/{m.removeprefix("gamelp/")}"' for m in modules)
+    tests = ", ".join(sorted({f'"{t}"' for m in modules for t in MODULES[m][1]}))
     config = re.sub(
         r"^only_mutate = \[[^\]]*\]", f"only_mutate = [{chosen}]", (ROOT / "pyproject.toml").read_text(), flags=re.M
     )
+    config = re.sub(
+        r"^pytest_add_cli_args_test_selection = \[[^\]]*\]",
+        f"pytest_add_cli_args_test_selection = [{tests}]",
+        config,
+        flags=re.M,
+    )
     (stage / "pyproject.toml").write_text(config)
+    run = [*MUTMUT, "run", "--max-children", str(jobs)]
     began, cpu = time.monotonic(), _children_cpu()
-    subprocess.run(["mutmut", "run", "--max-children", str(jobs)], cwd=stage, check=False)
+    if sample is None:
+        subprocess.run(run, cwd=stage, check=False)
+    else:  # a first run that matches no mutant generates them all and maps the tests; then the sample runs
+        subprocess.run([*run, "none.x_none__mutmut_0"], cwd=stage, check=False)
+        names: dict[str, list[str]] = {}
+        for match in _mutmut_listing(stage):
+            names.setdefault(match["name"], []).append(match["mutant"])
+        picked = [
+            name
+            for module in modules
+            for mutants_of in [names.get(MODULES[module][0], [])]
+            for name in random.Random(f"{seed}:{module}").sample(mutants_of, min(sample, len(mutants_of)))
+        ]
+        subprocess.run([*run, *picked], cwd=stage, check=False)
     seconds, cpu = time.monotonic() - began, _children_cpu() - cpu
-    listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
     scores = {m: Score(m) for m in modules}
     by_name = {MODULES[m][0]: scores[m] for m in modules}
-    for line in listing.stdout.splitlines():
-        match = _MUTMUT_LINE.match(line)
-        score = by_name.get(match["name"]) if match else None
-        if score is None or match is None:
+    for match in _mutmut_listing(stage):
+        score = by_name.get(match["name"])
+        if score is None:
             continue
         status = match["status"]
         score.total += 1
@@ -531,7 +557,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--floor", type=finite_float(0.0), help="exit 1 if a module's killed share is below this percentage"
     )
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants after the table")
-    parser.add_argument("--mutmut", action="store_true", help="run mutmut 3 instead (every mutant; slow)")
+    parser.add_argument(
+        "--mutmut", action="store_true", help="run mutmut 3 instead (its own operators; --sample and --full apply)"
+    )
     parser.add_argument(
         "--stage",
         type=Path,
@@ -549,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     modules = args.module or list(MODULES)
     if args.mutmut:
-        scores = _mutmut(modules, args.stage, args.jobs)
+        scores = _mutmut(modules, args.stage, args.jobs, None if args.full else args.sample, args.seed)
     else:
         sample = None if args.full else args.sample
         scores = [score_module(m, sample, args.seed, args.jobs, args.timeout) for m in modules]
