@@ -505,9 +505,9 @@ def _mutmut(modules: list[str], stage: Path, jobs: int, sample: int | None, seed
     run = [*MUTMUT, "run", "--max-children", str(jobs)]
     began, cpu = time.monotonic(), _children_cpu()
     if sample is None:
-        subprocess.run(run, cwd=stage, check=False)
+        subprocess.run(run, cwd=stage, check=False, stdout=sys.stderr)
     else:  # a first run that matches no mutant generates them all and maps the tests; then the sample runs
-        subprocess.run([*run, "none.x_none__mutmut_0"], cwd=stage, check=False)
+        subprocess.run([*run, "none.x_none__mutmut_0"], cwd=stage, check=False, stdout=sys.stderr)
         names: dict[str, list[str]] = {}
         for match in _mutmut_listing(stage):
             names.setdefault(match["name"], []).append(match["mutant"])
@@ -517,7 +517,7 @@ def _mutmut(modules: list[str], stage: Path, jobs: int, sample: int | None, seed
             for mutants_of in [names.get(MODULES[module][0], [])]
             for name in random.Random(f"{seed}:{module}").sample(mutants_of, min(sample, len(mutants_of)))
         ]
-        subprocess.run([*run, *picked], cwd=stage, check=False)
+        subprocess.run([*run, *picked], cwd=stage, check=False, stdout=sys.stderr)
     seconds, cpu = time.monotonic() - began, _children_cpu() - cpu
     scores = {m: Score(m) for m in modules}
     by_name = {MODULES[m][0]: scores[m] for m in modules}
