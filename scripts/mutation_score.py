@@ -6,9 +6,9 @@ not in), an arithmetic operator (+ and -, * and /, // and /, % and *, ** and *, 
 conditional expression inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run
 against the module's own fast tests (MODULES below) with `pytest -x -q` in a fresh interpreter that
 imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
-Only the tests that run the mutated statement are run (coverage.py, per test, from one run of the unmutated
-module's tests; a statement run at import or by a fixture's set-up runs all the tests of the files concerned),
-and a mutant no test runs survives without a run, as mutmut does.
+Only the tests that run the mutated statement are run (coverage.py, per test, from one run of all the unmutated
+tests shared among the workers; a statement run at import or by a fixture's set-up runs all the tests of the
+files concerned), and a mutant no test runs survives without a run, as mutmut does.
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
@@ -288,15 +288,22 @@ class Score:
 
 
 def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path, tests: list[str]) -> str:
-    """'killed', 'timeout' or 'survived' for one mutant (index -1: the unmutated module) run against ``tests``."""
+    """'killed', 'timeout' or 'survived' for one mutant run against ``tests``."""
     name = MODULES[module][0]
     path = workdir / f"{name}.{index}.py"
-    path.write_text(mutate(source, index) if index >= 0 else source)  # unmutated: its own lines, for coverage
-    cmd = [sys.executable, __file__, "--worker", name, str(path), str(ROOT / module), "--"]
-    cmd += ["-x", "-q", "-p", "no:cacheprovider", *tests]
+    path.write_text(mutate(source, index))
+    try:
+        return _run_pytest([name, str(path), str(ROOT / module)], ["-x", "-q", *tests], timeout)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _run_pytest(mutant: list[str], pytest_args: list[str], timeout: float) -> str:
+    """Run pytest in a worker (``mutant``: its name, mutated file and original file, or none): its outcome."""
+    cmd = [sys.executable, __file__, "--worker", *(mutant or ["-", "-", "-"]), "--", "-p", "no:cacheprovider"]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
     proc = subprocess.Popen(
-        cmd,
+        [*cmd, *pytest_args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -310,13 +317,13 @@ def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: P
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         return "timeout"
-    finally:
-        path.unlink(missing_ok=True)
     return "survived" if code == 0 else "killed"
 
 
-def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout: float) -> Score:
-    """Run a module's mutants (a seeded sample of them, or all) against its tests."""
+def score_module(
+    module: str, sample: int | None, seed: int, jobs: int, timeout: float, tests_of: dict[int, list[str]]
+) -> Score:
+    """Run a module's mutants (a seeded sample of them, or all), each against the tests that run its statement."""
     source = (ROOT / module).read_text()  # read once: edits made during the run do not shift the mutants
     points, pragmad = mutants(source)
     chosen = points
@@ -325,7 +332,6 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
     result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
     began, cpu = time.monotonic(), _children_cpu()
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
-        tests_of = _tests_by_line(module, source, timeout, Path(tmp))  # the unmutated module's run must pass
 
         def outcome_of(mutant: Mutant) -> str:
             tests = tests_of.get(mutant.statement)
@@ -343,33 +349,51 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
     return result
 
 
-def _tests_by_line(module: str, source: str, timeout: float, workdir: Path) -> dict[int, list[str]]:
-    """Run the module's tests once, unmutated, under coverage: each line run -> the tests that run it.
+def tests_by_line(modules: list[str], jobs: int, timeout: float) -> dict[str, dict[int, list[str]]]:
+    """Run the modules' tests once, unmutated, under coverage: per module, each line run -> the tests that run it.
 
-    A line run by a test's call names that test; one run by a set-up or tear-down (a fixture, perhaps shared by
-    the tests after it) or at import names all the tests of its files (all the module's tests at import).
+    The test files are shared out among ``jobs`` runs.  A line run by a test's call names that test; one run by
+    a set-up or tear-down (a fixture, perhaps shared by the tests after it) names all the tests of that file, and
+    one run at import all the module's tests.  Every run must pass: a suite that fails unmutated kills nothing.
     """
-    name, tests = MODULES[module]
-    data_file = workdir / f"{name}.coverage"
-    outcome = _run_mutant(module, source, -1, timeout * 4, workdir, ["--coverage", str(data_file), *tests])
-    if outcome != "survived":
-        sys.exit(f"mutation_score: the tests of {module} fail without a mutant ({outcome})")
-    import coverage
+    files = sorted({test for module in modules for test in MODULES[module][1]})
+    shares = [files[k::jobs] for k in range(min(jobs, len(files)))]
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        data_files = [Path(tmp) / f"coverage.{k}" for k in range(len(shares))]
+        runs = [["-q", "--coverage", str(data), *share] for data, share in zip(data_files, shares)]
+        for share, outcome in zip(shares, pool.map(lambda args: _run_pytest([], args, timeout * 20), runs)):
+            if outcome != "survived":
+                sys.exit(f"mutation_score: the tests fail without a mutant ({outcome}): {' '.join(share)}")
+        import coverage
 
-    data = coverage.CoverageData(str(data_file))
-    data.read()
-    by_line: dict[int, set[str]] = {}
-    for line, contexts in (data.contexts_by_lineno(str(ROOT / module)) or {}).items():
-        chosen = by_line.setdefault(line, set())
+        contexts_of: dict[str, dict[int, set[str]]] = {module: {} for module in modules}
+        for data_file in data_files:
+            data = coverage.CoverageData(str(data_file))
+            data.read()
+            for module in modules:
+                for line, contexts in (data.contexts_by_lineno(str(ROOT / module)) or {}).items():
+                    contexts_of[module].setdefault(line, set()).update(contexts)
+    return {module: _tests_of_contexts(lines, MODULES[module][1]) for module, lines in contexts_of.items()}
+
+
+def _tests_of_contexts(lines: dict[int, set[str]], tests: list[str]) -> dict[int, list[str]]:
+    """Line -> the module's tests to run for it, from coverage's contexts (``node id|phase``, or none: import)."""
+    by_line = {}
+    for line, contexts in lines.items():
+        chosen: set[str] = set()
         for context in contexts:
             test, _, phase = context.rpartition("|")
-            if phase == "call":
-                chosen.add(test)
-            elif test:
-                chosen.add(test.split("::")[0])
-            else:
+            if not test:
                 chosen.update(tests)
-    return {line: sorted(chosen) for line, chosen in by_line.items()}
+            elif test.split("::")[0] not in tests:
+                continue  # another module's test file: not this module's own tests
+            elif phase == "call":
+                chosen.add(test)
+            else:
+                chosen.add(test.split("::")[0])
+        if chosen:
+            by_line[line] = sorted(chosen)
+    return by_line
 
 
 def _die_with(parent: int):
@@ -450,8 +474,10 @@ def _per_test_contexts(cov, pytest):
 
 
 def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> int:
-    """Run pytest with the module `name` imported from the mutated file (``--coverage FILE``: record, per test)."""
-    sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
+    """Run pytest with the module ``name`` imported from the mutated file (``-``: none); ``--coverage FILE``
+    records which test runs which line of the modules."""
+    if name != "-":
+        sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
     import pytest
 
     plugins, cov = [], None
@@ -459,7 +485,7 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
         import coverage
 
         at = pytest_args.index("--coverage")
-        cov = coverage.Coverage(data_file=pytest_args[at + 1], include=[original])
+        cov = coverage.Coverage(data_file=pytest_args[at + 1], include=[str(ROOT / module) for module in MODULES])
         pytest_args = pytest_args[:at] + pytest_args[at + 2 :]
         plugins.append(_per_test_contexts(cov, pytest))
         cov.start()
@@ -580,7 +606,10 @@ def main(argv: list[str] | None = None) -> int:
         scores = _mutmut(modules, args.stage, args.jobs, None if args.full else args.sample, args.seed)
     else:
         sample = None if args.full else args.sample
-        scores = [score_module(m, sample, args.seed, args.jobs, args.timeout) for m in modules]
+        began = time.monotonic()
+        tests_of = tests_by_line(modules, args.jobs, args.timeout)
+        print(f"coverage of the unmutated tests: {time.monotonic() - began:.0f} s", file=sys.stderr, flush=True)
+        scores = [score_module(m, sample, args.seed, args.jobs, args.timeout, tests_of[m]) for m in modules]
     _table(scores)
     if args.survivors:
         for s in scores:
