@@ -50,27 +50,37 @@ ROOT = Path(__file__).resolve().parents[1]
 PRAGMA = "# pragma: no mutate"
 
 # module file -> (import name, its own fast tests).
+# The results' summaries, tables and pictures (gamelp.display) are tested there.
+DISPLAY = "tests/core/test_display.py"
 MODULES: dict[str, tuple[str, list[str]]] = {
     "models/nash.py": (
         "gamelp.models.nash",
-        ["tests/models/test_nash_math.py", "tests/models/test_results.py", "tests/models/test_sequence_nash.py"],
+        [
+            "tests/models/test_nash_math.py",
+            "tests/models/test_results.py",
+            "tests/models/test_sequence_nash.py",
+            DISPLAY,
+        ],
     ),
     "models/determinism.py": (
         "gamelp.models.determinism",
-        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py", DISPLAY],
     ),
     "models/kdet_search.py": (
         "gamelp.models.kdet_search",
         ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
     ),
-    "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust_math.py", "tests/models/test_robust.py"]),
+    "models/robust.py": (
+        "gamelp.models.robust",
+        ["tests/models/test_robust_math.py", "tests/models/test_robust.py", DISPLAY],
+    ),
     "models/uniqueness.py": (
         "gamelp.models.uniqueness",
-        ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py"],
+        ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py", DISPLAY],
     ),
     "models/matrix_first_order.py": (
         "gamelp.models.matrix_first_order",
-        ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py"],
+        ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py", DISPLAY],
     ),
     "gamelp/regret/simplex.py": (
         "gamelp.regret.simplex",
@@ -79,7 +89,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret_math.py", "tests/core/test_regret.py"]),
     "gamelp/regret/selfplay.py": (
         "gamelp.regret.selfplay",
-        ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
+        ["tests/core/test_regret_math.py", "tests/core/test_regret.py", DISPLAY],
     ),
     "gamelp/treeplex.py": (
         "gamelp.treeplex",

@@ -14,7 +14,14 @@ from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.models.determinism import solve_deterministic
-from gamelp.models.nash import matrix_nash_lp, sequence_form_lp, solve_equilibrium, solve_matrix_nash, solve_nash
+from gamelp.models.nash import (
+    matrix_nash_lp,
+    sequence_form_lp,
+    solve_equilibrium,
+    solve_matrix_nash,
+    solve_model,
+    solve_nash,
+)
 
 C = [[3.0, -1.0], [-2.0, 1.0]]
 P, Q, VALUE = np.array([3 / 7, 4 / 7]), np.array([2 / 7, 5 / 7]), 1 / 7
@@ -174,7 +181,7 @@ def test_one_lp_equilibrium_reads_both_strategies_on_a_game_of_value_one_seventh
     assert row["strategy"] == {"∅": 1.0, "r:a": round(3 / 7, 12), "r:b": round(4 / 7, 12)}
     assert row["opponent_strategy"] == {"∅": 1.0, "k:c": round(2 / 7, 12), "k:d": round(5 / 7, 12)}
     assert repr(eq) == (
-        f"Equilibrium(game='one_shot', player='both', sequences=3 + 3, value={eq.value:.10f}, gap={eq.gap:.2e}, "
+        f"Equilibrium(game='one_shot', player='both', sequences=3 + 3, value={eq.value:.10g}, gap={eq.gap:.2e}, "
         f"status='optimal', backend='highs', solver_version={eq.solution.solver_version!r})"
     )
 
@@ -211,7 +218,39 @@ def test_thesis_form_with_a_dominated_column(player):
     assert result.col_strategy == pytest.approx([*Q, 0.0], abs=1e-9)
     assert result.labels == (game.row_labels if player == "row" else game.col_labels)
     assert repr(result) == (
-        f"MatrixNashResult(game=2x3, player={player!r}, form='thesis', value={result.value:.10f}, "
+        f"MatrixNashResult(game=2x3, player={player!r}, form='thesis', value={result.value:.10g}, "
         f"gap={result.saddle_gap:.2e}, status='optimal', backend='highs', "
         f"solver_version={result.solution.solver_version!r})"
     )
+
+
+def test_a_nash_result_as_data(kuhn):
+    result = solve_nash(kuhn, 1)
+    labels = kuhn.pl1.labels
+    assert result.labels == labels and result.strategy_dict() == dict(zip(labels, result.strategy.tolist()))
+    assert result.to_dict()["strategy"] == dict(zip(labels, np.round(result.strategy, 12).tolist()))
+    assert any(round(p, 12) != round(p, 13) for p in result.strategy)  # so the rounding is seen
+    assert repr(result) == (
+        f"NashResult(game='kuhn', player=1, sequences=13, value={result.value:.10g}, gap={result.gap:.2e}, "
+        f"status='optimal', backend='highs', solver_version={result.solution.solver_version!r})"
+    )
+
+
+def test_solve_model_accepts_a_strategy_off_the_polytope_by_at_most_1e_6(kuhn):
+    """A strategy that breaks a sequence-form row by exactly 1e-6 is accepted; by 2e-6, refused."""
+    own = kuhn.pl1
+    pure = own.best_response(-np.ones(own.num_sequences))[1]  # the fewest sequences: bets, leaving lines unplayed
+    # A sequence below an unplayed one: its weight alone is the violation of its decision point's row.
+    below_unplayed = next(s for s in range(1, own.num_sequences) if pure[own.parents[own.decision_point_of[s]]] == 0)
+    model = sequence_form_lp(kuhn, 1)
+
+    def returned(weight):
+        x = pure.copy()
+        x[below_unplayed] = weight
+        stub = SimpleNamespace(name=model.name, variables=model.variables)
+        stub.solve = lambda backend, **options: SimpleNamespace(values={"x": x}, objective=0.0, status="optimal")
+        return solve_model(kuhn, 1, stub, "highs")
+
+    assert own.infeasibility(returned(1e-6).strategy) == 1e-6
+    with pytest.raises(SolveError, match=r"not a sequence-form strategy \(violation 2\.00e-06\)"):
+        returned(2e-6)
