@@ -49,9 +49,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PRAGMA = "# pragma: no mutate"
 
-# module file -> (import name, its own fast tests).
-# The results' summaries, tables and pictures (gamelp.display) are tested there.
+# The results' summaries, tables and pictures (gamelp.display) are tested here.
 DISPLAY = "tests/core/test_display.py"
+# module file -> (import name, its own fast tests).
 MODULES: dict[str, tuple[str, list[str]]] = {
     "models/nash.py": (
         "gamelp.models.nash",
