@@ -430,3 +430,24 @@ def test_a_k_that_the_nash_lp_solves_takes_one_node(kuhn):
     search = KdetSearch(kuhn, 1, rel_gap=0.0, abs_gap=1e-9)
     search.solve_root()
     assert search.prove(0) == pytest.approx(search.value[0] + 1e-9) and search.nodes == 1
+
+
+def test_branch_splits_the_point_whose_best_pure_action_costs_most(kuhn):
+    """The split point is the one with the lowest best trial; "mixes" comes first (if room), on the same LP."""
+    search = KdetSearch(kuhn, 1)
+    own = search.own
+    assert own.ends[2] - own.starts[2] == 2
+    forcing = {0: [(0.5, 0)], 2: [(0.4, 0), (0.2, 1)], 3: [(0.9, 1)]}
+    node = _Node(np.full(search.total, UNDECIDED), None, np.inf, np.arange(search.total, dtype=float))
+    mixes, *pure = search._branch(0, node, 1.0, "basis", forcing)
+    assert mixes.choice[2] == MIXING and (np.delete(mixes.choice, 2) == UNDECIDED).all()
+    assert mixes.bound == 1.0 and mixes.basis == "basis"
+    assert mixes.same_lp == (1.0, "basis", {0: forcing[0], 3: forcing[3]})
+    assert [child.choice[2] for child in pure] == [1, 0]  # the cheaper action's child first
+    assert [child.bound for child in pure] == [0.2, 0.4]
+    assert all(child.same_lp is None and child.basis == "basis" for child in pure)
+    assert all((child.hint == node.hint).all() and child.hint is not node.hint for child in [mixes, *pure])
+    # An action without a trial keeps the parent's bound; with no room for a mixing point, only pure children.
+    only_pure = search._branch(search.total, node, 1.0, "basis", {2: [(0.4, 0)]})
+    assert [(child.choice[2], child.bound) for child in only_pure] == [(0, 0.4), (1, 1.0)]
+    assert search._branch(0, node, 1.0, "basis", {}) == []
