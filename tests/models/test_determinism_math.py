@@ -451,3 +451,26 @@ def test_branch_splits_the_point_whose_best_pure_action_costs_most(kuhn):
     only_pure = search._branch(search.total, node, 1.0, "basis", {2: [(0.4, 0)]})
     assert [(child.choice[2], child.bound) for child in only_pure] == [(0, 0.4), (1, 1.0)]
     assert search._branch(0, node, 1.0, "basis", {}) == []
+
+
+def test_sweep_counts_and_times_are_those_of_its_solves(kuhn, monkeypatch):
+    """A spy on every solve: the sweep's MIP and LP counts and its solver time are theirs, shared out over k."""
+    from gamelp.model import Model
+
+    solves = []
+    solve = Model.solve
+
+    def spy(self, *args, **options):
+        solution = solve(self, *args, **options)
+        solves.append((self.is_mip, solution.wall_time))
+        return solution
+
+    monkeypatch.setattr(Model, "solve", spy)
+    sweep = k_sweep(kuhn, 1)
+    assert sweep.mips_solved == sum(mip for mip, _ in solves) > 0
+    assert sweep.lps_solved == sum(not mip for mip, _ in solves) > 0
+    assert sweep.wall_time == pytest.approx(sum(seconds for _, seconds in solves), rel=1e-12, abs=0)
+    assert sum(p.time for p in sweep.points) == pytest.approx(sweep.wall_time, rel=1e-12, abs=0)
+    assert sweep.nodes == 0  # no branch-and-bound of its own (search_sweep's)
+    assert repr(sweep).startswith("KSweep(player=1, k=0..6, values=-0.0555556..-0.166667, mips_solved=")
+    assert point(0.1, 0.2).time == 0.0  # a point no solve was spent on
