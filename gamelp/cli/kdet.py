@@ -49,6 +49,13 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         help="--sweep --method search: stop searching after this many k in a row end at --time-limit "
         "without lowering the bound (the rest keep the bound carried from below)",
     )
+    kdet.add_argument(
+        "--envelope",
+        type=finite_float(0.0, strict=True),
+        metavar="SECONDS",
+        help="--sweep --method search: first bound every k by the Lagrangian envelope (SECONDS per MIP) "
+        "and start from its strategies",
+    )
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")
@@ -98,6 +105,7 @@ def run_kdet(args) -> int:
                 abs_gap=args.abs_gap,
                 time_limit=args.time_limit,
                 patience=args.patience,
+                envelope=args.envelope,
                 progress=progress,
             )
         else:

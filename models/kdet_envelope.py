@@ -1,0 +1,147 @@
+"""The Lagrangian envelope of the k-determinism sweep: one bound line per multiplier, for every ``k`` at once.
+
+``P(k)`` (:mod:`gamelp.models.determinism`) is the best strategy deterministic
+at ``k`` or more decision points.  Moving its "at least k" row into the
+objective with a multiplier ``lam >= 0`` gives the Lagrangian (Fisher 1981,
+Section 3; Geoffrion 1974)::
+
+    L(lam) = max  f_o^T v + lam * sum z
+             s.t. the rows of P(k) but "at least k"     (x, v, z; z binary)
+
+For every ``k`` and every ``lam >= 0``, any feasible point of ``P(k)`` has
+``sum z >= k``, so ``V(k) <= L(lam) - lam * k``; any upper bound ``U(lam)`` on
+``L(lam)`` (a MIP stopped early proves one) gives the line
+``V(k) <= U(lam) - lam * k``.  The minimum over the multipliers solved is the
+envelope bound; with every ``L(lam)`` solved exactly it is the concave upper
+hull of the points ``(k, V(k))`` (the Lagrangian dual equals the LP over the
+convex hull of the relaxed set, Geoffrion 1974, Theorem 1), which is ``V``
+itself wherever ``V`` is concave.
+
+Every strategy a solve of ``L(lam)`` returns, deterministic at ``d`` points
+with value ``w``, is an incumbent ``V(k) >= w`` for every ``k <= d``.
+
+The multipliers are chosen by the parametric search over the breakpoints of
+the upper hull (Eisner and Severance 1976): start from the Nash LP
+(``lam = 0``) and the deterministic ILP (``lam`` large), solve ``L`` at the
+slope of each hull segment ``(d1, w1)``-``(d2, w2)``, ``lam = (w1 - w2) / (d2 - d1)``;
+a strategy above the segment splits it in two, a bound ``U(lam)`` on the
+segment's line proves it an edge of the hull.  A segment whose solve did
+neither (stopped by its time limit) is not split further.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamelp.errors import SolveError
+from gamelp.game import SequenceFormGame
+from gamelp.models.determinism import determinism, deterministic_choices, kdet_mip, solve_deterministic
+from gamelp.models.nash import solve_nash
+from gamelp.solution import OPTIMAL, TIME_LIMIT
+from gamelp.units import normalised
+
+
+@dataclass
+class EnvelopePoint:
+    """A strategy found on the way: its value, its determinism, and the solution (``x``, ``v``, ``z``)."""
+
+    value: float
+    determinism: int
+    values: dict[str, np.ndarray]
+
+
+@dataclass
+class Envelope:
+    """The lines ``V(k) <= upper - lam * k`` proved, and the strategies found, in the game's units."""
+
+    player: int
+    total: int  # the player's decision points
+    lines: list[tuple[float, float]] = field(default_factory=list)  # (lam, upper bound on L(lam))
+    points: list[EnvelopePoint] = field(default_factory=list)
+    solves: int = 0  # MIPs (and the Nash LP) solved
+    wall_time: float = 0.0
+
+    def bounds(self) -> np.ndarray:
+        """Per ``k = 0..total``, the smallest ``upper - lam * k`` over the lines (infinity without a line)."""
+        k = np.arange(self.total + 1)
+        if not self.lines:
+            return np.full(k.size, np.inf)
+        lam, upper = np.array(self.lines).T
+        return (upper[:, None] - lam[:, None] * k[None, :]).min(axis=0)
+
+    def incumbents(self) -> np.ndarray:
+        """Per ``k``, the best value of a strategy found that is deterministic at ``k`` or more points."""
+        best = np.full(self.total + 1, -np.inf)
+        for point in self.points:
+            best[: point.determinism + 1] = np.maximum(best[: point.determinism + 1], point.value)
+        return best
+
+
+def lagrangian_envelope(
+    game: SequenceFormGame,
+    player: int,
+    *,
+    time_limit: float | None = None,
+    max_solves: int = 40,
+    tol: float = 1e-9,
+) -> Envelope:
+    """The parametric search over ``L(lam)`` (module docstring); ``time_limit`` is per MIP, in seconds.
+
+    The MIPs run on the payoffs divided by their range (:func:`gamelp.units.normalised`); the lines'
+    multipliers and bounds and the points' values are multiplied back.  ``tol`` (relative to the
+    payoff range) is how far above a segment a strategy or bound must lie to count.
+    """
+    began = time.perf_counter()
+    game, unit = normalised(game)
+    own = game.player(player)
+    total = own.num_decision_points
+    envelope = Envelope(player, total)
+    nash = solve_nash(game, player, "highs")
+    envelope.lines.append((0.0, nash.value))  # L(0) is the Nash LP
+    model = kdet_mip(game, player, 0)
+    f_opp = model.objective["v"]
+    ones = np.ones(model.variables["z"].size)
+
+    def point(value: float, values: dict) -> EnvelopePoint:
+        values = {"x": values["x"], "v": values["v"], "z": deterministic_choices(own, values["x"])}
+        found = EnvelopePoint(value, determinism(own, values["x"]), values)
+        envelope.points.append(found)
+        return found
+
+    low = point(nash.value, nash.solution.values)
+    envelope.solves = 2
+    try:  # the deterministic ILP: the other end of the first segment
+        top = solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit)
+    except SolveError:  # stopped before any strategy: no segment to search
+        segments = []
+    else:
+        segments = [(low, point(top.value, top.solution.values))] if low.determinism < total else []
+    while segments and envelope.solves < max_solves:
+        left, right = segments.pop()
+        if right.determinism <= left.determinism or right.value >= left.value:
+            continue  # the right end dominates the left one: nothing lies above the segment
+        lam = (left.value - right.value) / (right.determinism - left.determinism)
+        level = left.value + lam * left.determinism  # the segment's line at lam
+        model.set_objective({"v": f_opp, "z": lam * ones}, sense="max")
+        start = max(envelope.points, key=lambda p: p.value + lam * p.determinism).values
+        sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit, start=start)
+        envelope.solves += 1
+        if sol.status not in (OPTIMAL, TIME_LIMIT):
+            raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")
+        if sol.objective_bound is not None:
+            upper = max(sol.objective_bound, sol.objective if sol.objective is not None else -np.inf)
+        else:
+            upper = sol.objective if sol.optimal and sol.objective is not None else np.inf
+        envelope.lines.append((lam, upper))
+        if sol.values:
+            found = point(float(f_opp @ sol.values["v"]), sol.values)
+            if found.value + lam * found.determinism > level + tol:
+                segments += [(left, found), (found, right)]
+    envelope.lines = [(lam * unit, upper * unit) for lam, upper in envelope.lines]
+    for found in envelope.points:
+        found.value *= unit
+    envelope.wall_time = time.perf_counter() - began
+    return envelope
