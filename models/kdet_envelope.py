@@ -31,7 +31,9 @@ neither (stopped by its time limit) is not split further.
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,7 +41,7 @@ import numpy as np
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.models.determinism import determinism, deterministic_choices, kdet_mip, solve_deterministic
-from gamelp.models.nash import solve_nash
+from gamelp.models.nash import sequence_form_lp, solve_nash
 from gamelp.solution import OPTIMAL, TIME_LIMIT
 from gamelp.units import normalised
 
@@ -87,9 +89,13 @@ def lagrangian_envelope(
     time_limit: float | None = None,
     max_solves: int = 40,
     tol: float = 1e-9,
+    strategies: Sequence[np.ndarray] = (),
 ) -> Envelope:
     """The parametric search over ``L(lam)`` (module docstring); ``time_limit`` is per MIP, in seconds.
 
+    ``strategies`` (sequence-form strategies of ``player``, e.g. a greedy dive's) seed the search:
+    the first segments are the edges of the upper hull of their points ``(determinism, value)``
+    with the Nash LP's and the deterministic ILP's, so the first multipliers are their slopes.
     The MIPs run on the payoffs divided by their range (:func:`gamelp.units.normalised`); the lines'
     multipliers and bounds and the points' values are multiplied back.  ``tol`` (relative to the
     payoff range) is how far above a segment a strategy or bound must lie to count.
@@ -118,7 +124,10 @@ def lagrangian_envelope(
     except SolveError:  # stopped before any strategy: no segment to search
         segments = []
     else:
-        segments = [(low, point(top.value, top.solution.values))] if low.determinism < total else []
+        seeds = _seeds(game, player, strategies)
+        envelope.points += seeds
+        hull = _upper_hull([low, point(top.value, top.solution.values), *seeds])
+        segments = list(itertools.pairwise(hull))
     while segments and envelope.solves < max_solves:
         left, right = segments.pop()
         if right.determinism <= left.determinism or right.value >= left.value:
@@ -126,8 +135,9 @@ def lagrangian_envelope(
         lam = (left.value - right.value) / (right.determinism - left.determinism)
         level = left.value + lam * left.determinism  # the segment's line at lam
         model.set_objective({"v": f_opp, "z": lam * ones}, sense="max")
-        start = max(envelope.points, key=lambda p: p.value + lam * p.determinism).values
-        sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit, start=start)
+        # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
+        # objective that is not the start's (the strategies found are points already).
+        sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit)
         envelope.solves += 1
         if sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")
@@ -145,3 +155,37 @@ def lagrangian_envelope(
         found.value *= unit
     envelope.wall_time = time.perf_counter() - began
     return envelope
+
+
+def _seeds(game: SequenceFormGame, player: int, strategies: Sequence[np.ndarray]) -> list[EnvelopePoint]:
+    """Points for given strategies: the value each guarantees, its determinism, and the Nash LP's ``v`` at it."""
+    own = game.player(player)
+    fixed = sequence_form_lp(game, player)
+    points = []
+    for x in strategies:
+        fixed.set_bounds("x", lb=x, ub=x)
+        sol = fixed.solve("highs")
+        if sol.optimal:  # a strategy off the polytope (by more than the solver's tolerance) is left out
+            values = {"x": x, "v": sol.values["v"], "z": deterministic_choices(own, x)}
+            points.append(EnvelopePoint(float(sol.objective), determinism(own, x), values))
+    return points
+
+
+def _upper_hull(points: list[EnvelopePoint]) -> list[EnvelopePoint]:
+    """The points on the upper concave hull of ``(determinism, value)``, by determinism (Andrew's monotone chain)."""
+    hull: list[EnvelopePoint] = []
+    for p in sorted(points, key=lambda q: (q.determinism, -q.value)):
+        if hull and p.determinism == hull[-1].determinism:
+            continue  # a better point with the same determinism is already there
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            # b is under the chord from a to p: drop it
+            if (b.value - a.value) * (p.determinism - a.determinism) <= (p.value - a.value) * (
+                b.determinism - a.determinism
+            ):
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    best = max(range(len(hull)), key=lambda i: (hull[i].value, hull[i].determinism))
+    return hull[best:]  # the points before the best value are dominated by it

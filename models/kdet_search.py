@@ -360,7 +360,8 @@ def search_sweep(
     top_bound = search.solve_top(time_limit)  # bounds k = total only
     envelope_bound = np.full(total + 1, np.inf)
     if envelope is not None:
-        lines = lagrangian_envelope(game, player, time_limit=envelope)
+        dive = {id(x): x for x in search.strategy if x is not None}.values()  # the root dive's strategies
+        lines = lagrangian_envelope(game, player, time_limit=envelope, strategies=list(dive))
         envelope_bound = lines.bounds()
         for point in lines.points:
             search.polish(point.values["x"])

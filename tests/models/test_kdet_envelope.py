@@ -9,7 +9,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.games import poker
 from gamelp.models.determinism import determinism, solve_kdet
 from gamelp.models.kdet_envelope import lagrangian_envelope
-from gamelp.models.kdet_search import UNDECIDED, FaceLP, search_sweep
+from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, search_sweep
 
 # V(143) of Leduc, solved exactly by one MIP per choice of the mixing point (144 per player).
 LEDUC_V143 = {1: -0.244000, 2: -0.197333}
@@ -73,6 +73,13 @@ def test_small_leduc_envelope_and_sweep_bracket_the_exact_values(player):
     game = SequenceFormGame.from_dict(poker.leduc(ranks=3, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_3x1")
     exact = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-9).values
     check_envelope(game, player, exact, lagrangian_envelope(game, player))
+    dive = KdetSearch(game, player)
+    dive.solve_root()
+    seeds = [x for x in dive.strategy if x is not None]
+    seeded = lagrangian_envelope(game, player, time_limit=1.0, max_solves=3, strategies=seeds)
+    _, incumbents = check_envelope(game, player, exact, seeded)
+    for x in seeds:  # a seed is never lost: the envelope's incumbents hold its value up to its determinism
+        assert incumbents[determinism(game.player(player), x)] >= game.guaranteed_value(player, x) - 1e-7
     fed = search_sweep(game, player, rel_gap=0.05, abs_gap=1e-4, envelope=5.0)
     for point, value in zip(fed.points, exact):
         assert point.value - 1e-9 <= value <= point.bound + 1e-9
