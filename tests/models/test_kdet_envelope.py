@@ -1,10 +1,12 @@
 """The Lagrangian envelope of the k-sweep against exact values: face enumeration, exact sweeps, Leduc's V(143)."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
 
+from gamelp.cli import main
 from gamelp.game import SequenceFormGame
 from gamelp.games import poker
 from gamelp.models.determinism import determinism, solve_kdet
@@ -98,3 +100,12 @@ def test_leduc_envelope_and_sweep_bracket_v143(leduc, player):
     x = np.array([point.strategy[label] for label in leduc.player(player).labels])
     assert leduc.guaranteed_value(player, x) == pytest.approx(point.value, abs=1e-7)
     assert determinism(leduc.player(player), x) == point.determinism >= 143
+
+
+def test_cli_sweep_with_the_envelope_prints_the_exact_kuhn_curve(kuhn, capsys):
+    exact = exact_by_faces(kuhn, 2)
+    assert main(["kdet", "kuhn", "--player", "2", "--sweep", "--envelope", "5", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["k"] for row in rows] == list(range(exact.size))
+    assert [row["value"] for row in rows] == pytest.approx(exact, abs=1e-8)
+    assert all(row["bound"] >= value - 1e-9 for row, value in zip(rows, exact))
