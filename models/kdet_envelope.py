@@ -24,9 +24,15 @@ The multipliers are chosen by the parametric search over the breakpoints of
 the upper hull (Eisner and Severance 1976): start from the Nash LP
 (``lam = 0``) and the deterministic ILP (``lam`` large), solve ``L`` at the
 slope of each hull segment ``(d1, w1)``-``(d2, w2)``, ``lam = (w1 - w2) / (d2 - d1)``;
-a strategy above the segment splits it in two, a bound ``U(lam)`` on the
-segment's line proves it an edge of the hull.  A segment whose solve did
-neither (stopped by its time limit) is not split further.
+a strategy above the segment splits it in two; a segment whose solve found
+none is not split further (an exact solve proves it an edge of the hull; one
+stopped by its time limit leaves it open).  Strategies known beforehand (a
+greedy dive's) seed the first hull.
+
+The LP relaxation of ``L(lam)`` is the Nash LP plus ``lam * |J|`` (the
+relaxed ``z`` of any strategy sum to one per decision point), so a MIP solver
+proves ``U(lam)`` by branching alone: on Leduc, HiGHS stopped after tens of
+seconds leaves lines below the Nash value only at the last few ``k``, and by little.
 """
 
 from __future__ import annotations
@@ -40,19 +46,19 @@ import numpy as np
 
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
-from gamelp.models.determinism import determinism, deterministic_choices, kdet_mip, solve_deterministic
-from gamelp.models.nash import sequence_form_lp, solve_nash
+from gamelp.models.determinism import determinism, kdet_mip, solve_deterministic
+from gamelp.models.nash import solve_nash
 from gamelp.solution import OPTIMAL, TIME_LIMIT
 from gamelp.units import normalised
 
 
 @dataclass
 class EnvelopePoint:
-    """A strategy found on the way: its value, its determinism, and the solution (``x``, ``v``, ``z``)."""
+    """A strategy found on the way: its value, its determinism, and the strategy ``x`` (sequence form)."""
 
     value: float
     determinism: int
-    values: dict[str, np.ndarray]
+    x: np.ndarray
 
 
 @dataclass
@@ -111,13 +117,12 @@ def lagrangian_envelope(
     f_opp = model.objective["v"]
     ones = np.ones(model.variables["z"].size)
 
-    def point(value: float, values: dict) -> EnvelopePoint:
-        values = {"x": values["x"], "v": values["v"], "z": deterministic_choices(own, values["x"])}
-        found = EnvelopePoint(value, determinism(own, values["x"]), values)
+    def point(value: float, x: np.ndarray) -> EnvelopePoint:
+        found = EnvelopePoint(value, determinism(own, x), x)
         envelope.points.append(found)
         return found
 
-    low = point(nash.value, nash.solution.values)
+    low = point(nash.value, nash.strategy)
     envelope.solves = 2
     try:  # the deterministic ILP: the other end of the first segment
         top = solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit)
@@ -126,7 +131,7 @@ def lagrangian_envelope(
     else:
         seeds = _seeds(game, player, strategies)
         envelope.points += seeds
-        hull = _upper_hull([low, point(top.value, top.solution.values), *seeds])
+        hull = _upper_hull([low, point(top.value, top.strategy), *seeds])
         segments = list(itertools.pairwise(hull))
     while segments and envelope.solves < max_solves:
         left, right = segments.pop()
@@ -147,7 +152,7 @@ def lagrangian_envelope(
             upper = sol.objective if sol.optimal and sol.objective is not None else np.inf
         envelope.lines.append((lam, upper))
         if sol.values:
-            found = point(float(f_opp @ sol.values["v"]), sol.values)
+            found = point(float(f_opp @ sol.values["v"]), sol.values["x"])
             if found.value + lam * found.determinism > level + tol:
                 segments += [(left, found), (found, right)]
     envelope.lines = [(lam * unit, upper * unit) for lam, upper in envelope.lines]
@@ -158,17 +163,9 @@ def lagrangian_envelope(
 
 
 def _seeds(game: SequenceFormGame, player: int, strategies: Sequence[np.ndarray]) -> list[EnvelopePoint]:
-    """Points for given strategies: the value each guarantees, its determinism, and the Nash LP's ``v`` at it."""
+    """Points for given strategies: the value each guarantees (a best response, no solver) and its determinism."""
     own = game.player(player)
-    fixed = sequence_form_lp(game, player)
-    points = []
-    for x in strategies:
-        fixed.set_bounds("x", lb=x, ub=x)
-        sol = fixed.solve("highs")
-        if sol.optimal:  # a strategy off the polytope (by more than the solver's tolerance) is left out
-            values = {"x": x, "v": sol.values["v"], "z": deterministic_choices(own, x)}
-            points.append(EnvelopePoint(float(sol.objective), determinism(own, x), values))
-    return points
+    return [EnvelopePoint(game.guaranteed_value(player, x), determinism(own, x), x) for x in strategies]
 
 
 def _upper_hull(points: list[EnvelopePoint]) -> list[EnvelopePoint]:

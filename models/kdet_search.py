@@ -364,7 +364,7 @@ def search_sweep(
         lines = lagrangian_envelope(game, player, time_limit=envelope, strategies=list(dive))
         envelope_bound = lines.bounds()
         for point in lines.points:
-            search.polish(point.values["x"])
+            search.polish(point.x)
     fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
     for k in range(total + 1):
         proved = bound[k - 1] if k else nash_value

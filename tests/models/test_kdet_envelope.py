@@ -46,7 +46,7 @@ def check_envelope(game, player, exact, envelope, tol=1e-7):
     assert np.all(incumbents <= exact + tol)
     own = game.player(player)
     for point in envelope.points:  # every strategy found guarantees its value and has its determinism
-        x = point.values["x"]
+        x = point.x
         assert game.guaranteed_value(player, x) >= point.value - tol
         assert determinism(own, x) == point.determinism
     return bounds, incumbents
