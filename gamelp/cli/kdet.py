@@ -96,6 +96,8 @@ def run_kdet(args) -> int:
         method = args.method or ("search" if on_highs else "mip")
         if method == "search" and not on_highs:
             raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; use --method mip")
+        if args.envelope is not None and method != "search":
+            raise GamelpError("--envelope feeds the search: use it with --method search")
         progress = None if args.json or args.quiet else sweep_progress()
         if method == "search":
             sweep = search_sweep(
