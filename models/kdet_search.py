@@ -45,6 +45,7 @@ import heapq
 import itertools
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import highspy
 import numpy as np
@@ -216,10 +217,8 @@ class KdetSearch:
         except SolveError:
             return np.inf
         self.polish(top.strategy)
-        bound = top.solution.objective_bound
-        if bound is not None:
-            return max(bound, top.value)
-        return top.value if top.solution.optimal else np.inf  # stopped before any bound: nothing proved
+        bound = cast(float, top.solution.objective_bound)  # HiGHS always reports its dual bound (+inf before one)
+        return max(bound, top.value)
 
     def polish(self, x: np.ndarray) -> None:
         """Re-solve the face of ``x`` (its pure points fixed to their actions) and offer the optimum."""
@@ -258,8 +257,8 @@ class KdetSearch:
                 continue
             value, x, basis = self._solve(node.choice, node.basis)
             mixed = mixed_points(self.own, x)
-            if value <= self.cutoff(k) or self.total - mixed.sum() >= k:
-                continue  # pruned, or x is feasible for P(k) (offered above) and solves the node
+            if value <= self.cutoff(k):
+                continue  # pruned; an x feasible for P(k) solves it: offered above, it lifted the cutoff past value
             node.bound = value
             push(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
         return self.cutoff(k)
