@@ -55,6 +55,7 @@ from gamelp.backends.highs import _highs_lp, new_highs
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.models.determinism import DETERMINISM_TOL, KSweep, SweepPoint
+from gamelp.models.kdet_envelope import lagrangian_envelope
 from gamelp.models.nash import sequence_form_lp
 from gamelp.units import normalised
 
@@ -215,11 +216,15 @@ class KdetSearch:
             top = solve_deterministic(self.game, self.player, "highs", mip_gap=self.rel_gap, time_limit=time_limit)
         except SolveError:
             return np.inf
-        x = top.strategy
-        choice = np.array([int(np.argmax(x[start:end])) for start, end in zip(self.own.starts, self.own.ends)])
-        self._solve(choice, None)
+        self.polish(top.strategy)
         bound = cast(float, top.solution.objective_bound)  # HiGHS always reports its dual bound (+inf before one)
         return max(bound, top.value)
+
+    def polish(self, x: np.ndarray) -> None:
+        """Re-solve the face of ``x`` (its pure points fixed to their actions) and offer the optimum."""
+        choice = np.array([int(np.argmax(x[start:end])) for start, end in zip(self.own.starts, self.own.ends)])
+        choice[mixed_points(self.own, x)] = UNDECIDED
+        self._solve(choice, None)
 
     def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
         """Search ``P(k)`` best bound first until every node is below the cutoff; returns the proved bound.
@@ -322,6 +327,7 @@ def search_sweep(
     abs_gap: float = 1e-4,
     time_limit: float | None = None,
     patience: int | None = None,
+    envelope: float | None = None,
     clock=time.perf_counter,
     progress=None,
 ) -> KSweep:
@@ -335,6 +341,8 @@ def search_sweep(
     lowering the bound carried from ``k - 1`` (a larger ``k`` is harder, so its
     search would most likely end the same way); the remaining ``k`` keep the
     carried bound.  ``progress`` (optional) is called with ``(k_done, k_total)``.
+    With ``envelope`` (seconds per Lagrangian MIP), :func:`gamelp.models.kdet_envelope.lagrangian_envelope`
+    runs first: its strategies are offered as incumbents and its bound caps every ``k``.
 
     The search runs on the payoffs divided by their range (:func:`gamelp.units.normalised`): its HiGHS
     model never sees a coefficient HiGHS would drop, ``abs_gap`` is relative to the payoff range, and
@@ -349,11 +357,19 @@ def search_sweep(
     spent = np.zeros(total + 1)  # seconds searching at each k
     nash_value = search.solve_root()  # bounds every k
     top_bound = search.solve_top(time_limit)  # bounds k = total only
+    envelope_bound = np.full(total + 1, np.inf)
+    if envelope is not None:
+        dive = {id(x): x for x in search.strategy if x is not None}.values()  # the root dive's strategies
+        lines = lagrangian_envelope(game, player, time_limit=envelope, strategies=list(dive))
+        envelope_bound = lines.bounds()
+        for point in lines.points:
+            search.polish(point.x)
     fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
     for k in range(total + 1):
         proved = bound[k - 1] if k else nash_value
         if k == total:
             proved = min(proved, top_bound)
+        proved = min(proved, envelope_bound[k])
         if proved > search.cutoff(k) and (patience is None or fruitless < patience):
             deadline = np.inf if time_limit is None else clock() + time_limit
             started = time.perf_counter()

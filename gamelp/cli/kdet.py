@@ -49,6 +49,13 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         help="--sweep --method search: stop searching after this many k in a row end at --time-limit "
         "without lowering the bound (the rest keep the bound carried from below)",
     )
+    kdet.add_argument(
+        "--envelope",
+        type=finite_float(0.0, strict=True),
+        metavar="SECONDS",
+        help="--sweep --method search: first bound every k by the Lagrangian envelope (SECONDS per MIP) "
+        "and start from its strategies",
+    )
     kdet.add_argument("--json", action="store_true", help="print JSON")
     kdet.add_argument("--quiet", action="store_true", help="no progress messages")
     kdet.add_argument("--verbose", action="store_true", help="show the solver log")
@@ -89,6 +96,8 @@ def run_kdet(args) -> int:
         method = args.method or ("search" if on_highs else "mip")
         if method == "search" and not on_highs:
             raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; use --method mip")
+        if args.envelope is not None and method != "search":
+            raise GamelpError("--envelope feeds the search: use it with --method search")
         progress = None if args.json or args.quiet else sweep_progress()
         if method == "search":
             sweep = search_sweep(
@@ -98,6 +107,7 @@ def run_kdet(args) -> int:
                 abs_gap=args.abs_gap,
                 time_limit=args.time_limit,
                 patience=args.patience,
+                envelope=args.envelope,
                 progress=progress,
             )
         else:

@@ -1,7 +1,8 @@
 """Benchmark: the full Leduc k-sweep (k = 0..144), both players, today's MIP sweep against the search.
 
-    python scripts/bench/bench_kdet.py [--methods mip,search] [--gap 0.01] [--abs-gap 1e-4]
+    python scripts/bench/bench_kdet.py [--methods mip,search,envelope] [--gap 0.01] [--abs-gap 1e-4]
                                        [--mip-time-limit 30] [--search-time-limit 20] [--patience P]
+                                       [--envelope-time-limit 15]
                                        [--variants 4x2,5x3] [--game leduc] [--out out]
 
 ``mip`` is :func:`gamelp.models.determinism.k_sweep` (HiGHS MIPs, each stopped
@@ -9,7 +10,9 @@ after ``--mip-time-limit`` seconds); ``search`` is
 :func:`gamelp.models.kdet_search.search_sweep` (branch-and-bound over
 decision points on one persistent HiGHS LP, each k stopped after
 ``--search-time-limit`` CPU seconds, which the load of a shared machine does
-not shrink; HiGHS's MIP limit is wall time).  Both players of one method run side by
+not shrink; HiGHS's MIP limit is wall time); ``envelope`` is the search fed
+the Lagrangian envelope of :mod:`gamelp.models.kdet_envelope` first (each
+of its MIPs stopped after ``--envelope-time-limit`` wall seconds).  Both players of one method run side by
 side in two processes, one method after the other, in the same run.  Reports
 per player and method the wall time, the MIPs or searches, LPs and nodes, and
 every k whose bound is not within the gap (relative ``--gap``, absolute
@@ -18,7 +21,7 @@ load average.  ``--variants RxS,...`` also sweeps bigger Leduc variants
 (R ranks, S suits) with the search.  ``--game`` sweeps another game than
 Leduc by both methods (``kuhn``, a variant ``RxS``).  Writes
 ``OUT/bench_kdet.json`` and the plot of the search's curves,
-``OUT/bench_kdet_leduc.png`` (``bench_kdet_GAME.png``).
+``OUT/bench_kdet_leduc.png`` (``bench_kdet_GAME.png``; the envelope method's ``bench_kdet_GAME_envelope.png``).
 """
 
 import argparse
@@ -63,6 +66,7 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
                 abs_gap=args.abs_gap,
                 time_limit=args.search_time_limit,
                 patience=args.patience,
+                envelope=args.envelope_time_limit if method == "envelope" else None,
                 clock=time.process_time,
             )
     except SolveError as exc:  # e.g. a MIP stopped by its time limit before any incumbent
@@ -122,8 +126,8 @@ def name_list(text: str) -> list[str]:
 
 def method_list(text: str) -> list[str]:
     methods = name_list(text)
-    if any(method not in ("mip", "search") for method in methods):
-        raise argparse.ArgumentTypeError(f"expected mip and / or search, got {text!r}")
+    if any(method not in ("mip", "search", "envelope") for method in methods):
+        raise argparse.ArgumentTypeError(f"expected mip, search and / or envelope, got {text!r}")
     return methods
 
 
@@ -148,6 +152,12 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument(
         "--search-time-limit", type=finite_float(0.0, strict=True), default=20.0, help="seconds per k of the search"
+    )
+    parser.add_argument(
+        "--envelope-time-limit",
+        type=finite_float(0.0, strict=True),
+        default=15.0,
+        help="seconds per Lagrangian MIP of the envelope method",
     )
     parser.add_argument(
         "--patience",
@@ -178,15 +188,17 @@ def main(argv: list[str] | None = None) -> KdetRace:
         run = run_pair(method, args.game, args)
         sweeps.append(run)
         walls[method] = run["wall"]
-        if method == "search":
+        if method in ("search", "envelope"):
             curves = {f"player {r['player']}": r["points"] for r in run["players"] if "failed" not in r}
             plot = str(
                 plot_k_sweep(
-                    curves, out / f"bench_kdet_{args.game}.png", title=f"{args.game}: value against k (search)"
+                    curves,
+                    out / f"bench_kdet_{args.game}{'' if method == 'search' else '_envelope'}.png",
+                    title=f"{args.game}: value against k ({method})",
                 )
             )
     variants = [run_pair("search", variant, args) for variant in args.variants]
-    ratio = walls["mip"] / walls["search"] if len(walls) == 2 else None
+    ratio = walls["mip"] / walls["search"] if {"mip", "search"} <= walls.keys() else None
     result = KdetRace(
         sweeps=sweeps,
         variants=variants,

@@ -1,6 +1,6 @@
 """Homework 2, problem 2.3: value against k (k decision points forced deterministic), all games, both players.
 
-    python scripts/hw2/hw2_2_3_kdeterminism.py [--method search|mip] [--games rps,kuhn,leduc] [--out out]
+    python scripts/hw2/hw2_2_3_kdeterminism.py [--method search|mip] [--games rps,kuhn,leduc] [--envelope S] [--out out]
 
 Writes one plot per game (both players' step curves) to ``OUT/kdet_<game>.png``
 and the points (with their strategies) to ``OUT/kdet_<game>.json``; prints the
@@ -9,7 +9,9 @@ branch-and-bound of :mod:`gamelp.models.kdet_search`, ``mip`` the MIP sweep
 on ``--backend``.  Leduc uses ``--leduc-mip-gap`` (1% by default, as the
 bench; absolute ``--abs-gap`` near 0); each MIP, or each k of the search,
 stops after ``--time-limit`` seconds, and a point that did not reach its gap
-says so (its bound) in the JSON and as a band in the plot.
+says so (its bound) in the JSON and as a band in the plot.  ``--envelope S``
+feeds the search the Lagrangian envelope (:mod:`gamelp.models.kdet_envelope`,
+``S`` seconds per MIP) first.
 """
 
 import json
@@ -68,6 +70,12 @@ def build_parser() -> OneLineParser:
         default=60.0,
         help="seconds per MIP or per k of the search (default 60; a point stopped early reports its own gap)",
     )
+    parser.add_argument(
+        "--envelope",
+        type=finite_float(0.0, strict=True),
+        metavar="SECONDS",
+        help="search: start from the Lagrangian envelope's bounds and strategies (SECONDS per MIP)",
+    )
     parser.add_argument("--out", type=output_directory, default="out")
     parser.add_argument("--quiet", action="store_true")
     return parser
@@ -88,7 +96,13 @@ def main(argv: list[str] | None = None) -> KDeterminism:
                 progress = lambda done, _total: bar.update(done - bar.n)  # noqa: E731
                 if args.method == "search":
                     sweep = search_sweep(
-                        game, player, rel_gap=gap, abs_gap=args.abs_gap, time_limit=args.time_limit, progress=progress
+                        game,
+                        player,
+                        rel_gap=gap,
+                        abs_gap=args.abs_gap,
+                        time_limit=args.time_limit,
+                        envelope=args.envelope,
+                        progress=progress,
                     )
                 else:
                     sweep = k_sweep(

@@ -471,7 +471,11 @@ def test_bench_sweep_plays_the_same_matches_in_every_configuration(
     [
         ("bench_mtg.py", ["--games", "0"], "argument --games: must be between 1 and 1000000, got 0"),
         ("bench_nash.py", ["--variants", "3y2"], "argument --variants: expected variants like 3x2,4x2"),
-        ("bench_kdet.py", ["--methods", "mip,lp", "--out", "out"], "argument --methods: expected mip and / or search"),
+        (
+            "bench_kdet.py",
+            ["--methods", "mip,lp", "--out", "out"],
+            "argument --methods: expected mip, search and / or envelope",
+        ),
         ("bench_locm.py", ["--seconds", "nan"], "argument --seconds: must be a finite number > 0"),
         ("bench_sweep.py", ["--workers", "0", "--out", "out"], "worker counts must be between 1 and"),
     ],

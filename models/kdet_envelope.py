@@ -1,0 +1,188 @@
+"""The Lagrangian envelope of the k-determinism sweep: one bound line per multiplier, for every ``k`` at once.
+
+``P(k)`` (:mod:`gamelp.models.determinism`) is the best strategy deterministic
+at ``k`` or more decision points.  Moving its "at least k" row into the
+objective with a multiplier ``lam >= 0`` gives the Lagrangian (Fisher 1981,
+Section 3; Geoffrion 1974)::
+
+    L(lam) = max  f_o^T v + lam * sum z
+             s.t. the rows of P(k) but "at least k"     (x, v, z; z binary)
+
+For every ``k`` and every ``lam >= 0``, any feasible point of ``P(k)`` has
+``sum z >= k``, so ``V(k) <= L(lam) - lam * k``; any upper bound ``U(lam)`` on
+``L(lam)`` (a MIP stopped early proves one) gives the line
+``V(k) <= U(lam) - lam * k``.  The minimum over the multipliers solved is the
+envelope bound; with every ``L(lam)`` solved exactly it is the concave upper
+hull of the points ``(k, V(k))`` (the Lagrangian dual equals the LP over the
+convex hull of the relaxed set, Geoffrion 1974, Theorem 1), which is ``V``
+itself wherever ``V`` is concave.
+
+Every strategy a solve of ``L(lam)`` returns, deterministic at ``d`` points
+with value ``w``, is an incumbent ``V(k) >= w`` for every ``k <= d``.
+
+The multipliers are chosen by the parametric search over the breakpoints of
+the upper hull (Eisner and Severance 1976): start from the Nash LP
+(``lam = 0``) and the deterministic ILP (``lam`` large), solve ``L`` at the
+slope of each hull segment ``(d1, w1)``-``(d2, w2)``, ``lam = (w1 - w2) / (d2 - d1)``;
+a strategy above the segment splits it in two; a segment whose solve found
+none is not split further (an exact solve proves it an edge of the hull; one
+stopped by its time limit leaves it open).  Strategies known beforehand (a
+greedy dive's) seed the first hull.
+
+The LP relaxation of ``L(lam)`` is the Nash LP plus ``lam * |J|`` (the
+relaxed ``z`` of any strategy sum to one per decision point), so a MIP solver
+proves ``U(lam)`` by branching alone: on Leduc, HiGHS stopped after tens of
+seconds leaves lines below the Nash value only at the last few ``k``, and by little.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gamelp.errors import SolveError
+from gamelp.game import SequenceFormGame
+from gamelp.models.determinism import determinism, kdet_mip, solve_deterministic
+from gamelp.models.nash import solve_nash
+from gamelp.solution import OPTIMAL, TIME_LIMIT
+from gamelp.units import normalised
+
+
+@dataclass
+class EnvelopePoint:
+    """A strategy found on the way: its value, its determinism, and the strategy ``x`` (sequence form)."""
+
+    value: float
+    determinism: int
+    x: np.ndarray
+
+
+@dataclass
+class Envelope:
+    """The lines ``V(k) <= upper - lam * k`` proved, and the strategies found, in the game's units."""
+
+    player: int
+    total: int  # the player's decision points
+    lines: list[tuple[float, float]] = field(default_factory=list)  # (lam, upper bound on L(lam))
+    points: list[EnvelopePoint] = field(default_factory=list)
+    solves: int = 0  # MIPs (and the Nash LP) solved
+    wall_time: float = 0.0
+
+    def bounds(self) -> np.ndarray:
+        """Per ``k = 0..total``, the smallest ``upper - lam * k`` over the lines (infinity without a line)."""
+        k = np.arange(self.total + 1)
+        if not self.lines:
+            return np.full(k.size, np.inf)
+        lam, upper = np.array(self.lines).T
+        return (upper[:, None] - lam[:, None] * k[None, :]).min(axis=0)
+
+    def incumbents(self) -> np.ndarray:
+        """Per ``k``, the best value of a strategy found that is deterministic at ``k`` or more points."""
+        best = np.full(self.total + 1, -np.inf)
+        for point in self.points:
+            best[: point.determinism + 1] = np.maximum(best[: point.determinism + 1], point.value)
+        return best
+
+
+def lagrangian_envelope(
+    game: SequenceFormGame,
+    player: int,
+    *,
+    time_limit: float | None = None,
+    max_solves: int = 40,
+    tol: float = 1e-9,
+    strategies: Sequence[np.ndarray] = (),
+) -> Envelope:
+    """The parametric search over ``L(lam)`` (module docstring); ``time_limit`` is per MIP, in seconds.
+
+    ``strategies`` (sequence-form strategies of ``player``, e.g. a greedy dive's) seed the search:
+    the first segments are the edges of the upper hull of their points ``(determinism, value)``
+    with the Nash LP's and the deterministic ILP's, so the first multipliers are their slopes.
+    The MIPs run on the payoffs divided by their range (:func:`gamelp.units.normalised`); the lines'
+    multipliers and bounds and the points' values are multiplied back.  ``tol`` (relative to the
+    payoff range) is how far above a segment a strategy or bound must lie to count.
+    """
+    began = time.perf_counter()
+    game, unit = normalised(game)
+    own = game.player(player)
+    total = own.num_decision_points
+    envelope = Envelope(player, total)
+    nash = solve_nash(game, player, "highs")
+    envelope.lines.append((0.0, nash.value))  # L(0) is the Nash LP
+    model = kdet_mip(game, player, 0)
+    f_opp = model.objective["v"]
+    ones = np.ones(model.variables["z"].size)
+
+    def point(value: float, x: np.ndarray) -> EnvelopePoint:
+        found = EnvelopePoint(value, determinism(own, x), x)
+        envelope.points.append(found)
+        return found
+
+    low = point(nash.value, nash.strategy)
+    envelope.solves = 2
+    try:  # the deterministic ILP: the other end of the first segment
+        top = solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit)
+    except SolveError:  # stopped before any strategy: no segment to search
+        segments = []
+    else:
+        seeds = _seeds(game, player, strategies)
+        envelope.points += seeds
+        hull = _upper_hull([low, point(top.value, top.strategy), *seeds])
+        segments = list(itertools.pairwise(hull))
+    while segments and envelope.solves < max_solves:
+        left, right = segments.pop()
+        if right.determinism <= left.determinism or right.value >= left.value:
+            continue  # the right end dominates the left one: nothing lies above the segment
+        lam = (left.value - right.value) / (right.determinism - left.determinism)
+        level = left.value + lam * left.determinism  # the segment's line at lam
+        model.set_objective({"v": f_opp, "z": lam * ones}, sense="max")
+        # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
+        # objective that is not the start's (the strategies found are points already).
+        sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit)
+        envelope.solves += 1
+        if sol.status not in (OPTIMAL, TIME_LIMIT):
+            raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")
+        if sol.objective_bound is not None:
+            upper = max(sol.objective_bound, sol.objective if sol.objective is not None else -np.inf)
+        else:
+            upper = sol.objective if sol.optimal and sol.objective is not None else np.inf
+        envelope.lines.append((lam, upper))
+        if sol.values:
+            found = point(float(f_opp @ sol.values["v"]), sol.values["x"])
+            if found.value + lam * found.determinism > level + tol:
+                segments += [(left, found), (found, right)]
+    envelope.lines = [(lam * unit, upper * unit) for lam, upper in envelope.lines]
+    for found in envelope.points:
+        found.value *= unit
+    envelope.wall_time = time.perf_counter() - began
+    return envelope
+
+
+def _seeds(game: SequenceFormGame, player: int, strategies: Sequence[np.ndarray]) -> list[EnvelopePoint]:
+    """Points for given strategies: the value each guarantees (a best response, no solver) and its determinism."""
+    own = game.player(player)
+    return [EnvelopePoint(game.guaranteed_value(player, x), determinism(own, x), x) for x in strategies]
+
+
+def _upper_hull(points: list[EnvelopePoint]) -> list[EnvelopePoint]:
+    """The points on the upper concave hull of ``(determinism, value)``, by determinism (Andrew's monotone chain)."""
+    hull: list[EnvelopePoint] = []
+    for p in sorted(points, key=lambda q: (q.determinism, -q.value)):
+        if hull and p.determinism == hull[-1].determinism:
+            continue  # a better point with the same determinism is already there
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            # b is under the chord from a to p: drop it
+            if (b.value - a.value) * (p.determinism - a.determinism) <= (p.value - a.value) * (
+                b.determinism - a.determinism
+            ):
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    best = max(range(len(hull)), key=lambda i: (hull[i].value, hull[i].determinism))
+    return hull[best:]  # the points before the best value are dominated by it

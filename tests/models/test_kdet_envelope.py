@@ -1,0 +1,113 @@
+"""The Lagrangian envelope of the k-sweep against exact values: face enumeration, exact sweeps, Leduc's V(143)."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from gamelp.cli import main
+from gamelp.game import SequenceFormGame
+from gamelp.games import poker
+from gamelp.models.determinism import determinism, solve_kdet
+from gamelp.models.kdet_envelope import lagrangian_envelope
+from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, search_sweep
+
+# V(143) of Leduc, solved exactly by one MIP per choice of the mixing point (144 per player).
+LEDUC_V143 = {1: -0.244000, 2: -0.197333}
+
+
+def exact_by_faces(game, player):
+    """V(k) by enumeration: the best LP over every face that fixes k or more points' actions (or leaves them free)."""
+    lp = FaceLP(game, player)
+    own = game.player(player)
+    best = np.full(own.num_decision_points + 1, -np.inf)
+    options = [range(UNDECIDED, own.ends[j] - own.starts[j]) for j in range(own.num_decision_points)]
+    for choice in itertools.product(*options):
+        choice = np.array(choice)
+        fixed = int((choice != UNDECIDED).sum())
+        best[fixed] = max(best[fixed], lp.solve(choice)[0])
+    return np.maximum.accumulate(best[::-1])[::-1]  # a face fixing more points is feasible for fewer
+
+
+def concave_hull(values):
+    """The smallest concave function above the points (k, values[k])."""
+    k = np.arange(values.size)
+    hull = values.copy()
+    for i, j in itertools.combinations(k, 2):
+        inside = k[i : j + 1]
+        hull[inside] = np.maximum(hull[inside], values[i] + (values[j] - values[i]) * (inside - i) / (j - i))
+    return hull
+
+
+def check_envelope(game, player, exact, envelope, tol=1e-7):
+    bounds, incumbents = envelope.bounds(), envelope.incumbents()
+    assert np.all(bounds >= exact - tol)
+    assert np.all(incumbents <= exact + tol)
+    own = game.player(player)
+    for point in envelope.points:  # every strategy found guarantees its value and has its determinism
+        x = point.x
+        assert game.guaranteed_value(player, x) >= point.value - tol
+        assert determinism(own, x) == point.determinism
+    return bounds, incumbents
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_kuhn_envelope_is_the_concave_hull_of_the_enumerated_sweep(kuhn, player):
+    exact = exact_by_faces(kuhn, player)
+    total = kuhn.player(player).num_decision_points
+    assert exact == pytest.approx([solve_kdet(kuhn, player, k, mip_gap=1e-9).value for k in range(total + 1)], abs=1e-8)
+    bounds, incumbents = check_envelope(kuhn, player, exact, lagrangian_envelope(kuhn, player))
+    assert bounds == pytest.approx(concave_hull(exact), abs=1e-8)  # every L(lam) solved exactly
+    assert incumbents[[0, total]] == pytest.approx(exact[[0, total]], abs=1e-9)
+
+
+def test_envelope_stays_above_a_sweep_that_is_not_concave():
+    game = SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4")
+    exact = exact_by_faces(game, 1)
+    bounds, _ = check_envelope(game, 1, exact, lagrangian_envelope(game, 1))
+    assert bounds == pytest.approx(concave_hull(exact), abs=1e-8)
+    assert np.max(bounds - exact) > 1e-3  # V is not concave here: the hull lies strictly above it at some k
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_small_leduc_envelope_and_sweep_bracket_the_exact_values(player):
+    game = SequenceFormGame.from_dict(poker.leduc(ranks=3, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_3x1")
+    exact = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-9).values
+    check_envelope(game, player, exact, lagrangian_envelope(game, player))
+    dive = KdetSearch(game, player)
+    dive.solve_root()
+    seeds = [x for x in dive.strategy if x is not None]
+    seeded = lagrangian_envelope(game, player, time_limit=1.0, max_solves=3, strategies=seeds)
+    _, incumbents = check_envelope(game, player, exact, seeded)
+    for x in seeds:  # a seed is never lost: the envelope's incumbents hold its value up to its determinism
+        assert incumbents[determinism(game.player(player), x)] >= game.guaranteed_value(player, x) - 1e-7
+    fed = search_sweep(game, player, rel_gap=0.05, abs_gap=1e-4, envelope=5.0)
+    for point, value in zip(fed.points, exact):
+        assert point.value - 1e-9 <= value <= point.bound + 1e-9
+        assert point.within(0.05, 1e-4)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_leduc_envelope_and_sweep_bracket_v143(leduc, player):
+    """Time-limited everywhere: whatever the solver reached, bounds stay above V(143) and incumbents below it."""
+    envelope = lagrangian_envelope(leduc, player, time_limit=1.0, max_solves=4)
+    assert envelope.bounds()[143] >= LEDUC_V143[player] - 1e-6
+    assert envelope.incumbents()[143] <= LEDUC_V143[player] + 1e-6
+    sweep = search_sweep(leduc, player, time_limit=0.0, patience=1, envelope=1.0)
+    point = sweep.points[143]
+    assert point.value - 1e-6 <= LEDUC_V143[player] <= point.bound + 1e-6
+    x = np.array([point.strategy[label] for label in leduc.player(player).labels])
+    assert leduc.guaranteed_value(player, x) == pytest.approx(point.value, abs=1e-7)
+    assert determinism(leduc.player(player), x) == point.determinism >= 143
+
+
+def test_cli_sweep_with_the_envelope_prints_the_exact_kuhn_curve(kuhn, capsys):
+    exact = exact_by_faces(kuhn, 2)
+    assert main(["kdet", "kuhn", "--player", "2", "--sweep", "--envelope", "5", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["k"] for row in rows] == list(range(exact.size))
+    assert [row["value"] for row in rows] == pytest.approx(exact, abs=1e-8)
+    assert all(row["bound"] >= value - 1e-9 for row, value in zip(rows, exact))
+    assert main(["kdet", "kuhn", "--player", "2", "--sweep", "--method", "mip", "--envelope", "5"]) == 2
+    assert "--envelope" in capsys.readouterr().err
