@@ -352,12 +352,13 @@ def search_sweep(
     game, unit = normalised(game)
     search = KdetSearch(game, player, rel_gap=rel_gap, abs_gap=abs_gap)
     total = search.total
-    bound = np.full(total + 1, np.inf)
-    searched = np.zeros(total + 1, dtype=bool)
-    spent = np.zeros(total + 1)  # seconds searching at each k
+    ks = range(total + 1)
+    bound = np.full(len(ks), np.inf)
+    searched = np.zeros(len(ks), dtype=bool)
+    spent = np.zeros(len(ks))  # seconds searching at each k
     nash_value = search.solve_root()  # bounds every k
     top_bound = search.solve_top(time_limit)  # bounds k = total only
-    envelope_bound = np.full(total + 1, np.inf)
+    envelope_bound = np.full(len(ks), np.inf)
     if envelope is not None:
         dive = {id(x): x for x in search.strategy if x is not None}.values()  # the root dive's strategies
         lines = lagrangian_envelope(game, player, time_limit=envelope, strategies=list(dive))
@@ -365,7 +366,7 @@ def search_sweep(
         for point in lines.points:
             search.polish(point.x)
     fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
-    for k in range(total + 1):
+    for k in ks:
         proved = bound[k - 1] if k else nash_value
         if k == total:
             proved = min(proved, top_bound)
@@ -380,9 +381,9 @@ def search_sweep(
             searched[k] = True
         bound[k] = proved
         if progress:
-            progress(k + 1, total + 1)
+            progress(k + 1, len(ks))
     points = []
-    for k in range(total + 1):
+    for k in ks:
         x = search.strategy[k]
         if x is None:  # the root's dive offers a pure strategy, an incumbent for every k
             raise SolveError(f"{game.name} player {player}: no strategy known for k = {k}")

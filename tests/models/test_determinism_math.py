@@ -474,3 +474,15 @@ def test_sweep_counts_and_times_are_those_of_its_solves(kuhn, monkeypatch):
     assert sweep.nodes == 0  # no branch-and-bound of its own (search_sweep's)
     assert repr(sweep).startswith("KSweep(player=1, k=0..6, values=-0.0555556..-0.166667, mips_solved=")
     assert point(0.1, 0.2).time == 0.0  # a point no solve was spent on
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_exact_search_sweep_searches_only_where_the_carried_bound_beats_the_incumbent(kuhn, player):
+    """With no gap allowed, P(k) is searched exactly when the bound carried from k - 1 lies above V(k)'s incumbent."""
+    sweep = search_sweep(kuhn, player, rel_gap=0.0, abs_gap=0.0)
+    exact = k_sweep(kuhn, player).values
+    assert sweep.values == pytest.approx(exact, abs=1e-12)
+    points = sweep.points
+    assert not points[0].solved  # the Nash LP's value is its own incumbent
+    for before, here in zip(points[:-1], points[1:-1]):
+        assert here.solved == (before.bound > here.value)
