@@ -1,5 +1,6 @@
 """Sphinx configuration of gamelp's documentation site (build: python -m sphinx -W --keep-going -b html docs OUT)."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -40,3 +41,9 @@ autodoc_typehints = "description"
 autodoc_typehints_format = "short"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
+
+# Formulas are typeset by MathJax, loaded by the reader's browser from its default address; a machine without a
+# network can point GAMELP_DOCS_MATHJAX at a local copy of MathJax 3 (e.g. file:///PATH/es5/tex-mml-chtml.js
+# from the npm package mathjax@3).
+if os.environ.get("GAMELP_DOCS_MATHJAX"):
+    mathjax_path = os.environ["GAMELP_DOCS_MATHJAX"]

@@ -173,5 +173,29 @@ def test_every_code_block_of_the_site_is_checked():
         for line in page.read_text(encoding="utf-8").splitlines():
             if line.lstrip().startswith("```"):
                 if opening:
-                    assert line.lstrip()[3:].strip() in shown | data, (page.name, line)
+                    assert (line.lstrip()[3:].split() or [""])[0] in shown | data, (page.name, line)
                 opening = not opening
+
+
+def test_a_changed_output_fails_its_example(tmp_path):
+    """The checks above can fail: a page whose shown output differs from what the code prints is caught."""
+    from sybil.example import SybilFailure
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\n>>> from gamelp.models.nash import solve_nash\n>>> from gamelp import load_game\n"
+        ">>> round(solve_nash(load_game('kuhn')).value, 4)\n-0.0556\n```\n\n"
+        "```console\n$ gamelp validate docs/guide/pennies.json\n"
+        "docs/guide/pennies.json: valid; player 1: 2 decision points\n```\n",
+        encoding="utf-8",
+    )
+    *session, console = MYST.parse(page)
+    for example in session:
+        example.evaluate()  # as shown
+    with pytest.raises(SybilFailure, match="1 decision points"):
+        console.evaluate()  # the page says 2 decision points; the command prints 1
+    page.write_text(page.read_text(encoding="utf-8").replace("-0.0556", "-0.0555"), encoding="utf-8")
+    *session, _ = MYST.parse(page)
+    with pytest.raises(SybilFailure, match="-0.0556"):
+        for example in session:
+            example.evaluate()
