@@ -45,6 +45,7 @@ import heapq
 import itertools
 import time
 from dataclasses import dataclass
+from typing import cast
 
 import highspy
 import numpy as np
@@ -217,10 +218,8 @@ class KdetSearch:
         x = top.strategy
         choice = np.array([int(np.argmax(x[start:end])) for start, end in zip(self.own.starts, self.own.ends)])
         self._solve(choice, None)
-        bound = top.solution.objective_bound
-        if bound is not None:
-            return max(bound, top.value)
-        return top.value if top.solution.optimal else np.inf  # stopped before any bound: nothing proved
+        bound = cast(float, top.solution.objective_bound)  # HiGHS always reports its dual bound (+inf before one)
+        return max(bound, top.value)
 
     def prove(self, k: int, deadline: float = np.inf, clock=time.perf_counter) -> float:
         """Search ``P(k)`` best bound first until every node is below the cutoff; returns the proved bound.
@@ -253,8 +252,8 @@ class KdetSearch:
                 continue
             value, x, basis = self._solve(node.choice, node.basis)
             mixed = mixed_points(self.own, x)
-            if value <= self.cutoff(k) or self.total - mixed.sum() >= k:
-                continue  # pruned, or x is feasible for P(k) (offered above) and solves the node
+            if value <= self.cutoff(k):
+                continue  # pruned; an x feasible for P(k) solves it: offered above, it lifted the cutoff past value
             node.bound = value
             push(self._branch(k, node, value, basis, self._forcing(k, node, mixed, basis)))
         return self.cutoff(k)

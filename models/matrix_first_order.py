@@ -135,7 +135,7 @@ def solve_matrix_first_order(
         method,
         iterations,
         target_gap=target_gap,
-        track_last=False,
+        track_last=False,  # pragma: no mutate: the last iterates are not part of the result (memory only)
         progress=progress,
         check_every=1,
         float32=float32,

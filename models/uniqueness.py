@@ -254,9 +254,9 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
 
 
 def _unit_rows(M: sp.csr_matrix) -> sp.csr_matrix:
+    """``M`` with each non-zero row divided by its Euclidean norm; zero rows stay zero."""
     norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).reshape(-1))
-    norms[norms == 0] = 1.0
-    return sp.diags(1.0 / norms) @ M
+    return sp.diags(np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)) @ M
 
 
 def _direction_lp(

@@ -4,8 +4,11 @@ A mutant changes one thing in one module: a comparison (< and <=, > and >=, == a
 not in), an arithmetic operator (+ and -, * and /, // and /, % and *, ** and *, @ and *), a numeric constant
 (n -> n + 1, negative literals included) or a boolean constant, a sign (-x -> x), a condition (if / while /
 conditional expression inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run
-against the module's own fast tests only (MODULES below) with `pytest -x -q` in a fresh interpreter that
+against the module's own fast tests (MODULES below) with `pytest -x -q` in a fresh interpreter that
 imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
+Only the tests that run the mutated statement are run (coverage.py, per test, from one run of all the unmutated
+tests shared among the workers; a statement run at import or by a fixture's set-up runs all the tests of the
+files concerned), and a mutant no test runs survives without a run, as mutmut does.
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
@@ -13,7 +16,7 @@ counted as pragma'd.
     python scripts/mutation_score.py --full              # every mutant (hours; before a release)
     python scripts/mutation_score.py --module models/robust.py --sample 40 --seed 3 --survivors
     python scripts/mutation_score.py --floor 90          # exit 1 if a module kills fewer than 90 %
-    python scripts/mutation_score.py --mutmut --module models/nash.py  # mutmut 3 ([tool.mutmut]), every mutant
+    python scripts/mutation_score.py --mutmut --sample 20    # mutmut 3 ([tool.mutmut]): a sample of its mutants
 
 The table (stdout) gives per module: mutants run, killed (timeouts included), survived, pragma'd, the killed
 share, the wall time and the test processes' CPU time (what the run takes on an idle machine, summed over
@@ -46,28 +49,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PRAGMA = "# pragma: no mutate"
 
+# The results' summaries, tables and pictures (gamelp.display) are tested here.
+DISPLAY = "tests/core/test_display.py"
 # module file -> (import name, its own fast tests).
 MODULES: dict[str, tuple[str, list[str]]] = {
     "models/nash.py": (
         "gamelp.models.nash",
-        ["tests/models/test_nash_math.py", "tests/models/test_results.py", "tests/models/test_sequence_nash.py"],
+        [
+            "tests/models/test_nash_math.py",
+            "tests/models/test_results.py",
+            "tests/models/test_sequence_nash.py",
+            DISPLAY,
+        ],
     ),
     "models/determinism.py": (
         "gamelp.models.determinism",
-        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py", DISPLAY],
     ),
     "models/kdet_search.py": (
         "gamelp.models.kdet_search",
         ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
     ),
-    "models/robust.py": ("gamelp.models.robust", ["tests/models/test_robust_math.py", "tests/models/test_robust.py"]),
+    "models/robust.py": (
+        "gamelp.models.robust",
+        ["tests/models/test_robust_math.py", "tests/models/test_robust.py", DISPLAY],
+    ),
     "models/uniqueness.py": (
         "gamelp.models.uniqueness",
-        ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py"],
+        ["tests/models/test_uniqueness_math.py", "tests/models/test_uniqueness.py", DISPLAY],
     ),
     "models/matrix_first_order.py": (
         "gamelp.models.matrix_first_order",
-        ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py"],
+        ["tests/core/test_matrix_first_order_math.py", "tests/core/test_matrix_first_order.py", DISPLAY],
     ),
     "gamelp/regret/simplex.py": (
         "gamelp.regret.simplex",
@@ -76,7 +89,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret_math.py", "tests/core/test_regret.py"]),
     "gamelp/regret/selfplay.py": (
         "gamelp.regret.selfplay",
-        ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
+        ["tests/core/test_regret_math.py", "tests/core/test_regret.py", DISPLAY],
     ),
     "gamelp/treeplex.py": (
         "gamelp.treeplex",
@@ -119,14 +132,16 @@ class Mutant:
     index: int
     line: int
     what: str
+    statement: int = 0  # the first line of the statement holding it: the line coverage reports as run
 
 
 class _Mutator(ast.NodeTransformer):
     """Walks a module, numbering its mutation points; replaces the target-th one (target -1: none, only list)."""
 
-    def __init__(self, pragma_lines: set[int], target: int = -1):
+    def __init__(self, pragma_lines: set[int], target: int = -1, statements: dict[int, int] | None = None):
         self.pragma_lines = pragma_lines
         self.target = target
+        self.statements = statements or {}
         self.points: list[Mutant] = []
         self.pragmad = 0
 
@@ -135,7 +150,7 @@ class _Mutator(ast.NodeTransformer):
         if line in self.pragma_lines:
             self.pragmad += 1
             return False
-        self.points.append(Mutant(len(self.points), line, what))
+        self.points.append(Mutant(len(self.points), line, what, self.statements.get(line, line)))
         return len(self.points) - 1 == self.target
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
@@ -233,10 +248,26 @@ def _pragma_lines(source: str) -> set[int]:
     return {n for n, text in enumerate(source.splitlines(), 1) if PRAGMA in text}
 
 
+def _statement_lines(tree: ast.AST) -> dict[int, int]:
+    """Each line of the module -> the first line of the innermost statement spanning it."""
+    first: dict[int, int] = {}
+    for node in ast.walk(tree):  # breadth first: an inner statement overwrites the one around it
+        if isinstance(node, ast.stmt):
+            body_start = min((child.lineno for child in _bodies(node)), default=(node.end_lineno or node.lineno) + 1)
+            for line in range(node.lineno, min(node.end_lineno or node.lineno, body_start - 1) + 1):
+                first[line] = node.lineno
+    return first
+
+
+def _bodies(node: ast.stmt) -> list[ast.stmt]:
+    return [child for name in ("body", "orelse", "finalbody", "handlers") for child in getattr(node, name, [])]
+
+
 def mutants(source: str) -> tuple[list[Mutant], int]:
     """The mutation points of a module's source and the number excluded by pragmas."""
-    walker = _Mutator(_pragma_lines(source))
-    walker.visit(ast.parse(source))
+    tree = ast.parse(source)
+    walker = _Mutator(_pragma_lines(source), statements=_statement_lines(tree))
+    walker.visit(tree)
     return walker.points, walker.pragmad
 
 
@@ -266,16 +297,23 @@ class Score:
         return 100.0 * self.killed / self.run if self.run else 100.0
 
 
-def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path) -> str:
-    """'killed', 'timeout' or 'survived' for one mutant."""
-    name, tests = MODULES[module]
+def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path, tests: list[str]) -> str:
+    """'killed', 'timeout' or 'survived' for one mutant run against ``tests``."""
+    name = MODULES[module][0]
     path = workdir / f"{name}.{index}.py"
     path.write_text(mutate(source, index))
-    cmd = [sys.executable, __file__, "--worker", name, str(path), str(ROOT / module), "--"]
-    cmd += ["-x", "-q", "-p", "no:cacheprovider", *tests]
+    try:
+        return _run_pytest([name, str(path), str(ROOT / module)], ["-x", "-q", *tests], timeout)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _run_pytest(mutant: list[str], pytest_args: list[str], timeout: float) -> str:
+    """Run pytest in a worker (``mutant``: its name, mutated file and original file, or none): its outcome."""
+    cmd = [sys.executable, __file__, "--worker", *(mutant or ["-", "-", "-"]), "--", "-p", "no:cacheprovider"]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
     proc = subprocess.Popen(
-        cmd,
+        [*cmd, *pytest_args],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -289,13 +327,13 @@ def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: P
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         return "timeout"
-    finally:
-        path.unlink(missing_ok=True)
     return "survived" if code == 0 else "killed"
 
 
-def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout: float) -> Score:
-    """Run a module's mutants (a seeded sample of them, or all) against its tests."""
+def score_module(
+    module: str, sample: int | None, seed: int, jobs: int, timeout: float, tests_of: dict[int, list[str]]
+) -> Score:
+    """Run a module's mutants (a seeded sample of them, or all), each against the tests that run its statement."""
     source = (ROOT / module).read_text()  # read once: edits made during the run do not shift the mutants
     points, pragmad = mutants(source)
     chosen = points
@@ -304,10 +342,12 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
     result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
     began, cpu = time.monotonic(), _children_cpu()
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
-        clean = pool.submit(_run_mutant, module, source, -1, timeout, Path(tmp))  # the unmutated module must pass
-        outcomes = pool.map(lambda m: _run_mutant(module, source, m.index, timeout, Path(tmp)), chosen)
-        if clean.result() != "survived":
-            sys.exit(f"mutation_score: the tests of {module} fail without a mutant ({clean.result()})")
+
+        def outcome_of(mutant: Mutant) -> str:
+            tests = tests_of.get(mutant.statement)
+            return _run_mutant(module, source, mutant.index, timeout, Path(tmp), tests) if tests else "survived"
+
+        outcomes = pool.map(outcome_of, chosen)
         for mutant, outcome in zip(chosen, outcomes):
             print(f"{module}:{mutant.line} {mutant.what}: {outcome}", file=sys.stderr, flush=True)
             if outcome == "survived":
@@ -317,6 +357,53 @@ def score_module(module: str, sample: int | None, seed: int, jobs: int, timeout:
                 result.timeouts += outcome == "timeout"
     result.seconds, result.cpu = time.monotonic() - began, _children_cpu() - cpu
     return result
+
+
+def tests_by_line(modules: list[str], jobs: int, timeout: float) -> dict[str, dict[int, list[str]]]:
+    """Run the modules' tests once, unmutated, under coverage: per module, each line run -> the tests that run it.
+
+    The test files are shared out among ``jobs`` runs.  A line run by a test's call names that test; one run by
+    a set-up or tear-down (a fixture, perhaps shared by the tests after it) names all the tests of that file, and
+    one run at import all the module's tests.  Every run must pass: a suite that fails unmutated kills nothing.
+    """
+    files = sorted({test for module in modules for test in MODULES[module][1]})
+    shares = [files[k::jobs] for k in range(min(jobs, len(files)))]
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        data_files = [Path(tmp) / f"coverage.{k}" for k in range(len(shares))]
+        runs = [["-q", "--coverage", str(data), *share] for data, share in zip(data_files, shares)]
+        for share, outcome in zip(shares, pool.map(lambda args: _run_pytest([], args, timeout * 20), runs)):
+            if outcome != "survived":
+                sys.exit(f"mutation_score: the tests fail without a mutant ({outcome}): {' '.join(share)}")
+        import coverage
+
+        contexts_of: dict[str, dict[int, set[str]]] = {module: {} for module in modules}
+        for data_file in data_files:
+            data = coverage.CoverageData(str(data_file))
+            data.read()
+            for module in modules:
+                for line, contexts in (data.contexts_by_lineno(str(ROOT / module)) or {}).items():
+                    contexts_of[module].setdefault(line, set()).update(contexts)
+    return {module: _tests_of_contexts(lines, MODULES[module][1]) for module, lines in contexts_of.items()}
+
+
+def _tests_of_contexts(lines: dict[int, set[str]], tests: list[str]) -> dict[int, list[str]]:
+    """Line -> the module's tests to run for it, from coverage's contexts (``node id|phase``, or none: import)."""
+    by_line = {}
+    for line, contexts in lines.items():
+        chosen: set[str] = set()
+        for context in contexts:
+            test, _, phase = context.rpartition("|")
+            if not test:
+                chosen.update(tests)
+            elif test.split("::")[0] not in tests:
+                continue  # another module's test file: not this module's own tests
+            elif phase == "call":
+                chosen.add(test)
+            else:
+                chosen.add(test.split("::")[0])
+        if chosen:
+            by_line[line] = sorted(chosen)
+    return by_line
 
 
 def _die_with(parent: int):
@@ -375,42 +462,104 @@ class _MutantFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, self.original, loader=self.loader)
 
 
+def _per_test_contexts(cov, pytest):
+    """A pytest plugin naming coverage's context after each test and phase: ``node id|setup``, ``|call``..."""
+
+    def phase(name: str):
+        @pytest.hookimpl(wrapper=True)
+        def hook(item):
+            cov.switch_context(f"{item.nodeid}|{name}")
+            try:
+                return (yield)
+            finally:
+                cov.switch_context("")
+
+        return hook
+
+    return type(
+        "PerTestContexts",
+        (),
+        {f"pytest_runtest_{name}": staticmethod(phase(name)) for name in ("setup", "call", "teardown")},
+    )()
+
+
 def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> int:
-    """Run pytest with the module `name` imported from the mutated file."""
-    sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
+    """Run pytest with the module ``name`` imported from the mutated file (``-``: none); ``--coverage FILE``
+    records which test runs which line of the modules."""
+    if name != "-":
+        sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
     import pytest
 
-    return int(pytest.main(pytest_args))
+    plugins, cov = [], None
+    if "--coverage" in pytest_args:
+        import coverage
+
+        at = pytest_args.index("--coverage")
+        cov = coverage.Coverage(data_file=pytest_args[at + 1], include=[str(ROOT / module) for module in MODULES])
+        pytest_args = pytest_args[:at] + pytest_args[at + 2 :]
+        plugins.append(_per_test_contexts(cov, pytest))
+        cov.start()
+    code = int(pytest.main(pytest_args, plugins=plugins))
+    if cov is not None:
+        cov.stop()
+        cov.save()
+    return code
 
 
-_MUTMUT_LINE = re.compile(r"^\s*(?P<name>[\w.]+)\.x\w*__mutmut_\d+: (?P<status>.+)$")
+MUTMUT = [sys.executable, "-m", "mutmut"]  # this interpreter's mutmut, whatever PATH holds
+_MUTMUT_LINE = re.compile(r"^\s*(?P<mutant>(?P<name>[\w.]+)\.x\w*__mutmut_\d+): (?P<status>.+)$")
 
 
-def _mutmut(modules: list[str], stage: Path, jobs: int) -> list[Score]:
-    """Run mutmut (every mutant) on a staged copy in the installed layout; the tally per module from its results."""
-    if shutil.which("mutmut") is None:
+def _mutmut_listing(stage: Path) -> list[re.Match]:
+    listing = subprocess.run([*MUTMUT, "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
+    return [match for line in listing.stdout.splitlines() if (match := _MUTMUT_LINE.match(line))]
+
+
+def _mutmut(modules: list[str], stage: Path, jobs: int, sample: int | None, seed: int) -> list[Score]:
+    """Run mutmut on a staged copy in the installed layout (every mutant, or a seeded sample of each module's
+    mutmut mutants) against each module's own tests; the tally per module from its results."""
+    if importlib.util.find_spec("mutmut") is None:
         sys.exit("mutation_score: --mutmut needs the mutmut package (pip install mutmut)")
     shutil.rmtree(stage, ignore_errors=True)
     shutil.copytree(ROOT / "gamelp", stage / "src" / "gamelp", ignore=shutil.ignore_patterns("__pycache__"))
     for sub in ("models", "games"):
         shutil.copytree(ROOT / sub, stage / "src" / "gamelp" / sub, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"))
-    # The staged [tool.mutmut] mutates the chosen modules only.
+    # The staged [tool.mutmut] mutates the chosen modules only, against their own tests (as the sampled mode).
     chosen = ", ".join(f'"src/gamelp/{m.removeprefix("gamelp/")}"' for m in modules)
+    tests = ", ".join(sorted({f'"{t}"' for m in modules for t in MODULES[m][1]}))
     config = re.sub(
         r"^only_mutate = \[[^\]]*\]", f"only_mutate = [{chosen}]", (ROOT / "pyproject.toml").read_text(), flags=re.M
     )
+    config = re.sub(
+        r"^pytest_add_cli_args_test_selection = \[[^\]]*\]",
+        f"pytest_add_cli_args_test_selection = [{tests}]",
+        config,
+        flags=re.M,
+    )
     (stage / "pyproject.toml").write_text(config)
+    run = [*MUTMUT, "run", "--max-children", str(jobs)]
     began, cpu = time.monotonic(), _children_cpu()
-    subprocess.run(["mutmut", "run", "--max-children", str(jobs)], cwd=stage, check=False)
+    if sample is None:
+        subprocess.run(run, cwd=stage, check=False, stdout=sys.stderr)
+    else:  # a first run that matches no mutant generates them all and maps the tests; then the sample runs
+        subprocess.run([*run, "none.x_none__mutmut_0"], cwd=stage, check=False, stdout=sys.stderr)
+        names: dict[str, list[str]] = {}
+        for match in _mutmut_listing(stage):
+            names.setdefault(match["name"], []).append(match["mutant"])
+        picked = [
+            name
+            for module in modules
+            for mutants_of in [names.get(MODULES[module][0], [])]
+            for name in random.Random(f"{seed}:{module}").sample(mutants_of, min(sample, len(mutants_of)))
+        ]
+        subprocess.run([*run, *picked], cwd=stage, check=False, stdout=sys.stderr)
     seconds, cpu = time.monotonic() - began, _children_cpu() - cpu
-    listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=stage, capture_output=True, text=True)
     scores = {m: Score(m) for m in modules}
     by_name = {MODULES[m][0]: scores[m] for m in modules}
-    for line in listing.stdout.splitlines():
-        match = _MUTMUT_LINE.match(line)
-        score = by_name.get(match["name"]) if match else None
-        if score is None or match is None:
+    for match in _mutmut_listing(stage):
+        score = by_name.get(match["name"])
+        if score is None:
             continue
         status = match["status"]
         score.total += 1
@@ -444,7 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--floor", type=finite_float(0.0), help="exit 1 if a module's killed share is below this percentage"
     )
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants after the table")
-    parser.add_argument("--mutmut", action="store_true", help="run mutmut 3 instead (every mutant; slow)")
+    parser.add_argument(
+        "--mutmut", action="store_true", help="run mutmut 3 instead (its own operators; --sample and --full apply)"
+    )
     parser.add_argument(
         "--stage",
         type=Path,
@@ -462,10 +613,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     modules = args.module or list(MODULES)
     if args.mutmut:
-        scores = _mutmut(modules, args.stage, args.jobs)
+        scores = _mutmut(modules, args.stage, args.jobs, None if args.full else args.sample, args.seed)
     else:
         sample = None if args.full else args.sample
-        scores = [score_module(m, sample, args.seed, args.jobs, args.timeout) for m in modules]
+        began = time.monotonic()
+        tests_of = tests_by_line(modules, args.jobs, args.timeout)
+        print(f"coverage of the unmutated tests: {time.monotonic() - began:.0f} s", file=sys.stderr, flush=True)
+        scores = [score_module(m, sample, args.seed, args.jobs, args.timeout, tests_of[m]) for m in modules]
     _table(scores)
     if args.survivors:
         for s in scores:

@@ -15,7 +15,7 @@ import sys
 import pytest
 from conftest import SCRIPTS, commands_with, kill_leaves_no_worker
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [pytest.mark.harness, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 
 LONG = ["--quiet", "--workers", "2"]
 

@@ -33,6 +33,10 @@ def test_first_order_result_from_both_sides():
     assert row["player"] == "row" and col["player"] == "col"
     assert row["status"] == "converged" and row["backend"] == "pcfr+"
     assert row["guaranteed_value"] == pytest.approx(result.value - result.gap, abs=1e-15)
+    assert repr(result) == (
+        f"FirstOrderResult(game=2x2, method='pcfr+', value={result.value:.10g}, gap={result.gap:.2e}, "
+        f"status='converged', iterations={result.iterations})"
+    )
     assert list(row["strategy"].values()) == pytest.approx(P, abs=1e-7)
     assert list(col["strategy"].values()) == pytest.approx(Q, abs=1e-7)
     assert list(col["opponent_strategy"].values()) == pytest.approx(P, abs=1e-7)

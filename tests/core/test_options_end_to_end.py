@@ -36,6 +36,8 @@ from test_numeric_options import OPTIONS
 
 from gamelp.argtypes import MAX_COUNT
 
+pytestmark = pytest.mark.harness
+
 PATIENCE = 20.0
 SAMPLE = 40
 DATA = resources.files("gamelp.games").joinpath("data")

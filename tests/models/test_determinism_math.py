@@ -21,7 +21,7 @@ from gamelp.models.determinism import (
     solve_deterministic,
     solve_kdet,
 )
-from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, mixed_points, search_sweep
+from gamelp.models.kdet_search import MIXING, UNDECIDED, FaceLP, KdetSearch, _Node, mixed_points, search_sweep
 from gamelp.models.nash import solve_nash
 from gamelp.units import normalised
 
@@ -388,3 +388,66 @@ def test_a_search_stopped_by_its_clock_reports_a_valid_open_bound():
             assert search.value[k] <= exact[k] + 1e-9 <= bound + 2e-9
             stopped_open += bound > exact[k] + 1e-6
     assert stopped_open  # some searches were cut short with nodes open
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_forcing_designates_exactly_the_points_no_pure_action_of_which_beats_the_cutoff(kuhn, player):
+    """Brute force over every mixed point and action of the root: forced (mixing) iff every pure action's face LP is
+    at or below the cutoff; the other points keep their trials, in action order, up to the first above it."""
+    search = KdetSearch(kuhn, player, rel_gap=0.0, abs_gap=0.0)
+    own = search.own
+    choice = np.full(search.total, UNDECIDED)
+    _, x, basis = search.lp.solve(choice)
+    mixed = mixed_points(own, x)
+    assert mixed.sum() >= 2
+    pure = {}  # point -> LP value with it playing each action
+    for j in np.flatnonzero(mixed):
+        pure[j] = []
+        for a in range(own.ends[j] - own.starts[j]):
+            trial = choice.copy()
+            trial[j] = a
+            pure[j].append(search.lp.solve(trial)[0])
+    best = sorted(max(values) for values in pure.values())
+    assert best[0] < best[-1]
+    search.value[0] = (best[0] + best[-1]) / 2  # a cutoff between the points' best pure values
+    search.offer = lambda value, x: None  # the trials' strategies must not move the cutoff during the test
+    node = _Node(choice.copy(), basis, np.inf, np.full(search.total, np.inf))
+    forcing = search._forcing(0, node, mixed, basis)
+    forced = {j for j, values in pure.items() if max(values) <= search.value[0]}
+    assert forced and set(forcing) == set(pure) - forced
+    assert set(np.flatnonzero(node.choice == MIXING)) == forced
+    for j, trials in forcing.items():
+        first_above = next(a for a, v in enumerate(pure[j]) if v > search.value[0])
+        assert [a for _, a in trials] == list(range(first_above + 1))
+        assert [v for v, _ in trials] == pytest.approx(pure[j][: first_above + 1], abs=1e-9)
+    # With no room for a mixing point (k = every point), the first forced point prunes the node.
+    full = _Node(choice.copy(), basis, np.inf, np.full(search.total, np.inf))
+    search.value[search.total] = search.value[0]
+    assert search._forcing(search.total, full, mixed, basis) is None
+
+
+def test_a_k_that_the_nash_lp_solves_takes_one_node(kuhn):
+    search = KdetSearch(kuhn, 1, rel_gap=0.0, abs_gap=1e-9)
+    search.solve_root()
+    assert search.prove(0) == pytest.approx(search.value[0] + 1e-9) and search.nodes == 1
+
+
+def test_branch_splits_the_point_whose_best_pure_action_costs_most(kuhn):
+    """The split point is the one with the lowest best trial; "mixes" comes first (if room), on the same LP."""
+    search = KdetSearch(kuhn, 1)
+    own = search.own
+    assert own.ends[2] - own.starts[2] == 2
+    forcing = {0: [(0.5, 0)], 2: [(0.4, 0), (0.2, 1)], 3: [(0.9, 1)]}
+    node = _Node(np.full(search.total, UNDECIDED), None, np.inf, np.arange(search.total, dtype=float))
+    mixes, *pure = search._branch(0, node, 1.0, "basis", forcing)
+    assert mixes.choice[2] == MIXING and (np.delete(mixes.choice, 2) == UNDECIDED).all()
+    assert mixes.bound == 1.0 and mixes.basis == "basis"
+    assert mixes.same_lp == (1.0, "basis", {0: forcing[0], 3: forcing[3]})
+    assert [child.choice[2] for child in pure] == [1, 0]  # the cheaper action's child first
+    assert [child.bound for child in pure] == [0.2, 0.4]
+    assert all(child.same_lp is None and child.basis == "basis" for child in pure)
+    assert all((child.hint == node.hint).all() and child.hint is not node.hint for child in [mixes, *pure])
+    # An action without a trial keeps the parent's bound; with no room for a mixing point, only pure children.
+    only_pure = search._branch(search.total, node, 1.0, "basis", {2: [(0.4, 0)]})
+    assert [(child.choice[2], child.bound) for child in only_pure] == [(0, 0.4), (1, 1.0)]
+    assert search._branch(0, node, 1.0, "basis", {}) == []

@@ -5,15 +5,23 @@ either column; column mix q = (2/7, 5/7) concedes 4q1 - 1 = 1 - 3q1 = 1/7 agains
 """
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from gamelp.errors import ModelError
+from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.models.determinism import solve_deterministic
-from gamelp.models.nash import matrix_nash_lp, sequence_form_lp, solve_matrix_nash, solve_nash
+from gamelp.models.nash import (
+    matrix_nash_lp,
+    sequence_form_lp,
+    solve_equilibrium,
+    solve_matrix_nash,
+    solve_model,
+    solve_nash,
+)
 
 C = [[3.0, -1.0], [-2.0, 1.0]]
 P, Q, VALUE = np.array([3 / 7, 4 / 7]), np.array([2 / 7, 5 / 7]), 1 / 7
@@ -158,3 +166,91 @@ def test_thesis_form_names_the_first_column_without_a_positive_payoff():
         matrix_nash_lp(matrix, "row", "dual")
     with pytest.raises(ModelError, match="player must be one of"):
         matrix_nash_lp(matrix, "column")
+
+
+def test_one_lp_equilibrium_reads_both_strategies_on_a_game_of_value_one_seventh():
+    game = one_shot(C)
+    eq = solve_equilibrium(game)
+    assert eq.game is game and eq.solution is eq.result.solution and eq.strategy is eq.x is eq.strategy_of(1)
+    assert eq.strategy_of(2) is eq.y
+    assert eq.value == pytest.approx(VALUE, abs=1e-12)
+    assert eq.x == pytest.approx([1.0, *P], abs=1e-9) and eq.y == pytest.approx([1.0, *Q], abs=1e-9)
+    assert eq.gap == pytest.approx(0.0, abs=1e-12)
+    row = eq.to_dict()
+    assert row["player"] == "both" and row["value"] == eq.value and row["gap"] == eq.gap
+    assert row["strategy"] == {"∅": 1.0, "r:a": round(3 / 7, 12), "r:b": round(4 / 7, 12)}
+    assert row["opponent_strategy"] == {"∅": 1.0, "k:c": round(2 / 7, 12), "k:d": round(5 / 7, 12)}
+    assert repr(eq) == (
+        f"Equilibrium(game='one_shot', player='both', sequences=3 + 3, value={eq.value:.10g}, gap={eq.gap:.2e}, "
+        f"status='optimal', backend='highs', solver_version={eq.solution.solver_version!r})"
+    )
+
+
+def test_one_lp_equilibrium_refuses_duals_that_are_not_a_strategy(monkeypatch):
+    """Player 2's strategy from the duals must satisfy its sequence-form rows to 1e-6."""
+    import gamelp.models.nash as nash
+
+    game = one_shot(C)
+    solved = solve_nash(game, 1)
+
+    def answer_with(y):
+        monkeypatch.setattr(
+            nash, "solve_nash", lambda *a, **k: SimpleNamespace(opponent_strategy=y, model=solved.model)
+        )
+        return solve_equilibrium(game)
+
+    y = solved.opponent_strategy
+    slightly_off = y + np.array([2.0**-20, 0.0, 0.0])  # violation 9.5e-7: accepted
+    assert answer_with(slightly_off).y is slightly_off
+    with pytest.raises(SolveError, match=r"not a sequence-form strategy of player 2 \(violation 1\.91e-06\)"):
+        answer_with(y + np.array([2.0**-19, 0.0, 0.0]))
+    with pytest.raises(SolveError, match="returned no duals"):
+        answer_with(None)
+
+
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_thesis_form_with_a_dominated_column(player):
+    """A third column paying 5 either way is never played: the thesis LP's column variables may sit at 0."""
+    game = MatrixGame(np.array([[3.0, -1.0, 5.0], [-2.0, 1.0, 5.0]]))
+    result = solve_matrix_nash(game, player, form="thesis")
+    assert result.value == pytest.approx(VALUE, abs=1e-12)
+    assert result.row_strategy == pytest.approx(P, abs=1e-9)
+    assert result.col_strategy == pytest.approx([*Q, 0.0], abs=1e-9)
+    assert result.labels == (game.row_labels if player == "row" else game.col_labels)
+    assert repr(result) == (
+        f"MatrixNashResult(game=2x3, player={player!r}, form='thesis', value={result.value:.10g}, "
+        f"gap={result.saddle_gap:.2e}, status='optimal', backend='highs', "
+        f"solver_version={result.solution.solver_version!r})"
+    )
+
+
+def test_a_nash_result_as_data(kuhn):
+    result = solve_nash(kuhn, 1)
+    labels = kuhn.pl1.labels
+    assert result.labels == labels and result.strategy_dict() == dict(zip(labels, result.strategy.tolist()))
+    assert result.to_dict()["strategy"] == dict(zip(labels, np.round(result.strategy, 12).tolist()))
+    assert any(round(p, 12) != round(p, 13) for p in result.strategy)  # so the rounding is seen
+    assert repr(result) == (
+        f"NashResult(game='kuhn', player=1, sequences=13, value={result.value:.10g}, gap={result.gap:.2e}, "
+        f"status='optimal', backend='highs', solver_version={result.solution.solver_version!r})"
+    )
+
+
+def test_solve_model_accepts_a_strategy_off_the_polytope_by_at_most_1e_6(kuhn):
+    """A strategy that breaks a sequence-form row by exactly 1e-6 is accepted; by 2e-6, refused."""
+    own = kuhn.pl1
+    pure = own.best_response(-np.ones(own.num_sequences))[1]  # the fewest sequences: bets, leaving lines unplayed
+    # A sequence below an unplayed one: its weight alone is the violation of its decision point's row.
+    below_unplayed = next(s for s in range(1, own.num_sequences) if pure[own.parents[own.decision_point_of[s]]] == 0)
+    model = sequence_form_lp(kuhn, 1)
+
+    def returned(weight):
+        x = pure.copy()
+        x[below_unplayed] = weight
+        stub = SimpleNamespace(name=model.name, variables=model.variables)
+        stub.solve = lambda backend, **options: SimpleNamespace(values={"x": x}, objective=0.0, status="optimal")
+        return solve_model(kuhn, 1, stub, "highs")
+
+    assert own.infeasibility(returned(1e-6).strategy) == 1e-6
+    with pytest.raises(SolveError, match=r"not a sequence-form strategy \(violation 2\.00e-06\)"):
+        returned(2e-6)

@@ -6,13 +6,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
 from gamelp.models.nash import solve_matrix_nash
-from gamelp.models.uniqueness import UniquenessResult, check_game_uniqueness, check_uniqueness
+from gamelp.models.uniqueness import UniquenessResult, _unit_rows, check_game_uniqueness, check_uniqueness
 
 SCALES = [(1.0, 1.0), (1e-6, 1e6), (1e6, 1e-6), (1e-6, 1e-6)]
 
@@ -266,6 +267,20 @@ def test_a_solution_whose_duals_are_not_optimal_is_refused():
         check_uniqueness(model, negative)
     slight = replace(solution, reduced_costs={"x": solution.reduced_costs["x"] + [1e-7, 0.0]})
     assert check_uniqueness(model, slight).unique  # within the sign check's tolerance
+    # The tolerance is 1e-5 of the largest cost (2 here): a stray reduced cost of exactly 2e-5 passes, above fails.
+    at_bound = solution.reduced_costs["x"][1]
+    boundary = replace(solution, reduced_costs={"x": np.array([2e-5, at_bound])})
+    assert check_uniqueness(model, boundary).unique
+    above = replace(solution, reduced_costs={"x": np.array([np.nextafter(2e-5, 1.0), at_bound])})
+    with pytest.raises(SolveError, match=r"reduced cost 2\.00e-05"):
+        check_uniqueness(model, above)
+
+
+def test_unit_rows_divides_each_nonzero_row_by_its_norm():
+    rows = sp.csr_matrix([[3.0, 4.0], [0.0, 0.0], [0.0, -0.5]])
+    with np.errstate(all="raise"):  # a zero row is left alone, not divided by zero
+        unit = _unit_rows(rows).toarray()
+    assert unit == pytest.approx(np.array([[0.6, 0.8], [0.0, 0.0], [0.0, -1.0]]), abs=1e-15)
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])

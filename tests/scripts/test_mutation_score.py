@@ -51,3 +51,28 @@ def test_refusals(score, args, message, capsys):
     with pytest.raises(SystemExit) as refused:
         score.build_parser().parse_args(args)
     assert refused.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_mutant_is_placed_on_the_first_line_of_its_statement(score):
+    source = "def f(a,\n      b):\n    x = (a +\n         b)\n    if (a <\n            b):\n        return 1\n"
+    points, _ = score.mutants(source)
+    assert [(p.what, p.line, p.statement) for p in points] == [
+        ("Add -> Sub", 3, 3),
+        ("If condition inverted", 5, 5),
+        ("Lt -> LtE", 5, 5),
+        ("return value -> None", 7, 7),
+        ("1 -> 2", 7, 7),
+    ]
+    points, _ = score.mutants("y = f(1,\n      2 * 3)\n")
+    assert [(p.line, p.statement) for p in points] == [(1, 1), (2, 1), (2, 1), (2, 1)]
+
+
+def test_tests_chosen_from_coverage_contexts(score):
+    own = ["tests/a.py", "tests/b.py"]
+    lines = {
+        1: {""},  # run at import: every test of the module
+        2: {"tests/a.py::t1|call", "tests/c.py::t9|call"},  # another module's test file does not count
+        3: {"tests/b.py::t2|setup"},  # a fixture: the whole file
+        4: {"tests/c.py::t9|call"},  # run by no own test: nothing to run (the mutant survives)
+    }
+    assert score._tests_of_contexts(lines, own) == {1: own, 2: ["tests/a.py::t1"], 3: ["tests/b.py"]}
