@@ -335,6 +335,25 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     (:func:`check_schema`); the loader's own checks cover the schema and more.
     A name that is neither a file nor a built-in game, but a built-in game up
     to letter case or a typo, is refused with a suggestion.
+
+    Parameters
+    ----------
+    path_or_name : str or os.PathLike
+        A game file (JSON, or ``.efg``), a built-in name, or ``openspiel:GAME_STRING``.
+    sum_duplicates : bool
+        Add up utility entries listed twice for one pair of sequences instead of refusing the file.
+    schema : bool
+        Check the file against the shipped JSON Schema first.
+
+    Returns
+    -------
+    SequenceFormGame
+        The validated game.
+
+    Raises
+    ------
+    GameFileError
+        One line naming the file and the node or entry at fault.
     """
     name = str(path_or_name)
     loader = _registered_loader(name)

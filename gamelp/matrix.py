@@ -168,7 +168,24 @@ class MatrixGame(Summarised):
     # ----------------------------------------------------------------- CSV
     @classmethod
     def from_csv(cls, path, std_path=None) -> MatrixGame:
-        """Read payoffs (and deviations from ``std_path``, same labels in the same order) from CSV."""
+        """Read payoffs (and deviations from ``std_path``, same labels in the same order) from CSV.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Column labels in the first row, row labels in the first column, the row player's payoffs inside.
+        std_path : str or os.PathLike, optional
+            The payoffs' standard deviations, with the same labels in the same order (for the robust LPs).
+
+        Returns
+        -------
+        MatrixGame
+
+        Raises
+        ------
+        MatrixFileError
+            One line naming the file and the entry at fault (missing labels, a non-number, a shape mismatch).
+        """
         row_labels, col_labels, payoffs = _read_csv(Path(path))
         std = None
         if std_path is not None:

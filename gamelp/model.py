@@ -160,7 +160,26 @@ class Model(Summarised):
         kind: str = "continuous",
         labels: Sequence[str] | None = None,
     ) -> VarBlock:
-        """Add a block of ``size`` variables; ``lb=-np.inf`` makes them free."""
+        """Add a block of ``size`` variables; ``lb=-np.inf`` makes them free.
+
+        Parameters
+        ----------
+        name : str
+            The block's name, unique in the model (solutions are split by it).
+        size : int
+            The number of variables.
+        lb, ub : float or array_like
+            Lower and upper bounds, a scalar for all or one per variable (default 0 and infinity).
+        kind : {"continuous", "integer", "binary"}
+            The variables' kind; binary bounds are clipped to [0, 1].
+        labels : sequence of str, optional
+            One label per variable, used when the model is printed or exported.
+
+        Returns
+        -------
+        VarBlock
+            The block, to use as a key of the ``terms`` of constraints, cones and the objective.
+        """
         if name in self.variables:
             raise ModelError(f"model {self.name!r}: variable block {name!r} already exists")
         if kind not in VARIABLE_KINDS:
@@ -219,7 +238,26 @@ class Model(Summarised):
         *,
         labels: Sequence[str] | None = None,
     ) -> ConstraintBlock:
-        """Add ``sum_b terms[b] @ x_b (sense) rhs``; ``terms`` maps blocks (or names) to matrices."""
+        """Add ``sum_b terms[b] @ x_b (sense) rhs``; ``terms`` maps blocks (or names) to matrices.
+
+        Parameters
+        ----------
+        name : str
+            The block's name, unique in the model (duals are split by it).
+        terms : mapping
+            Variable block (or its name) to its coefficients: a dense or sparse matrix with one column per
+            variable of the block and one row per constraint.
+        sense : {"<=", ">=", "=="}
+            The rows' sense.
+        rhs : float or array_like
+            The right-hand sides, a scalar for all rows or one per row.
+        labels : sequence of str, optional
+            One label per row.
+
+        Returns
+        -------
+        ConstraintBlock
+        """
         if name in self.constraints:
             raise ModelError(f"model {self.name!r}: constraint block {name!r} already exists")
         if sense not in SENSES:
@@ -239,7 +277,21 @@ class Model(Summarised):
         return block
 
     def add_cone(self, name: str, terms: Mapping, constant=0.0) -> ConeBlock:
-        """Add the second-order cone ``u[0] >= ||u[1:]||_2`` with ``u = sum_b terms[b] @ x_b + constant``."""
+        """Add the second-order cone ``u[0] >= ||u[1:]||_2`` with ``u = sum_b terms[b] @ x_b + constant``.
+
+        Parameters
+        ----------
+        name : str
+            The block's name, unique in the model.
+        terms : mapping
+            Variable block (or its name) to the coefficients of ``u``, one row per entry of ``u``.
+        constant : float or array_like
+            The constant part of ``u``.
+
+        Returns
+        -------
+        ConeBlock
+        """
         if name in self.cones:
             raise ModelError(f"model {self.name!r}: cone block {name!r} already exists")
         matrix = self._assemble(terms, None, f"cone block {name!r}")
@@ -251,7 +303,17 @@ class Model(Summarised):
         return block
 
     def set_objective(self, terms: Mapping, sense: str = "min", constant: float = 0.0) -> None:
-        """Set the linear objective ``sum_b terms[b] . x_b + constant`` to minimise or maximise."""
+        """Set the linear objective ``sum_b terms[b] . x_b + constant`` to minimise or maximise.
+
+        Parameters
+        ----------
+        terms : mapping
+            Variable block (or its name) to its cost vector; blocks not named cost 0.
+        sense : {"min", "max"}
+            Minimise or maximise.
+        constant : float
+            Added to the objective's value.
+        """
         if sense not in ("min", "max"):
             raise ModelError(f"model {self.name!r}: objective sense must be 'min' or 'max', got {sense!r}")
         objective = {}
@@ -264,7 +326,15 @@ class Model(Summarised):
         )
 
     def set_rhs(self, name: str, rhs) -> None:
-        """Replace the right-hand sides of constraint block ``name`` (a scalar is broadcast)."""
+        """Replace the right-hand sides of constraint block ``name`` (a scalar is broadcast).
+
+        Parameters
+        ----------
+        name : str
+            The constraint block.
+        rhs : float or array_like
+            The new right-hand sides; a persistent solve applies only this change.
+        """
         try:
             block = self.constraints[name]
         except KeyError:
@@ -275,7 +345,15 @@ class Model(Summarised):
         self._changed_values("rhs", name, rhs=self._patched("rhs", block.slice, block.rhs))
 
     def set_bounds(self, name: str, lb=None, ub=None) -> None:
-        """Replace the lower and / or upper bounds of variable block ``name`` (``None`` keeps them)."""
+        """Replace the lower and / or upper bounds of variable block ``name`` (``None`` keeps them).
+
+        Parameters
+        ----------
+        name : str
+            The variable block.
+        lb, ub : float or array_like, optional
+            The new bounds; ``None`` keeps the current ones.
+        """
         block = self._block(name)
         lower = block.lb if lb is None else _as_vector(lb, block.size, f"variable block {name!r} lower bounds")
         upper = block.ub if ub is None else _as_vector(ub, block.size, f"variable block {name!r} upper bounds")
@@ -423,7 +501,29 @@ class Model(Summarised):
 
     # ----------------------------------------------------------------- solving and export
     def solve(self, backend: str = "auto", **options):
-        """Solve on ``backend`` (``"auto"``, ``"highs"``, ``"gurobi"``, ``"pyomo:<solver>"``, ``"cvxpy:<SOLVER>"``)."""
+        """Solve on ``backend`` (``"auto"``, ``"highs"``, ``"gurobi"``, ``"pyomo:<solver>"``, ``"cvxpy:<SOLVER>"``).
+
+        Parameters
+        ----------
+        backend : str
+            The backend string; ``"auto"`` takes HiGHS for LPs and MIPs and Clarabel for models with cones.
+        **options
+            ``time_limit`` (seconds), ``mip_gap`` (relative), ``threads``, ``verbose``, ``start`` (block name to
+            values, a MIP start), ``persistent`` (keep the solver's model for the next solve) and any
+            solver-specific keyword.
+
+        Returns
+        -------
+        Solution
+            The status, objective and bound, values, duals and reduced costs by block, and the solver's log.
+
+        Raises
+        ------
+        BackendError
+            The backend cannot take the model (the message names those that can) or is not installed.
+        SolveInterrupted
+            Ctrl-C stopped the solve; it carries what the solver had.
+        """
         from gamelp.backends import solve
 
         return solve(self, backend, **options)

@@ -35,6 +35,7 @@ checks their presence):
     was (its pickled bytes do not change); a move not in ``legal_moves`` raises
     ``ValueError``.
 ``is_terminal(state) -> bool``
+    whether the game is over.
 ``returns(state) -> tuple[float, ...]``
     one payoff per seat: the result once the game is over, zeros before.
 ``clone(state) -> state``

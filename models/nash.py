@@ -38,7 +38,25 @@ from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solu
 
 
 def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: bool = False) -> Model:
-    """The Nash LP of ``player`` (binary ``x`` when ``deterministic``: the deterministic ILP)."""
+    """The Nash LP of ``player`` (binary ``x`` when ``deterministic``: the deterministic ILP).
+
+    Player 1's LP is ``max f2^T v`` s.t. ``A^T x - F2^T v >= 0`` (block ``best_response``), ``F1 x = f1`` (block
+    ``polytope``), ``x >= 0``, ``v`` free (von Stengel 1996); player 2's exchanges the roles.
+
+    Parameters
+    ----------
+    game : SequenceFormGame
+        The game.
+    player : {1, 2}
+        Whose strategy ``x`` is.
+    deterministic : bool
+        Make ``x`` binary: the best strategy that never mixes.
+
+    Returns
+    -------
+    Model
+        Variable blocks ``x`` (labelled by sequence) and ``v`` (by the opponent's decision point).
+    """
     own, opp = game.player(player), game.player(3 - player)
     M = game.payoff_matrix(player)
     kind = "deterministic" if deterministic else "nash"
@@ -155,7 +173,25 @@ def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str,
 
 
 def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, **options) -> NashResult:
-    """Solve player ``player``'s Nash LP on ``backend``."""
+    """Solve player ``player``'s Nash LP on ``backend``.
+
+    Parameters
+    ----------
+    game : SequenceFormGame
+        The game.
+    player : {1, 2}
+        Whose equilibrium strategy to find.
+    backend : str
+        A backend string (:meth:`gamelp.Model.solve`).
+    **options
+        Solver options (``time_limit``, ``verbose``, ...).
+
+    Returns
+    -------
+    NashResult
+        The value, the sequence-form strategy, the strategy's saddle-point gap checked without the solver, the
+        model and its solution.
+    """
     return solve_model(game, player, sequence_form_lp(game, player), backend, **options)
 
 
@@ -246,6 +282,20 @@ def solve_equilibrium(game: SequenceFormGame, backend: str = DEFAULT_BACKEND, **
 
     A backend that returns no duals is refused (``SolveError``); so is a
     dual solution that is not a sequence-form strategy of player 2.
+
+    Parameters
+    ----------
+    game : SequenceFormGame
+        The game.
+    backend : str
+        A backend that returns duals.
+    **options
+        Solver options.
+
+    Returns
+    -------
+    Equilibrium
+        ``x``, ``y``, the value and the pair's saddle-point gap.
     """
     result = solve_nash(game, 1, backend, **options)
     y = result.opponent_strategy
@@ -444,6 +494,25 @@ def solve_matrix_nash(
 
     The thesis form refuses (``ModelError`` before solving, ``SolveError``
     after) a game whose value is not positive, saying why.
+
+    Parameters
+    ----------
+    game : MatrixGame
+        The payoffs of the row player.
+    player : {"row", "col"}
+        Whose LP to solve; the other's strategy is read from its duals.
+    backend : str
+        A backend that returns duals.
+    form : {"general", "thesis"}
+        ``max v`` s.t. ``C^T p >= v e``, ``e^T p = 1``, ``p >= 0``; or Esche's (2018, Section 2.3)
+        ``min e^T x`` s.t. ``C^T x >= e``, ``x >= 0``, which needs a positive value.
+    **options
+        Solver options.
+
+    Returns
+    -------
+    MatrixNashResult
+        The value, both players' mixed strategies, the model and its solution.
     """
     model = matrix_nash_lp(game, player, form)
     solution = model.solve(backend, **options)

@@ -296,6 +296,29 @@ def check_uniqueness(
     a row is active when its slack is at most that times ``1 + |rhs|``.
     ``backend`` solves the direction LPs; ``seed`` draws the functional used
     when ``blocks`` restricts the question.
+
+    Parameters
+    ----------
+    model : Model
+        An LP (no integer variables, no cones).
+    solution : Solution
+        An optimal solution of ``model``, with duals.
+    blocks : sequence of str, optional
+        Ask only whether these variable blocks are unique.
+    tolerance : float
+        Multipliers at or below it count as zero.
+    activity_tolerance : float
+        A row is active when its slack is at most this times ``1 + |rhs|``.
+    backend : str
+        The backend of the direction LPs.
+    seed : int
+        Draws the functional used when ``blocks`` is given.
+
+    Returns
+    -------
+    UniquenessResult
+        ``unique``, the active sets K and L, the rank, the tolerance used and how close the decision was (the
+        smallest multiplier counted positive, the largest counted zero), and a second optimum when there is one.
     """
     if model.is_mip or model.has_cones:
         raise ModelError(f"{model.name}: Mangasarian's test needs a linear program (no integers, no cones)")

@@ -307,6 +307,44 @@ def solve_regret(
     gaps (``last_gaps`` is None).  ``progress(t, gap)``, when given, is called
     at the first check past every :data:`PROGRESS_EVERY` iterations and once
     at the end with the iteration count and the gap.
+
+    Parameters
+    ----------
+    game : SequenceFormGame, str, os.PathLike or array_like
+        A game, a game file or built-in name, or a payoff matrix of player 1.
+    method : str
+        One of :data:`METHODS`: ``mwu``, ``omwu``, ``rm``, ``rm+``, ``cfr``, ``cfr+``, ``dcfr``, ``pcfr+``,
+        ``dcfr+``, ``pdcfr+``.
+    iterations : int
+        The most iterations to run.
+    eta : float
+        The MWU / OMWU step, relative to the payoff range.
+    target_gap : float, optional
+        Stop at the first measured gap of the average at most this times the payoff range.
+    alternating : bool, optional
+        Alternate the players' updates (default: the method's own).
+    averaging : str or float, optional
+        ``uniform``, ``linear``, ``quadratic`` or an exponent (default: the method's own).
+    record : bool
+        Keep every iterate and running average.
+    track_last : bool
+        Also measure the last iterate's gaps.
+    progress : callable, optional
+        Called as ``progress(t, gap)``.
+    check_every : int
+        Measure the gap every this many iterations.
+    float32 : bool
+        Multiply by a float32 copy of a payoff matrix while far from the target.
+
+    Returns
+    -------
+    RegretResult
+        The average strategies, their value and gap, the last iterates and the gaps measured.
+
+    Raises
+    ------
+    RegretError
+        An unknown method, a non-positive count or a negative target.
     """
     if method not in METHODS:
         raise RegretError(f"unknown method {method!r} (choose from {', '.join(METHODS)})")

@@ -330,20 +330,18 @@ def test_a_miscapitalised_builtin_name_gets_a_suggestion():
 
 
 # ---------------------------------------------------------------------- the documented format and its schema
-def readme_game():
+def documented_game():
     from pathlib import Path
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Game files") :]
-    return json.loads(section[section.index("```json") + len("```json") : section.index("```\n", 10)])
+    return json.loads((Path(__file__).parents[2] / "docs" / "guide" / "pennies.json").read_text(encoding="utf-8"))
 
 
-def test_the_readme_example_validates_and_solves_as_described(tmp_path, capsys):
+def test_the_documented_example_validates_and_solves_as_described(tmp_path, capsys):
     from gamelp.cli import main
     from gamelp.models.nash import solve_nash
 
     path = tmp_path / "pennies.json"
-    path.write_text(json.dumps(readme_game()))
+    path.write_text(json.dumps(documented_game()))
     assert main(["validate", str(path)]) == 0
     assert (
         "valid; player 1: 1 decision points, 3 sequences; player 2: 2 decision points, 5 sequences; "

@@ -119,6 +119,7 @@ BASES = {
         *("--workers", "1", "--batch-sizes", "2", "--out", str(tmp)),
     ],
     ("esche/esche_3_1_lp.py",): lambda tmp: [],
+    ("figures/regret_convergence.py",): lambda tmp: ["--game", "kuhn", "--iterations", "20", "--methods", "cfr+"],
     ("mutation_score.py",): lambda tmp: ["--module", "gamelp/matrix.py", "--sample", "1", "--jobs", "1"],
     ("esche/esche_3_2_robust.py",): lambda tmp: ["--out", str(tmp)],
     ("esche/esche_3_2_std.py",): lambda tmp: [
