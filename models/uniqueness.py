@@ -359,31 +359,28 @@ def check_uniqueness(
             "(complementary slackness violated beyond the tolerances)"
         )
 
-    direction: np.ndarray | None  # a direction along which the optimum moves (None: none found)
-    if blocks is None:
-        if rank < n:
-            direction = np.linalg.svd(system if system.size else np.zeros((1, n)))[2][-1]
-            result.notes.append(f"the active system has rank {rank} < {n}: a null-space direction")
-        else:
-            value, direction = _direction_lp(keep, loose, None, backend, box=False) if L.any() else (0.0, None)
-            result.direction_lp_value = value
-            if value <= DIRECTION_TOLERANCE:
-                return result
+    if blocks is None and rank < n:
+        direction = np.linalg.svd(system if system.size else np.zeros((1, n)))[2][-1]
+        result.notes.append(f"the active system has rank {rank} < {n}: a null-space direction")
     else:
-        mask = np.zeros(n, dtype=bool)
-        for name in blocks:
-            mask[model.variables[name].slice] = True
-        weights = np.where(mask, np.random.default_rng(seed).uniform(0.5, 1.5, n), 0.0)
-        best: tuple[float, np.ndarray | None] = (0.0, None)
-        for sign in (1.0, -1.0):
-            value, d = _direction_lp(keep, loose, sign * weights, backend, box=True)
-            if value > best[0]:  # pragma: no mutate: a tie keeps either direction, both valid
-                best = (value, d)
-        result.direction_lp_value, direction = best
-        if best[0] <= DIRECTION_TOLERANCE:
+        if blocks is None:
+            if not L.any():  # nothing may move off its row: the vertex is the only optimum
+                result.direction_lp_value = 0.0
+                return result
+            value, direction = _direction_lp(keep, loose, None, backend, box=False)
+        else:
+            mask = np.zeros(n, dtype=bool)
+            for name in blocks:
+                mask[model.variables[name].slice] = True
+            weights = np.where(mask, np.random.default_rng(seed).uniform(0.5, 1.5, n), 0.0)
+            # The blocks may move up or down: the better of the two signs (a tie keeps the first, both valid).
+            value, direction = max(
+                (_direction_lp(keep, loose, sign * weights, backend, box=True) for sign in (1.0, -1.0)),
+                key=lambda answer: answer[0],
+            )
+        result.direction_lp_value = max(value, 0.0)  # d = 0 is feasible: below 0 is the solver's rounding
+        if value <= DIRECTION_TOLERANCE:
             return result
-    if direction is None:  # pragma: no mutate: a positive direction LP value always comes with its direction
-        return result
     _second_optimum(result, model, std, x, slack, active, direction)
     return result
 

@@ -327,3 +327,30 @@ def test_zero_tolerance_counts_only_positive_multipliers():
     verdict = check_uniqueness(model, solution, tolerance=0.0, activity_tolerance=0.0)
     assert not verdict.unique and verdict.K == ("r[0]",) and verdict.notes == []
     check_second_optimum(verdict, solution, rows, rhs, c, [0, 0], np.array([np.inf, np.inf]))
+
+
+def test_direction_lp_value_is_the_loose_rows_largest_total_move():
+    """min x2, x >= 0: x1 may rise along x1 >= 0 (zero multiplier), each loose row moving at most 1: the value is 1."""
+    model = Model("one_loose_bound")
+    x = model.add_variables("x", 2, lb=0.0)
+    model.add_constraints("slack", {x: [[1.0, 1.0]]}, ">=", -1.0)  # never active
+    model.set_objective({x: [0.0, 1.0]})
+    solution = model.solve("highs")
+    assert solution.values["x"] == pytest.approx([0.0, 0.0], abs=0)
+    verdict = check_uniqueness(model, solution)
+    assert not verdict.unique and verdict.direction_lp_value == pytest.approx(1.0, abs=1e-9)
+    assert verdict.direction["x"] == pytest.approx([1.0, 0.0], abs=1e-9)
+
+
+def test_a_block_that_can_only_move_down():
+    """y <= 1 with no cost sits at its upper bound: the block question finds the move down (the negative sign)."""
+    model = Model("down_only")
+    x = model.add_variables("x", 1, lb=0.0)
+    y = model.add_variables("y", 1, lb=-np.inf, ub=1.0)
+    model.add_constraints("floor", {x: [[1.0]], y: [[0.0]]}, ">=", 1.0)
+    model.set_objective({x: [1.0], y: [0.0]})
+    solution = model.solve("highs")
+    assert solution.values["y"] == pytest.approx([1.0], abs=0)
+    verdict = check_uniqueness(model, solution, blocks=("y",))
+    assert not verdict.unique and verdict.direction["y"][0] == pytest.approx(-1.0)
+    assert verdict.second_point["y"][0] < 1.0 and verdict.second_point["x"] == pytest.approx([1.0], abs=1e-12)
