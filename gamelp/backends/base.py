@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # the model calls the backends, not the other way round
 FEASIBILITY_TOLERANCE = 1e-6
 INACCURATE_LIMIT = 1e-3
 INTEGRALITY_TOLERANCE = 1e-5
+OBJECTIVE_TOLERANCE = 1e-6  # a reported objective against its point's c x + constant
 
 
 @dataclass(frozen=True)
@@ -228,10 +229,24 @@ def violation(form: MatrixForm, x: np.ndarray) -> float:
     return float(max(worst))
 
 
+def objective_agrees(reported: float, honest: float) -> bool:
+    """Whether a solver's reported objective is its point's ``c x + constant`` (to 1e-6, relative above 1)."""
+    return bool(abs(reported - honest) <= OBJECTIVE_TOLERANCE * (1.0 + abs(honest)))
+
+
 def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
-    """The status a result earns and the keyword arguments of its :class:`Solution`, in ``form``'s units."""
+    """The status a result earns and the keyword arguments of its :class:`Solution`, in ``form``'s units.
+
+    A point that misses the tolerances, or whose objective is not the one reported, is no proved optimum:
+    ``OPTIMAL`` becomes ``OPTIMAL_INACCURATE``, and the objective reported is the point's own.
+    """
     status = raw.status
     off = violation(form, raw.x) if raw.x is not None else np.inf
+    if raw.x is not None and off <= INACCURATE_LIMIT and raw.objective is not None and np.isfinite(raw.objective):
+        honest = float(form.c @ raw.x + form.objective_constant)
+        if not objective_agrees(raw.objective, honest):
+            raw.objective = honest
+            status = Status.OPTIMAL_INACCURATE if status == Status.OPTIMAL else status
     point_allowed = status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE) or (status.stopped_early and form.is_mip)
     if status == Status.OPTIMAL and off > FEASIBILITY_TOLERANCE:
         status = Status.OPTIMAL_INACCURATE

@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING
 import highspy
 import numpy as np
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult, Session, package_version
+from gamelp.backends.base import (
+    Backend,
+    Capabilities,
+    Options,
+    RawResult,
+    Session,
+    objective_agrees,
+    package_version,
+)
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.scaling import Scaling
@@ -124,6 +132,15 @@ def _run_interruptibly(h: highspy.Highs) -> None:
         raise KeyboardInterrupt  # pressed after HiGHS's last callback: stop here all the same
 
 
+def _objective_is_its_point(h: highspy.Highs, form: MatrixForm) -> bool:
+    """Whether HiGHS's reported objective is that of the point it returns (true without a point)."""
+    solution = h.getSolution()
+    if not solution.value_valid:
+        return True
+    honest = float(form.c @ np.asarray(solution.col_value) + form.objective_constant)
+    return objective_agrees(h.getInfo().objective_function_value, honest)
+
+
 def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> RawResult:
     """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result.
 
@@ -166,6 +183,12 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
     h.cbLogging.subscribe(collect)
     try:
         _run_interruptibly(h)
+        if options.start is not None and form.is_mip and not _objective_is_its_point(h, form):
+            # HiGHS 1.16, given some feasible starts, stops at once as "optimal" with an objective that is not
+            # its point's (seen on the k-determinism MIP of Leduc): solve again from scratch.
+            lines.append("gamelp: HiGHS's objective is not its point's after the MIP start; solving without it\n")
+            h.clearSolver()
+            _run_interruptibly(h)
     finally:
         h.cbLogging.unsubscribe(collect)
         h.setOptionValue("output_flag", False)

@@ -20,12 +20,15 @@ import pytest
 
 from gamelp import available_backends, load_game
 from gamelp.backends import solve
+from gamelp.backends.base import RawResult, finish
 from gamelp.backends.scaling import needs_scaling, scale
 from gamelp.errors import SolveInterrupted
 from gamelp.model import Model
-from gamelp.models.determinism import kdet_mip
+from gamelp.models.determinism import deterministic_choices, kdet_mip
+from gamelp.models.kdet_search import KdetSearch
 from gamelp.models.nash import sequence_form_lp, solve_nash
 from gamelp.solution import Status
+from gamelp.units import normalised
 
 AVAILABLE = {b.name: b for b in available_backends()}
 LP_BACKENDS = [name for name, b in AVAILABLE.items() if b.capabilities.lp]
@@ -153,6 +156,39 @@ def test_an_inaccurate_optimum_is_not_called_optimal(leduc):
     sol = solve(sequence_form_lp(leduc, 1), "cvxpy:SCS", max_iters=20)
     assert sol.status == Status.OPTIMAL_INACCURATE and sol.status != "optimal"
     assert sol.values == {} and sol.objective is None and sol.violation > 1e-3
+
+
+def test_an_objective_that_is_not_the_points_is_not_called_optimal():
+    """A solver that reports an objective other than its point's c x + constant: the point's stands, unproved."""
+    model = Model("small")
+    x = model.add_variables("x", 2, lb=0.0, ub=1.0)
+    model.add_constraints("row", {x: [[1.0, 1.0]]}, "<=", 1.5)
+    model.set_objective({x: [1.0, 2.0]}, sense="max", constant=0.25)
+    form = model.matrix_form()
+    point = np.array([0.5, 1.0])
+    status, fields = finish(form, RawResult(Status.OPTIMAL, x=point, objective=2.75, bound=2.75))
+    assert status == Status.OPTIMAL and fields["objective"] == 2.75  # 0.5 + 2 + 0.25: its own
+    status, fields = finish(form, RawResult(Status.OPTIMAL, x=point, objective=3.0, bound=3.0))
+    assert status == Status.OPTIMAL_INACCURATE and fields["objective"] == 2.75 == fields["bound"]  # an LP: its own
+    assert finish(form, RawResult(Status.OPTIMAL, x=point, objective=2.75 + 2e-6, bound=3.0))[0] == Status.OPTIMAL
+
+
+def test_a_highs_mip_start_that_makes_highs_misreport_is_solved_again(leduc):
+    """HiGHS 1.16, started from a feasible LP-vertex strategy of Leduc's k-determinism MIP (k = 120), stops at once
+    as "optimal" with an objective above the Nash value (0.224 against -0.0988): gamelp solves again without it."""
+    game, _ = normalised(leduc)
+    search = KdetSearch(game, 1)
+    nash_value = search.solve_root()
+    x = search.strategy[120]
+    fixed = sequence_form_lp(game, 1)
+    fixed.set_bounds("x", lb=x, ub=x)
+    start = {"x": x, "v": fixed.solve("highs").values["v"], "z": deterministic_choices(game.pl1, x)}
+    model = kdet_mip(game, 1, 120)
+    sol = model.solve("highs", start=start, time_limit=2.0)
+    assert sol.status in (Status.OPTIMAL, Status.TIME_LIMIT)  # a real solve, not the misreport caught by finish
+    assert sol.objective <= nash_value + 1e-9  # the Nash value bounds every k
+    form = model.matrix_form()
+    assert sol.objective == pytest.approx(form.c @ model.full_vector(sol.values), abs=1e-9)
 
 
 def test_statuses_are_a_str_enum_and_the_repr_is_short(kuhn):
