@@ -130,12 +130,12 @@ class Large:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ranks", type=integer(2), default=8, help="card ranks (default 8)")
-    parser.add_argument("--suits", type=integer(1), default=2, help="suits (default 2)")
+    parser.add_argument("--ranks", type=integer(2, 13), default=8, help="card ranks (default 8)")
+    parser.add_argument("--suits", type=integer(1, 100), default=2, help="suits (default 2)")
     parser.add_argument(
         "--raise-sizes", type=integer(1), nargs="+", default=[2, 4, 4], help="one per betting round (default 2 4 4)"
     )
-    parser.add_argument("--max-raises", type=integer(1), default=2, help="raises per round (default 2)")
+    parser.add_argument("--max-raises", type=integer(1, 20), default=2, help="raises per round (default 2)")
     parser.add_argument(
         "--target", type=finite_float(0.0, strict=True), default=1e-4, help="NashConv / payoff range (default 1e-4)"
     )
