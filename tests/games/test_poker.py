@@ -244,7 +244,7 @@ def test_json_floats_round_trip(games):
     assert [e["value"] for e in reread["utility_pl1"]] == [e["value"] for e in games["leduc"]["utility_pl1"]]
 
 
-THREE_ROUNDS = dict(ranks=3, suits=2, raise_sizes=(2, 4, 4), max_raises=1)  # 985 sequences per player
+THREE_ROUNDS = dict(ranks=3, suits=2, raise_sizes=(2, 4, 4), max_raises=1)  # 984 sequences per player
 
 
 def test_a_third_round_deals_a_second_public_card_after_card_removal():
@@ -316,6 +316,17 @@ def test_command_line_writes_builtin_files_and_a_variant(tmp_path, capsys):
     variant = json.loads((tmp_path / "leduc_r4_s3_m2_b2-4_a1.json").read_text(encoding="utf-8"))
     assert variant == poker.leduc(ranks=4, suits=3)
     assert "252 decision points / 588 sequences" in capsys.readouterr().out
+
+
+def test_command_line_writes_a_variant_with_three_betting_rounds(tmp_path, capsys):
+    argv = [str(tmp_path), "--leduc-raise-sizes", "2", "4", "4", "--leduc-max-raises", "1"]
+    assert poker.main(argv) == 0
+    variant = json.loads((tmp_path / "leduc_r3_s2_m1_b2-4-4_a1.json").read_text(encoding="utf-8"))
+    assert variant == poker.leduc(**THREE_ROUNDS)
+    assert "492 decision points / 984 sequences" in capsys.readouterr().out  # the solvers add the empty one
+    with pytest.raises(SystemExit) as exit_info:
+        poker.main([str(tmp_path), "--leduc-raise-sizes", "2"])
+    assert exit_info.value.code == 2 and "at least 2" in capsys.readouterr().err
 
 
 def test_command_line_reports_bad_rules(tmp_path, capsys):
