@@ -5,8 +5,11 @@
 
 The game is the poker generator's Leduc with one more betting round (a
 second public card): 8 ranks, 2 suits, raises of 2, 4, 4 and at most 2 a
-round give 90,496 sequences per player and 830,736 payoff entries.  Its file
-is written to ``--out`` once (the generation time is reported) and reused.
+round give 90,497 sequences per player and 830,736 payoff entries.  Its file
+is written to ``--out`` once, by a child process (the generation time is
+reported), and reused; the parent process never reads it, so that its memory
+does not pass into the runs' ``ru_maxrss`` (Linux keeps a process's largest
+resident size across fork and exec).
 
 Every method runs ``--repeats`` times, each in a fresh Python process that
 loads the file and solves it, so its peak resident memory (``ru_maxrss``) is
@@ -62,7 +65,8 @@ def point(method: str, path: str, target: float, unit: float, timeout: float) ->
     start = time.perf_counter()
     game = load_game(path)
     loaded, cpu = time.perf_counter(), time.process_time()
-    row = {"method": method, "sequences": game.pl1.num_sequences, "load_seconds": loaded - start, "base_mb": base}
+    row = {"method": method, "sequences": game.pl1.num_sequences, "nonzeros": game.A.nnz, "base_mb": base}
+    row["load_seconds"] = loaded - start
     try:
         if method in LP_SOLVERS:
             options: dict = {"solver": method, "time_limit": timeout}
@@ -89,6 +93,18 @@ def point(method: str, path: str, target: float, unit: float, timeout: float) ->
         "peak_mb": _peak_mb(),
     }
     return row
+
+
+def generate(rules: str, path: str) -> int:
+    """Write the Leduc variant of ``rules`` (JSON keyword arguments) to ``path``; 2 if the generator refuses them."""
+    from gamelp.games import poker
+
+    try:
+        poker.write_game(poker.leduc(**json.loads(rules)), path)
+    except poker.PokerRulesError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return 0
 
 
 def measured(method: str, path: Path, args, unit: float) -> dict:
@@ -118,8 +134,8 @@ class Large:
     """The game (path, sizes, generation time) and every method's row."""
 
     path: str
-    sequences: int
-    nonzeros: int
+    sequences: int  # per player, the empty sequence included (0: no method loaded the game)
+    nonzeros: int  # of the payoff matrix
     generate_seconds: float | None  # None: the file was there already
     unit: float  # the payoff range the target is relative to
     target: float
@@ -165,18 +181,14 @@ def main(argv: list[str] | None = None) -> Large:
     sizes = "-".join(map(str, args.raise_sizes))
     path = out / f"leduc_r{args.ranks}_s{args.suits}_m{args.max_raises}_b{sizes}_a1.json"
     generate_seconds = None
-    if not path.exists():
+    if not path.exists():  # in a process of its own, like the runs: the parent's memory stays small
         start = time.perf_counter()
-        try:
-            game = poker.leduc(**rules)
-        except poker.PokerRulesError as error:
-            parser.error(str(error))
-        poker.write_game(game, path)
+        done = subprocess.run(
+            [sys.executable, __file__, "--generate", json.dumps(rules), str(path)], capture_output=True, text=True
+        )
+        if done.returncode:
+            parser.error(done.stderr.strip().splitlines()[-1])
         generate_seconds = time.perf_counter() - start
-    game = json.loads(path.read_text(encoding="utf-8"))
-    sequences = poker.game_size(game)["decision_problem_pl1"][1] + 1  # and the empty sequence
-    nonzeros = len(game["utility_pl1"])
-    del game
     unit = float(poker.leduc_largest_payoff(tuple(args.raise_sizes), args.max_raises, 1))
     load = {"before": os.getloadavg()}
     rows = []
@@ -184,6 +196,8 @@ def main(argv: list[str] | None = None) -> Large:
         rows.append(measured(method, path, args, unit))
         print(f"{method}: done", file=sys.stderr, flush=True)
     load["after"] = os.getloadavg()
+    loaded = [row for row in rows if row.get("runs")]
+    sequences, nonzeros = (loaded[0]["sequences"], loaded[0]["nonzeros"]) if loaded else (0, 0)
     json_path = out / "bench_large.json"
     write_text(
         json_path,
@@ -222,5 +236,7 @@ if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "--point":
         method, path, target, unit, timeout = sys.argv[2:]
         print(json.dumps(point(method, path, float(target), float(unit), float(timeout))))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--generate":
+        sys.exit(generate(sys.argv[2], sys.argv[3]))
     else:
         run_script(main, report)

@@ -100,13 +100,36 @@ def leduc_rules(label: str, *, raise_sizes_only: bool = False) -> dict:
 
 
 def game_file(label: str, out: Path) -> Path:
-    """The variant's game file in ``out``, written by the poker generator unless it is there already."""
-    from gamelp.games import poker
+    """The variant's game file in ``out``, written by the poker generator unless it is there already.
+
+    The generator runs in a process of its own: Linux passes a process's
+    largest resident size on to the processes it starts (``ru_maxrss``
+    survives fork and exec), so a parent that generated a large game would
+    inflate every point's peak memory.  A rule the generator refuses raises
+    :class:`gamelp.games.errors.PokerRulesError` with its message.
+    """
+    from gamelp.games.errors import PokerRulesError
 
     path = out / f"leduc_{label}.json"
     if not path.exists():
-        poker.write_game(poker.leduc(**leduc_rules(label)), path)
+        done = subprocess.run(
+            [sys.executable, __file__, "--generate", label, str(path)], capture_output=True, text=True
+        )
+        if done.returncode:
+            raise PokerRulesError(done.stderr.strip().splitlines()[-1])
     return path
+
+
+def generate(label: str, path: str) -> int:
+    """Write the variant's game file (the child process of :func:`game_file`); 2 if the rules are refused."""
+    from gamelp.games import poker
+
+    try:
+        poker.write_game(poker.leduc(**leduc_rules(label)), path)
+    except poker.PokerRulesError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return 0
 
 
 def measured(family: str, size: str, target: float, repeats: int, budget: float, path: str) -> dict:
@@ -289,5 +312,7 @@ def report(result: Scaling) -> None:
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "--point":
         print(json.dumps(point(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--generate":
+        sys.exit(generate(sys.argv[2], sys.argv[3]))
     else:
         run_script(main, report)
