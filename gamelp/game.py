@@ -74,6 +74,7 @@ class SequenceFormGame(Summarised):
 
         def nodes(tp: Treeplex) -> list[dict]:
             out = []
+            point_index = {point: j for j, point in enumerate(tp.decision_points)}
             for node_id in sorted(tp.graph.nodes, key=lambda n: tp.graph.nodes[n]["position"]):
                 info = tp.graph.nodes[node_id]
                 preds = list(tp.graph.predecessors(node_id))
@@ -81,8 +82,7 @@ class SequenceFormGame(Summarised):
                 record = {"id": node_id, "type": info["type"]}
                 if info["type"] == "decision":
                     record["actions"] = list(info["outcomes"])
-                    j = tp.decision_points.index(node_id)
-                    parent = tp.sequences[tp.parents[j]]
+                    parent = tp.sequences[tp.parents[point_index[node_id]]]
                     record["parent_edge"] = edge
                     record["parent_sequence"] = None if parent is None else list(parent)
                 else:

@@ -66,7 +66,6 @@ class Treeplex(Summarised):
             outcomes = node["actions"] if node["type"] == "decision" else node["signals"]
             graph.add_node(node_id, type=node["type"], outcomes=tuple(outcomes), position=position)
 
-        # Edges first, so that a cycle is reported as a cycle rather than as an ordering fault.
         for node in nodes:
             edge = node["parent_edge"]
             if edge is None:
@@ -76,40 +75,10 @@ class Treeplex(Summarised):
                 raise GameFileError(f"{where}: node {node['id']!r} has parent_edge to unknown node {parent!r}")
             graph.add_edge(parent, node["id"], label=label)
         try:
-            cycle = nx.find_cycle(graph)
-        except nx.NetworkXNoCycle:
-            cycle = None
-        if cycle:
-            path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
-            raise GameFileError(f"{where}: the parent edges form a cycle: {path}")
-
-        seen_edges: dict[tuple[str, str], str] = {}
-        roots = []
-        for node in nodes:
-            node_id, edge = node["id"], node["parent_edge"]
-            if edge is None:
-                roots.append(node_id)
-                continue
-            parent, label = edge
-            if order[parent] >= order[node_id]:
-                raise GameFileError(
-                    f"{where}: node {node_id!r} comes before its parent {parent!r}; nodes must be listed top-down"
-                )
-            parent_info = graph.nodes[parent]
-            if label not in parent_info["outcomes"]:
-                kind = "action" if parent_info["type"] == "decision" else "signal"
-                raise GameFileError(
-                    f"{where}: node {node_id!r} hangs from {kind} {label!r}, which its "
-                    f"parent {parent!r} does not have (it has {list(parent_info['outcomes'])})"
-                )
-            if (parent, label) in seen_edges:
-                raise GameFileError(
-                    f"{where}: nodes {seen_edges[(parent, label)]!r} and {node_id!r} both "
-                    f"hang from edge ({parent!r}, {label!r})"
-                )
-            seen_edges[(parent, label)] = node_id
-        if len(roots) != 1:
-            raise GameFileError(f"{where}: expected exactly one root (parent_edge null), found {roots}")
+            _check_edges(nodes, graph, order, where)
+        except GameFileError:
+            _refuse_cycle(graph, where)  # a cycle is reported as a cycle rather than as the fault it causes
+            raise
 
         decision_points = tuple(n["id"] for n in nodes if n["type"] == "decision")
         if not decision_points:
@@ -282,6 +251,51 @@ class Treeplex(Summarised):
         if key not in self.index:
             raise GameFileError(f"{where}: unknown sequence {list(key)} of player {self.player}")
         return self.index[key]
+
+
+def _refuse_cycle(graph: nx.DiGraph, where: str) -> None:
+    """Raise naming the cycle if the parent edges form one."""
+    try:
+        cycle = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        return
+    path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+    raise GameFileError(f"{where}: the parent edges form a cycle: {path}")
+
+
+def _check_edges(nodes: list, graph: nx.DiGraph, order: dict[str, int], where: str) -> None:
+    """Check that every node hangs below its parent, from one of its outcomes, alone, and that one node is the root.
+
+    A cycle of parent edges always breaks the top-down order, so the caller
+    looks for one (a graph walk) only when this check fails.
+    """
+    seen_edges: dict[tuple[str, str], str] = {}
+    roots = []
+    for node in nodes:
+        node_id, edge = node["id"], node["parent_edge"]
+        if edge is None:
+            roots.append(node_id)
+            continue
+        parent, label = edge
+        if order[parent] >= order[node_id]:
+            raise GameFileError(
+                f"{where}: node {node_id!r} comes before its parent {parent!r}; nodes must be listed top-down"
+            )
+        parent_info = graph.nodes[parent]
+        if label not in parent_info["outcomes"]:
+            kind = "action" if parent_info["type"] == "decision" else "signal"
+            raise GameFileError(
+                f"{where}: node {node_id!r} hangs from {kind} {label!r}, which its "
+                f"parent {parent!r} does not have (it has {list(parent_info['outcomes'])})"
+            )
+        if (parent, label) in seen_edges:
+            raise GameFileError(
+                f"{where}: nodes {seen_edges[(parent, label)]!r} and {node_id!r} both "
+                f"hang from edge ({parent!r}, {label!r})"
+            )
+        seen_edges[(parent, label)] = node_id
+    if len(roots) != 1:
+        raise GameFileError(f"{where}: expected exactly one root (parent_edge null), found {roots}")
 
 
 def _check_labels_unambiguous(decision_points, actions, where: str) -> None:

@@ -87,22 +87,37 @@ def kuhn(ranks: int = 3) -> dict:
 
 
 def leduc(
-    ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, int] = (2, 4), max_raises: int = 2, ante: int = 1
+    ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, ...] = (2, 4), max_raises: int = 2, ante: int = 1
 ) -> dict:
     """Leduc poker (Southey et al. 2005), parametrised for bigger variants.
 
     ``ranks`` x ``suits`` cards (default J, Q, K in two suits), ``ante`` each,
-    one private card each, two betting rounds with raises of
-    ``raise_sizes[0]`` then ``raise_sizes[1]`` and at most ``max_raises``
-    raises per round; one public card is revealed between the rounds.  At the
-    showdown a pair with the public card wins, else the higher card; equal
-    ranks split.  Player 1's value with the defaults is about -0.085606.
+    one private card each, one betting round per entry of ``raise_sizes``
+    (default two: raises of 2 then 4), at most ``max_raises`` raises per
+    round; one public card is revealed before every round after the first.
+    At the showdown a pair with a public card wins (the higher pair if both
+    pair), else the higher card; equal ranks split.  Player 1's value with
+    the defaults is about -0.085606.  Three or more rounds give games with
+    far more sequences (8 ranks, three rounds: 90,496 per player).
     """
-    if len(tuple(raise_sizes)) != 2:
-        raise PokerRulesError(f"leduc: raise_sizes must give one raise size per betting round (2), got {raise_sizes!r}")
+    if len(tuple(raise_sizes)) < 2:
+        raise PokerRulesError(
+            f"leduc: raise_sizes must give one raise size per betting round (at least 2), got {raise_sizes!r}"
+        )
     return _PokerRules(
         ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes), max_raises=max_raises, ante=ante, raise_action="r"
     ).game()
+
+
+def leduc_largest_payoff(raise_sizes: tuple[int, ...] = (2, 4), max_raises: int = 2, ante: int = 1) -> int:
+    """The most a player of :func:`leduc` with these rules can win or lose: its ante and every raise of every round.
+
+    Each of a round's ``max_raises`` raises adds that round's size to the
+    raiser's stake over the other's, and the hand ends with equal stakes, so
+    the largest stake is ``ante + max_raises * sum(raise_sizes)``.  A
+    NashConv target "relative to the payoff range" is relative to this.
+    """
+    return ante + max_raises * sum(raise_sizes)
 
 
 def write_game(game: dict, path: str | Path) -> Path:
@@ -377,10 +392,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--leduc-raise-sizes",
         type=int,
-        nargs=2,
+        nargs="+",
         default=[2, 4],
-        metavar=("ROUND1", "ROUND2"),
-        help="raise sizes (default 2 4)",
+        metavar="SIZE",
+        help="one raise size per betting round, at least two rounds (default 2 4)",
     )
     parser.add_argument("--leduc-max-raises", type=int, default=2, help="raises allowed per round (default 2)")
     parser.add_argument("--leduc-ante", type=int, default=1, help="ante (default 1)")

@@ -1,21 +1,28 @@
 """Benchmark: how time and peak memory grow with the size of the game, and the fitted exponent of each family.
 
-    python scripts/bench/bench_scaling.py [--repeats 3] [--variants 3x2,4x3,6x3,8x4,13x4] [--regret-target 1e-4]
-        [--sizes 250,500,1000,2000] [--matrix-target 1e-6] [--out out/]
+    python scripts/bench/bench_scaling.py [--repeats 3] [--variants 3x2,4x3,6x3,8x4,13x4,5x2x3,8x2x3]
+        [--regret-target 1e-4] [--sizes 250,500,1000,2000] [--matrix-target 1e-6] [--budget 900] [--out out/]
 
 Three families, each timed at growing sizes, every point in a fresh Python
 process (its peak resident memory, ``ru_maxrss``, is that point's alone; the
-process's memory after the imports is reported beside it):
+process's memory after the imports is reported beside it, and its CPU
+seconds beside the wall clock's, which a shared machine stretches):
 
 * ``lp``: both players of a Leduc variant (the poker generator, ranks x
-  suits) from one Nash LP on HiGHS, load + build + solve
+  suits, or ranks x suits x betting rounds: raises of 2 in the first round
+  and 4 in every later one) from one Nash LP on HiGHS, load + build + solve
   (:func:`gamelp.models.nash.solve_equilibrium`); size = player 1's sequences;
 * ``regret``: the same variants by the default regret method, ``pdcfr+``, to
-  ``--regret-target`` (relative to the payoff range); size = sequences;
+  a NashConv of ``--regret-target`` times the largest payoff
+  (:func:`gamelp.games.poker.leduc_largest_payoff`), load + solve; size = sequences;
 * ``dense``: random ``n x n`` matrix games (uniform payoffs) by the dense
   first-order path (:func:`gamelp.models.matrix_first_order.solve_matrix_first_order`,
   ``dcfr+``) to ``--matrix-target``; size = ``n``.
 
+Each variant's game file is written once, into ``--out``, before the clock
+starts (and reused).  A point whose first run takes more than a minute runs
+only once; a point past ``--budget`` seconds is stopped, and the family's
+larger points are skipped: the table goes to the largest size that fits.
 The fitted exponent is the slope of log(seconds) against log(size), least
 squares over the family's points: seconds grow like size^exponent.  The
 table goes to standard output, the points to ``bench_scaling.json`` and the
@@ -29,7 +36,6 @@ import os
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,77 +54,134 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def point(family: str, size: str, target: float) -> dict:
-    """Solve one point in this process: size, seconds, peak memory, the memory after the imports, and the gap."""
+def point(family: str, size: str, target: float, path: str) -> dict:
+    """Solve one point in this process: size, seconds, CPU seconds, peak memory, the memory after the imports, gap."""
     from gamelp.game import load_game
     from gamelp.games import poker
     from gamelp.matrix import MatrixGame
     from gamelp.models.matrix_first_order import solve_matrix_first_order
     from gamelp.models.nash import solve_equilibrium
     from gamelp.regret import solve_regret
+    from gamelp.units import payoff_range
 
     kuhn = load_game("kuhn")  # warm up: the solver libraries load before the clock starts
     solve_equilibrium(kuhn)
     solve_regret(kuhn, "pdcfr+", 10)
-    with tempfile.TemporaryDirectory() as tmp:
-        if family == "dense":
-            n = int(size)
-            game = MatrixGame(np.random.default_rng(n).uniform(size=(n, n)))
-            base = _peak_mb()
-            start = time.perf_counter()
-            result = solve_matrix_first_order(game, "dcfr+", target_gap=target, iterations=10**6)
-            seconds, sequences, gap = time.perf_counter() - start, n, result.gap
+    if family == "dense":
+        n = int(size)
+        matrix = MatrixGame(np.random.default_rng(n).uniform(size=(n, n)))
+        base = _peak_mb()
+        start, cpu = time.perf_counter(), time.process_time()
+        result = solve_matrix_first_order(matrix, "dcfr+", target_gap=target, iterations=10**6)
+        sequences, gap = n, result.gap
+    else:
+        base = _peak_mb()
+        start, cpu = time.perf_counter(), time.process_time()
+        game = load_game(path)
+        if family == "lp":
+            gap = solve_equilibrium(game).gap
         else:
-            ranks, suits = (int(v) for v in size.split("x"))
-            path = Path(tmp) / f"leduc_{size}.json"
-            poker.write_game(poker.leduc(ranks=ranks, suits=suits), path)
-            base = _peak_mb()
-            start = time.perf_counter()
-            game = load_game(path)
-            if family == "lp":
-                gap = solve_equilibrium(game).gap
-            else:
-                gap = solve_regret(game, "pdcfr+", 10**6, target_gap=target, track_last=False).gap
-            seconds, sequences = time.perf_counter() - start, game.pl1.num_sequences
-    return {"size": sequences, "seconds": seconds, "peak_mb": _peak_mb(), "base_mb": base, "gap": gap}
+            unit = poker.leduc_largest_payoff(**leduc_rules(size, raise_sizes_only=True))
+            regret = solve_regret(
+                game, "pdcfr+", 10**7, target_gap=target * unit / payoff_range(game.A), track_last=False
+            )
+            gap = regret.gap
+        sequences = game.pl1.num_sequences
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"size": sequences, "seconds": seconds, "cpu": cpu, "peak_mb": _peak_mb(), "base_mb": base, "gap": gap}
 
 
-def measured(family: str, size: str, target: float, repeats: int) -> dict:
-    """Median seconds of ``repeats`` fresh processes, the largest peak memory, and the label of the point."""
+def leduc_rules(label: str, *, raise_sizes_only: bool = False) -> dict:
+    """The rules of the variant ``RxS`` (ranks x suits) or ``RxSxN`` (N betting rounds: raises of 2, then 4)."""
+    numbers = [int(v) for v in label.split("x")]
+    rounds = numbers[2] if len(numbers) == 3 else 2
+    rules = {"raise_sizes": (2,) + (4,) * (rounds - 1), "max_raises": 2}
+    return rules if raise_sizes_only else {"ranks": numbers[0], "suits": numbers[1]} | rules
+
+
+def game_file(label: str, out: Path) -> Path:
+    """The variant's game file in ``out``, written by the poker generator unless it is there already.
+
+    The generator runs in a process of its own: Linux passes a process's
+    largest resident size on to the processes it starts (``ru_maxrss``
+    survives fork and exec), so a parent that generated a large game would
+    inflate every point's peak memory.  A rule the generator refuses raises
+    :class:`gamelp.games.errors.PokerRulesError` with its message.
+    """
+    from gamelp.games.errors import PokerRulesError
+
+    path = out / f"leduc_{label}.json"
+    if not path.exists():
+        done = subprocess.run(
+            [sys.executable, __file__, "--generate", label, str(path)], capture_output=True, text=True
+        )
+        if done.returncode:
+            raise PokerRulesError(done.stderr.strip().splitlines()[-1])
+    return path
+
+
+def generate(label: str, path: str) -> int:
+    """Write the variant's game file (the child process of :func:`game_file`); 2 if the rules are refused."""
+    from gamelp.games import poker
+
+    try:
+        poker.write_game(poker.leduc(**leduc_rules(label)), path)
+    except poker.PokerRulesError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return 0
+
+
+def measured(family: str, size: str, target: float, repeats: int, budget: float, path: str) -> dict:
+    """Median seconds of ``repeats`` fresh processes (one past a minute), the largest peak memory, and the label.
+
+    ``over_budget`` is true (and the times None) when a process ran past ``budget`` seconds.
+    """
     runs = []
     for _ in range(repeats):
-        done = subprocess.run(
-            [sys.executable, __file__, "--point", family, size, str(target)],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        try:
+            done = subprocess.run(
+                [sys.executable, __file__, "--point", family, size, str(target), path],
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=budget,
+            )
+        except subprocess.TimeoutExpired:
+            return {"family": family, "label": size, "over_budget": True}
         runs.append(json.loads(done.stdout))
+        if runs[0]["seconds"] > 60:
+            break
     return {
         "family": family,
         "label": size,
         "size": runs[0]["size"],
         "seconds": median(r["seconds"] for r in runs),
+        "cpu": median(r["cpu"] for r in runs),
         "peak_mb": max(r["peak_mb"] for r in runs),
         "base_mb": min(r["base_mb"] for r in runs),
         "gap": runs[-1]["gap"],
+        "runs": len(runs),
+        "over_budget": False,
     }
 
 
-def exponent(rows: list[dict]) -> float | None:
-    """Slope of log(seconds) against log(size) (None with fewer than two sizes)."""
+def exponent(rows: list[dict], key: str = "seconds") -> float | None:
+    """Slope of log(``key``) against log(size) over the measured points (None with fewer than two sizes)."""
+    rows = [r for r in rows if not r["over_budget"]]
     sizes = np.array([r["size"] for r in rows], dtype=float)
     if np.unique(sizes).size < 2:
         return None
-    return float(np.polyfit(np.log(sizes), np.log([r["seconds"] for r in rows]), 1)[0])
+    return float(np.polyfit(np.log(sizes), np.log([r[key] for r in rows]), 1)[0])
 
 
 @dataclass
 class Scaling:
-    """Every family's points (family, label, size, seconds, peak_mb, base_mb, gap) and fitted exponents."""
+    """Every family's points (family, label, size, seconds, cpu, peak_mb, base_mb, gap, runs) and fitted exponents."""
 
     rows: list[dict]
-    exponents: dict  # family -> fitted exponent (None: fewer than two sizes)
+    exponents: dict  # family -> fitted exponent of the seconds (None: fewer than two sizes)
+    cpu_exponents: dict  # family -> fitted exponent of the CPU seconds
     repeats: int
     load_average: dict  # before and after: os.getloadavg()
     json_path: str
@@ -126,14 +189,17 @@ class Scaling:
 
 
 def variants(text: str) -> list[str]:
-    """``3x2,4x3``: Leduc variants as ranks x suits."""
+    """``3x2,4x3,5x2x3``: Leduc variants as ranks x suits, or ranks x suits x betting rounds (at least 2)."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
     try:
-        ok = bool(parts) and all(len(p.split("x")) == 2 and min(map(int, p.split("x"))) >= 1 for p in parts)
+        numbers = [[int(v) for v in p.split("x")] for p in parts]
+        ok = bool(parts) and all(len(n) in (2, 3) and min(n) >= 1 and n[2:] != [1] for n in numbers)
     except ValueError:
         ok = False
     if not ok:
-        raise argparse.ArgumentTypeError(f"expected variants like 3x2,4x3 (ranks x suits), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected variants like 3x2,4x3,5x2x3 (ranks x suits, or ranks x suits x rounds >= 2), got {text!r}"
+        )
     return parts
 
 
@@ -157,30 +223,44 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--matrix-target", type=finite_float(0.0, strict=True), default=1e-6, help="dense gap (default 1e-6)"
     )
-    parser.add_argument("--out", type=output_directory, default="out", help="directory for the JSON and the plot")
+    parser.add_argument(
+        "--budget", type=finite_float(0.0, strict=True), default=900.0, help="seconds per process (default 900)"
+    )
+    parser.add_argument(
+        "--out", type=output_directory, default="out", help="directory for the game files, the JSON and the plot"
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> Scaling:
-    args = build_parser().parse_args(argv)
+    from gamelp.games.errors import PokerRulesError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        paths = {label: str(game_file(label, out)) for label in args.variants if {"lp", "regret"} & set(args.families)}
+    except PokerRulesError as error:
+        parser.error(str(error))
     load = {"before": os.getloadavg()}
     rows = []
     for family in args.families:
         labels = args.sizes if family == "dense" else args.variants
         target = {"lp": 0.0, "regret": args.regret_target, "dense": args.matrix_target}[family]
         for label in labels:
-            rows.append(measured(family, label, target, args.repeats))
+            row = measured(family, label, target, args.repeats, args.budget, paths.get(label, ""))
+            rows.append(row)
             print(f"{family} {label}: done", file=sys.stderr, flush=True)
+            if row["over_budget"]:
+                break  # the larger points would not fit either
     load["after"] = os.getloadavg()
     exponents = {f: exponent([r for r in rows if r["family"] == f]) for f in args.families}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    cpu_exponents = {f: exponent([r for r in rows if r["family"] == f], "cpu") for f in args.families}
     json_path = out / "bench_scaling.json"
-    write_text(
-        json_path,
-        json.dumps({"args": vars(args), "rows": rows, "exponents": exponents, "load_average": load}, indent=2),
-    )
-    return Scaling(rows, exponents, args.repeats, load, str(json_path), plot(rows, exponents, out))
+    saved = {"args": vars(args), "rows": rows, "exponents": exponents, "cpu_exponents": cpu_exponents}
+    write_text(json_path, json.dumps(saved | {"load_average": load}, indent=2))
+    return Scaling(rows, exponents, cpu_exponents, args.repeats, load, str(json_path), plot(rows, exponents, out))
 
 
 def plot(rows: list[dict], exponents: dict, out: Path) -> str | None:
@@ -196,7 +276,7 @@ def plot(rows: list[dict], exponents: dict, out: Path) -> str | None:
     fig = Figure(figsize=(7, 4.5))
     ax = fig.subplots()
     for family, slope in exponents.items():
-        points = [r for r in rows if r["family"] == family]
+        points = [r for r in rows if r["family"] == family and not r["over_budget"]]
         shown = "" if slope is None else f" (exponent {slope:.2f})"
         ax.loglog([r["size"] for r in points], [r["seconds"] for r in points], marker="o", label=family + shown)
     ax.set_xlabel("size (sequences per player; n for the dense matrices)")
@@ -208,21 +288,31 @@ def plot(rows: list[dict], exponents: dict, out: Path) -> str | None:
 
 def report(result: Scaling) -> None:
     print("load average (1, 5, 15 min) before: " + ", ".join(f"{v:.2f}" for v in result.load_average["before"]))
-    print(f"time and peak memory against size, median of {result.repeats} processes each")
-    print(f"{'family':8s} {'point':>8s} {'size':>8s} {'seconds':>9s} {'peak MB':>9s} {'base MB':>9s} {'gap':>9s}")
+    print(f"time and peak memory against size, median of {result.repeats} processes each (one past a minute)")
+    print(
+        f"{'family':8s} {'point':>8s} {'size':>8s} {'seconds':>9s} {'CPU s':>9s} {'peak MB':>9s} {'base MB':>9s} "
+        f"{'gap':>9s} runs"
+    )
     for row in result.rows:
+        if row["over_budget"]:
+            print(f"{row['family']:8s} {row['label']:>8s} past the budget: stopped, larger points skipped")
+            continue
         print(
-            f"{row['family']:8s} {row['label']:>8s} {row['size']:8d} {row['seconds']:9.3f} {row['peak_mb']:9.0f} "
-            f"{row['base_mb']:9.0f} {row['gap']:9.1e}"
+            f"{row['family']:8s} {row['label']:>8s} {row['size']:8d} {row['seconds']:9.3f} {row['cpu']:9.3f} "
+            f"{row['peak_mb']:9.0f} {row['base_mb']:9.0f} {row['gap']:9.1e} {row['runs']:4d}"
         )
     for family, slope in result.exponents.items():
-        print(f"{family}: seconds grow like size^{slope:.2f}" if slope is not None else f"{family}: one size only")
+        cpu = result.cpu_exponents[family]
+        grows = f"seconds grow like size^{slope:.2f} (CPU seconds: size^{cpu:.2f})" if slope is not None else ""
+        print(f"{family}: {grows}" if grows else f"{family}: one size only")
     print("load average after: " + ", ".join(f"{v:.2f}" for v in result.load_average["after"]))
     print(f"wrote {result.json_path}" + (f" and {result.plot_path}" if result.plot_path else ""))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--point":
-        print(json.dumps(point(sys.argv[2], sys.argv[3], float(sys.argv[4]))))
+    if len(sys.argv) == 6 and sys.argv[1] == "--point":
+        print(json.dumps(point(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--generate":
+        sys.exit(generate(sys.argv[2], sys.argv[3]))
     else:
         run_script(main, report)

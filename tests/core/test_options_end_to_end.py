@@ -110,6 +110,10 @@ BASES = {
         *("--game", "kuhn", "--rhs-steps", "3", "--greedy-steps", "2", "--search-lps", "3"),
         *("--sweep-time-limit", "5"),
     ],
+    ("bench/bench_large.py",): lambda tmp: [
+        *("--ranks", "3", "--raise-sizes", "2", "4", "--max-raises", "1", "--methods", "simplex", "cfr+"),
+        *("--target", "1e-2", "--timeout", "30", "--out", str(tmp)),
+    ],
     ("bench/bench_scaling.py",): lambda tmp: [
         *("--repeats", "1", "--variants", "3x2", "--sizes", "10", "--regret-target", "1e-3", "--matrix-target", "1e-3"),
         *("--out", str(tmp)),

@@ -244,6 +244,54 @@ def test_json_floats_round_trip(games):
     assert [e["value"] for e in reread["utility_pl1"]] == [e["value"] for e in games["leduc"]["utility_pl1"]]
 
 
+THREE_ROUNDS = dict(ranks=3, suits=2, raise_sizes=(2, 4, 4), max_raises=1)  # 984 sequences per player
+
+
+def test_a_third_round_deals_a_second_public_card_after_card_removal():
+    game = poker.leduc(ranks=4, suits=1, raise_sizes=(1, 2, 2), max_raises=1)
+    check_well_formed(game)
+    signals = {n["id"]: n["signals"] for n in game["decision_problem_pl1"] if n["type"] == "observation"}
+    # Player 1 holds the jack and saw the queen: the second public card is the ten or the king.
+    assert signals["oJ/kk/Q/kk_pl1"] == ["T", "K"]
+    assert (
+        poker.game_size(game)["decision_problem_pl1"][1]
+        > poker.game_size(poker.leduc(ranks=4, suits=1))["decision_problem_pl1"][1]
+    )
+
+
+def test_largest_payoff_is_the_largest_entry_over_its_deal_probability(games):
+    # Leduc's largest entry: both raise twice in both rounds and show down distinct cards, a deal of chance
+    # 2/6 * 2/5 * 2/4; the stake is the ante and every raise.
+    assert poker.leduc_largest_payoff() == 13
+    A = payoff_matrix(games["leduc"])
+    assert np.abs(A).max() == pytest.approx(13 * float(Fraction(2, 6) * Fraction(2, 5) * Fraction(2, 4)))
+    assert poker.leduc_largest_payoff((2, 4, 4), 2, 1) == 21
+
+
+def test_three_round_leduc_one_lp_regret_and_an_independent_lp_agree():
+    from gamelp.models.nash import solve_equilibrium, solve_nash
+    from gamelp.regret import solve_regret
+    from gamelp.units import payoff_range
+
+    data = poker.leduc(**THREE_ROUNDS)
+    game = SequenceFormGame.from_dict(data)
+    independent = nash_value(data, 1)  # scipy's HiGHS on the LP built here from the dict
+    both = solve_equilibrium(game)
+    assert both.value == pytest.approx(independent, abs=1e-9)
+    assert solve_nash(game, 2).value == pytest.approx(-independent, abs=1e-9)
+    # Both strategies from the one LP: neither player gains by a best response.
+    assert game.saddle_point_gap(both.x, both.y) < 1e-9
+    assert game.guaranteed_value(1, both.x) == pytest.approx(independent, abs=1e-9)
+    assert game.guaranteed_value(2, both.y) == pytest.approx(-independent, abs=1e-9)
+    # Regret self-play to NashConv 1e-3 of the largest payoff: its average strategies are within that gap.
+    unit = poker.leduc_largest_payoff(THREE_ROUNDS["raise_sizes"], THREE_ROUNDS["max_raises"])
+    regret = solve_regret(game, "pdcfr+", 100_000, target_gap=1e-3 * unit / payoff_range(game.A))
+    assert regret.converged and 0 < regret.gap <= 1e-3 * unit
+    assert regret.gap == pytest.approx(game.saddle_point_gap(regret.x, regret.y))
+    assert abs(regret.value - independent) <= regret.gap
+    assert independent - regret.gap <= game.guaranteed_value(1, regret.x) <= independent
+
+
 @pytest.mark.parametrize(
     "kwargs, fragment",
     [
@@ -268,6 +316,17 @@ def test_command_line_writes_builtin_files_and_a_variant(tmp_path, capsys):
     variant = json.loads((tmp_path / "leduc_r4_s3_m2_b2-4_a1.json").read_text(encoding="utf-8"))
     assert variant == poker.leduc(ranks=4, suits=3)
     assert "252 decision points / 588 sequences" in capsys.readouterr().out
+
+
+def test_command_line_writes_a_variant_with_three_betting_rounds(tmp_path, capsys):
+    argv = [str(tmp_path), "--leduc-raise-sizes", "2", "4", "4", "--leduc-max-raises", "1"]
+    assert poker.main(argv) == 0
+    variant = json.loads((tmp_path / "leduc_r3_s2_m1_b2-4-4_a1.json").read_text(encoding="utf-8"))
+    assert variant == poker.leduc(**THREE_ROUNDS)
+    assert "492 decision points / 984 sequences" in capsys.readouterr().out  # the solvers add the empty one
+    with pytest.raises(SystemExit) as exit_info:
+        poker.main([str(tmp_path), "--leduc-raise-sizes", "2"])
+    assert exit_info.value.code == 2 and "at least 2" in capsys.readouterr().err
 
 
 def test_command_line_reports_bad_rules(tmp_path, capsys):

@@ -387,9 +387,11 @@ def test_bench_scaling_times_every_family_and_fits_the_exponents(bench, tmp_path
         for label in (("20", "40") if family == "dense" else ("3x2", "4x2"))
     ]
     for row in result.rows:
-        assert row["seconds"] > 0 and row["peak_mb"] >= row["base_mb"] > 0
+        assert row["seconds"] > 0 and row["cpu"] > 0 and row["peak_mb"] >= row["base_mb"] > 0
+        assert row["runs"] == 1 and not row["over_budget"]
         assert row["size"] == (int(row["label"]) if row["family"] == "dense" else row["size"])
-        assert row["gap"] < {"lp": 1e-9, "regret": 1e-2, "dense": 1e-4}[row["family"]]
+        # the regret target is relative to the largest payoff, 13 in both variants
+        assert row["gap"] < {"lp": 1e-9, "regret": 1e-3 * 13, "dense": 1e-4}[row["family"]]
     assert result.rows[0]["size"] == 337 < result.rows[1]["size"]  # Leduc's sequences, then the 4 x 2 variant's
     for family, slope in result.exponents.items():
         rows = [row for row in result.rows if row["family"] == family]
@@ -397,6 +399,51 @@ def test_bench_scaling_times_every_family_and_fits_the_exponents(bench, tmp_path
         assert slope == pytest.approx(expected)
     script.report(result)
     assert "lp: seconds grow like size^" in capsys.readouterr().out
+    assert (tmp_path / "leduc_3x2.json").exists()  # the variants' files, written once before the clock starts
+
+
+def test_bench_scaling_stops_a_family_at_the_first_point_past_the_budget(bench, tmp_path, capsys):
+    script = bench("bench_scaling")
+    argv = ["--repeats", "1", "--families", "lp", "regret", "--variants", "3x2,4x2", "--budget", "0.05"]
+    result = script.main([*argv, "--out", str(tmp_path)])
+    assert [(row["family"], row["label"], row["over_budget"]) for row in result.rows] == [
+        ("lp", "3x2", True),
+        ("regret", "3x2", True),
+    ]
+    assert result.exponents == {"lp": None, "regret": None}
+    script.report(result)
+    assert "3x2 past the budget: stopped, larger points skipped" in capsys.readouterr().out
+
+
+def test_bench_scaling_reads_variants_with_betting_rounds(bench):
+    script = bench("bench_scaling")
+    assert script.variants("3x2, 5x2x3") == ["3x2", "5x2x3"]
+    assert script.leduc_rules("5x2x3") == {"ranks": 5, "suits": 2, "raise_sizes": (2, 4, 4), "max_raises": 2}
+    assert script.leduc_rules("3x2") == {"ranks": 3, "suits": 2, "raise_sizes": (2, 4), "max_raises": 2}
+    for bad in ("3x2x1", "3", "3x2x3x1", "ax2"):
+        with pytest.raises(Exception, match="expected variants"):
+            script.variants(bad)
+
+
+def test_bench_large_solves_leduc_by_lp_and_regret_to_the_target(bench, tmp_path, capsys):
+    script = bench("bench_large")
+    argv = ["--ranks", "3", "--raise-sizes", "2", "4", "--methods", "ipm", "simplex", "cfr+", "--target", "1e-3"]
+    result = script.main([*argv, "--timeout", "60", "--out", str(tmp_path)])
+    assert result.sequences == 337 and result.unit == 13 and result.generate_seconds is not None
+    rows = {row["method"]: row for row in result.rows}
+    for method in ("ipm", "simplex"):
+        assert rows[method]["status"] == "optimal" and rows[method]["gap"] < 1e-6
+        assert rows[method]["value"] == pytest.approx(LEDUC, abs=1e-6)
+    assert 0 < rows["cfr+"]["gap"] <= 1e-3 * 13 and rows["cfr+"]["status"].endswith("iterations")
+    assert abs(rows["cfr+"]["value"] - LEDUC) <= rows["cfr+"]["gap"] + 1e-6
+    for row in result.rows:
+        assert row["solve_seconds"] > 0 and row["peak_mb"] >= row["base_mb"] > 0 and row["runs"] == 1
+    assert json.loads((tmp_path / "bench_large.json").read_text())["rows"] == result.rows
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "337 sequences per player" in out and "NashConv <= 0.001 x 13 = 1.30e-02" in out
+    again = script.main([*argv, "--methods", "cfr+", "--out", str(tmp_path)])
+    assert again.generate_seconds is None  # the game file is reused
 
 
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
