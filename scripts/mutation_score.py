@@ -8,7 +8,7 @@ against the module's own fast tests (MODULES below) with `pytest -x -q` in a fre
 imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
 Only the tests that run the mutated statement are run (coverage.py, per test, from one run of all the unmutated
 tests shared among the workers; a statement run at import or by a fixture's set-up runs all the tests of the
-files concerned), and a mutant no test runs survives without a run, as mutmut does.
+files concerned, and one no test runs in-process, perhaps run by a command a test starts, all of them).
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
@@ -345,8 +345,9 @@ def score_module(
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
 
         def outcome_of(mutant: Mutant) -> str:
-            tests = tests_of.get(mutant.statement)
-            return _run_mutant(module, source, mutant.index, timeout, Path(tmp), tests) if tests else "survived"
+            # A statement no test runs in-process may still run in a command a test starts: every test then.
+            tests = tests_of.get(mutant.statement) or MODULES[module][1]
+            return _run_mutant(module, source, mutant.index, timeout, Path(tmp), tests)
 
         outcomes = pool.map(outcome_of, chosen)
         for mutant, outcome in zip(chosen, outcomes):
