@@ -183,7 +183,7 @@ def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
                 rate = 100 * ours.matrix.payoffs[i, j]
                 p = thesis[i, j] / 100
                 thesis_se = 100 * np.sqrt(p * (1 - p) / THESIS_DISTINCT_MATCHES)
-                z = (rate - thesis[i, j]) / (100 * se[i, j])
+                z = in_standard_errors(rate - thesis[i, j], 100 * se[i, j])
                 cells.append(
                     {
                         "battler": battler,
@@ -192,13 +192,18 @@ def compare(battler: str, ours, thesis: np.ndarray) -> list[dict]:
                         "ours": float(rate),
                         "se": float(100 * se[i, j]),
                         "thesis": float(thesis[i, j]),
-                        "z": float(z),
-                        "z_both": float((rate - thesis[i, j]) / np.hypot(100 * se[i, j], thesis_se)),
+                        "z": z,
+                        "z_both": in_standard_errors(rate - thesis[i, j], float(np.hypot(100 * se[i, j], thesis_se))),
                         "first_seat": float(100 * ours.seat_rates[i, j, 0]),
                         "second_seat": float(100 * ours.seat_rates[i, j, 1]),
                     }
                 )
     return cells
+
+
+def in_standard_errors(difference: float, se: float) -> float | None:
+    """``difference / se``; None where the standard error is 0 (a pair whose every match went one way)."""
+    return float(difference / se) if se > 0 else None
 
 
 def print_table(table: BattlerTable) -> None:
@@ -218,16 +223,17 @@ def print_table(table: BattlerTable) -> None:
                 text.append(f"{'-':>{width}}")
                 continue
             rate = 100 * ours.matrix.payoffs[i, j]
-            z = (rate - thesis[i, j]) / se[i, j]
-            mark = "*" if abs(z) > 3 else " "
-            text.append(f"{rate:6.2f} ({se[i, j]:4.2f}) | {thesis[i, j]:5.2f} [{z:+5.1f}]{mark}".rjust(width))
+            z = in_standard_errors(rate - thesis[i, j], se[i, j])
+            mark = "*" if z is not None and abs(z) > 3 else " "
+            shown = f"{z:+5.1f}" if z is not None else "  n/a"
+            text.append(f"{rate:6.2f} ({se[i, j]:4.2f}) | {thesis[i, j]:5.2f} [{shown}]{mark}".rjust(width))
         print(f"{row:<12}" + "".join(text))
-    far = [c for c in cells if abs(c["z"]) > 3]
+    far = [c for c in cells if c["z"] is not None and abs(c["z"]) > 3]
     print(
         f"* more than 3 standard errors from the thesis: {len(far)} of {len(cells)} pairs"
         + "".join(f"; {c['row']} v {c['col']} {c['ours']:.2f} vs {c['thesis']:.2f}" for c in far)
     )
-    both = [c for c in cells if abs(c["z_both"]) > 3]
+    both = [c for c in cells if c["z_both"] is not None and abs(c["z_both"]) > 3]
     print(
         f"more than 3 standard errors of the difference (ours and the thesis's): {len(both)} pairs"
         + "".join(f"; {c['row']} v {c['col']} ({c['z_both']:+.1f})" for c in both)

@@ -25,6 +25,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -254,9 +255,12 @@ def run_case(path, option, value, base, tmp_path) -> tuple[str, str]:
             proc.kill()
             proc.communicate()
             return "defect", "ignored Ctrl-C for 15 s"
-        # 130: gamelp's "interrupted"; -SIGINT: the signal came as the interpreter was ending, after the work
+        # 130: gamelp's "interrupted"; -SIGINT, or 0 with the KeyboardInterrupt reported as ignored in a clean-up:
+        # the signal came as the interpreter was ending, after the work
         if proc.returncode in (130, -signal.SIGINT) and "Traceback" not in err:
             return "interrupted", _last_line(err)
+        if proc.returncode == 0 and "Traceback" not in IGNORED_AT_EXIT.sub("", err):
+            return "answer", out[-200:]
         return "defect", f"after Ctrl-C: exit {proc.returncode}: {err.strip()[-2000:]}"
     if "Traceback" in err:
         return "defect", err.strip()[-2000:]
@@ -267,6 +271,10 @@ def run_case(path, option, value, base, tmp_path) -> tuple[str, str]:
             json.loads(out)
         return "answer", out[-200:]
     return "defect", f"exit {proc.returncode}: {err.strip()[-2000:]}"
+
+
+# What Python prints (and then exits 0) when Ctrl-C lands in a clean-up callback as the interpreter ends.
+IGNORED_AT_EXIT = re.compile(r"Exception ignored in: .*?\nKeyboardInterrupt: ?\n?", re.DOTALL)
 
 
 def _last_line(err: str) -> str:

@@ -484,5 +484,5 @@ def test_exact_search_sweep_searches_only_where_the_carried_bound_beats_the_incu
     assert sweep.values == pytest.approx(exact, abs=1e-12)
     points = sweep.points
     assert not points[0].solved  # the Nash LP's value is its own incumbent
-    for before, here in zip(points[:-1], points[1:-1]):
+    for before, here in itertools.pairwise(points[:-1]):  # k = |J| also has the top ILP's bound
         assert here.solved == (before.bound > here.value)
