@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gamelp.display import Raw, Summarised
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.models.determinism import determinism, kdet_mip, solve_deterministic
@@ -52,17 +53,20 @@ from gamelp.solution import OPTIMAL, TIME_LIMIT
 from gamelp.units import normalised
 
 
-@dataclass
-class EnvelopePoint:
+@dataclass(repr=False)
+class EnvelopePoint(Summarised):
     """A strategy found on the way: its value, its determinism, and the strategy ``x`` (sequence form)."""
 
     value: float
     determinism: int
     x: np.ndarray
 
+    def _summary(self) -> dict:
+        return {"value": self.value, "determinism": self.determinism, "sequences": self.x.size}
 
-@dataclass
-class Envelope:
+
+@dataclass(repr=False)
+class Envelope(Summarised):
     """The lines ``V(k) <= upper - lam * k`` proved, and the strategies found, in the game's units."""
 
     player: int
@@ -71,6 +75,16 @@ class Envelope:
     points: list[EnvelopePoint] = field(default_factory=list)
     solves: int = 0  # MIPs (and the Nash LP) solved
     wall_time: float = 0.0
+
+    def _summary(self) -> dict:
+        return {
+            "player": self.player,
+            "k": Raw(f"0..{self.total}"),
+            "lines": len(self.lines),
+            "points": len(self.points),
+            "solves": self.solves,
+            "wall_time": Raw(f"{self.wall_time:.3g}"),
+        }
 
     def bounds(self) -> np.ndarray:
         """Per ``k = 0..total``, the smallest ``upper - lam * k`` over the lines (infinity without a line)."""

@@ -244,6 +244,16 @@ def _equilibrium(world: World):
     return solve_equilibrium(world.game)
 
 
+def _envelope(world: World):
+    """An envelope of the game's size (a real one of Leduc takes minutes): one line and the Nash strategy."""
+    from gamelp.models.determinism import determinism
+    from gamelp.models.kdet_envelope import Envelope, EnvelopePoint
+
+    own, nash = world.game.pl1, world.nash
+    point = EnvelopePoint(nash.value, determinism(own, nash.strategy), nash.strategy)
+    return Envelope(1, own.num_decision_points, [(0.0, nash.value)], [point], 1, nash.solution.wall_time)
+
+
 def _mtg_game(world: World):
     from gamelp.games.mtg.match import GameResult
 
@@ -282,6 +292,8 @@ BUILDERS = {
     "gamelp.models.determinism.KdetResult": _kdet,
     "gamelp.models.determinism.KSweep": _sweep,
     "gamelp.models.determinism.SweepPoint": lambda w: _sweep(w).points[-1],
+    "gamelp.models.kdet_envelope.Envelope": _envelope,
+    "gamelp.models.kdet_envelope.EnvelopePoint": lambda w: _envelope(w).points[0],
     "gamelp.models.robust.RobustResult": _robust,
     "gamelp.models.uniqueness.UniquenessResult": _uniqueness,
     "gamelp.models.matrix_first_order.FirstOrderResult": _first_order,
