@@ -271,6 +271,9 @@ def test_sweep_progress_counts_up_to_every_k(kuhn):
     done = [d for d, _ in calls]
     assert done == sorted(done) and done[-1] == total + 1 and done[0] >= 1
     assert len(done) >= 2 and done[-2] <= total
+    searched = []  # the search reports every k, one at a time
+    search_sweep(kuhn, 2, progress=lambda done, of: searched.append((done, of)))
+    assert searched == [(k + 1, total + 1) for k in range(total + 1)]
 
 
 @pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 1)])
