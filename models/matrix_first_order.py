@@ -144,12 +144,16 @@ def solve_matrix_first_order(
     return support_lp(result, backend) if exact else result
 
 
-def support_lp(start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_rounds: int = 50) -> FirstOrderResult:
+def support_lp(
+    start: FirstOrderResult, backend: str = DEFAULT_BACKEND, max_rounds: int | None = None
+) -> FirstOrderResult:
     """Exact equilibrium from an approximate one: the Nash LP on growing supports (double oracle).
 
     The tolerance (``EXACT_TOLERANCE``) is relative to the payoff range (:func:`gamelp.units.payoff_range`).
+    A round either ends or adds a row or a column, so rows + columns rounds always suffice (the default cap).
     """
     game, C = start.game, start.game.payoffs
+    max_rounds = sum(C.shape) if max_rounds is None else max_rounds
     tolerance = EXACT_TOLERANCE * payoff_range(C)
     margin = tolerance / 2  # pragma: no mutate: rows and columns this far off are added (any fraction < 1)
     x, y = start.row_strategy, start.col_strategy
