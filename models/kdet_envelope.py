@@ -22,11 +22,12 @@ with value ``w``, is an incumbent ``V(k) >= w`` for every ``k <= d``.
 
 The multipliers are chosen by the parametric search over the breakpoints of
 the upper hull (Eisner and Severance 1976): start from the Nash LP
-(``lam = 0``) and the deterministic ILP (``lam`` large), solve ``L`` at the
-slope of each hull segment ``(d1, w1)``-``(d2, w2)``, ``lam = (w1 - w2) / (d2 - d1)``;
-a strategy above the segment splits it in two; a segment whose solve found
-none is not split further (an exact solve proves it an edge of the hull; one
-stopped by its time limit leaves it open).  Strategies known beforehand (a
+(``lam = 0``) and the deterministic ILP (``lam`` large), and solve ``L`` at the
+slope of an edge ``(d1, w1)``-``(d2, w2)`` of the upper hull of the points found,
+``lam = (w1 - w2) / (d2 - d1)``, once per edge; a strategy above the edge
+becomes a corner and the hull changes; an edge whose solve found none stays
+(an exact solve proves it an edge of the hull of every strategy; one stopped by
+its time limit leaves it open).  Strategies known beforehand (a
 greedy dive's) seed the first hull.
 
 The LP relaxation of ``L(lam)`` is the Nash LP plus ``lam * |J|`` (the
@@ -40,7 +41,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -71,10 +72,10 @@ class Envelope(Summarised):
 
     player: int
     total: int  # the player's decision points
-    lines: list[tuple[float, float]] = field(default_factory=list)  # (lam, upper bound on L(lam))
-    points: list[EnvelopePoint] = field(default_factory=list)
-    solves: int = 0  # MIPs (and the Nash LP) solved
-    wall_time: float = 0.0
+    lines: list[tuple[float, float]]  # (lam, upper bound on L(lam))
+    points: list[EnvelopePoint]
+    solves: int  # MIPs (and the Nash LP) solved
+    wall_time: float
 
     def _summary(self) -> dict:
         return {
@@ -107,73 +108,72 @@ def lagrangian_envelope(
     player: int,
     *,
     time_limit: float | None = None,
-    max_solves: int = 40,
+    max_solves: int = 40,  # pragma: no mutate (a work budget: any value gives valid lines; the tests pass theirs)
     tol: float = 1e-9,
     strategies: Sequence[np.ndarray] = (),
 ) -> Envelope:
     """The parametric search over ``L(lam)`` (module docstring); ``time_limit`` is per MIP, in seconds.
 
     ``strategies`` (sequence-form strategies of ``player``, e.g. a greedy dive's) seed the search:
-    the first segments are the edges of the upper hull of their points ``(determinism, value)``
+    the first edges searched are those of the upper hull of their points ``(determinism, value)``
     with the Nash LP's and the deterministic ILP's, so the first multipliers are their slopes.
+    ``max_solves`` counts the Nash LP, the deterministic ILP and every Lagrangian MIP.
     The MIPs run on the payoffs divided by their range (:func:`gamelp.units.normalised`); the lines'
     multipliers and bounds and the points' values are multiplied back.  ``tol`` (relative to the
-    payoff range) is how far above a segment a strategy or bound must lie to count.
+    payoff range) is how far above an edge a strategy must lie to split it.
     """
     began = time.perf_counter()
     game, unit = normalised(game)
     own = game.player(player)
-    total = own.num_decision_points
-    envelope = Envelope(player, total)
     nash = solve_nash(game, player, "highs")
-    envelope.lines.append((0.0, nash.value))  # L(0) is the Nash LP
-    model = kdet_mip(game, player, 0)
+    lines = [(0.0, nash.value)]  # L(0) is the Nash LP
+    # The relaxed set: every row of P(k) with k = 0, where "at least k" binds nothing.
+    model = kdet_mip(game, player, 0)  # pragma: no mutate (at k = 1 a hull slope's optimum is still attained)
     f_opp = model.objective["v"]
     ones = np.ones(model.variables["z"].size)
 
     def point(value: float, x: np.ndarray) -> EnvelopePoint:
-        found = EnvelopePoint(value, determinism(own, x), x)
-        envelope.points.append(found)
-        return found
+        return EnvelopePoint(value, determinism(own, x), x)
 
-    low = point(nash.value, nash.strategy)
-    envelope.solves = 2
-    try:  # the deterministic ILP: the other end of the first segment
+    points = [point(nash.value, nash.strategy)]  # every strategy found: the incumbents
+    solves = 2  # the Nash LP and the deterministic ILP
+    try:  # the deterministic ILP: the other end of the first hull
         top = solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit)
-    except SolveError:  # stopped before any strategy: no segment to search
-        segments = []
+    except SolveError:  # stopped before any strategy: no hull to search
+        corners = []
     else:
-        seeds = _seeds(game, player, strategies)
-        envelope.points += seeds
-        hull = _upper_hull([low, point(top.value, top.strategy), *seeds])
-        segments = list(itertools.pairwise(hull))
-    while segments and envelope.solves < max_solves:
-        left, right = segments.pop()
-        if right.determinism <= left.determinism or right.value >= left.value:
-            continue  # the right end dominates the left one: nothing lies above the segment
+        points += [point(top.value, top.strategy), *_seeds(game, player, strategies)]
+        corners = list(points)  # the points that may be corners of the hull: not those found on their edge
+    searched: set[tuple[int, int]] = set()  # the hull edges whose multiplier was solved, as ids of their ends
+    while solves < max_solves:
+        edges = [(a, b) for a, b in itertools.pairwise(_upper_hull(corners)) if (id(a), id(b)) not in searched]
+        if not edges:
+            break  # every edge of the hull searched
+        left, right = edges[0]
+        searched.add((id(left), id(right)))
         lam = (left.value - right.value) / (right.determinism - left.determinism)
-        level = left.value + lam * left.determinism  # the segment's line at lam
+        level = left.value + lam * left.determinism  # the edge's line at lam
         model.set_objective({"v": f_opp, "z": lam * ones}, sense="max")
         # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
         # objective that is not the start's (the strategies found are points already).
         sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit)
-        envelope.solves += 1
+        solves += 1
         if sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")
         if sol.objective_bound is not None:
             upper = max(sol.objective_bound, sol.objective if sol.objective is not None else -np.inf)
         else:
             upper = sol.objective if sol.optimal and sol.objective is not None else np.inf
-        envelope.lines.append((lam, upper))
+        lines.append((lam, upper))
         if sol.values:
             found = point(float(f_opp @ sol.values["v"]), sol.values["x"])
-            if found.value + lam * found.determinism > level + tol:
-                segments += [(left, found), (found, right)]
-    envelope.lines = [(lam * unit, upper * unit) for lam, upper in envelope.lines]
-    for found in envelope.points:
+            points.append(found)
+            if found.value + lam * found.determinism > level + tol:  # above the edge: the hull changes
+                corners.append(found)
+    for found in points:
         found.value *= unit
-    envelope.wall_time = time.perf_counter() - began
-    return envelope
+    lines = [(lam * unit, upper * unit) for lam, upper in lines]
+    return Envelope(player, own.num_decision_points, lines, points, solves, time.perf_counter() - began)
 
 
 def _seeds(game: SequenceFormGame, player: int, strategies: Sequence[np.ndarray]) -> list[EnvelopePoint]:
@@ -198,5 +198,5 @@ def _upper_hull(points: list[EnvelopePoint]) -> list[EnvelopePoint]:
             else:
                 break
         hull.append(p)
-    best = max(range(len(hull)), key=lambda i: (hull[i].value, hull[i].determinism))
+    best = max(range(len(hull)), key=lambda i: (hull[i].value, hull[i].determinism), default=0)
     return hull[best:]  # the points before the best value are dominated by it

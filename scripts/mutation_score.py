@@ -70,6 +70,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "gamelp.models.kdet_search",
         ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
     ),
+    "models/kdet_envelope.py": (
+        "gamelp.models.kdet_envelope",
+        ["tests/models/test_kdet_envelope.py", DISPLAY],
+    ),
     "models/robust.py": (
         "gamelp.models.robust",
         ["tests/models/test_robust_math.py", "tests/models/test_robust.py", DISPLAY],

@@ -74,7 +74,9 @@ def test_envelope_stays_above_a_sweep_that_is_not_concave():
 def test_small_leduc_envelope_and_sweep_bracket_the_exact_values(player):
     game = SequenceFormGame.from_dict(poker.leduc(ranks=3, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_3x1")
     exact = search_sweep(game, player, rel_gap=0.0, abs_gap=1e-9).values
-    check_envelope(game, player, exact, lagrangian_envelope(game, player))
+    bounds, incumbents = check_envelope(game, player, exact, lagrangian_envelope(game, player))
+    assert bounds == pytest.approx(concave_hull(exact), abs=1e-8)  # every L(lam) solved exactly
+    assert incumbents[[0, -1]] == pytest.approx(exact[[0, -1]], abs=1e-9)
     dive = KdetSearch(game, player)
     dive.solve_root()
     seeds = [x for x in dive.strategy if x is not None]
