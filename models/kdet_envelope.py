@@ -108,7 +108,7 @@ def lagrangian_envelope(
     player: int,
     *,
     time_limit: float | None = None,
-    max_solves: int = 40,  # pragma: no mutate (a work budget: any value gives valid lines; the tests pass theirs)
+    max_solves: int = 40,  # pragma: no mutate: a work budget (any value gives valid lines)
     tol: float = 1e-9,
     strategies: Sequence[np.ndarray] = (),
 ) -> Envelope:
@@ -128,7 +128,7 @@ def lagrangian_envelope(
     nash = solve_nash(game, player, "highs")
     lines = [(0.0, nash.value)]  # L(0) is the Nash LP
     # The relaxed set: every row of P(k) with k = 0, where "at least k" binds nothing.
-    model = kdet_mip(game, player, 0)  # pragma: no mutate (at k = 1 a hull slope's optimum is still attained)
+    model = kdet_mip(game, player, 0)  # pragma: no mutate: at k = 1 every hull slope's optimum is still attained
     f_opp = model.objective["v"]
     ones = np.ones(model.variables["z"].size)
 

@@ -10,7 +10,7 @@ from gamelp.cli import main
 from gamelp.game import SequenceFormGame
 from gamelp.games import poker
 from gamelp.models.determinism import determinism, solve_kdet
-from gamelp.models.kdet_envelope import lagrangian_envelope
+from gamelp.models.kdet_envelope import Envelope, lagrangian_envelope
 from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, search_sweep
 
 # V(143) of Leduc, solved exactly by one MIP per choice of the mixing point (144 per player).
@@ -42,6 +42,9 @@ def concave_hull(values):
 
 def check_envelope(game, player, exact, envelope, tol=1e-7):
     bounds, incumbents = envelope.bounds(), envelope.incumbents()
+    # the Nash LP's line, then one line per Lagrangian MIP; the deterministic ILP is the one solve without a line
+    assert envelope.solves == len(envelope.lines) + 1
+    assert envelope.lines[0] == (0.0, pytest.approx(exact[0], abs=1e-9))
     assert np.all(bounds >= exact - tol)
     assert np.all(incumbents <= exact + tol)
     own = game.player(player)
@@ -60,6 +63,14 @@ def test_kuhn_envelope_is_the_concave_hull_of_the_enumerated_sweep(kuhn, player)
     bounds, incumbents = check_envelope(kuhn, player, exact, lagrangian_envelope(kuhn, player))
     assert bounds == pytest.approx(concave_hull(exact), abs=1e-8)  # every L(lam) solved exactly
     assert incumbents[[0, total]] == pytest.approx(exact[[0, total]], abs=1e-9)
+
+
+def test_an_envelope_without_lines_bounds_nothing_and_shows_itself_in_short(kuhn):
+    assert Envelope(1, 3, [], [], 0, 0.0).bounds().tolist() == [np.inf] * 4
+    envelope = lagrangian_envelope(kuhn, 1)
+    shown = repr(envelope)
+    assert shown.startswith("Envelope(") and "array" not in shown and "\n" not in shown
+    assert f"lines={len(envelope.lines)}" in shown and f"solves={envelope.solves}" in shown
 
 
 def test_envelope_stays_above_a_sweep_that_is_not_concave():
@@ -82,6 +93,7 @@ def test_small_leduc_envelope_and_sweep_bracket_the_exact_values(player):
     seeds = [x for x in dive.strategy if x is not None]
     seeded = lagrangian_envelope(game, player, time_limit=1.0, max_solves=3, strategies=seeds)
     _, incumbents = check_envelope(game, player, exact, seeded)
+    assert seeded.solves == 3  # the budget: the Nash LP, the deterministic ILP and one Lagrangian MIP
     for x in seeds:  # a seed is never lost: the envelope's incumbents hold its value up to its determinism
         assert incumbents[determinism(game.player(player), x)] >= game.guaranteed_value(player, x) - 1e-7
     fed = search_sweep(game, player, rel_gap=0.05, abs_gap=1e-4, envelope=5.0)
