@@ -1,4 +1,4 @@
-"""The Lagrangian envelope of the k-sweep against exact values: face enumeration, exact sweeps, Leduc's V(143)."""
+"""The Lagrangian envelope of the k-sweep against exact values: face enumeration and exact sweeps."""
 
 import itertools
 import json
