@@ -18,7 +18,8 @@ convex hull of the relaxed set, Geoffrion 1974, Theorem 1), which is ``V``
 itself wherever ``V`` is concave.
 
 Every strategy a solve of ``L(lam)`` returns, deterministic at ``d`` points
-with value ``w``, is an incumbent ``V(k) >= w`` for every ``k <= d``.
+and guaranteeing ``w`` (against a best response, computed from the strategy, not
+taken from the solver), is an incumbent ``V(k) >= w`` for every ``k <= d``.
 
 The multipliers are chosen by the parametric search over the breakpoints of
 the upper hull (Eisner and Severance 1976): start from the Nash LP
@@ -38,6 +39,7 @@ seconds leaves lines below the Nash value only at the last few ``k``, and by lit
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections.abc import Sequence
@@ -109,7 +111,7 @@ def lagrangian_envelope(
     *,
     time_limit: float | None = None,
     max_solves: int = 40,  # pragma: no mutate: a work budget (any value gives valid lines)
-    tol: float = 1e-9,
+    tol: float = 1e-6,
     strategies: Sequence[np.ndarray] = (),
 ) -> Envelope:
     """The parametric search over ``L(lam)`` (module docstring); ``time_limit`` is per MIP, in seconds.
@@ -120,7 +122,7 @@ def lagrangian_envelope(
     ``max_solves`` counts the Nash LP, the deterministic ILP and every Lagrangian MIP.
     The MIPs run on the payoffs divided by their range (:func:`gamelp.units.normalised`); the lines'
     multipliers and bounds and the points' values are multiplied back.  ``tol`` (relative to the
-    payoff range) is how far above an edge a strategy must lie to split it.
+    payoff range) is how far above the hull a strategy must lie to be one of its corners.
     """
     began = time.perf_counter()
     game, unit = normalised(game)
@@ -132,27 +134,23 @@ def lagrangian_envelope(
     f_opp = model.objective["v"]
     ones = np.ones(model.variables["z"].size)
 
-    def point(value: float, x: np.ndarray) -> EnvelopePoint:
-        return EnvelopePoint(value, determinism(own, x), x)
+    def point(x: np.ndarray) -> EnvelopePoint:  # the value x guarantees (a best response), not a solver's
+        return EnvelopePoint(game.guaranteed_value(player, x), determinism(own, x), x)
 
-    points = [point(nash.value, nash.strategy)]  # every strategy found: the incumbents
+    points = [point(nash.strategy)]  # every strategy found: the incumbents
     solves = 2  # the Nash LP and the deterministic ILP
-    try:  # the deterministic ILP: the other end of the first hull
-        top = solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit)
-    except SolveError:  # stopped before any strategy: no hull to search
-        corners = []
-    else:
-        points += [point(top.value, top.strategy), *_seeds(game, player, strategies)]
-        corners = list(points)  # the points that may be corners of the hull: not those found on their edge
+    with contextlib.suppress(SolveError):  # the ILP stopped before any strategy: no point at the top
+        points.append(point(solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit).strategy))
+    points += [point(np.asarray(x, dtype=float)) for x in strategies]
     searched: set[tuple[int, int]] = set()  # the hull edges whose multiplier was solved, as ids of their ends
     while solves < max_solves:
-        edges = [(a, b) for a, b in itertools.pairwise(_upper_hull(corners)) if (id(a), id(b)) not in searched]
+        hull = _upper_hull(points, tol)
+        edges = [(a, b) for a, b in itertools.pairwise(hull) if (id(a), id(b)) not in searched]
         if not edges:
             break  # every edge of the hull searched
         left, right = edges[0]
         searched.add((id(left), id(right)))
         lam = (left.value - right.value) / (right.determinism - left.determinism)
-        level = left.value + lam * left.determinism  # the edge's line at lam
         model.set_objective({"v": f_opp, "z": lam * ones}, sense="max")
         # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
         # objective that is not the start's (the strategies found are points already).
@@ -165,38 +163,33 @@ def lagrangian_envelope(
         else:
             upper = sol.objective if sol.optimal and sol.objective is not None else np.inf
         lines.append((lam, upper))
-        if sol.values:
-            found = point(float(f_opp @ sol.values["v"]), sol.values["x"])
-            points.append(found)
-            if found.value + lam * found.determinism > level + tol:  # above the edge: the hull changes
-                corners.append(found)
+        if sol.values:  # a point above the edge is a corner of the next hull
+            points.append(point(sol.values["x"]))
     for found in points:
         found.value *= unit
     lines = [(lam * unit, upper * unit) for lam, upper in lines]
     return Envelope(player, own.num_decision_points, lines, points, solves, time.perf_counter() - began)
 
 
-def _seeds(game: SequenceFormGame, player: int, strategies: Sequence[np.ndarray]) -> list[EnvelopePoint]:
-    """Points for given strategies: the value each guarantees (a best response, no solver) and its determinism."""
-    own = game.player(player)
-    return [EnvelopePoint(game.guaranteed_value(player, x), determinism(own, x), x) for x in strategies]
+def _upper_hull(points: list[EnvelopePoint], tol: float) -> list[EnvelopePoint]:
+    """The corners of the upper concave hull of ``(determinism, value)`` from the best value on, by determinism.
 
-
-def _upper_hull(points: list[EnvelopePoint]) -> list[EnvelopePoint]:
-    """The points on the upper concave hull of ``(determinism, value)``, by determinism (Andrew's monotone chain)."""
+    Andrew's monotone chain.  A point at most ``tol`` above the chord of its neighbours is not a corner, nor is
+    one at most ``tol`` better than a more deterministic point or an earlier one as deterministic: a solver's
+    tolerances and rounding make no edge, and no multiplier near zero.
+    """
+    best_at: dict[int, EnvelopePoint] = {}  # per determinism, the first point found of the best value
+    for q in points:
+        if q.determinism not in best_at or q.value > best_at[q.determinism].value + tol:
+            best_at[q.determinism] = q
     hull: list[EnvelopePoint] = []
-    for p in sorted(points, key=lambda q: (q.determinism, -q.value)):
-        if hull and p.determinism == hull[-1].determinism:
-            continue  # a better point with the same determinism is already there
+    for p in sorted(best_at.values(), key=lambda q: q.determinism):
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
-            # b is under the chord from a to p: drop it
-            if (b.value - a.value) * (p.determinism - a.determinism) <= (p.value - a.value) * (
-                b.determinism - a.determinism
-            ):
-                hull.pop()
-            else:
+            chord = a.value + (p.value - a.value) * (b.determinism - a.determinism) / (p.determinism - a.determinism)
+            if b.value > chord + tol:
                 break
+            hull.pop()  # b is not above the chord from a to p
         hull.append(p)
-    best = max(range(len(hull)), key=lambda i: (hull[i].value, hull[i].determinism), default=0)
-    return hull[best:]  # the points before the best value are dominated by it
+    best = max(q.value for q in hull) - tol
+    return hull[max(i for i, q in enumerate(hull) if q.value >= best) :]  # the points before are dominated

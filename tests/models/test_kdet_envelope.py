@@ -47,7 +47,7 @@ def check_envelope(game, player, exact, envelope, tol=1e-7):
     own = game.player(player)
     for point in envelope.points:  # every strategy found guarantees its value and has its determinism
         x = point.x
-        assert game.guaranteed_value(player, x) >= point.value - tol
+        assert game.guaranteed_value(player, x) == pytest.approx(point.value, abs=1e-12)
         assert determinism(own, x) == point.determinism
     return bounds, incumbents
 
@@ -60,6 +60,33 @@ def test_kuhn_envelope_is_the_concave_hull_of_the_enumerated_sweep(kuhn, player)
     bounds, incumbents = check_envelope(kuhn, player, exact, lagrangian_envelope(kuhn, player))
     assert bounds == pytest.approx(concave_hull(exact), abs=1e-8)  # every L(lam) solved exactly
     assert incumbents[[0, total]] == pytest.approx(exact[[0, total]], abs=1e-9)
+
+
+def test_no_multiplier_is_solved_twice_and_every_lagrangian_one_is_positive():
+    game = SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4")
+    for player in (1, 2):
+        lams = [lam for lam, _ in lagrangian_envelope(game, player).lines]
+        assert lams[0] == 0.0 and min(lams[1:]) > 0 and len(set(lams)) == len(lams)
+
+
+@pytest.mark.parametrize(("tol", "solves"), [(7 / 24 - 0.01, 4), (7 / 24 + 0.01, 3)])
+def test_a_point_splits_its_edge_only_more_than_tol_above_it(tol, solves):
+    """Four-card Kuhn, player 2: Nash keeps 1/24 at 6 points, the ILP -1/12 at 8; the first multiplier (the chord's
+    slope, 1/16) finds V(7) = 1/36, above the chord by 7/144, 7/24 of the payoff range (1/6)."""
+    game = SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4")
+    envelope = lagrangian_envelope(game, 2, tol=tol)
+    assert envelope.solves == solves
+    assert [p.determinism for p in envelope.points[:3]] == [6, 8, 7]
+    assert [p.value for p in envelope.points[:3]] == pytest.approx([1 / 24, -1 / 12, 1 / 36], abs=1e-9)
+    # split: the next edge runs from V(7) (the Nash point is less than tol better) to the ILP's point
+    assert [lam for lam, _ in envelope.lines] == pytest.approx([0, 1 / 16, 1 / 9][: solves - 1], abs=1e-9)
+
+
+@pytest.mark.parametrize(("tol", "solves"), [(0.24, 3), (0.26, 2)])
+def test_a_point_at_most_tol_better_than_a_more_deterministic_one_is_no_corner(tol, solves):
+    """Four-card Kuhn, player 1: Nash keeps -1/24 at 5 points, the ILP -1/12 at 8: 1/4 of the payoff range apart."""
+    game = SequenceFormGame.from_dict(poker.kuhn(4), "kuhn4")
+    assert lagrangian_envelope(game, 1, tol=tol).solves == solves
 
 
 def test_an_envelope_without_lines_bounds_nothing_and_shows_itself_in_short(kuhn):
