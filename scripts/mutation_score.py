@@ -303,7 +303,7 @@ class Score:
 
     @property
     def share(self) -> float:
-        return 100.0 * self.killed / self.run if self.run else 100.0
+        return 100.0 * self.killed / self.run if self.run else 0.0  # no mutant run proves nothing
 
 
 def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: Path, tests: list[str]) -> str:
@@ -516,6 +516,7 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
     return code
 
 
+ALSO_COPY = ("docs", "scripts")  # what the tests read beside the package (documented examples, scripts)
 MUTMUT = [sys.executable, "-m", "mutmut"]  # this interpreter's mutmut, whatever PATH holds
 _MUTMUT_LINE = re.compile(r"^\s*(?P<mutant>(?P<name>[\w.]+)\.x\w*__mutmut_\d+): (?P<status>.+)$")
 
@@ -534,7 +535,8 @@ def _mutmut(modules: list[str], stage: Path, jobs: int, sample: int | None, seed
     shutil.copytree(ROOT / "gamelp", stage / "src" / "gamelp", ignore=shutil.ignore_patterns("__pycache__"))
     for sub in ("models", "games"):
         shutil.copytree(ROOT / sub, stage / "src" / "gamelp" / sub, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "tests", stage / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    for sub in ("tests", *ALSO_COPY):
+        shutil.copytree(ROOT / sub, stage / sub, ignore=shutil.ignore_patterns("__pycache__"))
     # The staged [tool.mutmut] mutates the chosen modules only, against their own tests (as the sampled mode).
     chosen = ", ".join(f'"src/gamelp/{m.removeprefix("gamelp/")}"' for m in modules)
     tests = ", ".join(sorted({f'"{t}"' for m in modules for t in MODULES[m][1]}))
@@ -547,6 +549,8 @@ def _mutmut(modules: list[str], stage: Path, jobs: int, sample: int | None, seed
         config,
         flags=re.M,
     )
+    also = ", ".join(f'"{sub}"' for sub in ALSO_COPY)
+    config = re.sub(r"^\[tool\.mutmut\]$", f"[tool.mutmut]\nalso_copy = [{also}]", config, flags=re.M)
     (stage / "pyproject.toml").write_text(config)
     run = [*MUTMUT, "run", "--max-children", str(jobs)]
     began, cpu = time.monotonic(), _children_cpu()

@@ -76,3 +76,9 @@ def test_tests_chosen_from_coverage_contexts(score):
         4: {"tests/c.py::t9|call"},  # run by no own test: nothing to run (the mutant survives)
     }
     assert score._tests_of_contexts(lines, own) == {1: own, 2: ["tests/a.py::t1"], 3: ["tests/b.py"]}
+
+
+def test_a_module_with_no_mutant_run_scores_nothing(score):
+    """A run that ran nothing (mutmut failing to map its tests, say) must fall below any floor, not pass it."""
+    assert score.Score("models/nash.py").share == 0.0
+    assert score.Score("models/nash.py", run=4, killed=3).share == 75.0
