@@ -132,7 +132,7 @@ def lagrangian_envelope(
     # The relaxed set: every row of P(k) with k = 0, where "at least k" binds nothing.
     model = kdet_mip(game, player, 0)  # pragma: no mutate: at k = 1 every hull slope's optimum is still attained
     f_opp = model.objective["v"]
-    ones = np.ones(model.variables["z"].size)
+    size = model.variables["z"].size
 
     def point(x: np.ndarray) -> EnvelopePoint:  # the value x guarantees (a best response), not a solver's
         return EnvelopePoint(game.guaranteed_value(player, x), determinism(own, x), x)
@@ -151,18 +151,15 @@ def lagrangian_envelope(
         left, right = edges[0]
         searched.add((id(left), id(right)))
         lam = (left.value - right.value) / (right.determinism - left.determinism)
-        model.set_objective({"v": f_opp, "z": lam * ones}, sense="max")
+        model.set_objective({"v": f_opp, "z": np.full(size, lam)}, sense="max")
         # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
         # objective that is not the start's (the strategies found are points already).
         sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit)
         solves += 1
         if sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")
-        if sol.objective_bound is not None:
-            upper = max(sol.objective_bound, sol.objective if sol.objective is not None else -np.inf)
-        else:
-            upper = sol.objective if sol.optimal and sol.objective is not None else np.inf
-        lines.append((lam, upper))
+        # HiGHS's proven bound on L(lam) (its dual bound; none proven: a line that bounds nothing)
+        lines.append((lam, sol.objective_bound if sol.objective_bound is not None else np.inf))
         if sol.values:  # a point above the edge is a corner of the next hull
             points.append(point(sol.values["x"]))
     for found in points:

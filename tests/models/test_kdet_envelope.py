@@ -89,6 +89,15 @@ def test_a_point_at_most_tol_better_than_a_more_deterministic_one_is_no_corner(t
     assert lagrangian_envelope(game, 1, tol=tol).solves == solves
 
 
+def test_the_deterministic_end_is_solved_to_optimality():
+    """Four-rank Leduc, player 2: the deterministic ILP's value (-1/6) is the incumbent at k = all points."""
+    game = SequenceFormGame.from_dict(poker.leduc(ranks=4, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_4x1")
+    total = game.player(2).num_decision_points
+    exact = solve_kdet(game, 2, total, mip_gap=1e-9).value
+    assert exact == pytest.approx(-1 / 6, abs=1e-9)
+    assert lagrangian_envelope(game, 2, max_solves=2).incumbents()[total] == pytest.approx(exact, abs=1e-9)
+
+
 def test_an_envelope_without_lines_bounds_nothing_and_shows_itself_in_short(kuhn):
     assert Envelope(1, 3, [], [], 0, 0.0).bounds().tolist() == [np.inf] * 4
     envelope = lagrangian_envelope(kuhn, 1)
@@ -112,6 +121,9 @@ def test_small_leduc_envelope_and_sweep_bracket_the_exact_values(player):
     bounds, incumbents = check_envelope(game, player, exact, lagrangian_envelope(game, player))
     assert bounds == pytest.approx(concave_hull(exact), abs=1e-8)  # every L(lam) solved exactly
     assert incumbents[[0, -1]] == pytest.approx(exact[[0, -1]], abs=1e-9)
+    ends = lagrangian_envelope(game, player, max_solves=2)  # the Nash LP and the deterministic ILP, solved exactly
+    assert ends.solves == 2 and len(ends.lines) == 1
+    assert ends.incumbents()[[0, -1]] == pytest.approx(exact[[0, -1]], abs=1e-9)
     dive = KdetSearch(game, player)
     dive.solve_root()
     seeds = [x for x in dive.strategy if x is not None]
