@@ -206,3 +206,44 @@ def test_one_row_cones_and_the_default_radius():
     assert solve_robust(GAME, "interval").value == pytest.approx(nominal, abs=1e-9)
     assert robust_lp(GAME, "interval").solve("highs").objective == pytest.approx(nominal, abs=1e-9)
     assert robust_lp(GAME, "ellipsoidal").solve(CONE).objective == pytest.approx(nominal, abs=1e-6)
+
+
+@pytest.mark.parametrize("player", ["row", "col"])
+def test_a_one_sided_set_hurts_only_the_player_it_is_against(player):
+    """Entry (2, 1) (vec index 5) may only rise, by up to Delta[2, 1] = 0.3: 0 <= zeta <= 1, as two orthant rows.
+
+    A rise is good for the row player (robust value = the nominal game's) and bad for the column player (its
+    robust concession = the game with C[2, 1] + 0.3): only the sign of each player's rows tells them apart.
+    """
+    rise = ConicUncertainty(
+        GAME.shape,
+        (UncertaintyBlock(np.array([5]), sp.csr_matrix([[1.0], [-1.0]]), np.array([0.0, 1.0]), (("orthant", 2),)),),
+    )
+    worse = C.copy()
+    if player == "col":
+        worse[2, 1] += 0.3
+    expected = solve_matrix_nash(MatrixGame(worse), player).value
+    result = solve_robust(GAME, "conic", player=player, uncertainty=rise, backend="highs")
+    assert result.value == pytest.approx(expected, abs=1e-8)
+    assert worst_case_value(GAME, result.strategy, "conic", player=player, uncertainty=rise, backend=CONE) == (
+        pytest.approx(expected, abs=1e-6)
+    )
+    counterpart = robust_lp(GAME, "conic", player=player, uncertainty=rise).constraints["counterpart"]
+    assert counterpart.size == 1  # one row per uncertain entry of each robust row that sees it (one row here)
+
+
+def test_the_general_form_has_one_simplex_row_and_the_default_radius_is_nominal():
+    model = robust_lp(GAME, "interval", 0.5, player="row", form="general")
+    assert model.constraints["simplex"].size == 1
+    assert worst_case_value(GAME, P_ROW, "interval", player="row") == pytest.approx(
+        worst_case_value(GAME, P_ROW, "interval", 0.0, player="row"), abs=1e-12
+    )
+    assert worst_case_value(GAME, P_ROW, "interval", player="row") == pytest.approx(min(P_ROW @ C), abs=1e-12)
+
+
+def test_uncertainty_sets_are_values_that_cannot_be_changed():
+    box = interval_set(GAME.shape, 1.0, "column")
+    with pytest.raises(AttributeError):
+        box.blocks = ()
+    with pytest.raises(AttributeError):
+        box.blocks[0].r = np.zeros(1)
