@@ -10,6 +10,7 @@ new one has a builder here (and then until its repr is short).
 from __future__ import annotations
 
 import dataclasses
+import html
 import importlib
 import inspect
 import pkgutil
@@ -334,6 +335,9 @@ def test_repr_is_short_whatever_the_size(world, name):
     if isinstance(obj, Summarised):
         page = obj._repr_html_()
         assert len(page) < 10_000 and type(obj).__name__ in page
+        if hasattr(obj, "strategy_dict"):  # a result lists its strategy's entries below the summary
+            caption, pairs = obj._entries()
+            assert f"{html.escape(caption)}: " in page and f" of {len(list(pairs))} entries</p>" in page
 
 
 def test_the_repr_names_what_matters(world):
