@@ -500,9 +500,7 @@ def solve_robust(
                 "positive, which the thesis form needs; use form='general'"
             )
         raise SolveError(f"{model.name} on {backend}: no optimum ({solution.status})")
-    raw = np.clip(solution.values[STRATEGY_BLOCK], 0.0, None)
-    if not raw.sum() > 0:
-        raise SolveError(f"{model.name} on {backend}: the strategy is all zeros")
+    raw = np.clip(solution.values[STRATEGY_BLOCK], 0.0, None)  # a feasible point's z sums to 1 or covers every row
     strategy = raw / raw.sum()
     value = float(solution.objective) if form == "general" else 1.0 / float(solution.objective)
     guaranteed = worst_case_value(

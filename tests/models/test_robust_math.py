@@ -247,3 +247,17 @@ def test_uncertainty_sets_are_values_that_cannot_be_changed():
         box.blocks = ()
     with pytest.raises(AttributeError):
         box.blocks[0].r = np.zeros(1)
+
+
+@pytest.mark.parametrize("form", ["general", "thesis"])
+def test_a_solve_stopped_by_its_time_limit_says_so_in_either_form(form):
+    """Only an infeasible or unbounded thesis LP means a non-positive robust value; a stopped one is just stopped."""
+    with pytest.raises(SolveError, match=r"no optimum \(time_limit\)"):
+        solve_robust(GAME, "interval", 0.5, form=form, time_limit=0.0)
+
+
+def test_a_robust_strategy_as_a_table():
+    result = solve_robust(GAME, "interval", 0.5, player="col")
+    table = result.to_frame()
+    assert list(table["action"]) == ["x", "y"]
+    assert table["probability"].to_numpy() == pytest.approx(result.strategy, abs=1e-15)
