@@ -337,6 +337,29 @@ def test_face_lp_against_linprog(kuhn, player):
     assert face.solves == 6
 
 
+@pytest.mark.parametrize("player", [1, 2])
+def test_the_search_dive_first_fixes_the_best_point_and_action(player):
+    """The dive's first step against exhaustive search: every (mixed point, action) of the root fixed alone."""
+    game = SequenceFormGame.from_dict(poker.leduc(ranks=3, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_3x1")
+    own = game.player(player)
+    search = KdetSearch(game, player)
+    nash = search.solve_root()
+    root = search.strategy[0]
+    assert search.value[0] == pytest.approx(nash, abs=1e-12)
+    mixed = np.flatnonzero(mixed_points(own, root))
+    assert mixed.size >= 2
+    face = FaceLP(game, player)
+    values = []
+    for j in mixed:
+        for action in range(own.ends[j] - own.starts[j]):
+            choice = np.full(own.num_decision_points, UNDECIDED)
+            choice[j] = action
+            values.append(face.solve(choice)[0])
+    first = own.num_decision_points - mixed.size + 1  # the determinism the first step reaches at least
+    assert search.value[first] == pytest.approx(max(values), abs=1e-9)
+    assert max(values) > min(values) + 1e-6  # the choice matters here
+
+
 def test_search_tolerances_and_incumbents(kuhn):
     search = KdetSearch(kuhn, 1)
     assert search.tolerance(2.0) == pytest.approx(0.02) and search.tolerance(-3.0) == pytest.approx(0.03)
