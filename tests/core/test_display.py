@@ -13,6 +13,7 @@ import dataclasses
 import html
 import importlib
 import inspect
+import json
 import pkgutil
 import re
 import types
@@ -338,6 +339,62 @@ def test_repr_is_short_whatever_the_size(world, name):
         if hasattr(obj, "strategy_dict"):  # a result lists its strategy's entries below the summary
             caption, pairs = obj._entries()
             assert f"{html.escape(caption)}: " in page and f" of {len(list(pairs))} entries</p>" in page
+
+
+# Summary keys that are not an attribute of the object they describe (counts, shapes, the solution's fields...).
+DERIVED_KEYS = {
+    "approach", "backend", "bounds", "checkpoints", "cols", "columns", "decision_points", "depth", "entries",
+    "episodes", "gap", "k", "kind", "last_win_rate", "names", "nonzeros", "observation_points", "payoff_nonzeros",
+    "player", "robust", "rows", "sense", "sequences", "shape", "sizes", "solver_version", "status", "variables",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("world", ["leduc"], indirect=True)
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_a_summary_names_its_fields_and_shows_their_values(world, name):
+    """Every key of a summary is a field of the object (with its value) or a known derived quantity."""
+    obj = BUILDERS[name](world)
+    if not isinstance(obj, Summarised):
+        return
+    for key, shown in obj._summary().items():
+        assert hasattr(obj, key) or key in DERIVED_KEYS, f"{name}: unknown summary key {key!r}"
+        field = getattr(obj, key, None)
+        if isinstance(field, float) and isinstance(shown, str):  # a time or a gap, to 3 significant digits
+            assert float(shown) == pytest.approx(field, rel=2e-3), f"{name}.{key}"
+        elif isinstance(field, (bool, int, float, str)) and isinstance(shown, (bool, int, float, str)):
+            assert shown == field, f"{name}.{key}"
+
+
+# JSON keys that are not an attribute of the object (the solution's fields, the other player's strategy...).
+DERIVED_JSON_KEYS = {
+    "backend", "decision_problem_pl1", "decision_problem_pl2", "deterministic", "equalities", "gap",
+    "guaranteed_value", "mip_gap", "opponent_strategy", "player", "robust", "solver_version", "status",
+    "utility_pl1", "variables", "wall_time",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("world", ["leduc"], indirect=True)
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_a_json_document_names_its_fields_and_gives_their_values(world, name):
+    """``to_dict`` (what ``--json`` prints): JSON-ready, each key a field (with its value) or a known derived one."""
+    obj = BUILDERS[name](world)
+    if not callable(getattr(obj, "to_dict", None)) or inspect.signature(obj.to_dict).parameters:
+        return
+    document = obj.to_dict()
+    json.dumps(document, allow_nan=False)
+    for key, given in document.items():
+        assert hasattr(obj, key) or key in DERIVED_JSON_KEYS, f"{name}: unknown JSON key {key!r}"
+        field = getattr(obj, key, None)
+        if isinstance(field, (bool, int, float, str)):
+            assert given == field, f"{name}.{key}"
+
+
+@pytest.mark.parametrize("world", ["leduc"], indirect=True)
+def test_an_equilibrium_table_lists_player_1s_strategy(world):
+    equilibrium = BUILDERS["gamelp.models.nash.Equilibrium"](world)
+    caption, pairs = equilibrium._entries()
+    assert caption.startswith("player 1's strategy")
+    assert dict(pairs) == equilibrium.strategy_dict(1) != equilibrium.strategy_dict(2)
 
 
 def test_the_repr_names_what_matters(world):
