@@ -116,6 +116,8 @@ def test_missing_file_is_a_gamelp_error(tmp_path):
         ({"payoffs": [[1.0, 2.0]], "std": [[0.1]]}, "shape"),
         ({"payoffs": [[1.0, 2.0]], "std": [[0.1, -0.1]]}, "non-negative"),
         ({"payoffs": []}, "non-empty"),
+        ({"payoffs": [1.0, 2.0]}, r"non-empty 2-d matrix, got shape \(2,\)"),
+        ({"payoffs": np.zeros((0, 2))}, r"non-empty 2-d matrix, got shape \(0, 2\)"),
     ],
 )
 def test_constructor_errors(kwargs, fragment):

@@ -81,6 +81,20 @@ def test_support_lp_round_limit():
         support_lp(wrong, max_rounds=rounds - 1)
 
 
+@pytest.mark.parametrize("scale", [1e-10, 1e6])
+def test_support_lp_rounds_do_not_depend_on_the_payoffs_units(scale):
+    """The exactness tolerance is relative to the payoff range: a game in other units takes the same rounds."""
+    M = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
+    results = []
+    for game in (MatrixGame(M), MatrixGame(M * scale)):
+        start = solve_matrix_first_order(game, target_gap=0.5)
+        results.append(support_lp(replace(start, row_strategy=np.eye(3)[0], col_strategy=np.eye(3)[0])))
+    plain, scaled = results
+    assert scaled.lp_rounds == plain.lp_rounds > 1
+    assert scaled.value == pytest.approx(plain.value * scale, abs=1e-9 * scale)
+    assert scaled.row_strategy == pytest.approx(plain.row_strategy, abs=1e-9)
+
+
 def test_support_fraction_boundary_and_columns():
     M = np.array([[3.0, -1.0, 9.0], [-2.0, 1.0, 9.0], [-3.0, -3.0, 8.0]])
     game = MatrixGame(M)

@@ -85,3 +85,18 @@ def test_recorded_histories_stay_out_of_the_repr():
     text = repr(run)
     assert all(f"{name}=" not in text for name in ("xs", "ys", "avg_xs", "avg_ys")) and "iterations=3" in text
     assert run.xs.shape == (3, 2) and len(text) < 500  # the histories are kept, one attribute away
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), True, "0.1"])
+def test_a_target_gap_that_is_not_a_non_negative_number_is_refused_naming_it(bad):
+    with pytest.raises(RegretError, match=rf"target_gap must be a non-negative number, got {bad!r}"):
+        solve_regret(np.array([[3.0, -1.0], [-2.0, 1.0]]), "rm", 10, target_gap=bad)
+
+
+def test_self_play_on_a_matrix_steps_by_the_documented_default_eta():
+    from gamelp.regret.selfplay import self_play_matrix
+
+    M = np.array([[3.0, -1.0], [-2.0, 1.0]])
+    default = self_play_matrix(M, "mwu", 5)
+    assert default.xs == pytest.approx(self_play_matrix(M, "mwu", 5, eta=0.1).xs, abs=0)
+    assert np.abs(default.xs - self_play_matrix(M, "mwu", 5, eta=0.2).xs).max() > 1e-3

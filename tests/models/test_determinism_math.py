@@ -489,10 +489,13 @@ def test_sweep_counts_and_times_are_those_of_its_solves(kuhn, monkeypatch):
     def spy(self, *args, **options):
         solution = solve(self, *args, **options)
         solves.append((self.is_mip, solution.wall_time))
+        gaps.add(options.get("mip_gap") if self.is_mip else None)
         return solution
 
+    gaps: set = set()
     monkeypatch.setattr(Model, "solve", spy)
-    sweep = k_sweep(kuhn, 1)
+    sweep = k_sweep(kuhn, 1, mip_gap=2e-6)
+    assert gaps == {2e-6, None}  # every MIP is asked for the sweep's gap
     assert sweep.mips_solved == sum(mip for mip, _ in solves) > 0
     assert sweep.lps_solved == sum(not mip for mip, _ in solves) > 0
     assert sweep.wall_time == pytest.approx(sum(seconds for _, seconds in solves), rel=1e-12, abs=0)
