@@ -189,13 +189,12 @@ def _block_names(blocks) -> list[str]:
 
 def _full_vector(parts: dict[str, np.ndarray], order, what: str) -> np.ndarray:
     try:
-        return (
-            np.concatenate([np.asarray(parts[name], dtype=float).reshape(-1) for name in order])
-            if order
-            else np.zeros(0)
-        )
+        blocks = [np.asarray(parts[name], dtype=float).reshape(-1) for name in order]
     except KeyError as exc:
         raise SolveError(f"the solution has no {what} for block {exc.args[0]!r}") from None
+    if not blocks:  # a model without rows: no duals
+        return np.zeros(0)  # pragma: no mutate: nothing indexes the duals of no rows, whatever their length
+    return np.concatenate(blocks)
 
 
 def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.ndarray]:

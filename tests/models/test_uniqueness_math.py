@@ -354,3 +354,26 @@ def test_a_block_that_can_only_move_down():
     verdict = check_uniqueness(model, solution, blocks=("y",))
     assert not verdict.unique and verdict.direction["y"][0] == pytest.approx(-1.0)
     assert verdict.second_point["y"][0] < 1.0 and verdict.second_point["x"] == pytest.approx([1.0], abs=1e-12)
+
+
+def test_an_lp_with_bounds_only_and_its_json_document():
+    """min x1 over the unit box: every x2 in [0, 1] is optimal; there are no rows (no duals) at all."""
+    model = Model("box")
+    x = model.add_variables("x", 2, lb=0.0, ub=1.0)
+    model.set_objective({x: [1.0, 0.0]}, sense="min")
+    solution = model.solve("highs")
+    verdict = check_uniqueness(model, solution)
+    assert not verdict.unique
+    second, d = verdict.second_point["x"], verdict.direction["x"]
+    assert d[0] == 0.0 and abs(d[1]) == pytest.approx(1.0) and second[0] == pytest.approx(0.0, abs=1e-12)
+    assert 0.0 <= second[1] <= 1.0 and second[1] != pytest.approx(solution.values["x"][1], abs=1e-6)
+    document = verdict.to_dict()
+    assert document["direction"] == {"x": d.tolist()} and document["second_point"] == {"x": second.tolist()}
+
+
+def test_a_solution_without_a_block_is_refused_naming_it():
+    model, solution, *_ = lp([[1.0, 1.0], [1.0, 0.0]], [1.0, 0.0], [1.0, 2.0])
+    with pytest.raises(SolveError, match="the solution has no values for block 'x'"):
+        check_uniqueness(model, replace(solution, values={}))
+    with pytest.raises(SolveError, match="the solution has no duals for block 'r'"):
+        check_uniqueness(model, replace(solution, duals={}))
