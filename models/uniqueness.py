@@ -243,8 +243,8 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
         ~(has_lb & np.isclose(x, form.col_lb, atol=1e-6)) & ~(has_ub & np.isclose(x, form.col_ub, atol=1e-6)) & ~fixed
     )
     stray = np.abs(reduced[free_like]).max(initial=0.0)
-    negative = -standard.u.min(initial=0.0)
-    if max(stray, negative) > 1e-5 * max(1.0, np.abs(c).max(initial=0.0)):
+    negative = -standard.u.min(initial=0.0)  # pragma: no mutate: an inactive row's zero multiplier hides initial
+    if max(stray, negative) > 1e-5 * np.abs(c).max(initial=1.0):  # relative to the largest cost, at least 1
         raise SolveError(
             f"{model.name}: the duals are not optimal for this solution (reduced cost {stray:.2e} on "
             f"a variable off its bounds, multiplier {-negative:.2e}); is the solution optimal?"
@@ -255,7 +255,7 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
 def _unit_rows(M: sp.csr_matrix) -> sp.csr_matrix:
     """``M`` with each non-zero row divided by its Euclidean norm; zero rows stay zero."""
     norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).reshape(-1))
-    return sp.diags(np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)) @ M
+    return sp.csr_matrix(M.multiply(np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)[:, None]))
 
 
 def _direction_lp(

@@ -1,6 +1,7 @@
 """Mangasarian's test on small LPs whose optimal faces are known, with badly scaled rows and every verdict's
 second optimum and direction checked apart from the module (feasibility, objective and face by plain numpy)."""
 
+import re
 import warnings
 from dataclasses import replace
 
@@ -273,6 +274,20 @@ def test_a_solution_whose_duals_are_not_optimal_is_refused():
     assert check_uniqueness(model, boundary).unique
     above = replace(solution, reduced_costs={"x": np.array([np.nextafter(2e-5, 1.0), at_bound])})
     with pytest.raises(SolveError, match=r"reduced cost 2\.00e-05"):
+        check_uniqueness(model, above)
+
+
+def test_the_dual_check_near_bounds_and_for_small_costs():
+    """min (x1 + x2) / 2 s.t. x1 + 2 x2 >= 3, 2 x1 + x2 >= 3 on [0, 2]^2: the vertex (1, 1), 1 away from every bound
+    (off its bounds: its reduced costs must vanish), multipliers 1/6 and 1/6. With costs below 1 the tolerance is
+    1e-5 itself (its floor); the message gives the most negative multiplier, 0 when none is negative."""
+    model, solution, *_ = lp([[1, 2], [2, 1]], [3, 3], [0.5, 0.5], ub=2.0)
+    assert solution.values["x"] == pytest.approx([1.0, 1.0], abs=1e-9)
+    assert solution.duals["r"] == pytest.approx([1 / 6, 1 / 6], abs=1e-9)
+    assert check_uniqueness(model, replace(solution, reduced_costs={"x": np.array([1e-5, 0.0])})).unique
+    above = replace(solution, reduced_costs={"x": np.array([1.5e-5, 0.0])})
+    message = "reduced cost 1.50e-05 on a variable off its bounds, multiplier 0.00e+00)"
+    with pytest.raises(SolveError, match=re.escape(message)):
         check_uniqueness(model, above)
 
 
