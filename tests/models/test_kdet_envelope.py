@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import time
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from gamelp.cli import main
 from gamelp.game import SequenceFormGame
 from gamelp.games import poker
 from gamelp.models.determinism import determinism, solve_kdet
-from gamelp.models.kdet_envelope import Envelope, lagrangian_envelope
+from gamelp.models.kdet_envelope import Envelope, EnvelopePoint, _upper_hull, lagrangian_envelope
 from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, search_sweep
 
 
@@ -147,3 +148,44 @@ def test_cli_sweep_with_the_envelope_prints_the_exact_kuhn_curve(kuhn, capsys):
     assert all(row["bound"] >= value - 1e-9 for row, value in zip(rows, exact))
     assert main(["kdet", "kuhn", "--player", "2", "--sweep", "--method", "mip", "--envelope", "5"]) == 2
     assert "--envelope" in capsys.readouterr().err
+
+
+def brute_force_corners(points):
+    """The corners of the upper concave hull from the best value on: above every chord of points on both sides."""
+    best = max(points, key=lambda p: (p.value, p.determinism))
+    corners = []
+    for p in points:
+        if p.determinism < best.determinism:
+            continue
+        below = any(
+            a.determinism < p.determinism < b.determinism
+            and p.value
+            <= a.value + (b.value - a.value) * (p.determinism - a.determinism) / (b.determinism - a.determinism)
+            for a in points
+            for b in points
+        )
+        if not below:
+            corners.append(p)
+    return sorted(corners, key=lambda p: p.determinism)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_upper_hull_against_every_chord(seed):
+    rng = np.random.default_rng(seed)
+    d = rng.choice(30, size=12, replace=False)
+    points = [EnvelopePoint(float(v), int(k), np.zeros(1)) for k, v in zip(d, rng.normal(size=12))]
+    hull = _upper_hull(points, 0.0)
+    assert [(p.determinism, p.value) for p in hull] == [(p.determinism, p.value) for p in brute_force_corners(points)]
+
+
+def test_upper_hull_drops_points_on_a_chord_and_keeps_the_first_of_equals():
+    first, twin = EnvelopePoint(2.0, 0, np.zeros(1)), EnvelopePoint(2.0, 0, np.zeros(1))
+    on_chord, end = EnvelopePoint(1.0, 1, np.zeros(1)), EnvelopePoint(0.0, 2, np.zeros(1))
+    assert [id(p) for p in _upper_hull([first, twin, on_chord, end], 0.0)] == [id(first), id(end)]
+    assert _upper_hull([twin, first, on_chord, end], 0.0)[0] is twin
+
+
+def test_the_wall_time_is_the_calls(kuhn):
+    began = time.perf_counter()
+    envelope = lagrangian_envelope(kuhn, 1)
+    assert 0.0 < envelope.wall_time <= time.perf_counter() - began
