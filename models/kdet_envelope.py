@@ -40,10 +40,11 @@ seconds leaves lines below the Nash value only at the last few ``k``, and by lit
 from __future__ import annotations
 
 import contextlib
-import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
+from math import isclose
 
 import numpy as np
 
@@ -142,15 +143,16 @@ def lagrangian_envelope(
     with contextlib.suppress(SolveError):  # the ILP stopped before any strategy: no point at the top
         points.append(point(solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit).strategy))
     points += [point(np.asarray(x, dtype=float)) for x in strategies]
-    searched: set[tuple[int, int]] = set()  # the hull edges whose multiplier was solved, as ids of their ends
+    total = own.num_decision_points
     while solves < max_solves:
-        hull = _upper_hull(points, tol)
-        edges = [(a, b) for a, b in itertools.pairwise(hull) if (id(a), id(b)) not in searched]
-        if not edges:
+        slopes = [(a.value - b.value) / (b.determinism - a.determinism) for a, b in pairwise(_upper_hull(points, tol))]
+        # An edge whose slope was solved already is final: every maximiser of L at its slope lies on its line.
+        # Slopes closer than tol / |J| give lines within tol of each other over k = 0..|J|.
+        solved = [done for done, _ in lines[1:]]
+        unsolved = [lam for lam in slopes if not any(isclose(lam, done, abs_tol=tol / total) for done in solved)]
+        if not unsolved:
             break  # every edge of the hull searched
-        left, right = edges[0]
-        searched.add((id(left), id(right)))
-        lam = (left.value - right.value) / (right.determinism - left.determinism)
+        lam = unsolved[0]
         model.set_objective({"v": f_opp, "z": np.full(size, lam)}, sense="max")
         # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
         # objective that is not the start's (the strategies found are points already).
@@ -165,7 +167,7 @@ def lagrangian_envelope(
     for found in points:
         found.value *= unit
     lines = [(lam * unit, upper * unit) for lam, upper in lines]
-    return Envelope(player, own.num_decision_points, lines, points, solves, time.perf_counter() - began)
+    return Envelope(player, total, lines, points, solves, time.perf_counter() - began)
 
 
 def _upper_hull(points: list[EnvelopePoint], tol: float) -> list[EnvelopePoint]:
