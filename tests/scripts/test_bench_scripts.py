@@ -318,6 +318,49 @@ def test_bench_mtg_exact_projects_the_55_deck_matrix(bench, capsys):
     assert "the 55-deck matrix (297,000 games)" in out and "on the same 1 games: winners agree in" in out
 
 
+def test_bench_mtg_exact_plays_the_sweeps_games_and_compares_two_builds(bench, capsys):
+    """--sweep-seed draws games the sweep plays; --baseline plays them again with another build of the C search."""
+    from pathlib import Path
+
+    from gamelp.games.mtg import exact
+    from gamelp.games.mtg.deck import analysed_decks
+    from gamelp.games.mtg.match import GameResult, play_game
+    from gamelp.games.mtg.sweep import run_sweep
+    from gamelp.games.runner import Execution
+
+    script = bench("bench_mtg_exact")
+    argv = ["--max-creatures", "16", "--sweep-seed", "3", "--games", "4", "--python-games", "0", "--seed", "1"]
+    result = script.main([*argv, "--baseline", str(Path(exact._exact.__file__)), "--repeats", "2"])
+    assert result.identical and [len(runs) for runs in result.timings.values()] == [2, 2]
+    deals = script.sweep_deals(analysed_decks(16), 4, 3, np.random.default_rng(1))
+    played = [play_game(a, b, seed=s, first=f, life_threshold=0, evaluation="life") for a, b, s, f in deals]
+    assert result.c.winners == [r.winner for r in played] and result.c.game_nodes == [r.nodes for r in played]
+    assert result.value_nodes > 0 and result.c.nodes == sum(result.c.game_nodes)
+    calls = []
+
+    def record(deck1, deck2, *, seed, first, **options):
+        calls.append((deck1, deck2, seed, first))
+        return GameResult(0, 1, 0, 0, False, first)
+
+    for a, b, seed, first in deals:  # each drawn game is one the sweep of its two decks plays, seed 3
+        creatures, bolts = sorted({a.creatures, b.creatures}), sorted({a.bolts, b.bolts})
+        run_sweep(creatures, bolts, games=200, seed=3, game_fn=record, execution=Execution(progress=False))
+        assert (str(a), str(b), seed, first) in calls
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "the same 4 games, identical (winners and nodes, game by game)" in out
+    assert "the value search of the dealt positions" in out
+
+
+def test_bench_mtg_exact_refuses_a_baseline_that_is_not_a_build(bench, tmp_path):
+    from gamelp.errors import GamelpError
+
+    script = bench("bench_mtg_exact")
+    (tmp_path / "x.so").write_text("not a library")
+    with pytest.raises(GamelpError, match="not a build of the C search"):
+        script.main(["--games", "1", "--python-games", "0", "--baseline", str(tmp_path / "x.so")])
+
+
 def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path, capsys):
     from gamelp.game import load_game
     from gamelp.games import poker
