@@ -170,11 +170,11 @@ class _StandardForm:
     """``min c^T x  s.t.  G x >= h,  E x = e`` with names and multipliers of the ``G`` rows."""
 
     c: np.ndarray
-    G: sp.csr_matrix
+    G: sp.csr_array
     h: np.ndarray
     u: np.ndarray
     names: list[str]
-    E: sp.csr_matrix
+    E: sp.csr_array
     e: np.ndarray
 
 
@@ -231,11 +231,11 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
     eq_rhs.append(form.col_lb[fixed])
     standard = _StandardForm(
         c,
-        sp.vstack(rows, format="csr"),
+        sp.csr_array(sp.vstack(rows, format="csr")),
         np.concatenate(rhs),
         np.concatenate(mult),
         names,
-        sp.vstack(eq_rows, format="csr"),
+        sp.csr_array(sp.vstack(eq_rows, format="csr")),
         np.concatenate(eq_rhs),
     )
     # Reduced costs of variables strictly between their bounds must vanish: a sign check on the duals.
@@ -265,12 +265,10 @@ def _direction_lp(
     n = keep.shape[1]
     model = Model("mangasarian_direction")
     d = model.add_variables("d", n, lb=-1.0 if box else -np.inf, ub=1.0 if box else np.inf)
-    if keep.shape[0]:  # pragma: no mutate: a block of no rows would constrain nothing either
-        model.add_constraints("keep", {d: keep}, "==", 0.0)
-    if loose.shape[0]:
-        model.add_constraints("loose_low", {d: loose}, ">=", 0.0)
-        if objective is None:
-            model.add_constraints("loose_high", {d: loose}, "<=", 1.0)
+    model.add_constraints("keep", {d: keep}, "==", 0.0)  # a block of no rows constrains nothing
+    model.add_constraints("loose_low", {d: loose}, ">=", 0.0)
+    if objective is None:
+        model.add_constraints("loose_high", {d: loose}, "<=", 1.0)
     coeffs = np.asarray(loose.sum(axis=0)).reshape(-1) if objective is None else objective
     model.set_objective({d: coeffs}, sense="max")
     solution = model.solve(backend)
@@ -359,7 +357,9 @@ def check_uniqueness(
         )
 
     if blocks is None and rank < n:
-        direction = np.linalg.svd(system if system.size else np.zeros((1, n)))[2][-1]
+        # The last right singular vector spans the null space when the rank is n - 1 (any row past the rank does).
+        no_rows = np.zeros((1, n))  # pragma: no mutate: without active rows every direction is one
+        direction = np.linalg.svd(system if system.size else no_rows)[2][-1]
         result.notes.append(f"the active system has rank {rank} < {n}: a null-space direction")
     else:
         if blocks is None:
@@ -378,7 +378,7 @@ def check_uniqueness(
                 key=lambda answer: answer[0],
             )
         result.direction_lp_value = max(value, 0.0)  # d = 0 is feasible: below 0 is the solver's rounding
-        if value <= DIRECTION_TOLERANCE:
+        if value <= DIRECTION_TOLERANCE:  # pragma: no mutate: a value exactly at the tolerance has measure zero
             return result
     _second_optimum(result, model, std, x, slack, active, direction)
     return result
@@ -395,9 +395,7 @@ def _second_optimum(
 ) -> None:
     """Fill in the non-unique verdict: direction, largest feasible step, second optimum and its objective."""
     direction = direction / np.abs(direction).max()
-    rate = std.G @ direction
-    if (rate[active] < -1e-9).any():  # a null-space direction may point either way: take the feasible one
-        direction, rate = -direction, -rate  # pragma: no mutate: rounding only (null-space rates are 0)
+    rate = std.G @ direction  # 0 on K (and on L for a null-space direction), >= 0 on L: no active row shrinks
     shrinking = ~active & (rate < -1e-12)
     step = float(np.min(slack[shrinking] / -rate[shrinking])) if shrinking.any() else 1.0
     second = x + step * direction

@@ -392,3 +392,59 @@ def test_a_solution_without_a_block_is_refused_naming_it():
         check_uniqueness(model, replace(solution, values={}))
     with pytest.raises(SolveError, match="the solution has no duals for block 'r'"):
         check_uniqueness(model, replace(solution, duals={}))
+
+
+def test_rank_n_minus_1_direction_is_the_one_null_space_direction():
+    """min x1 + x2 + x3 s.t. x1 + x2 + x3 >= 3, x1 = x2, all free: the optima form a line (rank 2 of 3), along
+    +-(1, 1, -2) / 2, orthogonal to both active rows; no other right singular vector is."""
+    model = Model("line")
+    x = model.add_variables("x", 3, lb=-np.inf)
+    model.add_constraints("cover", {x: np.ones((1, 3))}, ">=", 3.0)
+    model.add_constraints("tie", {x: np.array([[1.0, -1.0, 0.0]])}, "==", 0.0)
+    model.set_objective({x: np.ones(3)})
+    verdict = check_uniqueness(model, model.solve("highs"))
+    assert verdict.rank == 2 and verdict.num_equalities == 1 and verdict.num_variables == 3 and not verdict.unique
+    d = verdict.direction["x"]
+    assert np.abs(d) == pytest.approx([0.5, 0.5, 1.0], abs=1e-12) and d[0] == pytest.approx(d[1], abs=1e-12)
+    assert d @ np.ones(3) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_no_active_row_rank_0():
+    """min 0 over free x: nothing is active, every point is optimal."""
+    model = Model("flat")
+    x = model.add_variables("x", 2, lb=-np.inf)
+    model.set_objective({x: np.zeros(2)})
+    verdict = check_uniqueness(model, model.solve("highs"))
+    assert verdict.rank == 0 and verdict.K == () and verdict.L == () and not verdict.unique
+
+
+def test_a_solution_that_is_not_optimal_is_refused():
+    model, solution, *_ = lp([[1.0, 1.0], [1.0, 0.0]], [1.0, 0.0], [1.0, 2.0])
+    with pytest.raises(SolveError, match="the solution is not optimal"):
+        check_uniqueness(model, replace(solution, status="time_limit"))
+
+
+def test_the_direction_lp_is_unboxed_without_blocks():
+    """min x3 s.t. x1 = 3 x2, x2 >= 0, x3 >= 0, x1 free: x2 may rise (its bound has a zero multiplier) only with
+    x1 three times as fast; the direction LP reaches loose d = 1 (d = (3, 1, 0)), which a box |d| <= 1 would not."""
+    model = Model("steep")
+    x = model.add_variables("x", 3, lb=[-np.inf, 0.0, 0.0])
+    model.add_constraints("tie", {x: np.array([[1.0, -3.0, 0.0]])}, "==", 0.0)
+    model.set_objective({x: [0.0, 0.0, 1.0]})
+    verdict = check_uniqueness(model, model.solve("highs"))
+    assert not verdict.unique and verdict.direction_lp_value == pytest.approx(1.0, abs=1e-9)
+    assert verdict.direction["x"] == pytest.approx([1.0, 1 / 3, 0.0], abs=1e-9)
+
+
+def test_a_row_whose_rate_is_exactly_the_shrink_tolerance_does_not_limit_the_step():
+    """min x1 s.t. x1 >= 0 and x3 - 1e-12 x2 >= -5 (inactive), x2 >= 0, x3 = 0: x2 moves freely along
+    the face; the inactive row's rate along d = (0, 1, 0) is exactly -1e-12, not below it, so the step stays 1."""
+    model = Model("slow")
+    x = model.add_variables("x", 3, lb=[0.0, 0.0, 0.0], ub=[np.inf, np.inf, 0.0])
+    model.add_constraints("far", {x: np.array([[0.0, -1e-12, 1.0]])}, ">=", -5.0)
+    model.set_objective({x: [1.0, 0.0, 0.0]})
+    solution = model.solve("highs")
+    assert solution.values["x"][1] == 0.0
+    verdict = check_uniqueness(model, solution)
+    assert not verdict.unique and verdict.direction["x"] == pytest.approx([0.0, 1.0, 0.0], abs=0)
+    assert verdict.step == 1.0
