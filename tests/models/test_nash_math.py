@@ -206,6 +206,26 @@ def test_one_lp_equilibrium_refuses_duals_that_are_not_a_strategy(monkeypatch):
         answer_with(y + np.array([2.0**-19, 0.0, 0.0]))
     with pytest.raises(SolveError, match="returned no duals"):
         answer_with(None)
+    # Exactly at the tolerance: a weight of -1e-6 (the rows hold to rounding) is accepted, as "more than" says.
+    at_tolerance = np.array([1.0, -1e-6, 1.0 + 1e-6])
+    assert game.pl2.infeasibility(at_tolerance) == 1e-6
+    assert answer_with(at_tolerance).y is at_tolerance
+
+
+@pytest.mark.parametrize("form", ["general", "thesis"])
+def test_matrix_nash_refuses_payoff_duals_that_are_all_zero(monkeypatch, form):
+    """The column strategy is read from the duals: a backend answering zeros for them is refused, not divided by."""
+    from gamelp.model import Model
+
+    solve = Model.solve
+
+    def zero_duals(self, *args, **options):
+        solution = solve(self, *args, **options)
+        return replace(solution, duals={**solution.duals, "payoff": np.zeros_like(solution.duals["payoff"])})
+
+    monkeypatch.setattr(Model, "solve", zero_duals)
+    with pytest.raises(SolveError, match="payoff duals: all weights are zero"):
+        solve_matrix_nash(MatrixGame(np.array(C) + 2.0), form=form)
 
 
 @pytest.mark.parametrize("player", ["row", "col"])
