@@ -274,3 +274,15 @@ def test_solve_model_accepts_a_strategy_off_the_polytope_by_at_most_1e_6(kuhn):
     assert own.infeasibility(returned(1e-6).strategy) == 1e-6
     with pytest.raises(SolveError, match=r"not a sequence-form strategy \(violation 2\.00e-06\)"):
         returned(2e-6)
+
+
+def test_the_thesis_form_on_a_game_of_negative_value_and_a_stopped_solve():
+    """[[1, -2], [-2, 1]]: every column has a positive payoff, but the value is -1/2: the thesis LP is infeasible,
+    which says the value is not positive; a solve stopped by its time limit says only that it stopped."""
+    game = MatrixGame(np.array([[1.0, -2.0], [-2.0, 1.0]]))
+    assert solve_matrix_nash(game).value == pytest.approx(-0.5, abs=1e-12)
+    with pytest.raises(SolveError, match=r"the LP is infeasible, so the game's value is not positive"):
+        solve_matrix_nash(game, form="thesis")
+    for form in ("general", "thesis"):
+        with pytest.raises(SolveError, match=r"no optimum \(time_limit\)"):
+            solve_matrix_nash(game, form=form, time_limit=0.0)
