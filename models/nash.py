@@ -535,12 +535,7 @@ def solve_matrix_nash(
         other = _normalised(-dual, f"{model.name} payoff duals")
     else:
         scaled = solution.values[STRATEGY_BLOCK]
-        if not solution.objective > 0:  # pragma: no mutate: C^T x >= 1 makes a feasible objective never 0
-            raise SolveError(
-                f"{model.name} on {backend}: objective {solution.objective} is not positive, so "
-                "the game's value is not positive; use form='general'"
-            )
-        value = 1.0 / float(solution.objective)
+        value = 1.0 / float(solution.objective)  # positive: C^T x >= 1 keeps x from 0
         own = _normalised(scaled, f"{model.name} strategy")
         other = _normalised(dual, f"{model.name} payoff duals")
     row, col = (own, other) if player == "row" else (other, own)

@@ -121,11 +121,27 @@ FAULTS = {
         "unknown node 'nowhere'",
     ),
     "parent comes later": (lambda d: d["decision_problem_pl1"].reverse(), "comes before its parent"),
-    "unknown action or signal": (
+    "unknown signal": (
         lambda d: d["decision_problem_pl1"][1]["parent_edge"].__setitem__(1, "zz"),
-        "which its parent",
+        "node 'dJ_pl1' hangs from signal 'zz', which its parent 'o_pl1' does not have (it has ['J', 'Q', 'K'])",
     ),
-    "wrong parent_sequence": (lambda d: _break_parent_sequence(d), "parent_sequence"),
+    "unknown action": (
+        lambda d: d["decision_problem_pl1"][2]["parent_edge"].__setitem__(1, "zz"),
+        "node 'dJ/kb_pl1' hangs from action 'zz', which its parent 'dJ_pl1' does not have (it has ['k', 'b'])",
+    ),
+    "no actions": (
+        lambda d: d["decision_problem_pl1"][1].update(actions=[]),
+        "node 'dJ_pl1' needs a non-empty list of string actions, got []",
+    ),
+    "wrong parent_sequence": (
+        lambda d: _break_parent_sequence(d),
+        "decision point 'dJ/kb_pl1' has parent_sequence ['dJ_pl1', 'not-an-action'], but the last own sequence on "
+        "its path is ['dJ_pl1', 'k']",
+    ),
+    "missing parent_sequence": (
+        lambda d: d["decision_problem_pl1"][2].update(parent_sequence=None),
+        "decision point 'dJ/kb_pl1' has parent_sequence null, but the last own sequence on its path is ['dJ_pl1', 'k']",
+    ),
     "cycle": (lambda d: _make_cycle(d), "cycle"),
     "unknown sequence in utility": (
         lambda d: d["utility_pl1"][0].update(sequence_pl2=["ghost", "b"]),

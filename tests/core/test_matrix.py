@@ -111,8 +111,8 @@ def test_missing_file_is_a_gamelp_error(tmp_path):
     "kwargs, fragment",
     [
         ({"payoffs": [[1.0, np.nan]]}, "is nan"),
-        ({"payoffs": [[1.0, 2.0]], "row_labels": ["a", "b"]}, "2 labels for 1"),
-        ({"payoffs": [[1.0, 2.0]], "col_labels": ["a", "a"]}, "appears twice"),
+        ({"payoffs": [[1.0, 2.0]], "row_labels": ["a", "b"]}, "row labels: 2 labels for 1 entries"),
+        ({"payoffs": [[1.0, 2.0]], "col_labels": ["a", "a"]}, "column labels: label 'a' appears twice"),
         ({"payoffs": [[1.0, 2.0]], "std": [[0.1]]}, "shape"),
         ({"payoffs": [[1.0, 2.0]], "std": [[0.1, -0.1]]}, "non-negative"),
         ({"payoffs": []}, "non-empty"),
@@ -222,3 +222,11 @@ def test_a_named_pipe_is_refused_instead_of_waiting_forever(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(MatrixFileError, match="payoffs.csv: cannot read, it is a named pipe"):
         MatrixGame.from_csv(pipe)
+
+
+def test_a_long_label_list_is_shown_short_and_csv_files_go_into_new_directories(tmp_path):
+    game = MatrixGame(np.arange(10.0).reshape(5, 2))
+    assert "rows=r0, r1, r2, ... (5), cols=c0, c1)" in repr(game)
+    path = tmp_path / "new" / "deeper" / "m.csv"
+    game.to_csv(path)
+    assert MatrixGame.from_csv(path).payoffs.tolist() == game.payoffs.tolist()

@@ -75,7 +75,8 @@ def test_support_lp_round_limit():
     with pytest.raises(SolveError, match=r"still a gap of .* after 1 rounds"):
         support_lp(wrong, max_rounds=1)
     rounds = support_lp(wrong).lp_rounds
-    assert rounds > 1
+    # Round 1 takes the seed's row and column with their best responses (2 x 2), round 2 the rest: 3 x 3.
+    assert rounds == 2 and support_lp(wrong).lp_shape == (3, 3)
     assert support_lp(wrong, max_rounds=rounds).lp_rounds == rounds  # exactly enough rounds suffice
     with pytest.raises(SolveError):
         support_lp(wrong, max_rounds=rounds - 1)

@@ -100,3 +100,30 @@ def test_self_play_on_a_matrix_steps_by_the_documented_default_eta():
     default = self_play_matrix(M, "mwu", 5)
     assert default.xs == pytest.approx(self_play_matrix(M, "mwu", 5, eta=0.1).xs, abs=0)
     assert np.abs(default.xs - self_play_matrix(M, "mwu", 5, eta=0.2).xs).max() > 1e-3
+
+
+def test_omwu_default_step_is_mwus():
+    from gamelp.regret.simplex import MWU, OMWU
+
+    default, explicit = OMWU(3), OMWU(3, eta=0.1)
+    for utility in ([1.0, 0.0, -1.0], [0.0, 2.0, 0.5]):
+        for minimiser in (default, explicit):
+            minimiser.observe_utility(np.array(utility))
+        assert default.next_strategy() == pytest.approx(explicit.next_strategy(), abs=0)
+    assert MWU(3).eta == OMWU(3).eta == 0.1
+
+
+def test_alternation_is_what_the_caller_asks_for():
+    """rm updates both players at once by default; asked to alternate, player 2 answers player 1's new strategy."""
+    M = np.array([[3.0, -1.0], [-2.0, 1.0]])
+    default = solve_regret(M, "rm", 10)
+    simultaneous = solve_regret(M, "rm", 10, alternating=False)
+    alternating = solve_regret(M, "rm", 10, alternating=True)
+    assert default.x == pytest.approx(simultaneous.x, abs=0) and default.y == pytest.approx(simultaneous.y, abs=0)
+    assert np.abs(alternating.y - simultaneous.y).max() > 1e-3
+
+
+@pytest.mark.parametrize(("option", "bad"), [("iterations", 0), ("check_every", -1)])
+def test_counts_that_are_not_positive_integers_are_refused_naming_them(option, bad):
+    with pytest.raises(RegretError, match=rf"^{option} must be a positive integer, got {bad}$"):
+        solve_regret(np.eye(2), "rm", **{"iterations": 10, option: bad})

@@ -127,7 +127,9 @@ def test_deterministic_choices_tolerance(kuhn):
 @pytest.mark.parametrize("player", [1, 2])
 def test_time_limited_sweep_steps_report_a_bound_above_the_exact_value(kuhn, player):
     """A P(k) stopped by its time limit carries its start as incumbent and no bound: the curve stays honest."""
-    exact = [solve_kdet(kuhn, player, k).value for k in range(kuhn.player(player).num_decision_points + 1)]
+    results = [solve_kdet(kuhn, player, k) for k in range(kuhn.player(player).num_decision_points + 1)]
+    assert [result.k for result in results] == list(range(len(results)))
+    exact = [result.value for result in results]
     sweep = _Sweep(kuhn, player, "highs", 1e-6, True, {})
     total = sweep.total
     sweep.value_model.set_rhs("at_least_k", total)

@@ -126,7 +126,8 @@ def test_certain_entries_and_a_partial_set():
     zeros = np.array([0 * 3 + 1, 1 * 3 + 0])  # Delta[1, 0] and Delta[0, 1]
     P2 = sp.vstack([sp.identity(2), -sp.identity(2)], format="csr")
     idle = ConicUncertainty(GAME.shape, (UncertaintyBlock(zeros, P2, np.ones(4), (("orthant", 4),)),))
-    assert "eta" not in robust_lp(GAME, "conic", uncertainty=idle).variables
+    nominal = robust_lp(GAME, "conic", uncertainty=idle)
+    assert "eta" not in nominal.variables and nominal.constraints["robust"].size == 2  # one row per column
     assert solve_robust(GAME, "conic", uncertainty=idle).value == pytest.approx(solve_matrix_nash(GAME).value)
 
 
