@@ -64,13 +64,12 @@ def kdet_mip(game: SequenceFormGame, player: int, k: int) -> Model:
     """``P_player(k)``: the Nash LP plus binary ``z`` forcing determinism at ``k`` or more points."""
     model = sequence_form_lp(game, player)
     model.name = f"{game.name}_kdet{k}_pl{player}"
-    _add_determinism(model, game.player(player))
-    model.set_rhs("at_least_k", k)
+    _add_determinism(model, game.player(player), k)
     return model
 
 
-def _add_determinism(model: Model, own) -> None:
-    """Add ``z`` and the determinism constraints (``at_least_k`` with rhs 0) to a Nash model."""
+def _add_determinism(model: Model, own, k: int) -> None:
+    """Add ``z`` and the determinism constraints (``at_least_k``: ``sum z >= k``) to a Nash model."""
     n = own.num_sequences
     seq = np.arange(1, n)
     owner = own.decision_point_of[seq]
@@ -86,7 +85,7 @@ def _add_determinism(model: Model, own) -> None:
         "<=",
         1.0,
     )
-    model.add_constraints("at_least_k", {z: np.ones((1, n - 1))}, ">=", 0.0)
+    model.add_constraints("at_least_k", {z: np.ones((1, n - 1))}, ">=", float(k))
 
 
 def deterministic_choices(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> np.ndarray:

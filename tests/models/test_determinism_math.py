@@ -16,6 +16,7 @@ from gamelp.models.determinism import (
     _Sweep,
     determinism,
     deterministic_choices,
+    deterministic_ilp,
     k_sweep,
     kdet_mip,
     solve_deterministic,
@@ -210,7 +211,7 @@ def test_kdet_choices_are_one_action_per_point_played_whenever_reached(kuhn, pla
         x = result.strategy
         parents = own.parents[own.decision_point_of[seq]]
         assert np.all(x[seq][z == 1] >= x[parents][z == 1] - 1e-7)
-    assert solve_deterministic(kuhn).player == 1
+    assert solve_deterministic(kuhn).player == 1 and deterministic_ilp(kuhn).name == "kuhn_deterministic_pl1"
     assert solve_deterministic(kuhn).value == pytest.approx(solve_kdet(kuhn, 1, kuhn.pl1.num_decision_points).value)
 
 
