@@ -189,3 +189,20 @@ def test_the_wall_time_is_the_calls(kuhn):
     began = time.perf_counter()
     envelope = lagrangian_envelope(kuhn, 1)
     assert 0.0 < envelope.wall_time <= time.perf_counter() - began
+
+
+def test_every_mip_of_the_envelope_is_solved_to_a_1e_9_gap_and_the_envelope_is_the_players(kuhn, monkeypatch):
+    """The lines are bounds of L(lam) and the ends exact only as far as the MIPs are closed: all are asked for 1e-9."""
+    from gamelp.model import Model
+
+    solve, gaps = Model.solve, []
+
+    def spy(self, *args, **options):
+        if self.is_mip:
+            gaps.append(options.get("mip_gap"))
+        return solve(self, *args, **options)
+
+    monkeypatch.setattr(Model, "solve", spy)
+    envelope = lagrangian_envelope(kuhn, 2)
+    assert envelope.player == 2 and envelope.total == kuhn.pl2.num_decision_points
+    assert gaps == [1e-9] * (envelope.solves - 1)  # every solve but the Nash LP
