@@ -518,3 +518,15 @@ def test_exact_search_sweep_searches_only_where_the_carried_bound_beats_the_incu
     assert not points[0].solved  # the Nash LP's value is its own incumbent
     for before, here in itertools.pairwise(points[:-1]):  # k = |J| also has the top ILP's bound
         assert here.solved == (before.bound > here.value)
+
+
+def test_a_sweep_shows_its_ends_its_nodes_and_its_values_by_k(rps, kuhn):
+    """Rock-paper-superscissors: V(0) = 0, V(1) = -1; the search sweep on Kuhn counts its nodes."""
+    sweep = k_sweep(rps, 1)
+    assert repr(sweep).startswith("KSweep(player=1, k=0..1, values=0..-1, mips_solved=")
+    caption, pairs = sweep._entries()
+    assert caption == "value by k" and list(pairs) == [("k = 0", 0.0), ("k = 1", pytest.approx(-1.0, abs=1e-9))]
+    assert "value by k" in sweep._repr_html_()
+    searched = search_sweep(kuhn, 2)
+    assert searched.nodes > 0 and f"nodes={searched.nodes}" in repr(searched)
+    assert "nodes=" not in repr(sweep)  # the MIP sweep searches no nodes of its own
