@@ -326,13 +326,14 @@ class _Sweep:
         self.level_model.add_constraints("keep_value", keep, ">=", -np.inf)  # pragma: no mutate: set before each solve
         self.level_model.set_objective({"z": np.ones(self.level_model.variables["z"].size)}, sense="max")
         self.choice_lp = _choice_lp(game, player)
-        self.incumbent = np.full(self.total + 1, -np.inf)
-        self.bound = np.full(self.total + 1, np.inf)
-        self.solved = np.zeros(self.total + 1, dtype=bool)
+        ks = self.total + 1  # k = 0 .. |J|
+        self.incumbent = np.full(ks, -np.inf)
+        self.bound = np.full(ks, np.inf)
+        self.solved = np.zeros(ks, dtype=bool)
         self.known: list[tuple[float, int, dict]] = []  # feasible strategies: (value, determinism, values)
         self.mips = self.lps = 0
         self.wall = 0.0
-        self.time_at = np.zeros(self.total + 1)  # solver seconds spent at each k
+        self.time_at = np.zeros(ks)  # solver seconds spent at each k
         self.solver_backend = self.solver_version = ""  # as the solutions report them
 
     def run(self, model: Model, start: dict | None = None) -> Solution:

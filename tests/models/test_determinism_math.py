@@ -1,11 +1,13 @@
 """The determinism counts, the sweep's gap test and its bounds checked against brute force and exact values."""
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games import poker
 from gamelp.models.determinism import (
@@ -493,12 +495,15 @@ def test_sweep_counts_and_times_are_those_of_its_solves(kuhn, monkeypatch):
         solution = solve(self, *args, **options)
         solves.append((self.is_mip, solution.wall_time))
         gaps.add(options.get("mip_gap") if self.is_mip else None)
+        persistence.add((self.is_mip, options.get("persistent")))
         return solution
 
     gaps: set = set()
+    persistence: set = set()
     monkeypatch.setattr(Model, "solve", spy)
     sweep = k_sweep(kuhn, 1, mip_gap=2e-6)
     assert gaps == {2e-6, None}  # every MIP is asked for the sweep's gap
+    assert persistence == {(True, False), (False, True)}  # the greedy step's LPs warm-start, the MIPs do not
     assert sweep.mips_solved == sum(mip for mip, _ in solves) > 0
     assert sweep.lps_solved == sum(not mip for mip, _ in solves) > 0
     assert sweep.wall_time == pytest.approx(sum(seconds for _, seconds in solves), rel=1e-12, abs=0)
@@ -530,3 +535,14 @@ def test_a_sweep_shows_its_ends_its_nodes_and_its_values_by_k(rps, kuhn):
     searched = search_sweep(kuhn, 2)
     assert searched.nodes > 0 and f"nodes={searched.nodes}" in repr(searched)
     assert "nodes=" not in repr(sweep)  # the MIP sweep searches no nodes of its own
+
+
+def test_a_sweep_refuses_a_solve_that_is_not_optimal_or_stopped(kuhn, monkeypatch):
+    """An 'optimal_inaccurate' answer (a point off its rows) is neither an optimum nor a limit's incumbent."""
+    from gamelp.model import Model
+    from gamelp.solution import OPTIMAL_INACCURATE
+
+    solve = Model.solve
+    monkeypatch.setattr(Model, "solve", lambda self, *a, **o: replace(solve(self, *a, **o), status=OPTIMAL_INACCURATE))
+    with pytest.raises(SolveError, match="optimal_inaccurate"):
+        k_sweep(kuhn, 1)
