@@ -332,7 +332,7 @@ def check_uniqueness(
     active = slack <= activity_tolerance * (1.0 + np.abs(std.h))
     positive = std.u > tolerance
     K, L = active & positive, active & ~positive
-    keep = _unit_rows(sp.vstack([std.E, std.G[K]], format="csr"))
+    keep = _unit_rows(sp.vstack([std.E, std.G[K]]))
     loose = _unit_rows(std.G[L])
     system = sp.vstack([keep, loose]).toarray()
     rank = int(np.linalg.matrix_rank(system)) if system.size else 0
@@ -401,7 +401,7 @@ def _second_optimum(
     second = x + step * direction
     sign = -1.0 if model.sense == "max" else 1.0
     violation = max(
-        float(np.clip(std.h - std.G @ second, 0.0, None).max(initial=0.0)),
+        float(np.max(std.h - std.G @ second, initial=0.0)),
         float(np.abs(std.E @ second - std.e).max(initial=0.0)),
     )
     result.unique = False
