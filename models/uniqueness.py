@@ -332,7 +332,7 @@ def check_uniqueness(
     active = slack <= activity_tolerance * (1.0 + np.abs(std.h))
     positive = std.u > tolerance
     K, L = active & positive, active & ~positive
-    keep = _unit_rows(sp.vstack([std.E, std.G[K]]))
+    keep = _unit_rows(sp.vstack([std.E, std.G[K]], format="csr"))
     loose = _unit_rows(std.G[L])
     system = sp.vstack([keep, loose]).toarray()
     rank = int(np.linalg.matrix_rank(system)) if system.size else 0
