@@ -84,7 +84,7 @@ class FaceLP:
         self.highs = new_highs()
         if self.highs.passModel(_highs_lp(model.matrix_form())) != highspy.HighsStatus.kOk:
             raise SolveError(f"{model.name}: HiGHS refused the model")
-        self.first_x = model.variables["x"].slice.start
+        self.first_x = model.variables["x"].slice.start  # 0 today: x is the model's first block
         self.upper = np.full(self.own.num_sequences, np.inf)
         self.solves = 0
 
@@ -104,7 +104,10 @@ class FaceLP:
         changed = np.flatnonzero(upper != self.upper)
         if changed.size:
             self.highs.changeColsBounds(
-                changed.size, (changed + self.first_x).astype(np.int32), np.zeros(changed.size), upper[changed]
+                changed.size,
+                (changed + self.first_x).astype(np.int32),  # pragma: no mutate: first_x is 0 while x comes first
+                np.zeros(changed.size),
+                upper[changed],
             )
             self.upper = upper
         if basis is not None:

@@ -546,3 +546,20 @@ def test_a_sweep_refuses_a_solve_that_is_not_optimal_or_stopped(kuhn, monkeypatc
     monkeypatch.setattr(Model, "solve", lambda self, *a, **o: replace(solve(self, *a, **o), status=OPTIMAL_INACCURATE))
     with pytest.raises(SolveError, match="optimal_inaccurate"):
         k_sweep(kuhn, 1)
+
+
+def test_a_point_mixes_only_beyond_the_tolerance(kuhn):
+    """Player 1's first point (the jack's check or bet, reached with probability 1): a bet of exactly 1 - 1e-7
+    leaves it pure to the tolerance; any less and it mixes."""
+    own = kuhn.player(1)
+    j = 0
+    bet = own.starts[j] + 1
+    behaviour = {name: dict.fromkeys(own.actions[name], 0.0) for name in own.decision_points}
+    for name in own.decision_points:
+        behaviour[name][own.actions[name][-1]] = 1.0
+    x = own.from_behavioural(behaviour)
+    assert x[own.parents[j]] == 1.0 and x[bet] == 1.0
+    x[bet], x[bet - 1] = 1.0 - DETERMINISM_TOL, DETERMINISM_TOL
+    assert not mixed_points(own, x)[j]
+    x[bet], x[bet - 1] = np.nextafter(1.0 - DETERMINISM_TOL, 0.0), 2 * DETERMINISM_TOL
+    assert mixed_points(own, x)[j]
