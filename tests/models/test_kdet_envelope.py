@@ -183,6 +183,10 @@ def test_upper_hull_drops_points_on_a_chord_and_keeps_the_first_of_equals():
     on_chord, end = EnvelopePoint(1.0, 1, np.zeros(1)), EnvelopePoint(0.0, 2, np.zeros(1))
     assert [id(p) for p in _upper_hull([first, twin, on_chord, end], 0.0)] == [id(first), id(end)]
     assert _upper_hull([twin, first, on_chord, end], 0.0)[0] is twin
+    slightly_worse = EnvelopePoint(2.0 - 5e-7, 0, np.zeros(1))  # within tol = 1e-6 below the first: not kept
+    assert _upper_hull([first, slightly_worse, end], 1e-6)[0] is first
+    slightly_better = EnvelopePoint(2.0 + 5e-7, 0, np.zeros(1))  # within tol above: the first found stays
+    assert _upper_hull([first, slightly_better, end], 1e-6)[0] is first
 
 
 def test_the_wall_time_is_the_calls(kuhn):
