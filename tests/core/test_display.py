@@ -360,7 +360,7 @@ def test_a_summary_names_its_fields_and_shows_their_values(world, name):
         assert hasattr(obj, key) or key in DERIVED_KEYS, f"{name}: unknown summary key {key!r}"
         field = getattr(obj, key, None)
         if isinstance(field, float) and isinstance(shown, str):  # a time or a gap, to 3 significant digits
-            assert float(shown) == pytest.approx(field, rel=2e-3), f"{name}.{key}"
+            assert float(shown) == pytest.approx(field, rel=5e-3), f"{name}.{key}"
         elif isinstance(field, (bool, int, float, str)) and isinstance(shown, (bool, int, float, str)):
             assert shown == field, f"{name}.{key}"
 
