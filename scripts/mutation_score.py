@@ -68,7 +68,8 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     ),
     "models/kdet_search.py": (
         "gamelp.models.kdet_search",
-        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+        # the envelope's tests run the sweep fed by it
+        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py", "tests/models/test_kdet_envelope.py"],
     ),
     "models/kdet_envelope.py": (
         "gamelp.models.kdet_envelope",

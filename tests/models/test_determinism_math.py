@@ -2,6 +2,7 @@
 
 import functools
 import itertools
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -596,3 +597,18 @@ def test_a_search_stopped_at_any_node_returns_a_valid_bound(player):
         ticks = itertools.chain(itertools.repeat(0.0, stop_after), itertools.repeat(1.0))
         bound = search.prove(k + 1, deadline=0.5, clock=functools.partial(next, ticks))
         assert exact[k + 1] - 1e-9 <= bound <= exact[0] + 1e-9, stop_after
+
+
+def test_a_generous_time_limit_changes_nothing_and_the_times_add_up():
+    """Six-card Kuhn, player 2: with a minute per k the search sweep is the unlimited one; the seconds per k are
+    each non-negative and together within the sweep's wall time, itself within the call's."""
+    game = kuhn_cards(6)
+    unlimited = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12)
+    began = time.perf_counter()
+    limited = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12, time_limit=60.0)
+    elapsed = time.perf_counter() - began
+    assert limited.values == pytest.approx(unlimited.values, abs=1e-12)
+    assert [p.bound for p in limited.points] == pytest.approx([p.bound for p in unlimited.points], abs=1e-12)
+    times = [p.time for p in limited.points]
+    assert min(times) >= 0.0 and sum(times) <= limited.wall_time <= elapsed
+    assert any(p.solved for p in limited.points)
