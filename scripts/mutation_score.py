@@ -68,7 +68,11 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     ),
     "models/kdet_search.py": (
         "gamelp.models.kdet_search",
-        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py"],
+        [
+            "tests/models/test_determinism_math.py",
+            "tests/models/test_determinism.py",
+            "tests/models/test_kdet_envelope.py",  # runs the sweep the envelope feeds
+        ],
     ),
     "models/kdet_envelope.py": (
         "gamelp.models.kdet_envelope",

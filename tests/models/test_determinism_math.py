@@ -1,6 +1,8 @@
 """The determinism counts, the sweep's gap test and its bounds checked against brute force and exact values."""
 
+import functools
 import itertools
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -563,3 +565,50 @@ def test_a_point_mixes_only_beyond_the_tolerance(kuhn):
     assert not mixed_points(own, x)[j]
     x[bet], x[bet - 1] = np.nextafter(1.0 - DETERMINISM_TOL, 0.0), 2 * DETERMINISM_TOL
     assert mixed_points(own, x)[j]
+
+
+@pytest.mark.parametrize(("cards", "player"), [(4, 1), (4, 2), (6, 1), (6, 2)])
+def test_the_search_alone_finds_every_v_k_from_a_poor_incumbent(cards, player):
+    """No dive: the only incumbent is the deterministic optimum V(|J|), so at every k below it the search itself
+    must find the better strategies, pruning and forcing against a real cutoff; the MIP sweep gives V(k)."""
+    game = kuhn_cards(cards)
+    exact = k_sweep(game, player).values
+    search = KdetSearch(game, player, rel_gap=0.0, abs_gap=1e-12)
+    pure = solve_deterministic(game, player).strategy
+    search.offer(game.guaranteed_value(player, pure), pure)
+    for k in reversed(range(len(exact))):
+        bound = search.prove(k)
+        assert search.value[k] == pytest.approx(exact[k], abs=1e-9), k
+        assert exact[k] - 1e-9 <= bound <= exact[k] + 1e-9, k
+    assert search.nodes > len(exact)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_a_search_stopped_at_any_node_returns_a_valid_bound(player):
+    """Six-card Kuhn from the poor incumbent, stopped after 1, 2, ... nodes by a clock: the bound returned (the
+    largest bound still open, best first) is never below V(k) nor above the Nash value."""
+    game = kuhn_cards(6)
+    exact = k_sweep(game, player).values
+    pure = solve_deterministic(game, player).strategy
+    k = int(np.argmax(exact < exact[0] - 1e-6)) - 1  # the last k that keeps the Nash value
+    for stop_after in range(1, 25):
+        search = KdetSearch(game, player, rel_gap=0.0, abs_gap=1e-12)
+        search.offer(game.guaranteed_value(player, pure), pure)
+        ticks = itertools.chain(itertools.repeat(0.0, stop_after), itertools.repeat(1.0))
+        bound = search.prove(k + 1, deadline=0.5, clock=functools.partial(next, ticks))
+        assert exact[k + 1] - 1e-9 <= bound <= exact[0] + 1e-9, stop_after
+
+
+def test_a_generous_time_limit_changes_nothing_and_the_times_add_up():
+    """Six-card Kuhn, player 2: with a minute per k the search sweep is the unlimited one; the seconds per k are
+    each non-negative and together within the sweep's wall time, itself within the call's."""
+    game = kuhn_cards(6)
+    unlimited = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12)
+    began = time.perf_counter()
+    limited = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12, time_limit=60.0)
+    elapsed = time.perf_counter() - began
+    assert limited.values == pytest.approx(unlimited.values, abs=1e-12)
+    assert [p.bound for p in limited.points] == pytest.approx([p.bound for p in unlimited.points], abs=1e-12)
+    times = [p.time for p in limited.points]
+    assert min(times) >= 0.0 and sum(times) <= limited.wall_time <= elapsed
+    assert any(p.solved for p in limited.points)
