@@ -235,6 +235,7 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> ExactSpeed:
     args = build_parser().parse_args(argv)
+    baseline = None if args.baseline is None else load_build(args.baseline)  # refused before any game is played
     rng = np.random.default_rng(args.seed)
     value_nodes = value_seconds = None
     if args.sweep_seed is None:
@@ -249,8 +250,8 @@ def main(argv: list[str] | None = None) -> ExactSpeed:
     if args.sweep_seed is not None:
         value_nodes, value_seconds = value_searches(deals, args.cap)
     timings, identical = {}, None
-    if args.baseline is not None:
-        timings, identical = compare_builds(deals, load_build(args.baseline), args.repeats, args.cap)
+    if baseline is not None:
+        timings, identical = compare_builds(deals, baseline, args.repeats, args.cap)
     c_same = python_same = None
     python_count = min(args.python_games, len(deals))
     if python_count:
