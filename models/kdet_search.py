@@ -141,7 +141,7 @@ class KdetSearch:
         self.lp = FaceLP(game, player)
         self.rel_gap, self.abs_gap = rel_gap, abs_gap
         self.value = np.full(self.total + 1, -np.inf)  # best value found with determinism >= k
-        self.strategy: list[np.ndarray | None] = [None] * (self.total + 1)
+        self.strategy: list[np.ndarray | None] = [None] * self.value.size
         self.nodes = 0
 
     def tolerance(self, value: float) -> float:
@@ -282,8 +282,9 @@ class KdetSearch:
             for a in range(own.ends[j] - own.starts[j]):
                 trial = choice.copy()
                 trial[j] = a
-                trials.append((self._solve(trial, basis)[0], a))
-                if trials[-1][0] > self.cutoff(k):
+                value = self._solve(trial, basis)[0]
+                trials.append((value, a))
+                if value > self.cutoff(k):
                     break  # j can stay pure in an improving strategy: not forced
             node.hint[j] = max(trials)[0]
             if node.hint[j] <= self.cutoff(k):
@@ -363,8 +364,8 @@ def search_sweep(
     top_bound = search.solve_top(time_limit)  # bounds k = total only
     envelope_bound = np.full(len(ks), np.inf)
     if envelope is not None:
-        dive = {id(x): x for x in search.strategy if x is not None}.values()  # the root dive's strategies
-        lines = lagrangian_envelope(game, player, time_limit=envelope, strategies=list(dive))
+        known = {id(x): x for x in search.strategy if x is not None}.values()  # the dive's and the ILP's
+        lines = lagrangian_envelope(game, player, time_limit=envelope, strategies=list(known))
         envelope_bound = lines.bounds()
         for point in lines.points:
             search.polish(point.x)
@@ -379,7 +380,7 @@ def search_sweep(
             started = time.perf_counter()
             found = search.prove(k, deadline, clock)
             spent[k] = time.perf_counter() - started
-            fruitless = fruitless + 1 if found >= proved and found > search.cutoff(k) else 0
+            fruitless = fruitless + 1 if found >= proved else 0  # searched: proved > cutoff, so found is too
             proved = min(proved, found)
             searched[k] = True
         bound[k] = proved

@@ -1,6 +1,7 @@
 """The determinism counts, the sweep's gap test and its bounds checked against brute force and exact values."""
 
 import functools
+import heapq
 import itertools
 import time
 from dataclasses import replace
@@ -612,3 +613,79 @@ def test_a_generous_time_limit_changes_nothing_and_the_times_add_up():
     times = [p.time for p in limited.points]
     assert min(times) >= 0.0 and sum(times) <= limited.wall_time <= elapsed
     assert any(p.solved for p in limited.points)
+
+
+def test_a_search_stops_only_once_its_clock_has_passed_the_deadline():
+    """On a clock that never moves, a time limit of 0 stops nothing: the sweep is the unlimited one."""
+    game = kuhn_cards(6)
+    unlimited = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12)
+    frozen = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12, time_limit=0.0, clock=lambda: 0.0)
+    assert [p.bound for p in frozen.points] == pytest.approx([p.bound for p in unlimited.points], abs=1e-12)
+    assert frozen.nodes == unlimited.nodes > 0
+
+
+@pytest.mark.parametrize(("name", "player"), [("kuhn", 1), ("kuhn", 2), ("kuhn6", 1), ("kuhn6", 2)])
+def test_a_sweep_on_its_defaults_proves_every_k_within_one_percent(name, player):
+    game = load_game("kuhn") if name == "kuhn" else kuhn_cards(6)
+    exact = k_sweep(game, player, mip_gap=1e-9).values
+    sweep = search_sweep(game, player)
+    for point, value in zip(sweep.points, exact):
+        assert point.value - 1e-9 <= value <= point.bound + 1e-9
+        assert point.bound - point.value <= 0.01 * abs(point.value) + 1e-4 * point.unit + 1e-12, point.k
+
+
+def test_patience_counts_only_searches_in_a_row_that_left_the_carried_bound_where_it_was(monkeypatch):
+    """Patience 2 on scripted searches: one ended above the carried bound (fruitless), one lowered it (the count
+    starts again), one ended exactly at it (fruitless), one more fruitless: the sweep stops after those four.
+
+    The root is the Nash LP alone (no dive), so that the 3x1 Leduc's player 2 has six k to search."""
+    game = SequenceFormGame.from_dict(poker.leduc(ranks=3, suits=1, raise_sizes=(1, 2), max_raises=1), "leduc_3x1")
+    carried, searched = [], []  # the bounds carried from k - 1 (the Nash value first), the k searched
+
+    def nash_lp_alone(self):
+        carried.append(self._solve(np.full(self.total, UNDECIDED), None)[0])
+        return carried[0]
+
+    monkeypatch.setattr(KdetSearch, "solve_root", nash_lp_alone)
+    ends = iter([np.inf, "lowered", "same", np.inf, np.inf, np.inf])
+
+    def scripted(self, k, deadline=np.inf, clock=time.perf_counter):
+        searched.append(k)
+        end = next(ends)
+        if end == "lowered":
+            end = np.nextafter(min(carried), -np.inf)
+        elif end == "same":
+            end = min(carried)
+        carried.append(end)
+        return end
+
+    monkeypatch.setattr(KdetSearch, "prove", scripted)
+    sweep = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12, patience=2)
+    assert searched == [36, 37, 38, 39]
+    assert [p.k for p in sweep.points if p.solved] == searched
+
+
+def test_the_search_expands_the_best_bound_first_and_on_a_tie_the_node_with_more_points_decided(monkeypatch):
+    """Six-card Kuhn from the poor incumbent: at every pop no open node has a larger bound, nor the same bound
+    and more points decided (counted here from the nodes' choices); such ties do occur."""
+    game = kuhn_cards(6)
+    pure = solve_deterministic(game, 1).strategy
+    search = KdetSearch(game, 1, rel_gap=0.0, abs_gap=1e-12)
+    search.offer(game.guaranteed_value(1, pure), pure)
+    pop, ties = heapq.heappop, []
+
+    def checked_pop(heap):
+        entry = pop(heap)
+        node = entry[-1]
+        for *_, other in heap:
+            assert other.bound <= node.bound
+            if other.bound == node.bound:
+                decided = [int((n.choice != UNDECIDED).sum()) for n in (node, other)]
+                assert decided[0] >= decided[1]
+                ties.append(decided[0] > decided[1])
+        return entry
+
+    monkeypatch.setattr(heapq, "heappop", checked_pop)
+    for k in range(game.player(1).num_decision_points + 1):
+        search.prove(k)
+    assert any(ties)

@@ -13,6 +13,7 @@ from gamelp.games import poker
 from gamelp.models.determinism import determinism, solve_kdet
 from gamelp.models.kdet_envelope import Envelope, EnvelopePoint, _upper_hull, lagrangian_envelope
 from gamelp.models.kdet_search import UNDECIDED, FaceLP, KdetSearch, search_sweep
+from gamelp.units import normalised
 
 
 def exact_by_faces(game, player):
@@ -210,3 +211,26 @@ def test_every_mip_of_the_envelope_is_solved_to_a_1e_9_gap_and_the_envelope_is_t
     envelope = lagrangian_envelope(kuhn, 2)
     assert envelope.player == 2 and envelope.total == kuhn.pl2.num_decision_points
     assert gaps == [1e-9] * (envelope.solves - 1)  # every solve but the Nash LP
+
+
+def test_a_sweep_seeds_the_envelope_with_every_strategy_of_its_dive(kuhn, monkeypatch):
+    """The envelope gets the incumbents of the root dive and the deterministic ILP, each once: a mixed one and a
+    pure one at least."""
+    import gamelp.models.kdet_search as kdet_search
+
+    seen = []
+
+    def spy(game, player, **options):
+        seen.extend(options["strategies"])
+        return lagrangian_envelope(game, player, **options)
+
+    monkeypatch.setattr(kdet_search, "lagrangian_envelope", spy)
+    search_sweep(kuhn, 2, envelope=5.0)
+    dive = KdetSearch(normalised(kuhn)[0], 2)  # the sweep searches the game in units of its payoff range
+    dive.solve_root()
+    dive.solve_top()
+    expected = list({id(x): x for x in dive.strategy if x is not None}.values())
+    assert len(seen) == len(expected) >= 2
+    assert {tuple(np.round(x, 9)) for x in seen} == {tuple(np.round(x, 9)) for x in expected}
+    own = kuhn.player(2)
+    assert determinism(own, seen[0]) < own.num_decision_points == max(determinism(own, x) for x in seen)
