@@ -180,8 +180,9 @@ def number(value: float) -> str:
     value = float(value)
     if value.is_integer() and abs(value) < 1e15:
         return str(int(value))
-    if len(repr(value)) <= 8:  # a short decimal (0.1, 0.25) reads best as it is
-        return repr(value)
+    short = f"{value:.12g}"  # 0.55, not 0.5499999999999999 (0.6 - 0.05)
+    if len(short) <= 8 and abs(float(short) - value) <= 1e-12 * abs(value):  # a short decimal reads best as it is
+        return short
     fraction = Fraction(value).limit_denominator(1000)
     if abs(float(fraction) - value) <= 1e-12 * abs(value):
         return str(fraction)

@@ -65,7 +65,7 @@ MIXING = -2  # pragma: no mutate: equal to UNDECIDED it only slows the search (n
 
 def mixed_points(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> np.ndarray:
     """Boolean mask of the decision points where ``x`` mixes (no action carries the whole reach)."""
-    best = np.maximum.reduceat(np.asarray(x, dtype=float), own.starts)
+    best = np.maximum.reduceat(x, own.starts)
     return best < x[own.parents] - tol
 
 

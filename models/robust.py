@@ -51,7 +51,7 @@ from gamelp.display import Raw, Summarised, frame, result_summary, shape_text
 from gamelp.errors import ModelError, SolveError
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
-from gamelp.models.nash import MATRIX_FORMS, PLAYERS, STRATEGY_BLOCK, VALUE_BLOCK, player_labels
+from gamelp.models.nash import MATRIX_FORMS, PLAYERS, STRATEGY_BLOCK, VALUE_BLOCK, opponent_of, player_labels
 from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
 
 KINDS = ("interval", "ellipsoidal", "conic")
@@ -127,7 +127,7 @@ def conic_set(shape: tuple[int, int], P, r, cones) -> ConicUncertainty:
     m, n = shape
     P = sp.csr_matrix(P, dtype=float)
     block = UncertaintyBlock(
-        np.arange(m * n), P, np.asarray(r, dtype=float).reshape(-1), tuple((kind, int(size)) for kind, size in cones)
+        np.arange(m * n), P, np.asarray(r, dtype=float).ravel(), tuple((kind, int(size)) for kind, size in cones)
     )
     return ConicUncertainty((m, n), (block,), "conic")
 
@@ -136,7 +136,7 @@ def _groups(shape: tuple[int, int], scope: str) -> list[np.ndarray]:
     m, n = shape
     index = np.arange(m * n).reshape(n, m).T  # index[i, j] = j m + i
     if scope == "matrix":
-        return [index.T.reshape(-1)]
+        return [index.T.ravel()]
     if scope == "column":
         return [index[:, j] for j in range(n)]
     if scope == "row":
@@ -236,7 +236,8 @@ def robust_lp(
     rows = _rows(game, player)
     model, z, terms, rhs = _base_model(game, player, form, kind)
     if kind == "interval":
-        model.add_constraints("robust", {z: rows.nominal - radius * rows.delta, **terms}, ">=", rhs)
+        opponent = player_labels(game, opponent_of(player))  # a robust row per opponent's action
+        model.add_constraints("robust", {z: rows.nominal - radius * rows.delta, **terms}, ">=", rhs, labels=opponent)
     elif kind == "ellipsoidal":
         _add_ellipsoidal(model, z, terms, rhs, rows, radius)
     else:

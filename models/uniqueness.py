@@ -189,7 +189,7 @@ def _block_names(blocks) -> list[str]:
 
 def _full_vector(parts: dict[str, np.ndarray], order, what: str) -> np.ndarray:
     try:
-        blocks = [np.asarray(parts[name], dtype=float).reshape(-1) for name in order]
+        blocks = [np.asarray(parts[name], dtype=float).ravel() for name in order]
     except KeyError as exc:
         raise SolveError(f"the solution has no {what} for block {exc.args[0]!r}") from None
     if not blocks:  # a model without rows: no duals
@@ -254,7 +254,7 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
 
 def _unit_rows(M: sp.csr_matrix) -> sp.csr_matrix:
     """``M`` with each non-zero row divided by its Euclidean norm; zero rows stay zero."""
-    norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).reshape(-1))
+    norms = np.sqrt(np.asarray(M.multiply(M).sum(axis=1)).ravel())
     return sp.csr_matrix(M.multiply(np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)[:, None]))
 
 
@@ -269,7 +269,7 @@ def _direction_lp(
     model.add_constraints("loose_low", {d: loose}, ">=", 0.0)
     if objective is None:
         model.add_constraints("loose_high", {d: loose}, "<=", 1.0)
-    coeffs = np.asarray(loose.sum(axis=0)).reshape(-1) if objective is None else objective
+    coeffs = np.asarray(loose.sum(axis=0)).ravel() if objective is None else objective
     model.set_objective({d: coeffs}, sense="max")
     solution = model.solve(backend)
     if not solution.optimal:

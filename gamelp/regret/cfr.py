@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gamelp.regret.simplex import (
+    DEFAULT_ETA,
     PredictiveRegretMatchingPlus,
     RegretMatching,
     RegretMinimiser,
@@ -83,7 +84,7 @@ class TreeplexLevels:
     def __init__(self, treeplex: Treeplex):
         self.num_sequences = treeplex.num_sequences
         parents, starts, ends = treeplex.parents, treeplex.starts, treeplex.ends
-        depth = np.zeros(treeplex.num_decision_points, dtype=np.int64)
+        depth = np.zeros(treeplex.num_decision_points)  # counts, compared and maxed only
         owner = treeplex.decision_point_of
         for j, p in enumerate(parents):  # top-down order: a parent's depth is known
             depth[j] = 0 if p == 0 else depth[owner[p]] + 1
@@ -166,7 +167,12 @@ class CFR(RegretMinimiser):
     """
 
     def __init__(
-        self, treeplex: Treeplex | TreeplexLevels, local: str = "rm+", *, eta: float = 0.1, level_order: bool = False
+        self,
+        treeplex: Treeplex | TreeplexLevels,
+        local: str = "rm+",
+        *,
+        eta: float = DEFAULT_ETA,
+        level_order: bool = False,
     ):
         self.levels = treeplex if isinstance(treeplex, TreeplexLevels) else TreeplexLevels(treeplex)
         self.local = local_minimiser(local, self.levels.segments, eta=eta)

@@ -37,7 +37,7 @@ from gamelp.errors import RegretError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.memory import refuse_unless_it_fits
 from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
-from gamelp.regret.simplex import RegretMinimiser, local_minimiser
+from gamelp.regret.simplex import DEFAULT_ETA, RegretMinimiser, local_minimiser
 from gamelp.treeplex import Treeplex
 from gamelp.units import payoff_range
 
@@ -269,7 +269,7 @@ def solve_regret(
     method: str = "cfr+",
     iterations: int = 1000,
     *,
-    eta: float = 0.1,
+    eta: float = DEFAULT_ETA,
     target_gap: float | None = None,
     alternating: bool | None = None,
     averaging: str | float | None = None,
@@ -389,7 +389,7 @@ def solve_regret(
 
 
 def self_play_matrix(
-    M: npt.ArrayLike, method: str = "omwu", iterations: int = 1000, *, eta: float = 0.1, **options: Any
+    M: npt.ArrayLike, method: str = "omwu", iterations: int = 1000, *, eta: float = DEFAULT_ETA, **options: Any
 ) -> RegretResult:
     """Self-play on a payoff matrix keeping every iterate.
 

@@ -52,6 +52,8 @@ import numpy.typing as npt
 
 from gamelp.errors import RegretError
 
+DEFAULT_ETA = 0.1  # the step size of MWU and OMWU unless one is given
+
 
 class Segments:
     """A vector cut into consecutive simplices ``[starts[k], ends[k])`` that cover it in order."""
@@ -205,7 +207,7 @@ class PredictiveRegretMatchingPlus(RegretMatching):
     def observe_utility(self, utility: np.ndarray) -> None:
         """Add the regrets of ``utility`` and keep it as the next prediction."""
         super().observe_utility(utility)
-        self.prediction = np.array(utility, dtype=float)
+        self.prediction = np.array(utility)  # a copy: the caller may reuse its buffer
 
 
 class DiscountedRegretMatchingPlus(RegretMatching):
@@ -257,7 +259,7 @@ class MWU(RegretMinimiser):
     ``optimistic=True`` predicts ``m^t = l^{t-1}`` (OMWU, predictive FTRL); otherwise ``m^t = 0``.
     """
 
-    def __init__(self, space: Space, *, eta: float = 0.1, optimistic: bool = False):
+    def __init__(self, space: Space, *, eta: float = DEFAULT_ETA, optimistic: bool = False):
         if not np.isfinite(eta) or eta <= 0:
             raise RegretError(f"the step size eta must be a positive number, got {eta!r}")
         self.segments = _as_segments(space)
@@ -275,13 +277,13 @@ class MWU(RegretMinimiser):
         """Add ``utility`` to the cumulative utility (and keep it as the prediction when optimistic)."""
         self.cumulative += utility
         if self.optimistic:
-            self.prediction = np.array(utility, dtype=float)
+            self.prediction = np.array(utility)  # a copy: the caller may reuse its buffer
 
 
 class OMWU(MWU):
     """Optimistic MWU: predictive FTRL with negative entropy, predicting the last utility."""
 
-    def __init__(self, space: Space, *, eta: float = 0.1):
+    def __init__(self, space: Space, *, eta: float = DEFAULT_ETA):
         super().__init__(space, eta=eta, optimistic=True)
 
 
@@ -297,7 +299,7 @@ LOCAL_MINIMISERS: dict[str, type[RegretMatching] | type[MWU]] = {
 }
 
 
-def local_minimiser(name: str, space: Space, *, eta: float = 0.1) -> RegretMinimiser:
+def local_minimiser(name: str, space: Space, *, eta: float = DEFAULT_ETA) -> RegretMinimiser:
     """A simplex minimiser by name.
 
     The names are ``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu`` and ``omwu``; the minimiser works

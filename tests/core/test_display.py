@@ -25,7 +25,7 @@ import pytest
 import gamelp
 import gamelp.games
 import gamelp.models
-from gamelp.display import Summarised
+from gamelp.display import Summarised, number
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
@@ -397,6 +397,14 @@ def test_an_equilibrium_table_lists_player_1s_strategy(world):
     assert dict(pairs) == equilibrium.strategy_dict(1) != equilibrium.strategy_dict(2)
 
 
+@pytest.mark.parametrize("world", ["leduc"], indirect=True)
+def test_a_regret_run_table_lists_player_1s_average_strategy(world):
+    run = BUILDERS["gamelp.regret.selfplay.RegretResult"](world)
+    caption, pairs = run._entries()
+    assert caption == "player 1's average strategy"
+    assert dict(pairs) == run.strategy_dict(1) != run.strategy_dict(2)
+
+
 def test_the_repr_names_what_matters(world):
     text = repr(world.nash)
     for part in (world.game.name, "player=1", "value=", "gap=", "status='optimal'", "backend='highs'"):
@@ -649,3 +657,21 @@ def test_a_cone_model_prints_its_cones_constants_and_bounds():
         "Model(name='toy', kind='SOCP', sense='max', variables=5 in 2 blocks, constraints=1 in 1 block, "
         "cones=1, nonzeros=4)"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (3.0, "3"),
+        (-2.0, "-2"),
+        (0.25, "0.25"),
+        (0.6 - 0.05, "0.55"),  # rounding noise does not turn a short decimal into 11/20
+        (1 / 6, "1/6"),
+        (-2 / 7, "-2/7"),
+        (1e-05, "1e-05"),
+        (0.123456789, "0.123457"),
+        (1e15 + 0.5, "1e+15"),
+    ],
+)
+def test_a_coefficient_reads_as_written(value, shown):
+    assert number(value) == shown

@@ -117,3 +117,14 @@ def test_first_order_stops_at_the_first_iteration_within_the_target(target):
     assert done.converged and done.gap <= target * 3
     shorter = solve_matrix_first_order(game, target_gap=target, iterations=done.iterations - 1)
     assert not shorter.converged and shorter.gap > target * 3
+
+
+def test_progress_reports_the_run_every_hundred_iterations_and_at_its_end():
+    """``progress(t, gap)`` at t = 100, 200, ... and at the last iteration, whose gap is the result's."""
+    seen = []
+    result = solve_matrix_first_order(
+        MatrixGame(C), "rm", target_gap=1e-12, iterations=450, progress=lambda t, gap: seen.append((t, gap))
+    )
+    assert result.iterations == 450 and not result.converged
+    assert [t for t, _ in seen] == [100, 200, 300, 400, 450]
+    assert seen[-1][1] == result.gap > 0

@@ -20,6 +20,7 @@ from gamelp.regret import (
     RegretMatchingPlus,
     Segments,
     TreeplexLevels,
+    local_minimiser,
     self_play_matrix,
     solve_regret,
 )
@@ -146,6 +147,26 @@ def test_segments_softmax_and_normalise_work_per_segment():
     assert np.allclose(seg.softmax(logits), [0.25, 0.75, 0.25, 0.25, 0.5, 1.0])
     with pytest.raises(RegretError):
         Segments([0, 3], [2, 5])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.uint8, np.int32])
+def test_segments_take_their_bounds_in_any_numeric_array(dtype):
+    """Bounds read from a file or computed in floats index like integers: the same segments as from a list."""
+    seg = Segments(np.array([0, 2, 5], dtype=dtype), np.array([2, 5, 6], dtype=dtype))
+    assert seg.size == 6 and seg.owner.tolist() == [0, 0, 1, 1, 1, 2]
+    assert seg.sums(np.arange(6.0)).tolist() == [1.0, 9.0, 5.0]
+
+
+@pytest.mark.parametrize("name", ["prm+", "omwu"])
+def test_a_predictive_minimiser_keeps_its_own_copy_of_the_last_utility(name):
+    """The caller may reuse its utility buffer: the prediction is the utility observed, not the buffer's later
+    contents."""
+    kept, reused = local_minimiser(name, 3), local_minimiser(name, 3)
+    buffer = np.array([1.0, 0.0, 0.5])
+    kept.observe_utility(buffer.copy())
+    reused.observe_utility(buffer)
+    buffer[:] = [0.0, 9.0, 0.0]
+    assert reused.next_strategy() == pytest.approx(kept.next_strategy(), abs=1e-15)
 
 
 # ---------------------------------------------------------------------------------------- self-play, matrix

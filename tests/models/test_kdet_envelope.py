@@ -234,3 +234,19 @@ def test_a_sweep_seeds_the_envelope_with_every_strategy_of_its_dive(kuhn, monkey
     assert {tuple(np.round(x, 9)) for x in seen} == {tuple(np.round(x, 9)) for x in expected}
     own = kuhn.player(2)
     assert determinism(own, seen[0]) < own.num_decision_points == max(determinism(own, x) for x in seen)
+
+
+def test_every_mip_of_the_envelope_gets_its_time_limit(kuhn, monkeypatch):
+    """The deterministic ILP and each Lagrangian MIP run under the time limit given; the Nash LP under none."""
+    from gamelp.model import Model
+
+    limits, solve = [], Model.solve
+
+    def spy(self, *args, **options):
+        limits.append(options.get("time_limit"))
+        return solve(self, *args, **options)
+
+    monkeypatch.setattr(Model, "solve", spy)
+    envelope = lagrangian_envelope(kuhn, 2, time_limit=7.5)
+    assert envelope.solves == len(limits) >= 3
+    assert limits.count(7.5) == envelope.solves - 1 and limits[0] is None

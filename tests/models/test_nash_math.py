@@ -286,3 +286,35 @@ def test_the_thesis_form_on_a_game_of_negative_value_and_a_stopped_solve():
     for form in ("general", "thesis"):
         with pytest.raises(SolveError, match=r"no optimum \(time_limit\)"):
             solve_matrix_nash(game, form=form, time_limit=0.0)
+
+
+def test_the_matrix_lps_read_as_their_algebra_for_both_players_and_forms():
+    """A 2 x 3 game: each payoff row is named by the opponent's action, the value variable by ``value``."""
+    game = MatrixGame([[1.0, -1.0, 0.0], [2.0, 0.0, -1.0]], row_labels=["U", "D"], col_labels=["c", "d", "e"])
+    head = "matrix_general_{}: LP, {} variables, {} constraints, 9 nonzeros\n{}  v[value]\nsubject to\n"
+    tail = "bounds\n  x >= 0 ({})\n  v free (1)"
+    assert str(matrix_nash_lp(game, "row")) == (
+        head.format("row", 3, 4, "maximise")
+        + "  payoff (3 rows):\n"
+        + "    [c]  x[U] + 2 x[D] - v[value] >= 0\n"
+        + "    [d]  -x[U] - v[value] >= 0\n"
+        + "    [e]  -x[D] - v[value] >= 0\n"
+        + "  simplex (1 row):\n    [0]  x[U] + x[D] = 1\n"
+        + tail.format(2)
+    )
+    assert str(matrix_nash_lp(game, "col")) == (
+        head.format("col", 4, 3, "minimise")
+        + "  payoff (2 rows):\n"
+        + "    [U]  x[c] - x[d] - v[value] <= 0\n"
+        + "    [D]  2 x[c] - x[e] - v[value] <= 0\n"
+        + "  simplex (1 row):\n    [0]  x[c] + x[d] + x[e] = 1\n"
+        + tail.format(3)
+    )
+    shifted = MatrixGame(game.payoffs + 2.0, row_labels=["U", "D"], col_labels=["c", "d", "e"])
+    assert str(matrix_nash_lp(shifted, "row", "thesis")).splitlines()[1:6] == [
+        "minimise  x[U] + x[D]",
+        "subject to",
+        "  payoff (3 rows):",
+        "    [c]  3 x[U] + 4 x[D] >= 1",
+        "    [d]  x[U] + 2 x[D] >= 1",
+    ]

@@ -194,6 +194,8 @@ def test_uncertainty_set_validation_at_its_edges():
         one_block([1], [[1.0], [-1.0]], [1.0, 1.0], (("orthant", 0), ("orthant", 2)))
     whole = conic_set((3, 2), sp.vstack([sp.identity(6), -sp.identity(6)]), np.ones(12), [("orthant", 12)])
     assert whole.blocks[0].entries.tolist() == list(range(6)) and whole.description == "conic"
+    integral = conic_set((3, 2), [[1] * 6, [-1] * 6], [[3], [3]], [("orthant", 2)])  # |sum zeta| <= 3, in ints
+    assert integral.blocks[0].r.dtype == float and integral.blocks[0].r.tolist() == [3.0, 3.0]
     assert interval_set((3, 2), 0.5).description == "interval R=0.5 (column)"
     assert len(interval_set((3, 2), 0.5, "row").blocks) == 3 and len(interval_set((3, 2), 0.5).blocks) == 2
     assert ellipsoidal_set((3, 2), 2.0).blocks[0].r.tolist() == [2.0] + [0.0] * 6
@@ -262,3 +264,39 @@ def test_a_robust_strategy_as_a_table():
     table = result.to_frame()
     assert list(table["action"]) == ["x", "y"]
     assert table["probability"].to_numpy() == pytest.approx(result.strategy, abs=1e-15)
+
+
+def test_the_interval_lps_read_as_their_algebra_with_a_row_per_opponent_action():
+    """The robust LPs of a 3 x 2 game at radius 0.5, both players: nominal payoffs less R times the deviations,
+    each row named by the opponent's action it guards against."""
+    assert str(robust_lp(GAME, "interval", 0.5, player="row")) == "\n".join(
+        [
+            "robust_interval_general_row: LP, 4 variables, 3 constraints, 11 nonzeros",
+            "maximise  v[value]",
+            "subject to",
+            "  simplex (1 row):",
+            "    [0]  x[a] + x[b] + x[c] = 1",
+            "  robust (2 rows):",
+            "    [x]  0.55 x[a] + 0.3 x[b] + 0.35 x[c] - v[value] >= 0",
+            "    [y]  0.2 x[a] + 0.6 x[b] + 0.25 x[c] - v[value] >= 0",
+            "bounds",
+            "  x >= 0 (3)",
+            "  v free (1)",
+        ]
+    )
+    assert str(robust_lp(GAME, "interval", 0.5, player="col")) == "\n".join(
+        [
+            "robust_interval_general_col: LP, 3 variables, 4 constraints, 11 nonzeros",
+            "minimise  v[value]",
+            "subject to",
+            "  simplex (1 row):",
+            "    [0]  x[x] + x[y] = 1",
+            "  robust (3 rows):",
+            "    [a]  -0.65 x[x] - 0.2 x[y] + v[value] >= 0",
+            "    [b]  -0.3 x[x] - 0.8 x[y] + v[value] >= 0",
+            "    [c]  -0.65 x[x] - 0.55 x[y] + v[value] >= 0",
+            "bounds",
+            "  x >= 0 (2)",
+            "  v free (1)",
+        ]
+    )
