@@ -127,3 +127,48 @@ def test_alternation_is_what_the_caller_asks_for():
 def test_counts_that_are_not_positive_integers_are_refused_naming_them(option, bad):
     with pytest.raises(RegretError, match=rf"^{option} must be a positive integer, got {bad}$"):
         solve_regret(np.eye(2), "rm", **{"iterations": 10, option: bad})
+
+
+# Each named method as documented: (local rule's method, alternating updates, averaging weights t^gamma).
+DOCUMENTED = {
+    "mwu": (False, "uniform"),
+    "omwu": (False, "uniform"),
+    "rm": (False, "uniform"),
+    "rm+": (False, "uniform"),
+    "cfr": (False, "uniform"),
+    "cfr+": (True, "linear"),
+    "dcfr": (True, "quadratic"),
+    "pcfr+": (True, "quadratic"),
+    "dcfr+": (True, 4.0),
+    "pdcfr+": (True, 5.0),
+}
+
+
+@pytest.mark.parametrize("method", sorted(DOCUMENTED))
+def test_every_method_alternates_and_averages_as_documented(method):
+    """On a 3 x 3 matrix: the method on its defaults is the method told its documented alternation and averaging,
+    and telling it otherwise changes the average (so both choices are seen)."""
+    M = np.array([[3.0, -1.0, 0.5], [-2.0, 1.0, 0.0], [0.0, 0.5, -1.0]])
+    alternating, averaging = DOCUMENTED[method]
+    default = solve_regret(M, method, 12)
+    told = solve_regret(M, method, 12, alternating=alternating, averaging=averaging)
+    assert default.x == pytest.approx(told.x, abs=0) and default.y == pytest.approx(told.y, abs=0)
+    flipped = solve_regret(M, method, 12, alternating=not alternating, averaging=averaging)
+    other = solve_regret(M, method, 12, alternating=alternating, averaging=3.0 if averaging == "uniform" else "uniform")
+    for changed in (flipped, other):
+        assert max(np.abs(changed.x - default.x).max(), np.abs(changed.y - default.y).max()) > 1e-6
+
+
+def test_pdcfr_plus_averages_by_t_to_the_20_on_a_game_tree(kuhn):
+    default = solve_regret(kuhn, "pdcfr+", 30)
+    assert default.x == pytest.approx(solve_regret(kuhn, "pdcfr+", 30, averaging=20.0).x, abs=0)
+    assert np.abs(default.x - solve_regret(kuhn, "pdcfr+", 30, averaging=5.0).x).max() > 1e-9
+
+
+def test_the_method_table_cannot_be_changed_by_accident():
+    import dataclasses
+
+    from gamelp.regret.selfplay import METHODS
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        METHODS["cfr+"].alternating = False
