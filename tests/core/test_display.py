@@ -538,6 +538,12 @@ def test_matrix_tables(kuhn):
     payoffs = game.to_frame()
     assert len(payoffs) == 9 and list(payoffs.columns) == ["row", "col", "payoff", "std"]
     assert payoffs.set_index(["row", "col"]).loc[("R", "p"), "payoff"] == -1
+    from gamelp.models.matrix_first_order import solve_matrix_first_order
+
+    first_order = solve_matrix_first_order(game, target_gap=1e-9).to_frame()
+    assert list(first_order.columns) == ["player", "action", "probability"]
+    assert first_order["action"].tolist() == ["R", "P", "S", "r", "p", "s"]
+    assert first_order["probability"].tolist() == pytest.approx([1 / 3] * 6, abs=1e-8)
 
 
 def test_tables_without_pandas_are_refused_in_one_line_naming_the_extra(kuhn, monkeypatch):

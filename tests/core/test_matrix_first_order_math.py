@@ -110,6 +110,34 @@ def test_support_fraction_boundary_and_columns():
     assert exact.gap <= 1e-9 and exact.col_strategy == pytest.approx([*Q, 0.0], abs=1e-12)
 
 
+def test_support_lp_column_fraction_boundary_and_rows_that_grow_alone():
+    M = np.array([[3.0, -1.0, 9.0], [-2.0, 1.0, 9.0], [-3.0, -3.0, 8.0]])
+    start = solve_matrix_first_order(MatrixGame(M), target_gap=0.5)
+    at = replace(start, row_strategy=np.array([0.5, 0.5, 0.0]), col_strategy=np.array([0.5, 0.495, 0.005]))
+    assert support_lp(at).lp_shape == (2, 2)  # exactly 1e-2 of the largest weight: not above it, left out
+    # Columns right, rows wrong (the dominated row c and its best response a): round 1 adds row b and no column,
+    # and the rounds go on until the gap closes.
+    rows_wrong = replace(start, row_strategy=np.array([0.0, 0.0, 1.0]), col_strategy=np.array([*Q, 0.0]))
+    exact = support_lp(rows_wrong)
+    assert exact.lp_rounds == 2 and exact.gap <= 1e-9
+    assert exact.row_strategy == pytest.approx([*P, 0.0], abs=1e-12)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_support_lp_adds_only_rows_and_columns_that_beat_the_restricted_value(transposed):
+    """Row a2 copies row a: once the LP plays a, a2 ties the restricted value and is never added, while the
+    columns e and e2 beat it and both are; the last LP is 2 x 4.  The column player's side is the same game
+    transposed and negated."""
+    M = np.array([[3.0, -1.0, 9.0, -1.0], [-2.0, 1.0, 9.0, 1.0], [3.0, -1.0, 9.0, -1.0]])
+    seed = (np.array([3 / 7, 4 / 7, 0.0]), np.array([0.0, 0.0, 1.0, 0.0]))
+    if transposed:
+        M, seed = -M.T, seed[::-1]
+    start = solve_matrix_first_order(MatrixGame(M), target_gap=0.5)
+    exact = support_lp(replace(start, row_strategy=seed[0], col_strategy=seed[1]))
+    assert exact.gap <= 1e-9 and exact.value == pytest.approx(-VALUE if transposed else VALUE, abs=1e-12)
+    assert exact.lp_rounds == 2 and exact.lp_shape == ((4, 2) if transposed else (2, 4))
+
+
 @pytest.mark.parametrize("target", [1e-7, 1e-8, 3e-9])
 def test_first_order_stops_at_the_first_iteration_within_the_target(target):
     game = MatrixGame(C)
@@ -128,3 +156,28 @@ def test_progress_reports_the_run_every_hundred_iterations_and_at_its_end():
     assert result.iterations == 450 and not result.converged
     assert [t for t, _ in seen] == [100, 200, 300, 400, 450]
     assert seen[-1][1] == result.gap > 0
+
+
+@pytest.mark.parametrize(("shape", "float32"), [((1000, 1000), True), ((999, 1001), False)])
+def test_products_turn_to_float32_from_a_million_entries(shape, float32, monkeypatch):
+    import gamelp.models.matrix_first_order as first_order
+
+    asked = []
+
+    def spy(*args, **options):
+        asked.append(options["float32"])
+        raise StopIteration
+
+    monkeypatch.setattr(first_order, "solve_regret", spy)
+    with pytest.raises(StopIteration):
+        solve_matrix_first_order(MatrixGame(np.zeros(shape)))
+    assert asked == [float32]
+
+
+def test_the_defaults_run_to_a_relative_gap_of_1e_6_or_100000_iterations():
+    game = MatrixGame(C)
+    default = solve_matrix_first_order(game)
+    told = solve_matrix_first_order(game, target_gap=1e-6, iterations=100_000)
+    assert default.iterations == told.iterations and default.converged and default.gap <= 1e-6 * 3
+    capped = solve_matrix_first_order(game, target_gap=0.0)  # never exactly 0: the iteration cap stops it
+    assert capped.iterations == 100_000 and not capped.converged
