@@ -24,7 +24,7 @@ names each scheme: its local rule, alternation and averaging.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -88,11 +88,11 @@ class RegretResult(Summarised):
     labels_x: tuple[str, ...]
     labels_y: tuple[str, ...]
     checked: np.ndarray  # the iterations whose gaps were measured (every check_every-th and the last)
-    converged: bool = False  # the target gap was reached
-    xs: np.ndarray | None = field(default=None, repr=False)  # per-iteration iterates (record=True)
-    ys: np.ndarray | None = field(default=None, repr=False)
-    avg_xs: np.ndarray | None = field(default=None, repr=False)  # per-iteration averages (record=True)
-    avg_ys: np.ndarray | None = field(default=None, repr=False)
+    converged: bool  # the target gap was reached
+    xs: np.ndarray | None  # per-iteration iterates (record=True; else None)
+    ys: np.ndarray | None
+    avg_xs: np.ndarray | None  # per-iteration averages (record=True; else None)
+    avg_ys: np.ndarray | None
 
     @property
     def iterations(self) -> int:
