@@ -402,7 +402,9 @@ def test_a_regret_run_table_lists_player_1s_average_strategy(world):
     run = BUILDERS["gamelp.regret.selfplay.RegretResult"](world)
     caption, pairs = run._entries()
     assert caption == "player 1's average strategy"
-    assert dict(pairs) == run.strategy_dict(1) != run.strategy_dict(2)
+    assert dict(pairs) == run.strategy_dict() == run.strategy_dict(1) != run.strategy_dict(2)
+    assert run.to_dict() == run.to_dict(1) != run.to_dict(2)  # player 1's side by default
+    assert run.to_frame()["label"].tolist() == list(run.labels_x) != run.to_frame(2)["label"].tolist()
 
 
 def test_the_repr_names_what_matters(world):
