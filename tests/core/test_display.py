@@ -405,6 +405,12 @@ def test_a_regret_run_table_lists_player_1s_average_strategy(world):
     assert dict(pairs) == run.strategy_dict() == run.strategy_dict(1) != run.strategy_dict(2)
     assert run.to_dict() == run.to_dict(1) != run.to_dict(2)  # player 1's side by default
     assert run.to_frame()["label"].tolist() == list(run.labels_x) != run.to_frame(2)["label"].tolist()
+    assert run.strategy is run.x  # player 1's average strategy, as for every result
+    assert not run.converged and run._summary()["status"] == "iteration_limit" == run.to_dict()["status"]
+    from gamelp.regret import solve_regret
+
+    done = solve_regret(world.game, "cfr+", 10_000, target_gap=1e-2)
+    assert done.converged and done._summary()["status"] == "converged" == done.to_dict()["status"]
 
 
 def test_the_repr_names_what_matters(world):
