@@ -6,9 +6,10 @@ not in), an arithmetic operator (+ and -, * and /, // and /, % and *, ** and *, 
 conditional expression inverted, `not x` -> x, and <-> or), or a returned value (-> None). Each mutant is run
 against the module's own fast tests (MODULES below) with `pytest -x -q` in a fresh interpreter that
 imports the mutated source in place of the module; a failing run or one past the per-mutant timeout kills it.
-Only the tests that run the mutated statement are run (coverage.py, per test, from one run of all the unmutated
-tests shared among the workers; a statement run at import or by a fixture's set-up runs all the tests of the
-files concerned, and one no test runs in-process, perhaps run by a command a test starts, all of them).
+Only the tests that run the mutated statement are run, the quickest first (coverage.py, per test, from one run
+of all the unmutated tests shared among the workers; a statement run at import or by a fixture's set-up runs all
+the tests of the files concerned, and one no test runs in-process, perhaps run by a command a test starts, all of
+them).
 A line carrying the comment `# pragma: no mutate` (with its reason) is not mutated, and its would-be mutants are
 counted as pragma'd.
 
@@ -32,6 +33,7 @@ import ast
 import ctypes
 import importlib.abc
 import importlib.util
+import json
 import os
 import random
 import re
@@ -391,17 +393,26 @@ def tests_by_line(modules: list[str], jobs: int, timeout: float) -> dict[str, di
         import coverage
 
         contexts_of: dict[str, dict[int, set[str]]] = {module: {} for module in modules}
+        seconds: dict[str, float] = {}
         for data_file in data_files:
             data = coverage.CoverageData(str(data_file))
             data.read()
             for module in modules:
                 for line, contexts in (data.contexts_by_lineno(str(ROOT / module)) or {}).items():
                     contexts_of[module].setdefault(line, set()).update(contexts)
-    return {module: _tests_of_contexts(lines, MODULES[module][1]) for module, lines in contexts_of.items()}
+            seconds.update(json.loads(Path(f"{data_file}.seconds").read_text()))
+    return {module: _tests_of_contexts(lines, MODULES[module][1], seconds) for module, lines in contexts_of.items()}
 
 
-def _tests_of_contexts(lines: dict[int, set[str]], tests: list[str]) -> dict[int, list[str]]:
-    """Line -> the module's tests to run for it, from coverage's contexts (``node id|phase``, or none: import)."""
+def _tests_of_contexts(
+    lines: dict[int, set[str]], tests: list[str], seconds: dict[str, float] | None = None
+) -> dict[int, list[str]]:
+    """Line -> the module's tests to run for it, from coverage's contexts (``node id|phase``, or none: import).
+
+    The quickest tests come first (``seconds``: node id -> its call's duration), whole files last: the run stops
+    at the first failure, so a mutant most tests kill costs the quickest of them.
+    """
+    seconds = seconds or {}
     by_line = {}
     for line, contexts in lines.items():
         chosen: set[str] = set()
@@ -416,7 +427,7 @@ def _tests_of_contexts(lines: dict[int, set[str]], tests: list[str]) -> dict[int
             else:
                 chosen.add(test.split("::")[0])
         if chosen:
-            by_line[line] = sorted(chosen)
+            by_line[line] = sorted(chosen, key=lambda test: ("::" not in test, seconds.get(test, 0.0), test))
     return by_line
 
 
@@ -476,17 +487,21 @@ class _MutantFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, self.original, loader=self.loader)
 
 
-def _per_test_contexts(cov, pytest):
-    """A pytest plugin naming coverage's context after each test and phase: ``node id|setup``, ``|call``..."""
+def _per_test_contexts(cov, pytest, seconds: dict[str, float]):
+    """A pytest plugin naming coverage's context after each test and phase: ``node id|setup``, ``|call``...;
+    ``seconds`` gets each test call's duration."""
 
     def phase(name: str):
         @pytest.hookimpl(wrapper=True)
         def hook(item):
             cov.switch_context(f"{item.nodeid}|{name}")
+            began = time.perf_counter()
             try:
                 return (yield)
             finally:
                 cov.switch_context("")
+                if name == "call":
+                    seconds[item.nodeid] = time.perf_counter() - began
 
         return hook
 
@@ -504,19 +519,21 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
         sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
     import pytest
 
-    plugins, cov = [], None
+    plugins, cov, seconds, data_file = [], None, {}, ""
     if "--coverage" in pytest_args:
         import coverage
 
         at = pytest_args.index("--coverage")
-        cov = coverage.Coverage(data_file=pytest_args[at + 1], include=[str(ROOT / module) for module in MODULES])
+        data_file = pytest_args[at + 1]
+        cov = coverage.Coverage(data_file=data_file, include=[str(ROOT / module) for module in MODULES])
         pytest_args = pytest_args[:at] + pytest_args[at + 2 :]
-        plugins.append(_per_test_contexts(cov, pytest))
+        plugins.append(_per_test_contexts(cov, pytest, seconds))
         cov.start()
     code = int(pytest.main(pytest_args, plugins=plugins))
     if cov is not None:
         cov.stop()
         cov.save()
+        Path(f"{data_file}.seconds").write_text(json.dumps(seconds))
     return code
 
 

@@ -78,6 +78,14 @@ def test_tests_chosen_from_coverage_contexts(score):
     assert score._tests_of_contexts(lines, own) == {1: own, 2: ["tests/a.py::t1"], 3: ["tests/b.py"]}
 
 
+def test_the_quickest_tests_run_first_and_whole_files_last(score):
+    """pytest -x stops at the first failure: a mutant that every test kills costs only the quickest one."""
+    lines = {1: {"tests/a.py::slow|call", "tests/a.py::quick|call", "tests/b.py::t|setup", "tests/a.py::new|call"}}
+    seconds = {"tests/a.py::slow": 3.0, "tests/a.py::quick": 0.1, "tests/a.py::new": 0.5}
+    chosen = score._tests_of_contexts(lines, ["tests/a.py", "tests/b.py"], seconds)
+    assert chosen == {1: ["tests/a.py::quick", "tests/a.py::new", "tests/a.py::slow", "tests/b.py"]}
+
+
 def test_a_module_with_no_mutant_run_scores_nothing(score):
     """A run that ran nothing (mutmut failing to map its tests, say) must fall below any floor, not pass it."""
     assert score.Score("models/nash.py").share == 0.0
