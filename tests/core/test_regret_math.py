@@ -172,3 +172,30 @@ def test_the_method_table_cannot_be_changed_by_accident():
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         METHODS["cfr+"].alternating = False
+
+
+def test_solve_regret_defaults_run_1000_iterations_without_a_target_or_a_record():
+    from gamelp.regret.selfplay import self_play_matrix
+
+    M = np.array([[3.0, -1.0], [-2.0, 1.0]])
+    run = solve_regret(M, "rm")
+    assert run.iterations == 1000 and not run.converged and run.xs is None and run.avg_xs is None
+    assert self_play_matrix(M).iterations == 1000
+    exact = solve_regret(np.array([[1.0]]), "rm", 50, target_gap=0.0)  # one action each: every iterate is exact
+    assert exact.converged and exact.gap == 0.0  # a target of exactly 0 is allowed, and reachable
+
+
+@pytest.mark.parametrize("method", ["mwu", "omwu"])
+def test_the_step_size_is_relative_to_the_payoff_range(method):
+    """MWU's eta is divided by the payoff range: a game in other units plays the same iterates, for both players."""
+    M = np.array([[3.0, -1.0, 0.5], [-2.0, 1.0, 0.0]])
+    plain = solve_regret(M, method, 30, record=True)
+    for scale in (1e-3, 40.0):
+        scaled = solve_regret(M * scale, method, 30, record=True)
+        assert scaled.xs == pytest.approx(plain.xs, abs=1e-12) and scaled.ys == pytest.approx(plain.ys, abs=1e-12)
+
+
+def test_a_step_size_that_overflows_on_the_payoff_range_is_refused():
+    """eta / range = 1e300 / 1e-10 is infinite, though eta * range (1e290) is not."""
+    with pytest.raises(RegretError, match=r"the step size eta = 1e\+300 overflows"):
+        solve_regret(np.array([[3.0, -1.0], [-2.0, 1.0]]) * 2e-11, "mwu", 5, eta=1e300)
