@@ -199,3 +199,35 @@ def test_a_step_size_that_overflows_on_the_payoff_range_is_refused():
     """eta / range = 1e300 / 1e-10 is infinite, though eta * range (1e290) is not."""
     with pytest.raises(RegretError, match=r"the step size eta = 1e\+300 overflows"):
         solve_regret(np.array([[3.0, -1.0], [-2.0, 1.0]]) * 2e-11, "mwu", 5, eta=1e300)
+
+
+def test_two_iterations_of_cfr_plus_by_hand():
+    """C = [[3, -1], [-2, 1]], RM+ alternating, linear averaging.  x1 = y1 = uniform; player 1's regrets against
+    y1 (utilities 1, -1/2) are (3/4, -3/4), so x2 = (1, 0); player 2 answers x2 (utilities -3, 1; regrets -2, 2),
+    so y2 = (0, 1).  The averages weight iterate t by t: (1 x1 + 2 x2) / 3."""
+    run = solve_regret(np.array([[3.0, -1.0], [-2.0, 1.0]]), "cfr+", 2, record=True)
+    assert run.xs.tolist() == [[0.5, 0.5], [1.0, 0.0]] and run.ys.tolist() == [[0.5, 0.5], [0.0, 1.0]]
+    assert run.avg_xs[1] == pytest.approx([5 / 6, 1 / 6], abs=1e-15)
+    assert run.avg_ys[1] == pytest.approx([1 / 6, 5 / 6], abs=1e-15)
+    assert run.x == pytest.approx([5 / 6, 1 / 6], abs=1e-15) and run.iterations == 2
+
+
+def test_a_record_asks_for_exactly_the_memory_it_takes(monkeypatch):
+    import gamelp.regret.selfplay as selfplay
+
+    asked, refuse = [], selfplay.refuse_unless_it_fits
+    monkeypatch.setattr(
+        selfplay, "refuse_unless_it_fits", lambda needed, *a: (asked.append(needed), refuse(needed, *a))
+    )
+    run = solve_regret(np.array([[3.0, -1.0, 0.0], [-2.0, 1.0, 0.5]]), "rm", 7, record=True)
+    assert asked == [sum(a.nbytes for a in (run.xs, run.ys, run.avg_xs, run.avg_ys))] == [16 * 7 * 5]
+
+
+def test_a_run_stops_at_the_first_iteration_where_either_strategy_overflows():
+    """One row against two columns, eta 5e307: player 2's weights overflow first, at iteration 5; player 1's
+    single action stays finite until the iteration after."""
+    M = np.array([[0.0, -1.0]])
+    fine = solve_regret(M, "mwu", 4, eta=5e307, check_every=1, record=True)
+    assert np.isfinite(fine.xs).all() and np.isfinite(fine.ys).all()
+    with pytest.raises(RegretError, match=r"^mwu diverged: the strategies became non-finite by iteration 5 "):
+        solve_regret(M, "mwu", 10, eta=5e307, check_every=1)
