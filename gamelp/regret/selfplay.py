@@ -464,7 +464,7 @@ class _SelfPlay:
                 "ask for fewer iterations",
             )
         history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if self.record else []
-        total_weight, converged, next_progress, value = 0.0, False, PROGRESS_EVERY, 0.0
+        total_weight, converged, next_progress = 0.0, False, PROGRESS_EVERY  # value and gap: set at t = iterations
         for t in range(1, iterations + 1):
             weight = float(t) ** self.gamma
             total_weight += weight
