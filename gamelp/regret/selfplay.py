@@ -449,6 +449,7 @@ class _SelfPlay:
         self, iterations: int, target_gap: float | None, check_every: int, progress: Progress | None
     ) -> RegretResult:
         (space1, space2), (payoff, payoff_2), (player1, player2) = self.spaces, self.payoffs, self.players
+        in_float32 = self.payoffs is not self.exact
         x, y = player1.next_strategy(), player2.next_strategy()
         utility_x, utility_y = payoff @ y, payoff_2 @ x  # each player's utility vector against the other
         avg_x, avg_y = np.zeros_like(x), np.zeros_like(y)
@@ -485,9 +486,9 @@ class _SelfPlay:
                     )
                 gap, last_gap, value = self.gaps(x, y, utility_x, utility_y, avg_x, avg_y, avg_utility_x, avg_utility_y)
                 stopping = t == iterations or (target_gap is not None and gap <= target_gap)
-                if stopping and payoff is not self.exact[0]:
+                if stopping and in_float32:
                     # Measured with float32 products: measure again in float64, and go on in float64 if it misses.
-                    payoff, payoff_2 = self.exact
+                    (payoff, payoff_2), in_float32 = self.exact, False
                     avg_utility_x, avg_utility_y = payoff @ avg_y, payoff_2 @ avg_x
                     utility_x, utility_y = payoff @ y, payoff_2 @ x
                     gap, last_gap, value = self.gaps(

@@ -231,3 +231,14 @@ def test_a_run_stops_at_the_first_iteration_where_either_strategy_overflows():
     assert np.isfinite(fine.xs).all() and np.isfinite(fine.ys).all()
     with pytest.raises(RegretError, match=r"^mwu diverged: the strategies became non-finite by iteration 5 "):
         solve_regret(M, "mwu", 10, eta=5e307, check_every=1)
+
+
+def test_a_gap_exactly_at_the_target_stops_the_run():
+    """Largest payoff 1, so the target is the gap itself: the run stops at the first iteration measured at it."""
+    M = np.array([[1.0, -0.5], [-0.25, 0.5]])
+    free = solve_regret(M, "rm", 40, check_every=1)
+    k = 25
+    target = float(free.gaps[k])
+    assert np.all(free.gaps[:k] > target)  # no earlier iteration was within it
+    stopped = solve_regret(M, "rm", 40, check_every=1, target_gap=target)
+    assert stopped.converged and stopped.iterations == free.checked[k] and stopped.gap == target
