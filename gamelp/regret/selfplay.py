@@ -450,6 +450,10 @@ class _SelfPlay:
     ) -> RegretResult:
         (space1, space2), (payoff, payoff_2), (player1, player2) = self.spaces, self.payoffs, self.players
         in_float32 = self.payoffs is not self.exact
+
+        def within(gap: float) -> bool:
+            return target_gap is not None and gap <= target_gap
+
         x, y = player1.next_strategy(), player2.next_strategy()
         utility_x, utility_y = payoff @ y, payoff_2 @ x  # each player's utility vector against the other
         avg_x, avg_y = np.zeros_like(x), np.zeros_like(y)
@@ -485,8 +489,7 @@ class _SelfPlay:
                         "(overflow); try a smaller step size eta"
                     )
                 gap, last_gap, value = self.gaps(x, y, utility_x, utility_y, avg_x, avg_y, avg_utility_x, avg_utility_y)
-                stopping = t == iterations or (target_gap is not None and gap <= target_gap)
-                if stopping and in_float32:
+                if in_float32 and (t == iterations or within(gap)):
                     # Measured with float32 products: measure again in float64, and go on in float64 if it misses.
                     (payoff, payoff_2), in_float32 = self.exact, False
                     avg_utility_x, avg_utility_y = payoff @ avg_y, payoff_2 @ avg_x
@@ -500,7 +503,7 @@ class _SelfPlay:
                 if progress is not None and t >= next_progress:
                     progress(t, gap)
                     next_progress = (t // PROGRESS_EVERY + 1) * PROGRESS_EVERY
-                if target_gap is not None and gap <= target_gap:
+                if within(gap):
                     converged = True
                     break
                 if t == iterations:
