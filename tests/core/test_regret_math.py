@@ -242,3 +242,15 @@ def test_a_gap_exactly_at_the_target_stops_the_run():
     assert np.all(free.gaps[:k] > target)  # no earlier iteration was within it
     stopped = solve_regret(M, "rm", 40, check_every=1, target_gap=target)
     assert stopped.converged and stopped.iterations == free.checked[k] and stopped.gap == target
+
+
+@pytest.mark.parametrize(
+    ("iterations", "check_every", "expected"),
+    [(450, 7, [105, 203, 301, 406, 450]), (400, 1, [100, 200, 300, 400]), (40, 10, [40])],
+)
+def test_progress_comes_at_the_first_check_past_each_hundred_and_once_at_the_end(iterations, check_every, expected):
+    seen = []
+    M = np.array([[3.0, -1.0], [-2.0, 1.0]])
+    run = solve_regret(M, "rm", iterations, check_every=check_every, progress=lambda t, gap: seen.append((t, gap)))
+    assert [t for t, _ in seen] == expected
+    assert seen[-1][1] == run.gap
