@@ -112,7 +112,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     ),
     "gamelp/matrix.py": (
         "gamelp.matrix",
-        ["tests/core/test_matrix_math.py", "tests/core/test_matrix.py", "tests/models/test_matrix_nash.py"],
+        ["tests/core/test_matrix_math.py", "tests/core/test_matrix.py", "tests/models/test_matrix_nash.py", DISPLAY],
     ),
 }
 

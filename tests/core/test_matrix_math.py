@@ -79,3 +79,12 @@ def test_repr_and_label_layout_message(tmp_path):
     path.write_text("x,a,b\n1,0.5,0.25\n2,0.75,0.5\n")
     with pytest.raises(MatrixFileError, match=r"every row label is a number .* but the column labels are not"):
         MatrixGame.from_csv(path)
+
+
+@pytest.mark.parametrize("radius", [-0.5, float("inf"), float("nan")])
+def test_a_dominance_radius_that_is_not_finite_and_non_negative_is_refused(radius):
+    from gamelp.errors import MatrixGameError
+
+    game = MatrixGame([[1.0, 0.0], [0.0, 1.0]], std=[[0.1, 0.1], [0.1, 0.1]])
+    with pytest.raises(MatrixGameError, match=rf"^the radius must be finite and non-negative, got {radius}$"):
+        game.reduce_dominated(radius)
