@@ -88,3 +88,12 @@ def test_a_dominance_radius_that_is_not_finite_and_non_negative_is_refused(radiu
     game = MatrixGame([[1.0, 0.0], [0.0, 1.0]], std=[[0.1, 0.1], [0.1, 0.1]])
     with pytest.raises(MatrixGameError, match=rf"^the radius must be finite and non-negative, got {radius}$"):
         game.reduce_dominated(radius)
+
+
+def test_a_removed_column_can_make_a_row_dominated_in_the_next_pass():
+    """No row is dominated at first (a beats b against x, b beats a against y); column x is (the column player
+    pays more in every row); without x, row a is: a second pass removes it."""
+    game = MatrixGame([[5.0, 0.0], [4.0, 1.0]], ["a", "b"], ["x", "y"])
+    reduced, rows, cols = game.reduce_dominated()
+    assert (rows, cols) == (["a"], ["x"])
+    assert reduced.row_labels == ("b",) and reduced.col_labels == ("y",) and reduced.payoffs.tolist() == [[1.0]]
