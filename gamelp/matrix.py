@@ -216,7 +216,10 @@ class MatrixGame(Summarised):
             _write_csv(Path(std_path), self.row_labels, self.col_labels, self.std)
 
 
-def _dominated_rows(low: np.ndarray, high: np.ndarray, chunk: int = 16) -> np.ndarray:
+DOMINANCE_CHUNK = 16  # pragma: no mutate: columns compared at once; bounds memory, any value gives the same rows
+
+
+def _dominated_rows(low: np.ndarray, high: np.ndarray, chunk: int = DOMINANCE_CHUNK) -> np.ndarray:
     """Mask of rows ``i`` with another row ``k`` such that ``low[k] > high[i]`` in every column.
 
     ``low <= high`` are the smallest and largest payoffs each entry can take

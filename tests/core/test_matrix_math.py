@@ -97,3 +97,25 @@ def test_a_removed_column_can_make_a_row_dominated_in_the_next_pass():
     reduced, rows, cols = game.reduce_dominated()
     assert (rows, cols) == (["a"], ["x"])
     assert reduced.row_labels == ("b",) and reduced.col_labels == ("y",) and reduced.payoffs.tolist() == [[1.0]]
+
+
+def test_csv_messages_name_what_is_wrong_exactly(tmp_path):
+    path, std = tmp_path / "payoffs.csv", tmp_path / "std.csv"
+    path.write_text("r1,1,2,3,4,5\nr2,0.75,0.5,1,1,1\nr3,0.1,0.2,1,1,1\n")  # no label row: 5 numbers as labels
+    with pytest.raises(MatrixFileError) as error:
+        MatrixGame.from_csv(path)
+    assert str(error.value) == (
+        f"{path}: every column label is a number (1, 2, 3, ...) but the row labels are not: the column labels "
+        "seem to be missing; the first row must hold the column labels and the first column the row labels"
+    )
+    path.write_text(",a,b,c\nx,1,2,3\ny,4,5,6\n")
+    std.write_text(",a,b\nx,1,2\ny,4,5\nz,7,8\n")
+    with pytest.raises(MatrixFileError) as error:
+        MatrixGame.from_csv(path, std)
+    assert str(error.value) == f"{std}: deviations have shape 3x2, the payoffs in {path} are 2x3"
+    path.write_text(",a,\nx,1,2\n")
+    with pytest.raises(MatrixFileError, match=rf"^{path}: a column label is empty \(line 1\)$"):
+        MatrixGame.from_csv(path)
+    path.write_text(",a,b\nx,1,2\n ,3,4\n")
+    with pytest.raises(MatrixFileError, match=rf"^{path}: a row label is empty$"):
+        MatrixGame.from_csv(path)
