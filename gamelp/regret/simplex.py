@@ -145,10 +145,15 @@ class RegretMatching(RegretMinimiser):
 
     def observe_utility(self, utility: np.ndarray) -> None:
         """Add the regrets of ``utility`` against the strategy played (clipped at zero for RM+)."""
-        expected = self.segments.expand(self.segments.sums(self._played() * utility))
-        self.regrets += utility - expected
+        self._add_regret(utility)
+
+    def _add_regret(self, utility: np.ndarray) -> np.ndarray:
+        """Add the instantaneous regret of ``utility`` (clipped at zero for RM+) and return it."""
+        regret = utility - self.segments.expand(self.segments.sums(self._played() * utility))
+        self.regrets += regret
         if self.plus:
             np.maximum(self.regrets, 0.0, out=self.regrets)
+        return regret
 
 
 class RegretMatchingPlus(RegretMatching):
@@ -176,7 +181,7 @@ class DiscountedRegretMatching(RegretMatching):
         self.updates += 1
         t = float(self.updates)
         positive, negative = t**self.alpha / (t**self.alpha + 1), t**self.beta / (t**self.beta + 1)
-        self.regrets *= np.where(self.regrets > 0, positive, negative)
+        self.regrets *= np.where(self.regrets > 0, positive, negative)  # pragma: no mutate: 0 stays 0 either way
 
 
 def prm_plus_strategy(
@@ -228,11 +233,9 @@ class DiscountedRegretMatchingPlus(RegretMatching):
 
     def observe_utility(self, utility: np.ndarray) -> None:
         """Discount the regrets, add the instantaneous regret of ``utility`` and clip at zero."""
-        regret = utility - self.segments.expand(self.segments.sums(self._played() * utility))
+        self._played()  # the strategy the regret is measured against: picked from the regrets before the discount
         self.regrets *= self._discount(self.updates)
-        self.regrets += regret
-        np.maximum(self.regrets, 0.0, out=self.regrets)
-        self.last_regret = regret
+        self.last_regret = self._add_regret(utility)
         self.updates += 1
 
 

@@ -574,3 +574,26 @@ def test_pdcfr_plus_averages_with_t20_on_a_game_and_t5_on_a_matrix(kuhn):
     on_matrix = solve_regret(M, "pdcfr+", 200)
     assert np.array_equal(on_matrix.x, solve_regret(M, "pdcfr+", 200, averaging=5.0).x)
     assert not np.array_equal(on_matrix.x, solve_regret(M, "pdcfr+", 200, averaging=20.0).x)
+
+
+@pytest.mark.parametrize(
+    ("cls", "documented"),
+    [
+        (DiscountedRegretMatching, {"alpha": 1.5, "beta": 0.0}),  # DCFR (Brown & Sandholm 2019)
+        (DiscountedRegretMatchingPlus, {"alpha": 1.5}),  # DCFR+ (Xu et al. 2024)
+        (PredictiveDiscountedRegretMatchingPlus, {"alpha": 2.3}),  # PDCFR+ (Xu et al. 2024)
+    ],
+)
+def test_discounted_rules_default_to_their_papers_parameters(cls, documented):
+    """Four updates whose regrets change sign, so both discounts show: the defaults play as the papers' values."""
+    default, told = cls(3), cls(3, **documented)
+    for utility in ([3.0, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 1.0, -1.0], [0.5, 0.0, 2.0]):
+        assert default.next_strategy() == pytest.approx(told.next_strategy(), abs=0)
+        for minimiser in (default, told):
+            minimiser.observe_utility(np.array(utility))
+    assert default.regrets == pytest.approx(told.regrets, abs=0)
+    changed = cls(3, **{name: value + 0.5 for name, value in documented.items()})
+    for utility in ([3.0, 0.0, 0.0], [0.0, 0.2, 0.0], [0.0, 1.0, -1.0], [0.5, 0.0, 2.0]):
+        changed.next_strategy()
+        changed.observe_utility(np.array(utility))
+    assert np.abs(changed.regrets - default.regrets).max() > 1e-3
