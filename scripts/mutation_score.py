@@ -108,7 +108,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     ),
     "gamelp/treeplex.py": (
         "gamelp.treeplex",
-        ["tests/core/test_treeplex_math.py", "tests/core/test_game_loading.py", "tests/core/test_regret.py"],
+        ["tests/core/test_treeplex_math.py", "tests/core/test_game_loading.py", "tests/core/test_regret.py", DISPLAY],
     ),
     "gamelp/matrix.py": (
         "gamelp.matrix",

@@ -40,7 +40,7 @@ pairs with them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,8 +56,7 @@ from gamelp.regret.simplex import (
 from gamelp.treeplex import Treeplex
 
 
-@dataclass(frozen=True)
-class _Level:
+class _Level(NamedTuple):
     """The decision points of one depth, in level order: a slice of sequences below a slice of parents."""
 
     here: slice  # this depth's sequences (level positions)
@@ -98,7 +97,8 @@ class TreeplexLevels:
         point_starts = 1 + np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.segments = Segments(np.concatenate(([0], point_starts)), np.concatenate(([1], point_starts + sizes)))
         self.levels = []
-        first_point, up_lo, up_hi = 0, 0, 1
+        first_point, up_lo = 0, 0
+        up_hi = 1  # pragma: no mutate: depth 0 hangs below the empty sequence; a wider range would only add zeros
         for level_points in by_depth:
             count = level_points.size
             lo, hi = (

@@ -62,6 +62,30 @@ def test_unreached_points_read_back_uniform(kuhn):
         assert list(back[j].values()) == [1 / len(own.actions[j])] * len(own.actions[j])
 
 
+def test_a_point_reached_with_probability_up_to_1e_12_reads_back_uniform(kuhn):
+    own = kuhn.pl1
+    point, first = own.decision_points[-1], own.starts[-1]
+    for reach, expected in ((1e-12, [0.5, 0.5]), (2e-12, [1.0, 0.0])):
+        x = np.zeros(own.num_sequences)
+        x[0], x[first] = 1.0, reach
+        assert list(own.to_behavioural(x)[point].values()) == expected
+
+
+def test_kuhn_treeplexes_by_hand(kuhn):
+    """Player 1 observes only the deal (the root), then decides at its 3 cards and, after checking into a bet, at 3
+    more points; player 2 observes the deal (the root) and then player 1's move at each card (3 more observation
+    points) before its 6 decisions.  Two edges deep either way.  Sequence 0, the empty one, has no decision point."""
+    for tp, observed in ((kuhn.pl1, 1), (kuhn.pl2, 4)):
+        assert tp._summary() == {
+            "player": tp.player,
+            "decision_points": 6,
+            "sequences": 13,
+            "observation_points": observed,
+            "depth": 2,
+        }
+        assert tp.decision_point_of.tolist() == [-1, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+
+
 def test_infeasibility_is_the_largest_violation(kuhn):
     own = kuhn.pl1
     x = own.uniform_strategy()
