@@ -168,7 +168,7 @@ class Treeplex(Summarised):
         return owner
 
     @cached_property
-    def F(self) -> sp.csr_matrix:
+    def F(self) -> sp.csr_array:
         """Constraint matrix of the polytope: row 0 fixes the empty sequence, row j+1 is decision point j."""
         rows, cols, vals = [0], [0], [1.0]
         seq = np.arange(1, self.num_sequences)
@@ -178,7 +178,7 @@ class Treeplex(Summarised):
         rows += list(np.arange(self.num_decision_points) + 1)
         cols += list(self.parents)
         vals += [-1.0] * self.num_decision_points
-        return sp.csr_matrix((vals, (rows, cols)), shape=(self.num_decision_points + 1, self.num_sequences))
+        return sp.csr_array((vals, (rows, cols)), shape=(self.num_decision_points + 1, self.num_sequences))
 
     @cached_property
     def f(self) -> np.ndarray:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import ctypes
 import importlib.abc
 import importlib.util
@@ -43,6 +44,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -323,25 +325,71 @@ def _run_mutant(module: str, source: str, index: int, timeout: float, workdir: P
         path.unlink(missing_ok=True)
 
 
+class _Workers:
+    """The test processes running now, in sessions of their own (Ctrl-C does not reach them): ``stop()`` kills
+    them and refuses new ones, so an interrupted run ends at once instead of after its running tests."""
+
+    def __init__(self) -> None:
+        self.lock, self.stopped = threading.Lock(), False
+        self.live: set[subprocess.Popen] = set()
+
+    def start(self, argv: list[str], env: dict[str, str]) -> subprocess.Popen | None:
+        with self.lock:
+            if self.stopped:
+                return None
+            proc = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_die_with(os.getpid()),
+            )
+            self.live.add(proc)
+            return proc
+
+    def end(self, proc: subprocess.Popen) -> None:
+        with self.lock:
+            self.live.discard(proc)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for proc in self.live:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+
+
+WORKERS = _Workers()
+
+
+@contextlib.contextmanager
+def _stopped_on_interrupt(pool: ThreadPoolExecutor):
+    """Inside a pool: on Ctrl-C (or any error), cancel the queued runs and kill the running ones."""
+    try:
+        yield
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        WORKERS.stop()
+        raise
+
+
 def _run_pytest(mutant: list[str], pytest_args: list[str], timeout: float) -> str:
     """Run pytest in a worker (``mutant``: its name, mutated file and original file, or none): its outcome."""
     cmd = [sys.executable, __file__, "--worker", *(mutant or ["-", "-", "-"]), "--", "-p", "no:cacheprovider"]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
-    proc = subprocess.Popen(
-        [*cmd, *pytest_args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        preexec_fn=_die_with(os.getpid()),
-    )
+    proc = WORKERS.start([*cmd, *pytest_args], env)
+    if proc is None:
+        return "interrupted"
     try:
         code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         return "timeout"
+    finally:
+        WORKERS.end(proc)
     return "survived" if code == 0 else "killed"
 
 
@@ -356,7 +404,7 @@ def score_module(
         chosen = sorted(random.Random(f"{seed}:{module}").sample(points, sample), key=lambda m: m.index)
     result = Score(module, total=len(points), run=len(chosen), pragmad=pragmad)
     began, cpu = time.monotonic(), _children_cpu()
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool, _stopped_on_interrupt(pool):
 
         def outcome_of(mutant: Mutant) -> str:
             # A statement no test runs in-process may still run in a command a test starts: every test then.
@@ -384,7 +432,7 @@ def tests_by_line(modules: list[str], jobs: int, timeout: float) -> dict[str, di
     """
     files = sorted({test for module in modules for test in MODULES[module][1]})
     shares = [files[k::jobs] for k in range(min(jobs, len(files)))]
-    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool, _stopped_on_interrupt(pool):
         data_files = [Path(tmp) / f"coverage.{k}" for k in range(len(shares))]
         runs = [["-q", "--coverage", str(data), *share] for data, share in zip(data_files, shares)]
         for share, outcome in zip(shares, pool.map(lambda args: _run_pytest([], args, timeout * 20), runs)):
@@ -519,7 +567,8 @@ def _worker(name: str, mutated: str, original: str, pytest_args: list[str]) -> i
         sys.meta_path.insert(0, _MutantFinder(name, Path(mutated), original))
     import pytest
 
-    plugins, cov, seconds, data_file = [], None, {}, ""
+    plugins, cov, data_file = [], None, ""
+    seconds: dict[str, float] = {}
     if "--coverage" in pytest_args:
         import coverage
 
