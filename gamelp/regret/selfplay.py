@@ -23,6 +23,7 @@ names each scheme: its local rule, alternation and averaging.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -449,7 +450,6 @@ class _SelfPlay:
         self, iterations: int, target_gap: float | None, check_every: int, progress: Progress | None
     ) -> RegretResult:
         (space1, space2), (payoff, payoff_2), (player1, player2) = self.spaces, self.payoffs, self.players
-        in_float32 = self.payoffs is not self.exact
 
         def within(gap: float) -> bool:
             return target_gap is not None and gap <= target_gap
@@ -470,7 +470,7 @@ class _SelfPlay:
             )
         history = [np.empty((iterations, v.size)) for v in (x, y, x, y)] if self.record else []
         total_weight, converged, next_progress = 0.0, False, PROGRESS_EVERY  # value and gap: set at t = iterations
-        for t in range(1, iterations + 1):
+        for t in itertools.count(1):  # until the check at t = iterations (or the target) breaks out
             weight = float(t) ** self.gamma
             total_weight += weight
             step = weight / total_weight
@@ -489,9 +489,9 @@ class _SelfPlay:
                         "(overflow); try a smaller step size eta"
                     )
                 gap, last_gap, value = self.gaps(x, y, utility_x, utility_y, avg_x, avg_y, avg_utility_x, avg_utility_y)
-                if in_float32 and (t == iterations or within(gap)):
+                if self.payoffs is not self.exact and (t == iterations or within(gap)):
                     # Measured with float32 products: measure again in float64, and go on in float64 if it misses.
-                    (payoff, payoff_2), in_float32 = self.exact, False
+                    self.payoffs = payoff, payoff_2 = self.exact
                     avg_utility_x, avg_utility_y = payoff @ avg_y, payoff_2 @ avg_x
                     utility_x, utility_y = payoff @ y, payoff_2 @ x
                     gap, last_gap, value = self.gaps(
