@@ -56,6 +56,9 @@ from gamelp.models.nash import solve_nash
 from gamelp.solution import OPTIMAL, TIME_LIMIT
 from gamelp.units import normalised
 
+# Every solve runs on HiGHS, whose MIP reports the proven dual bound the lines are made of.
+BACKEND = "highs"  # pragma: no mutate: backend names are case-insensitive, so HIGHS is the same
+
 
 @dataclass(repr=False)
 class EnvelopePoint(Summarised):
@@ -128,7 +131,7 @@ def lagrangian_envelope(
     began = time.perf_counter()
     game, unit = normalised(game)
     own = game.player(player)
-    nash = solve_nash(game, player, "highs")
+    nash = solve_nash(game, player, BACKEND)
     lines = [(0.0, nash.value)]  # L(0) is the Nash LP
     # The relaxed set: every row of P(k) with k = 0, where "at least k" binds nothing.
     model = kdet_mip(game, player, 0)  # pragma: no mutate: at k = 1 every hull slope's optimum is still attained
@@ -141,7 +144,7 @@ def lagrangian_envelope(
     points = [point(nash.strategy)]  # every strategy found: the incumbents
     solves = 2  # the Nash LP and the deterministic ILP
     with contextlib.suppress(SolveError):  # the ILP stopped before any strategy: no point at the top
-        points.append(point(solve_deterministic(game, player, "highs", mip_gap=1e-9, time_limit=time_limit).strategy))
+        points.append(point(solve_deterministic(game, player, BACKEND, mip_gap=1e-9, time_limit=time_limit).strategy))
     points += [point(np.asarray(x, dtype=float)) for x in strategies]
     total = own.num_decision_points
     while solves < max_solves:
@@ -156,7 +159,7 @@ def lagrangian_envelope(
         model.set_objective({"v": f_opp, "z": np.full(size, lam)}, sense="max")
         # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
         # objective that is not the start's (the strategies found are points already).
-        sol = model.solve("highs", mip_gap=1e-9, time_limit=time_limit)
+        sol = model.solve(BACKEND, mip_gap=1e-9, time_limit=time_limit)
         solves += 1
         if sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")

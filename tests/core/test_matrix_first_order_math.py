@@ -41,6 +41,13 @@ def test_first_order_result_from_both_sides():
     assert list(col["strategy"].values()) == pytest.approx(Q, abs=1e-7)
     assert list(col["opponent_strategy"].values()) == pytest.approx(P, abs=1e-7)
     assert list(col["strategy"]) == list(game.col_labels)
+    assert list(row["opponent_strategy"].values()) == pytest.approx(Q, abs=1e-7)
+    assert list(row["opponent_strategy"]) == list(game.col_labels)
+    assert set(row) == {
+        "value", "status", "backend", "lp_backend", "solver_version", "player", "gap", "iterations",
+        "guaranteed_value", "lp_rounds", "strategy", "opponent_strategy",
+    }  # fmt: skip
+    assert row["lp_backend"] is row["solver_version"] is None and row["lp_rounds"] == 0
     # The run stops at the first iteration within the target: one iteration fewer does not reach it.
     shorter = solve_matrix_first_order(game, target_gap=1e-9, iterations=result.iterations - 1)
     assert not shorter.converged and shorter.gap > 1e-9 * 3

@@ -119,3 +119,14 @@ def test_csv_messages_name_what_is_wrong_exactly(tmp_path):
     path.write_text(",a,b\nx,1,2\n ,3,4\n")
     with pytest.raises(MatrixFileError, match=rf"^{path}: a row label is empty$"):
         MatrixGame.from_csv(path)
+
+
+def test_a_payoff_with_separators_is_refused_naming_the_cell_and_the_rule(tmp_path):
+    path = tmp_path / "payoffs.csv"
+    path.write_text(",a,b\nx,1_000,2\n")
+    with pytest.raises(MatrixFileError) as error:
+        MatrixGame.from_csv(path)
+    assert str(error.value) == (
+        f"{path}: line 2, row 'x', column 'a': '1_000' is not a plain decimal number (digits 0-9, '.', an exponent; "
+        "no '_' separators or non-ASCII digits)"
+    )

@@ -254,3 +254,25 @@ def test_progress_comes_at_the_first_check_past_each_hundred_and_once_at_the_end
     run = solve_regret(M, "rm", iterations, check_every=check_every, progress=lambda t, gap: seen.append((t, gap)))
     assert [t for t, _ in seen] == expected
     assert seen[-1][1] == run.gap
+
+
+def test_cfr_runs_rm_plus_at_each_point_unless_told_otherwise(kuhn):
+    from gamelp.regret import CFR
+
+    default, told = CFR(kuhn.pl1), CFR(kuhn.pl1, "rm+")
+    utility = np.linspace(-1.0, 1.0, kuhn.pl1.num_sequences)
+    for _ in range(3):
+        assert default.next_strategy() == pytest.approx(told.next_strategy(), abs=0)
+        default.observe_utility(utility)
+        told.observe_utility(utility)
+        utility = -utility[::-1]
+
+
+def test_a_regret_run_reads_as_its_method_gap_and_sizes():
+    run = solve_regret(np.array([[3.0, -1.0, 0.0], [-2.0, 1.0, 0.5]]), "rm", 10)
+    assert "sizes=2/3" in repr(run) and run._summary()["sizes"] == "2/3"
+
+
+def test_a_payoff_matrix_that_is_not_numeric_is_refused_in_words():
+    with pytest.raises(RegretError, match=r"^the payoff matrix must be numeric$"):
+        solve_regret([["a", "b"], ["c", "d"]], "rm", 5)

@@ -613,6 +613,8 @@ def test_a_generous_time_limit_changes_nothing_and_the_times_add_up():
     times = [p.time for p in limited.points]
     assert min(times) >= 0.0 and sum(times) <= limited.wall_time <= elapsed
     assert any(p.solved for p in limited.points)
+    assert all(p.time > 0 for p in limited.points if p.solved)  # a k searched took time; one implied took none
+    assert all(p.time == 0 for p in limited.points if not p.solved)
 
 
 def test_a_search_stops_only_once_its_clock_has_passed_the_deadline():

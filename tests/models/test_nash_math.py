@@ -281,7 +281,11 @@ def test_the_thesis_form_on_a_game_of_negative_value_and_a_stopped_solve():
     which says the value is not positive; a solve stopped by its time limit says only that it stopped."""
     game = MatrixGame(np.array([[1.0, -2.0], [-2.0, 1.0]]))
     assert solve_matrix_nash(game).value == pytest.approx(-0.5, abs=1e-12)
-    with pytest.raises(SolveError, match=r"the LP is infeasible, so the game's value is not positive"):
+    with pytest.raises(
+        SolveError,
+        match=r"the LP is infeasible, so the game's value is not positive .* the thesis "
+        r"form needs V > 0: use form='general'$",
+    ):
         solve_matrix_nash(game, form="thesis")
     for form in ("general", "thesis"):
         with pytest.raises(SolveError, match=r"no optimum \(time_limit\)"):
@@ -318,3 +322,8 @@ def test_the_matrix_lps_read_as_their_algebra_for_both_players_and_forms():
         "    [c]  3 x[U] + 4 x[D] >= 1",
         "    [d]  x[U] + 2 x[D] >= 1",
     ]
+
+
+def test_solve_nash_passes_its_options_to_the_solver(kuhn):
+    with pytest.raises(SolveError, match=r"^kuhn_nash_pl1 on auto: no solution \(time_limit\)$"):
+        solve_nash(kuhn, 1, time_limit=0.0)

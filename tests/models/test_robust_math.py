@@ -300,3 +300,8 @@ def test_the_interval_lps_read_as_their_algebra_with_a_row_per_opponent_action()
             "  v free (1)",
         ]
     )
+
+
+def test_a_robust_result_reads_as_its_game_player_set_and_values():
+    shown = repr(solve_robust(GAME, "interval", 0.5))
+    assert shown.startswith("RobustResult(game=3x2, player='row', robust='interval', radius=0.5, value=0.41538")
