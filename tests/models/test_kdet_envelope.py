@@ -250,3 +250,12 @@ def test_every_mip_of_the_envelope_gets_its_time_limit(kuhn, monkeypatch):
     envelope = lagrangian_envelope(kuhn, 2, time_limit=7.5)
     assert envelope.solves == len(limits) >= 3
     assert limits.count(7.5) == envelope.solves - 1 and limits[0] is None
+
+
+def test_an_ilp_stopped_before_any_strategy_leaves_the_nash_line_alone(kuhn):
+    """No time at all: the deterministic ILP finds nothing (no point at the top), so the hull has one corner and no
+    edge to search; the envelope is the Nash value at every k."""
+    envelope = lagrangian_envelope(kuhn, 2, time_limit=0.0)
+    assert envelope.solves == 2 and len(envelope.points) == 1 and len(envelope.lines) == 1
+    assert envelope.lines[0] == (0.0, pytest.approx(1 / 18, abs=1e-9))
+    assert envelope.bounds() == pytest.approx([1 / 18] * 7, abs=1e-9)
