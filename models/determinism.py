@@ -94,13 +94,12 @@ def deterministic_choices(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> n
     Unreached points count (``P(k)`` may set their ``z`` freely): their first action is marked.
     """
     x = np.asarray(x, dtype=float)
-    pure = x[1:] >= x[own.parents[own.decision_point_of[1:]]] - tol
-    z = np.zeros(own.num_sequences - 1)
-    for j in range(own.num_decision_points):
-        hits = np.flatnonzero(pure[own.starts[j] - 1 : own.ends[j] - 1])
+    z = np.zeros(own.num_sequences)  # by sequence; the empty one (index 0) is dropped at the end
+    for start, end, parent in zip(own.starts, own.ends, own.parents):
+        hits = np.flatnonzero(x[start:end] >= x[parent] - tol)
         if hits.size:
-            z[own.starts[j] - 1 + hits[0]] = 1.0
-    return z
+            z[start + hits[0]] = 1.0
+    return z[1:]
 
 
 def determinism(own, x: np.ndarray, tol: float = DETERMINISM_TOL) -> int:
