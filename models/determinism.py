@@ -29,7 +29,7 @@ exploits that instead of solving ``|J_p| + 1`` independent MIPs:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -231,7 +231,7 @@ class KSweep(Summarised):
 class KdetResult(NashResult):
     """The k-determinism MIP solved at one ``k``."""
 
-    k: int = field(kw_only=True)
+    k: int
 
     def _summary(self) -> dict:
         return {"k": self.k, **super()._summary()}
