@@ -466,6 +466,18 @@ def test_a_k_that_the_nash_lp_solves_takes_one_node(kuhn):
     assert search.prove(0) == pytest.approx(search.value[0] + 1e-9) and search.nodes == 1
 
 
+@pytest.mark.parametrize("player", [1, 2])
+def test_with_no_gap_a_node_exactly_at_the_incumbent_is_pruned_before_any_forcing_trial(kuhn, player):
+    """rel_gap = abs_gap = 0 and the incumbent set to the root LP's own value: the cutoff is that value, so the root
+    is pruned after its one LP (a root expanded at the tie would solve a forcing trial per mixed action)."""
+    search = KdetSearch(kuhn, player, rel_gap=0.0, abs_gap=0.0)
+    value, x, _ = search.lp.solve(np.full(search.total, UNDECIDED))
+    assert mixed_points(search.own, x).any()  # there would be trials to solve
+    search.offer = lambda value, x: None  # the incumbent stays the root's value
+    search.value[0] = value
+    assert search.prove(0) == value and search.nodes == 1 and search.lp.solves == 2
+
+
 def test_branch_splits_the_point_whose_best_pure_action_costs_most(kuhn):
     """The split point is the one with the lowest best trial; "mixes" comes first (if room), on the same LP."""
     search = KdetSearch(kuhn, 1)
