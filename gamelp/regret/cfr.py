@@ -10,10 +10,12 @@ decomposition: one simplex minimiser per decision point
     q[ja] = g[ja] + sum_{j' below ja} V[j'],     V[j] = sum_a b[ja] q[ja],
 
 of the sequence-form utility ``g`` and the local strategies ``b``; the
-strategy played is ``x[ja] = b[ja] x[p_j]``.  All decision points are updated
-together with numpy segment reductions, one depth at a time, on the sequences
-renumbered level by level (:class:`TreeplexLevels`), so a depth is one slice and
-an iteration costs a few dozen numpy calls whatever the number of points.
+strategy played is ``x[ja] = b[ja] x[p_j]``.  The sequences are renumbered
+level by level (:class:`TreeplexLevels`), so a parent comes before its
+children and a depth is one slice: the top-down and bottom-up passes are one
+loop each, in C (``_kernels.c``), and the local minimisers update every
+decision point at once.  An iteration costs a few dozen calls whatever the
+number of points.
 
 The members of the family differ in the local rule, and in the alternation
 and averaging that self-play (:mod:`gamelp.regret.selfplay`, its ``METHODS``)
@@ -44,6 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+import gamelp.regret._kernels as _kernels
 from gamelp.regret.simplex import (
     DEFAULT_ETA,
     PredictiveRegretMatchingPlus,
@@ -63,7 +66,6 @@ class _Level(NamedTuple):
     above: slice  # the depth above (the empty sequence, position 0, for depth 0)
     parent_slot: np.ndarray  # per sequence: its decision point's parent, counted from above.start
     point_parent_slot: np.ndarray  # per decision point: its parent, counted from above.start
-    parent_positions: np.ndarray  # per sequence: the level position of its decision point's parent
     segments: Segments  # the decision points' simplices inside ``here``
     parents: int  # the size of ``above``
 
@@ -74,8 +76,9 @@ class TreeplexLevels:
     The sequences are renumbered in *level order*: the empty sequence, then
     the actions of the decision points of depth 0, of depth 1, ...  A decision
     point's parent sequence belongs to the depth just above it, so each depth
-    is one slice and a pass costs a few numpy calls per depth, with no Python
-    loop over decision points.  ``order[k]`` is the original index of level
+    is one slice and a parent comes before its children: a pass is one loop
+    in C over ``parent_position``, or a few numpy calls per depth, with no
+    Python loop over decision points.  ``order[k]`` is the original index of level
     position ``k``; :meth:`to_levels` and :meth:`to_original` convert vectors.
     All other methods take and return vectors in level order.
     """
@@ -97,6 +100,7 @@ class TreeplexLevels:
         point_starts = 1 + np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.segments = Segments(np.concatenate(([0], point_starts)), np.concatenate(([1], point_starts + sizes)))
         self.levels = []
+        self.parent_position = np.zeros(self.num_sequences, dtype=np.int64)  # per level position; 0 for the root
         first_point, up_lo = 0, 0
         up_hi = 1  # pragma: no mutate: depth 0 hangs below the empty sequence; a wider range would only add zeros
         for level_points in by_depth:
@@ -113,7 +117,6 @@ class TreeplexLevels:
                     slice(up_lo, up_hi),
                     np.repeat(point_parent_slot, level_sizes),
                     point_parent_slot,
-                    np.repeat(point_parent_slot + up_lo, level_sizes),
                     Segments(
                         point_starts[first_point : first_point + count] - lo,
                         point_starts[first_point : first_point + count] - lo + level_sizes,
@@ -121,6 +124,7 @@ class TreeplexLevels:
                     up_hi - up_lo,
                 )
             )
+            self.parent_position[lo:hi] = np.repeat(point_parent_slot + up_lo, level_sizes)
             first_point, up_lo, up_hi = first_point + count, lo, hi
 
     def to_levels(self, v: np.ndarray) -> np.ndarray:
@@ -134,16 +138,13 @@ class TreeplexLevels:
     def sequence_form(self, behaviour: np.ndarray) -> np.ndarray:
         """Sequence-form strategy of local strategies ``behaviour`` (level order), top-down."""
         x = np.empty(self.num_sequences)
-        x[0] = 1.0
-        for level in self.levels:
-            np.multiply(behaviour[level.here], x[level.parent_positions], out=x[level.here])
+        _kernels.sequence_form(self.parent_position, behaviour, x)
         return x
 
     def counterfactual_values(self, utility: np.ndarray, behaviour: np.ndarray) -> np.ndarray:
         """``q[s] = utility[s] + sum`` of the values ``V[j] = sum_a b[ja] q[ja]`` of the points below ``s``."""
-        q = np.array(utility, dtype=float)
-        for level in reversed(self.levels):
-            q[level.above] += np.bincount(level.parent_slot, behaviour[level.here] * q[level.here], level.parents)
+        q = np.empty(self.num_sequences)
+        _kernels.counterfactual_values(self.parent_position, behaviour, np.ascontiguousarray(utility, dtype=float), q)
         return q
 
     def best_response_value(self, utility: np.ndarray) -> float:

@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+import gamelp.regret._kernels as _kernels
 from gamelp.errors import RegretError
 
 DEFAULT_ETA = 0.1  # the step size of MWU and OMWU unless one is given
@@ -70,8 +71,8 @@ class Segments:
         ):
             raise RegretError("segments must be non-empty, consecutive and start at 0")
         self.size = int(self.ends[-1])
+        self.bounds = np.append(self.starts, self.size)  # segment k is [bounds[k], bounds[k+1]), for the C loops
         self.owner = np.repeat(np.arange(self.starts.size), sizes)
-        self.uniform = 1.0 / sizes[self.owner]  # each entry's probability in a uniform strategy
 
     @classmethod
     def simplex(cls, n: int) -> Segments:
@@ -88,14 +89,19 @@ class Segments:
         """Broadcast one value per segment to every entry of that segment."""
         return per_segment[self.owner]
 
-    def normalise(self, weights: np.ndarray) -> np.ndarray:
-        """Scale non-negative weights to sum to 1 per segment; an all-zero segment becomes uniform."""
-        totals = np.add.reduceat(weights, self.starts)[self.owner]
-        return np.divide(weights, totals, out=self.uniform.copy(), where=totals > 0)
-
     def positive_part(self, v: np.ndarray) -> np.ndarray:
         """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive."""
-        return self.normalise(np.maximum(v, 0.0))
+        out = np.empty(self.size)
+        _kernels.positive_part(self.bounds, np.ascontiguousarray(v, dtype=float), out)
+        return out
+
+    def regret(self, strategy: np.ndarray, utility: np.ndarray) -> np.ndarray:
+        """The regret of each action for ``utility`` against ``strategy``: ``u - <x, u>`` per segment."""
+        out = np.empty(self.size)
+        _kernels.regret(
+            self.bounds, np.ascontiguousarray(strategy, dtype=float), np.ascontiguousarray(utility, dtype=float), out
+        )
+        return out
 
     def softmax(self, logits: np.ndarray) -> np.ndarray:
         """Per-segment softmax (shifted by the segment maximum for stability)."""
@@ -149,7 +155,7 @@ class RegretMatching(RegretMinimiser):
 
     def _add_regret(self, utility: np.ndarray) -> np.ndarray:
         """Add the instantaneous regret of ``utility`` (clipped at zero for RM+) and return it."""
-        regret = utility - self.segments.expand(self.segments.sums(self._played() * utility))
+        regret = self.segments.regret(self._played(), utility)
         self.regrets += regret
         if self.plus:
             np.maximum(self.regrets, 0.0, out=self.regrets)
@@ -188,8 +194,7 @@ def prm_plus_strategy(
     segments: Segments, regrets: np.ndarray, prediction: np.ndarray, previous: np.ndarray
 ) -> np.ndarray:
     """PRM+'s next local strategies: ``[R + m - <m, x_prev> 1]^+`` normalised per segment."""
-    expected = segments.expand(segments.sums(previous * prediction))
-    return segments.positive_part(regrets + prediction - expected)
+    return segments.positive_part(regrets + segments.regret(previous, prediction))
 
 
 class PredictiveRegretMatchingPlus(RegretMatching):
@@ -202,7 +207,7 @@ class PredictiveRegretMatchingPlus(RegretMatching):
     def __init__(self, space: Space):
         super().__init__(space, plus=True)
         self.prediction = np.zeros(self.segments.size)
-        self._strategy: np.ndarray = self.segments.normalise(self.prediction)  # x^0: uniform, never None
+        self._strategy: np.ndarray = self.segments.positive_part(self.prediction)  # x^0: uniform, never None
 
     def next_strategy(self) -> np.ndarray:
         """The PRM+ strategy from the regrets and the predicted (last) utility."""

@@ -42,7 +42,7 @@ def test_a_single_action_is_a_simplex():
     from gamelp.regret.simplex import Segments
 
     one = Segments.simplex(1)
-    assert one.size == 1 and one.uniform.tolist() == [1.0]
+    assert one.size == 1 and one.positive_part(np.zeros(1)).tolist() == [1.0]
     with pytest.raises(RegretError, match="at least one action"):
         Segments.simplex(0)
     run = solve_regret(np.array([[2.0, -1.0]]), "rm", 4)  # the row player has one action
