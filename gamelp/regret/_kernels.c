@@ -151,9 +151,9 @@ static PyObject *positive_part(PyObject *Py_UNUSED(self), PyObject *const *args,
     Py_ssize_t m = a.view[0].shape[0] - 1;
     for (Py_ssize_t k = 0; k < m; k++) {
         double total = 0.0;
-        for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) total += v[i] > 0.0 ? v[i] : 0.0;
-        if (total > 0.0) {
-            for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) out[i] = v[i] > 0.0 ? v[i] / total : 0.0;
+        for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) total += v[i] < 0.0 ? 0.0 : v[i];
+        if (total > 0.0) { /* false for a NaN total too: a NaN entry makes its segment uniform, as in numpy */
+            for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) out[i] = v[i] < 0.0 ? 0.0 : v[i] / total;
         } else {
             double uniform = 1.0 / (double)(bounds[k + 1] - bounds[k]);
             for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) out[i] = uniform;

@@ -145,6 +145,7 @@ def test_segments_softmax_positive_part_and_regret_work_per_segment():
     weights = np.array([1.0, 3.0, 0.0, -2.0, 0.0, 7.0])
     assert seg.positive_part(weights).tolist() == [0.25, 0.75, 1 / 3, 1 / 3, 1 / 3, 1.0]
     assert seg.positive_part(np.array([-1.0, 2.0, 0.5, -4.0, 1.5, -7.0])).tolist() == [0, 1, 0.25, 0, 0.75, 1]
+    assert seg.positive_part(np.array([np.nan, 1.0, 0.5, 0.0, 1.5, -7.0])).tolist() == [0.5, 0.5, 0.25, 0, 0.75, 1]
     x, u = np.array([0.25, 0.75, 0.5, 0.0, 0.5, 1.0]), np.array([4.0, 8.0, 1.0, 9.0, 3.0, -2.0])
     assert seg.regret(x, u).tolist() == [-3.0, 1.0, -1.0, 7.0, 1.0, 0.0]  # u - <x, u>: 7, 2 and -2
     logits = np.array([0.0, np.log(3), 1000.0, 1000.0, 1000.0 + np.log(2), -5.0])
