@@ -77,7 +77,7 @@ def run_gamelp(
         )
         times.append(time.perf_counter() - start)
     return {
-        "solver": f"gamelp {method.upper()} (numpy)",
+        "solver": f"gamelp {method.upper()}",
         "information_sets": game.pl1.num_decision_points + game.pl2.num_decision_points,
         "iterations": result.iterations,
         "gap": result.gap,
