@@ -116,40 +116,31 @@ static int open_segments(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t wan
     return 0;
 }
 
-static PyObject *sequence_form(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    Arrays a;
-    if (open_treeplex(args, nargs, 3, "sequence_form", &a) < 0) return NULL;
-    const int64_t *parent = a.view[0].buf;
-    const double *b = a.view[1].buf;
-    double *x = a.view[2].buf;
-    Py_ssize_t n = a.view[0].shape[0];
+/* The loops, on arrays already checked: view[0] is parent or bounds, the last view is written. */
+typedef void (*Loop)(const Arrays *a);
+
+static void sequence_form_loop(const Arrays *a) {
+    const int64_t *parent = a->view[0].buf;
+    const double *b = a->view[1].buf;
+    double *x = a->view[2].buf;
     x[0] = 1.0;
-    for (Py_ssize_t s = 1; s < n; s++) x[s] = b[s] * x[parent[s]];
-    release(&a);
-    Py_RETURN_NONE;
+    for (Py_ssize_t s = 1; s < a->view[0].shape[0]; s++) x[s] = b[s] * x[parent[s]];
 }
 
-static PyObject *counterfactual_values(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    Arrays a;
-    if (open_treeplex(args, nargs, 4, "counterfactual_values", &a) < 0) return NULL;
-    const int64_t *parent = a.view[0].buf;
-    const double *b = a.view[1].buf, *u = a.view[2].buf;
-    double *q = a.view[3].buf;
-    Py_ssize_t n = a.view[0].shape[0];
+static void counterfactual_values_loop(const Arrays *a) {
+    const int64_t *parent = a->view[0].buf;
+    const double *b = a->view[1].buf, *u = a->view[2].buf;
+    double *q = a->view[3].buf;
+    Py_ssize_t n = a->view[0].shape[0];
     memmove(q, u, (size_t)n * sizeof(double));
     for (Py_ssize_t s = n - 1; s >= 1; s--) q[parent[s]] += b[s] * q[s];
-    release(&a);
-    Py_RETURN_NONE;
 }
 
-static PyObject *positive_part(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    Arrays a;
-    if (open_segments(args, nargs, 3, "positive_part", &a) < 0) return NULL;
-    const int64_t *bounds = a.view[0].buf;
-    const double *v = a.view[1].buf;
-    double *out = a.view[2].buf;
-    Py_ssize_t m = a.view[0].shape[0] - 1;
-    for (Py_ssize_t k = 0; k < m; k++) {
+static void positive_part_loop(const Arrays *a) {
+    const int64_t *bounds = a->view[0].buf;
+    const double *v = a->view[1].buf;
+    double *out = a->view[2].buf;
+    for (Py_ssize_t k = 0; k + 1 < a->view[0].shape[0]; k++) {
         double total = 0.0;
         for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) total += v[i] < 0.0 ? 0.0 : v[i];
         if (total > 0.0) { /* false for a NaN total too: a NaN entry makes its segment uniform, as in numpy */
@@ -159,24 +150,44 @@ static PyObject *positive_part(PyObject *Py_UNUSED(self), PyObject *const *args,
             for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) out[i] = uniform;
         }
     }
-    release(&a);
-    Py_RETURN_NONE;
 }
 
-static PyObject *regret(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
-    Arrays a;
-    if (open_segments(args, nargs, 4, "regret", &a) < 0) return NULL;
-    const int64_t *bounds = a.view[0].buf;
-    const double *x = a.view[1].buf, *u = a.view[2].buf;
-    double *out = a.view[3].buf;
-    Py_ssize_t m = a.view[0].shape[0] - 1;
-    for (Py_ssize_t k = 0; k < m; k++) {
+static void regret_loop(const Arrays *a) {
+    const int64_t *bounds = a->view[0].buf;
+    const double *x = a->view[1].buf, *u = a->view[2].buf;
+    double *out = a->view[3].buf;
+    for (Py_ssize_t k = 0; k + 1 < a->view[0].shape[0]; k++) {
         double expected = 0.0;
         for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) expected += x[i] * u[i];
         for (int64_t i = bounds[k]; i < bounds[k + 1]; i++) out[i] = u[i] - expected;
     }
+}
+
+typedef int (*Opener)(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *fn, Arrays *a);
+
+/* Check the arguments with open, run the loop, release the buffers. */
+static PyObject *run(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *fn, Opener open, Loop loop) {
+    Arrays a;
+    if (open(args, nargs, want, fn, &a) < 0) return NULL;
+    loop(&a);
     release(&a);
     Py_RETURN_NONE;
+}
+
+static PyObject *sequence_form(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    return run(args, nargs, 3, "sequence_form", open_treeplex, sequence_form_loop);
+}
+
+static PyObject *counterfactual_values(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    return run(args, nargs, 4, "counterfactual_values", open_treeplex, counterfactual_values_loop);
+}
+
+static PyObject *positive_part(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    return run(args, nargs, 3, "positive_part", open_segments, positive_part_loop);
+}
+
+static PyObject *regret(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs) {
+    return run(args, nargs, 4, "regret", open_segments, regret_loop);
 }
 
 static PyMethodDef methods[] = {
