@@ -508,7 +508,8 @@ class Model(Summarised):
         backend : str
             The backend string; ``"auto"`` takes HiGHS for LPs and MIPs and Clarabel for models with cones.
         **options
-            ``time_limit`` (seconds), ``mip_gap`` (relative), ``threads``, ``verbose``, ``start`` (block name to
+            ``time_limit`` (seconds), ``mip_gap`` (relative), ``mip_abs_gap`` (absolute, in the objective's
+            units), ``threads``, ``verbose``, ``start`` (block name to
             values, a MIP start), ``persistent`` (keep the solver's model for the next solve) and any
             solver-specific keyword.
 

@@ -253,6 +253,7 @@ def k_sweep(
     backend: str = DEFAULT_BACKEND,
     *,
     mip_gap: float = 1e-6,
+    abs_gap: float | None = None,
     progress: Callable[[int, int], object] | None = None,
     persistent: bool = True,  # pragma: no mutate: reusing the solver's model changes no result
     **options: Any,
@@ -269,13 +270,15 @@ def k_sweep(
     time limit, since the level is then unknown); and the value of that
     strategy with its choices fixed.  With ``time_limit`` a MIP that stops
     early contributes its incumbent and bound, and the point's ``mip_gap``
-    says how far it got.  ``persistent=False`` builds every LP afresh.
+    says how far it got.  ``abs_gap`` (relative to the payoff range; default: the solver's own) also ends a
+    MIP of ``P(k)`` whose bound is that close to its incumbent: the gap that counts near a value of 0,
+    where a relative gap asks for the exact optimum.  ``persistent=False`` builds every LP afresh.
     ``progress`` (optional) is called with ``(k_done, k_total)`` after each level.
     The MIPs are built on the payoffs divided by their range (:func:`gamelp.units.normalised`)
     and the values and bounds multiplied back, so the curve does not depend on the payoffs' units.
     """
     game, unit = normalised(game)
-    sweep = _Sweep(game, player, backend, mip_gap, persistent, options)
+    sweep = _Sweep(game, player, backend, (mip_gap, abs_gap), persistent, options)
     total = sweep.total
     sweep.value_model.set_rhs("at_least_k", total)
     sweep.record(total, sweep.run(sweep.value_model))
@@ -304,17 +307,12 @@ class _Sweep:
         game: SequenceFormGame,
         player: int,
         backend: str,
-        mip_gap: float,
+        gaps: tuple[float, float | None],
         persistent: bool,
         options: dict[str, Any],
     ):
-        self.player, self.backend, self.mip_gap, self.persistent, self.options = (
-            player,
-            backend,
-            mip_gap,
-            persistent,
-            options,
-        )
+        self.player, self.backend, self.persistent, self.options = player, backend, persistent, options
+        self.mip_gap, self.abs_gap = gaps  # relative; absolute on the normalised payoffs (P(k) only)
         self.own = game.player(player)
         self.total = self.own.num_decision_points
         self.value_model = kdet_mip(game, player, 0)  # pragma: no mutate: k is set before each solve
@@ -341,6 +339,7 @@ class _Sweep:
         sol = model.solve(
             self.backend,
             mip_gap=self.mip_gap,
+            mip_abs_gap=self.abs_gap if model is self.value_model else None,
             start=start,
             persistent=self.persistent and not model.is_mip,
             **self.options,

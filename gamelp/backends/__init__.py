@@ -18,7 +18,7 @@ take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`
 solve, judge the result (:func:`gamelp.backends.base.finish`), unscale it
 and split it by block; whatever the solver writes to standard output goes
 to stderr (:mod:`gamelp.backends.quiet`).  Options: ``time_limit`` (seconds), ``mip_gap``
-(relative), ``threads``, ``verbose``, ``start`` (block name -> values, a
+(relative), ``mip_abs_gap`` (absolute), ``threads``, ``verbose``, ``start`` (block name -> values, a
 MIP start), ``persistent`` (keep the solver's model for the next solve of
 the same model, on backends that can; others solve afresh) and any
 solver-specific keyword.  Ctrl-C during a solve stops the
@@ -211,6 +211,7 @@ def solve(
     verbose: bool = False,
     time_limit: float | None = None,
     mip_gap: float | None = None,
+    mip_abs_gap: float | None = None,
     threads: int | None = None,
     start: dict | None = None,
     persistent: bool = False,
@@ -218,6 +219,8 @@ def solve(
 ) -> Solution:
     """Solve ``model`` on ``backend``; refusals come before any work.
 
+    ``mip_gap`` is relative; ``mip_abs_gap`` is absolute, in the model's objective units (a MIP stops at
+    whichever it reaches first).
     ``start`` (block name -> values) is a feasible point offered to a MIP solver as its first incumbent.
     ``persistent``: on a backend with that capability, keep the solver's model in ``model.sessions``
     and, next time, change only what the value setters changed and warm-start from the last solve.
@@ -226,6 +229,8 @@ def solve(
     form = model.matrix_form()
     scaled, factors = scale(form)
     opts = Options(time_limit=time_limit, mip_gap=mip_gap, threads=threads, verbose=verbose, extra=options)
+    if mip_abs_gap is not None:
+        opts.mip_abs_gap = mip_abs_gap * factors.objective  # the backend sees the scaled objective
     if start is not None and form.is_mip:
         opts.start = factors.scaled_start(model.full_vector(start))
     logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)

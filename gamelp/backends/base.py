@@ -80,6 +80,7 @@ class Options(Summarised):
 
     time_limit: float | None = None
     mip_gap: float | None = None
+    mip_abs_gap: float | None = None  # in the objective's units of the form the backend is given
     threads: int | None = None
     verbose: bool = False
     start: np.ndarray | None = None  # a feasible point over all columns, offered as a MIP start
@@ -89,6 +90,7 @@ class Options(Summarised):
         return {
             "time_limit": self.time_limit,
             "mip_gap": self.mip_gap,
+            "mip_abs_gap": self.mip_abs_gap,
             "threads": self.threads,
             "verbose": self.verbose or None,
             "start": None if self.start is None else Raw(f"{self.start.size} values"),

@@ -59,6 +59,7 @@ _TIME_LIMIT_OPTION = {
     "CBC": "maximumSeconds",
 }
 _MIP_GAP_OPTION = {"HIGHS": "mip_rel_gap", "GUROBI": "MIPGap", "COPT": "RelGap", "CBC": "allowableFractionGap"}
+_MIP_ABS_GAP_OPTION = {"HIGHS": "mip_abs_gap", "GUROBI": "MIPGapAbs", "COPT": "AbsGap", "CBC": "allowableGap"}
 _THREADS_OPTION = {"HIGHS": "threads", "GUROBI": "Threads", "COPT": "Threads"}
 # Solvers whose cvxpy interface can re-solve to tell infeasible from unbounded when presolve could not.
 _REOPTIMIZE = {"GUROBI", "CPLEX"}
@@ -304,6 +305,7 @@ class CvxpyBackend(Backend):
         for value, table, what in (
             (options.time_limit, _TIME_LIMIT_OPTION, "time limit"),
             (options.mip_gap if form.is_mip else None, _MIP_GAP_OPTION, "MIP gap"),
+            (options.mip_abs_gap if form.is_mip else None, _MIP_ABS_GAP_OPTION, "absolute MIP gap"),
             (options.threads, _THREADS_OPTION, "threads"),
         ):
             if value is None:

@@ -108,6 +108,7 @@ class GurobiBackend(Backend):
                 for key, value in (
                     ("TimeLimit", options.time_limit),
                     ("MIPGap", options.mip_gap),
+                    ("MIPGapAbs", options.mip_abs_gap),
                     ("Threads", options.threads),
                 ):
                     if value is not None:

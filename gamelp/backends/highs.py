@@ -161,6 +161,7 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
     for key, value in (
         ("time_limit", options.time_limit),
         ("mip_rel_gap", options.mip_gap),
+        ("mip_abs_gap", options.mip_abs_gap),
         ("threads", options.threads),
     ):
         if value is not None:

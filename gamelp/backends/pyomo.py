@@ -87,19 +87,20 @@ class _Family:
     time_limit: str | None = None
     mip_gap: str | None = None
     threads: str | None = None
+    mip_abs_gap: str | None = None
     quadratic: bool = False
     warm_start: bool = False
     disambiguate: dict = field(default_factory=dict)  # options that split infeasible-or-unbounded
 
 
 _FAMILIES = {
-    "gurobi": _Family("TimeLimit", "MIPGap", "Threads", True, True, {"DualReductions": 0}),
-    "highs": _Family("time_limit", "mip_rel_gap", "threads", warm_start=True),
-    "cplex": _Family("timelimit", "mip_tolerances_mipgap", "threads", True, True),
-    "xpress": _Family("maxtime", "miprelstop", "threads", True),
-    "scip": _Family("limits/time", "limits/gap", None, True),
+    "gurobi": _Family("TimeLimit", "MIPGap", "Threads", "MIPGapAbs", True, True, {"DualReductions": 0}),
+    "highs": _Family("time_limit", "mip_rel_gap", "threads", "mip_abs_gap", warm_start=True),
+    "cplex": _Family("timelimit", "mip_tolerances_mipgap", "threads", "mip_tolerances_absmipgap", True, True),
+    "xpress": _Family("maxtime", "miprelstop", "threads", "mipabsstop", True),
+    "scip": _Family("limits/time", "limits/gap", None, "limits/absgap", True),
     "glpk": _Family("tmlim", "mipgap"),
-    "cbc": _Family("sec", "ratioGap", "threads"),
+    "cbc": _Family("sec", "ratioGap", "threads", "allowableGap"),
 }
 
 
@@ -340,6 +341,7 @@ class PyomoBackend(Backend):
         for key, value in (
             ("time_limit", options.time_limit),
             ("rel_gap", options.mip_gap if form.is_mip else None),
+            ("abs_gap", options.mip_abs_gap if form.is_mip else None),
             ("threads", options.threads),
         ):
             if value is not None:
@@ -367,6 +369,7 @@ class PyomoBackend(Backend):
         for value, key, what in (
             (options.time_limit, family.time_limit, "time limit"),
             (options.mip_gap if form.is_mip else None, family.mip_gap, "MIP gap"),
+            (options.mip_abs_gap if form.is_mip else None, family.mip_abs_gap, "absolute MIP gap"),
             (options.threads, family.threads, "threads"),
         ):
             if value is None:

@@ -15,6 +15,8 @@ from gamelp.cli.args import BACKEND_HELP, add_game_argument, finite_float, integ
 from gamelp.cli.output import print_json, sweep_progress
 from gamelp.errors import GamelpError
 
+SEARCH_ABS_GAP = 1e-9  # --abs-gap's default for the search (relative to the payoff range)
+
 
 def add_subparser(commands) -> argparse.ArgumentParser:
     """Add ``kdet`` to the main parser's sub-commands."""
@@ -27,9 +29,8 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     kdet.add_argument(
         "--abs-gap",
         type=finite_float(0.0),
-        default=1e-9,
-        help="--sweep --method search: gap accepted near value 0, relative to the payoff range "
-        "(the largest payoff magnitude; default 1e-9)",
+        help="--sweep: gap accepted near value 0, relative to the payoff range (the largest payoff magnitude; "
+        "default 1e-9 for the search, the solver's own for MIPs)",
     )
     kdet.add_argument(
         "--method",
@@ -104,7 +105,7 @@ def run_kdet(args) -> int:
                 game,
                 args.player,
                 rel_gap=args.mip_gap,
-                abs_gap=args.abs_gap,
+                abs_gap=SEARCH_ABS_GAP if args.abs_gap is None else args.abs_gap,
                 time_limit=args.time_limit,
                 patience=args.patience,
                 envelope=args.envelope,
@@ -116,6 +117,7 @@ def run_kdet(args) -> int:
                 args.player,
                 args.backend,
                 mip_gap=args.mip_gap,
+                abs_gap=args.abs_gap,
                 verbose=args.verbose,
                 time_limit=args.time_limit,
                 progress=progress,

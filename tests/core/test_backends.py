@@ -273,8 +273,32 @@ def test_bad_solver_option_refused(backend, option):
 
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
 def test_time_limit_gap_and_threads_options_are_accepted(backend):
-    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4, threads=1)
+    sol = solve(knapsack_milp(), backend, time_limit=30, mip_gap=1e-4, mip_abs_gap=1e-6, threads=1)
     assert sol.status == OPTIMAL and sol.objective == pytest.approx(16.0)
+
+
+def test_absolute_mip_gap_reaches_the_solver_in_its_scaled_units(monkeypatch):
+    """``mip_abs_gap`` is in the model's objective units; the backend solves the scaled model, so it gets it scaled."""
+    from gamelp.backends.highs import HighsBackend
+    from gamelp.backends.scaling import scale
+
+    given = []
+    real = HighsBackend.solve
+
+    def spy(self, form, options):
+        given.append(options.mip_abs_gap)
+        return real(self, form, options)
+
+    monkeypatch.setattr(HighsBackend, "solve", spy)
+    model = knapsack_milp()
+    model.set_objective({model.variables["x"]: [3e4, 4e4, 6e4], model.variables["y"]: [-1.5e4]}, sense="max")
+    factor = scale(model.matrix_form())[1].objective
+    assert factor != pytest.approx(1.0)  # the objective is rescaled, so the conversion shows
+    sol = solve(model, "highs", mip_abs_gap=0.5)
+    assert given == [pytest.approx(0.5 * factor, rel=1e-12)]
+    assert sol.status == OPTIMAL and sol.objective == pytest.approx(16e4)
+    solve(model, "highs")
+    assert given[-1] is None  # not given: the solver's own default
 
 
 # ----------------------------------------------------------------------------- native objects

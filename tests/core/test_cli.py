@@ -246,6 +246,28 @@ def test_regret_method_says_when_it_stopped_at_its_iteration_limit(capsys):
     assert "iteration limit" not in capsys.readouterr().out
 
 
+def test_kdet_sweep_passes_the_absolute_gap_to_either_method(monkeypatch, capsys):
+    """``--abs-gap`` reaches the MIP sweep (default: the solver's own) and the search (default 1e-9)."""
+    import gamelp.models.determinism as determinism
+    import gamelp.models.kdet_search as kdet_search
+
+    asked = []
+    sweeps = {"mip": (determinism, "k_sweep"), "search": (kdet_search, "search_sweep")}
+    for method, (module, name) in sweeps.items():
+        real = getattr(module, name)
+
+        def spy(*args, real=real, method=method, **options):
+            asked.append((method, options["abs_gap"]))
+            return real(*args, **options)
+
+        monkeypatch.setattr(module, name, spy)
+    for method in sweeps:
+        for extra in ([], ["--abs-gap", "0.002"]):
+            assert main(["kdet", "kuhn", "--player", "1", "--sweep", "--method", method, "--quiet", *extra]) == 0
+    capsys.readouterr()
+    assert asked == [("mip", None), ("mip", 0.002), ("search", 1e-9), ("search", 0.002)]
+
+
 def test_single_kdet_says_what_it_is_solving(capsys):
     assert main(["kdet", "kuhn", "--player", "2", "--k", "2"]) == 0
     captured = capsys.readouterr()

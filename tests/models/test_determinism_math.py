@@ -499,6 +499,26 @@ def test_branch_splits_the_point_whose_best_pure_action_costs_most(kuhn):
     assert search._branch(0, node, 1.0, "basis", {}) == []
 
 
+def test_sweep_asks_each_mip_of_p_k_for_the_absolute_gap(kuhn, monkeypatch):
+    """``abs_gap`` ends the MIPs of P(k) (the gap that counts near a value of 0), not the level MIPs."""
+    from gamelp.model import Model
+
+    asked = set()
+    solve = Model.solve
+
+    def spy(self, *args, **options):
+        if self.is_mip:
+            asked.add(("level" in self.name, options.get("mip_abs_gap")))
+        return solve(self, *args, **options)
+
+    monkeypatch.setattr(Model, "solve", spy)
+    k_sweep(kuhn, 1, abs_gap=1e-3)
+    assert asked == {(False, 1e-3), (True, None)}
+    asked.clear()
+    k_sweep(kuhn, 1)
+    assert asked == {(False, None), (True, None)}
+
+
 def test_sweep_counts_and_times_are_those_of_its_solves(kuhn, monkeypatch):
     """A spy on every solve: the sweep's MIP and LP counts and its solver time are theirs, shared out over k."""
     from gamelp.model import Model
