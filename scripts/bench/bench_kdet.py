@@ -1,12 +1,13 @@
 """Benchmark: the full Leduc k-sweep (k = 0..144), both players, today's MIP sweep against the search.
 
     python scripts/bench/bench_kdet.py [--methods mip,search,envelope] [--gap 0.01] [--abs-gap 1e-4]
-                                       [--mip-time-limit 30] [--search-time-limit 20] [--patience P]
+                                       [--mip-time-limit 30] [--mip-backend highs] [--search-time-limit 20] [--patience P]
                                        [--envelope-time-limit 15]
                                        [--variants 4x2,5x3] [--game leduc] [--out out]
 
-``mip`` is :func:`gamelp.models.determinism.k_sweep` (HiGHS MIPs, each stopped
-after ``--mip-time-limit`` seconds); ``search`` is
+``mip`` is :func:`gamelp.models.determinism.k_sweep` (MIPs on ``--mip-backend``, HiGHS by default, one
+thread each, each stopped after ``--mip-time-limit`` seconds or at the gap, relative ``--gap`` or absolute
+``--abs-gap``, whichever comes first); ``search`` is
 :func:`gamelp.models.kdet_search.search_sweep` (branch-and-bound over
 decision points on one persistent HiGHS LP, each k stopped after
 ``--search-time-limit`` CPU seconds, which the load of a shared machine does
@@ -57,7 +58,15 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
     began, cpu_began = time.perf_counter(), time.process_time()
     try:
         if method == "mip":
-            result = k_sweep(game, player, mip_gap=args.gap, time_limit=args.mip_time_limit)
+            result = k_sweep(
+                game,
+                player,
+                args.mip_backend,
+                mip_gap=args.gap,
+                abs_gap=args.abs_gap,
+                time_limit=args.mip_time_limit,
+                threads=1,
+            )
         else:
             result = search_sweep(
                 game,
@@ -84,6 +93,7 @@ def sweep(method: str, game_name: str, player: int, args) -> dict:
         "method": method,
         "game": game_name,
         "player": player,
+        "backend": result.backend,
         "seconds": seconds,
         "cpu": cpu,
         "solves": result.mips_solved,
@@ -146,10 +156,16 @@ def build_parser() -> OneLineParser:
         "--methods", type=method_list, default="mip,search", help="sweeps of the game to run (empty: the variants only)"
     )
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap target (default 1%%)")
-    parser.add_argument("--abs-gap", type=finite_float(0.0), default=1e-4, help="absolute gap accepted near 0")
+    parser.add_argument(
+        "--abs-gap",
+        type=finite_float(0.0),
+        default=1e-4,
+        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 6.6e-5)",
+    )
     parser.add_argument(
         "--mip-time-limit", type=finite_float(0.0, strict=True), default=30.0, help="seconds per MIP of k_sweep"
     )
+    parser.add_argument("--mip-backend", default="highs", help="the backend of the MIP sweep (default highs)")
     parser.add_argument(
         "--search-time-limit", type=finite_float(0.0, strict=True), default=20.0, help="seconds per k of the search"
     )

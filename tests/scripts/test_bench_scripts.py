@@ -143,6 +143,12 @@ def test_bench_kdet_sweeps_kuhn_by_both_methods_to_the_same_curves(bench, tmp_pa
     script.report(result)
     out = capsys.readouterr().out
     assert "kuhn, mip:" in out and "kuhn, search:" in out and "wall time ratio mip / search:" in out
+    pytest.importorskip("gurobipy")
+    on_gurobi = script.main(["--game", "kuhn", "--methods", "mip", "--mip-backend", "gurobi", "--out", str(tmp_path)])
+    for r in on_gurobi.sweeps[0]["players"]:  # the same curve from another solver
+        assert r["backend"] == "gurobi"
+        values = [p["value"] for p in r["points"]]
+        assert values == pytest.approx(curves["mip", r["player"]], rel=0.01, abs=1e-4)
 
 
 def test_bench_kdet_scip_solves_both_formulations_at_the_exact_kuhn_values(bench, tmp_path, capsys):
