@@ -1,8 +1,8 @@
 """Benchmark: the full Leduc k-sweep (k = 0..144), both players, today's MIP sweep against the search.
 
     python scripts/bench/bench_kdet.py [--methods mip,search,envelope] [--gap 0.01] [--abs-gap 1e-4]
-                                       [--mip-time-limit 30] [--mip-backend highs] [--search-time-limit 20] [--patience P]
-                                       [--envelope-time-limit 15]
+                                       [--mip-time-limit 30] [--mip-backend highs] [--search-time-limit 20]
+                                       [--patience P] [--envelope-time-limit 15]
                                        [--variants 4x2,5x3] [--game leduc] [--out out]
 
 ``mip`` is :func:`gamelp.models.determinism.k_sweep` (MIPs on ``--mip-backend``, HiGHS by default, one
