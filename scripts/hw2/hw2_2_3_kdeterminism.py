@@ -7,7 +7,7 @@ and the points (with their strategies) to ``OUT/kdet_<game>.json``; prints the
 curve's ends, the work and the time.  ``search`` (default) is the
 branch-and-bound of :mod:`gamelp.models.kdet_search`, ``mip`` the MIP sweep
 on ``--backend``.  Leduc uses ``--leduc-mip-gap`` (1% by default, as the
-bench; absolute ``--abs-gap`` near 0); each MIP, or each k of the search,
+bench); every game the absolute ``--abs-gap`` near 0; each MIP, or each k of the search,
 stops after ``--time-limit`` seconds, and a point that did not reach its gap
 says so (its bound) in the JSON and as a band in the plot.  ``--envelope S``
 feeds the search the Lagrangian envelope (:mod:`gamelp.models.kdet_envelope`,
@@ -63,7 +63,12 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--games", default="rps,kuhn,leduc")
     parser.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap for rps and kuhn")
     parser.add_argument("--leduc-mip-gap", type=finite_float(0.0), default=0.01)
-    parser.add_argument("--abs-gap", type=finite_float(0.0), default=1e-4, help="absolute gap accepted near 0 (search)")
+    parser.add_argument(
+        "--abs-gap",
+        type=finite_float(0.0),
+        default=1e-4,
+        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 6.6e-5)",
+    )
     parser.add_argument(
         "--time-limit",
         type=finite_float(0.0, strict=True),
@@ -106,7 +111,13 @@ def main(argv: list[str] | None = None) -> KDeterminism:
                     )
                 else:
                     sweep = k_sweep(
-                        game, player, args.backend, mip_gap=gap, time_limit=args.time_limit, progress=progress
+                        game,
+                        player,
+                        args.backend,
+                        mip_gap=gap,
+                        abs_gap=args.abs_gap,
+                        time_limit=args.time_limit,
+                        progress=progress,
                     )
             rows = [p.to_dict() for p in sweep.points]
             curves[f"player {player}"] = rows
