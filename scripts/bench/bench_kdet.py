@@ -160,7 +160,7 @@ def build_parser() -> OneLineParser:
         "--abs-gap",
         type=finite_float(0.0),
         default=1e-4,
-        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 6.6e-5)",
+        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 9.9e-4)",
     )
     parser.add_argument(
         "--mip-time-limit", type=finite_float(0.0, strict=True), default=30.0, help="seconds per MIP of k_sweep"
