@@ -136,7 +136,7 @@ def test_time_limited_sweep_steps_report_a_bound_above_the_exact_value(kuhn, pla
     results = [solve_kdet(kuhn, player, k) for k in range(kuhn.player(player).num_decision_points + 1)]
     assert [result.k for result in results] == list(range(len(results)))
     exact = [result.value for result in results]
-    sweep = _Sweep(kuhn, player, "highs", 1e-6, True, {})
+    sweep = _Sweep(kuhn, player, "highs", (1e-6, None), True, {})
     total = sweep.total
     sweep.value_model.set_rhs("at_least_k", total)
     sweep.record(total, sweep.run(sweep.value_model))  # the deterministic ILP, solved to optimality
