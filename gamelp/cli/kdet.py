@@ -22,7 +22,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     """Add ``kdet`` to the main parser's sub-commands."""
     kdet = commands.add_parser("kdet", help="k-determinism MIP at one k, or the whole sweep")
     add_game_argument(kdet)
-    kdet.add_argument("--player", type=int, choices=(1, 2), required=True, help="whose strategy")
+    kdet.add_argument("--player", type=int, choices=(1, 2), default=1, help="whose strategy: 1 (default) or 2")
     kdet.add_argument("--k", type=integer(0), help="number of decision points forced to play one action")
     kdet.add_argument("--sweep", action="store_true", help="k = 0 .. number of decision points")
     kdet.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap (default 1e-6)")

@@ -275,6 +275,19 @@ def test_single_kdet_says_what_it_is_solving(capsys):
     assert captured.out.startswith("k=   2")
 
 
+def test_kdet_player_defaults_to_one_as_solve_does(capsys):
+    from gamelp.cli import build_parser
+
+    assert main(["kdet", "kuhn", "--k", "1"]) == 0
+    assert capsys.readouterr().err == "kuhn: solving player 1's k-determinism MIP at k=1...\n"
+    parsers = dict(_all_parsers(build_parser()))
+    helps = [
+        next(a.help for a in parsers[("gamelp", name)]._actions if "--player" in a.option_strings)
+        for name in ("solve", "kdet")
+    ]
+    assert all(h.startswith("whose strategy: 1 (default)") for h in helps), helps
+
+
 def test_export_infers_the_format_from_the_extension(tmp_path, capsys):
     assert main(["export", "kuhn", "-o", str(tmp_path / "k.mps")]) == 0
     assert (tmp_path / "k.mps").read_text().startswith("NAME")
