@@ -559,7 +559,7 @@ static PyObject *close_search(Search *x, PyObject *result) {
     return result;
 }
 
-static PyObject *py_legal_moves(PyObject *self, PyObject *args) {
+static PyObject *py_legal_moves(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *libraries, *rules, *state;
     Deal g;
     State s;
@@ -573,7 +573,7 @@ static PyObject *py_legal_moves(PyObject *self, PyObject *args) {
     return t;
 }
 
-static PyObject *py_step(PyObject *self, PyObject *args) {
+static PyObject *py_step(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *libraries, *rules, *state;
     const char *name;
     Deal g;
@@ -590,7 +590,7 @@ static PyObject *py_step(PyObject *self, PyObject *args) {
     return PyErr_Format(PyExc_ValueError, "move %s is not legal here", name);
 }
 
-static PyObject *py_value(PyObject *self, PyObject *args) {
+static PyObject *py_value(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *libraries, *rules, *state;
     long long cap;
     int table_bits;
@@ -609,7 +609,7 @@ static int at_cutoff(const int *s, int life) {
     return s[BASE[0] + LIFE] <= life || s[BASE[1] + LIFE] <= life;
 }
 
-static PyObject *py_play(PyObject *self, PyObject *args) {
+static PyObject *py_play(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *libraries, *rules, *state;
     long long cap;
     int table_bits, stop_life;
@@ -643,7 +643,9 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exact",
-                                    "Exact perfect-information search of the mini Magic game (C).", -1, methods};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_exact", "Exact perfect-information search of the mini Magic game (C).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
 
 PyMODINIT_FUNC PyInit__exact(void) { return PyModule_Create(&module); }
