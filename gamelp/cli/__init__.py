@@ -50,9 +50,9 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     """The ``gamelp`` parser; for a command line ``argv`` the simulator groups it does not run stay unloaded."""
     parser = OneLineParser(
         prog="gamelp",
-        description="Solve two-player zero-sum games with mathematical "
-        "programming: sequence-form game files (solve, kdet, validate, export), payoff "
-        "matrices (matrix) and the mini Magic simulator (mtg).",
+        description="Solve two-player zero-sum games with mathematical programming: sequence-form game files "
+        "(solve, kdet, validate, export, export-game), the solver backends (backends), payoff matrices (matrix) "
+        "and the game simulators (mtg, locm).",
     )
     parser.add_argument(
         "--version",

@@ -331,3 +331,24 @@ def test_solve_loads_no_simulator_and_no_progress_bar():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_top_level_help_lists_every_command_with_its_summary():
+    """`gamelp --help` names every registered command in its description and lists each with its summary."""
+    import argparse
+    import re
+
+    from gamelp.cli import build_parser
+
+    parser = build_parser(["--help"])
+    (commands,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    summaries = {c.dest: c.help for c in commands._choices_actions}
+    assert set(summaries) == set(commands.choices) and len(summaries) >= 9
+    done = run_cli("--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())  # argparse wraps the summaries: compare word by word
+    description = text[text.index(" ".join(parser.description.split())) :].split(" positional arguments:")[0]
+    for name, summary in summaries.items():
+        assert summary, f"{name} has no summary"
+        assert re.search(rf"[ (]{re.escape(name)}[,)]", description), f"the description omits {name}"
+        assert f" {name} {' '.join(summary.split())} " in text, f"--help does not list {name} with its summary"
