@@ -1,6 +1,5 @@
 """Sphinx configuration of gamelp's documentation site (build: python -m sphinx -W --keep-going -b html docs OUT)."""
 
-import os
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",  # NumPy-style docstrings
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3.2.2 copied into the site's _static/mathjax: formulas typeset offline
     "sphinxarg.ext",  # the command-line reference from gamelp's argparse parsers
     "gamelp_docs",  # the backend table from the registry
 ]
@@ -42,8 +42,8 @@ autodoc_typehints_format = "short"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 
-# Formulas are typeset by MathJax, loaded by the reader's browser from its default address; a machine without a
-# network can point GAMELP_DOCS_MATHJAX at a local copy of MathJax 3 (e.g. file:///PATH/es5/tex-mml-chtml.js
-# from the npm package mathjax@3).
-if os.environ.get("GAMELP_DOCS_MATHJAX"):
-    mathjax_path = os.environ["GAMELP_DOCS_MATHJAX"]
+# The formulas are typeset in the reader's browser by the MathJax that sphinx-mathjax-offline copies into the
+# built site (_static/mathjax/tex-chtml.js, MathJax 3.2.2; it sets mathjax_path), so a page needs no network.
+# Its configuration is MathJax 3's: myst-parser adds its processHtmlClass to whichever of mathjax3_config and
+# mathjax4_config is set, and to mathjax4_config (Sphinx 9's default, MathJax 4) when neither is.
+mathjax3_config = {"options": {}}
