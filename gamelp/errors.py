@@ -4,10 +4,12 @@ The core's error classes live here; the games layer's (a simulator's bad input, 
 game file format the games read) live in :mod:`gamelp.games.errors`, so the core names no game.
 Messages name the file, node, entry or model block at fault, so the CLI can
 print the one line and exit non-zero; :func:`shown` keeps user-supplied
-values in those messages short.
+values in those messages short, :func:`did_you_mean` suggests the name a typo meant.
 """
 
+import difflib
 import reprlib
+from collections.abc import Iterable
 
 
 class GamelpError(Exception):
@@ -68,3 +70,9 @@ _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdi
 def shown(value) -> str:
     """A short repr of a user-supplied value for a one-line message (deep or huge values elided)."""
     return _SHORT.repr(value)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'kuhn'?"`` when ``name`` is one of ``known`` up to letter case or a typo, else ``""``."""
+    close = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -13,7 +13,6 @@ which is zero exactly at a Nash equilibrium.
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
 import math
@@ -25,8 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.display import Raw, Summarised
-from gamelp.errors import GameFileError, shown
-from gamelp.io import atomic_write, read_text
+from gamelp.errors import GameFileError, did_you_mean, shown
+from gamelp.io import atomic_write, read_text, shipped_data
 from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
@@ -360,13 +359,13 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     if loader is not None:
         return loader(name)
     if name in BUILTIN_GAMES and not Path(name).exists():
-        text = resources.files("gamelp.games").joinpath("data", f"{name}.json").read_text(encoding="utf-8")
+        text = shipped_data().joinpath(f"{name}.json").read_text(encoding="utf-8")
         source = f"{name}.json"
     else:
         if not Path(name).exists():
-            close = difflib.get_close_matches(name.lower(), BUILTIN_GAMES, n=1, cutoff=0.6)
-            if close:
-                raise GameFileError(f"{name}: no such file or built-in game; did you mean {close[0]!r}?")
+            hint = did_you_mean(name, BUILTIN_GAMES)
+            if hint:
+                raise GameFileError(f"{name}: no such file or built-in game{hint}")
         text = read_text(name, GameFileError)
         source = name
     data = parse_json(text, source)

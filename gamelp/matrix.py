@@ -11,6 +11,11 @@ labels (its first cell, the corner, is ignored), every later row starts with
 its row label followed by one number per column.  The deviations file must
 have the same labels in the same order.
 
+Shipped matrices load by name (:meth:`MatrixGame.load`, ``gamelp matrix
+solve NAME``): the games' data folder holds ``NAME_payoffs.csv`` and, for
+some, the deviations ``NAME_std.csv``; :func:`shipped_matrices` lists the
+names found there (:data:`PAYOFFS_SUFFIX` is the naming rule's one place).
+
 :meth:`MatrixGame.reduce_dominated` removes strictly dominated rows and
 columns by pure strategies, iterated until none is left (Fryer's recipe,
 Esche (2018), Section 2.3): a row whose entries are all smaller than another
@@ -29,8 +34,23 @@ from pathlib import Path
 import numpy as np
 
 from gamelp.display import Raw, Summarised, frame, shape_text
-from gamelp.errors import MatrixFileError, MatrixGameError
-from gamelp.io import atomic_write, open_regular
+from gamelp.errors import MatrixFileError, MatrixGameError, did_you_mean
+from gamelp.io import atomic_write, open_regular, shipped_data
+
+# A shipped matrix NAME is the file NAME_payoffs.csv of the games' data folder, its deviations NAME_std.csv.
+PAYOFFS_SUFFIX = "_payoffs.csv"
+STD_SUFFIX = "_std.csv"
+
+
+def shipped_matrices() -> tuple[str, ...]:
+    """The names of the matrices gamelp ships, sorted: ``NAME`` for every ``NAME_payoffs.csv`` of its data folder."""
+    return tuple(
+        sorted(
+            entry.name.removesuffix(PAYOFFS_SUFFIX)
+            for entry in shipped_data().iterdir()
+            if entry.name.endswith(PAYOFFS_SUFFIX)
+        )
+    )
 
 
 def _labels(labels: Sequence[str] | None, size: int, prefix: str, what: str) -> tuple[str, ...]:
@@ -206,6 +226,44 @@ class MatrixGame(Summarised):
                     f"{std_path}: row {row_labels[i]!r}, column {col_labels[j]!r}: negative deviation {std[i, j]}"
                 )
         return cls(payoffs, row_labels, col_labels, std=std)  # _read_csv checked all that cls checks
+
+    @classmethod
+    def load(cls, path_or_name, std_path=None) -> MatrixGame:
+        """Read a payoff CSV by path, or a shipped matrix by name (:func:`shipped_matrices`).
+
+        A path that exists wins over a name.  A shipped matrix brings its
+        shipped deviations (``NAME_std.csv``, where there is one) unless
+        ``std_path`` names others.
+
+        Parameters
+        ----------
+        path_or_name : str or os.PathLike
+            A payoff CSV (:meth:`from_csv`) or the name of a shipped matrix, such as ``"esche_8c"``.
+        std_path : str or os.PathLike, optional
+            The payoffs' standard deviations (:meth:`from_csv`).
+
+        Returns
+        -------
+        MatrixGame
+
+        Raises
+        ------
+        MatrixFileError
+            A file's fault (:meth:`from_csv`), or, in one line, a name that is neither a file nor a shipped
+            matrix, with the close name it may have meant and the shipped names.
+        """
+        if Path(path_or_name).exists():
+            return cls.from_csv(path_or_name, std_path)
+        name, names = str(path_or_name), shipped_matrices()
+        if name not in names:
+            typed = Path(name).name.removesuffix(PAYOFFS_SUFFIX).removesuffix(".csv")  # a shipped file's name
+            raise MatrixFileError(
+                f"{name}: no such file or shipped matrix{did_you_mean(typed, names)} (shipped: {', '.join(names)})"
+            )
+        data = shipped_data()
+        if std_path is None and data.joinpath(name + STD_SUFFIX).is_file():
+            std_path = data.joinpath(name + STD_SUFFIX)
+        return cls.from_csv(data.joinpath(name + PAYOFFS_SUFFIX), std_path)
 
     def to_csv(self, path, std_path=None) -> None:
         """Write the payoffs to ``path`` and, when given, the deviations to ``std_path`` (exact floats)."""

@@ -29,7 +29,6 @@ Needs the ``open_spiel`` package (the ``openspiel`` extra).
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import random
 import sys
@@ -39,6 +38,7 @@ import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.deps import install_hint, installed
+from gamelp.errors import did_you_mean
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import OpenSpielImportError
 from gamelp.games.extensive import SequenceFormBuilder
@@ -120,9 +120,7 @@ def load_spiel_game(game_string: str):
     name = game_string.split("(", 1)[0]
     known = pyspiel.registered_names()
     if name not in known:
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it (no game {name!r}{hint})")
+        raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it (no game {name!r}{did_you_mean(name, known)})")
     depth = deepest = 0
     for character in game_string:
         depth += {"(": 1, ")": -1}.get(character, 0)

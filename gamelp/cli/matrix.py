@@ -1,11 +1,13 @@
-"""The ``gamelp matrix`` command: solve a matrix game read from a payoff CSV.
+"""The ``gamelp matrix`` command: solve a matrix game read from a payoff CSV or shipped by name.
 
-``gamelp matrix solve FILE.csv [--player row|col] [--backend B] [--form general|thesis]
+``gamelp matrix solve FILE.csv|NAME [--player row|col] [--backend B] [--form general|thesis]
 [--robust interval|ellipsoidal --radius R --std STD.csv] [--unique] [--no-reduce] [--json]``
 
-Strictly dominated rows and columns are removed first (unless ``--no-reduce``;
-with ``--robust``, only those dominated in every matrix of the uncertainty set);
-the printed strategy still lists every original label, removed ones at 0.
+``NAME`` is a shipped matrix (:meth:`gamelp.matrix.MatrixGame.load`), with its
+shipped deviations for ``--robust``.  Strictly dominated rows and columns are
+removed first (unless ``--no-reduce``; with ``--robust``, only those dominated
+in every matrix of the uncertainty set); the printed strategy still lists every
+original label, removed ones at 0.
 :func:`add_subparser` plugs the command into the main ``gamelp`` parser; each
 leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
 """
@@ -19,7 +21,7 @@ from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer, plot_path
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
-from gamelp.matrix import MatrixGame
+from gamelp.matrix import MatrixGame, shipped_matrices
 from gamelp.models.nash import MatrixNashResult, opponent_of, player_labels
 from gamelp.regret import METHODS as REGRET_METHODS
 
@@ -37,7 +39,11 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         description="Solve a zero-sum matrix game (row player maximises the CSV's payoffs). The CSV's first "
         "row and column are labels.",
     )
-    solve.add_argument("file", help="payoff CSV, or a Gambit .nfg file (two-player zero-sum)")
+    solve.add_argument(
+        "file",
+        help=f"payoff CSV, a shipped matrix by name ({', '.join(shipped_matrices())}), "
+        "or a Gambit .nfg file (two-player zero-sum)",
+    )
     solve.add_argument("--player", choices=("row", "col"), default="row", help="whose strategy (default row)")
     solve.add_argument(
         "--backend",
@@ -53,7 +59,9 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     )
     solve.add_argument("--robust", choices=("interval", "ellipsoidal"), help="robust LP over an uncertainty set")
     solve.add_argument("--radius", type=finite_float(0.0), help="radius R of the uncertainty set (with --robust)")
-    solve.add_argument("--std", help="CSV of standard deviations, same labels (with --robust)")
+    solve.add_argument(
+        "--std", help="CSV of standard deviations, same labels (with --robust; a shipped matrix brings its own)"
+    )
     solve.add_argument(
         "--unique",
         action="store_true",
@@ -91,8 +99,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
 
 def run_solve(args) -> int:
     """Solve, print, return 0; every user error surfaces as a GamelpError."""
-    if args.robust and (args.radius is None or args.std is None):
-        raise GamelpError("--robust needs --radius R and --std STD.csv")
+    if args.robust and args.radius is None:
+        raise GamelpError("--robust needs --radius R")
     if not args.robust and (args.radius is not None or args.std is not None):
         raise GamelpError("--radius and --std only make sense with --robust interval|ellipsoidal")
     if args.file.lower().endswith(".nfg"):
@@ -102,7 +110,9 @@ def run_solve(args) -> int:
             raise GamelpError("--std needs a payoff CSV (a .nfg file has no deviations)")
         game = read_nfg(args.file)
     else:
-        game = MatrixGame.from_csv(args.file, std_path=args.std)
+        game = MatrixGame.load(args.file, std_path=args.std)
+    if args.robust and game.std is None:
+        raise GamelpError(f"--robust needs --std STD.csv: {args.file} has no standard deviations")
     removed_rows: list[str] = []
     removed_cols: list[str] = []
     solved = game

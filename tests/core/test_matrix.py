@@ -230,3 +230,103 @@ def test_a_long_label_list_is_shown_short_and_csv_files_go_into_new_directories(
     path = tmp_path / "new" / "deeper" / "m.csv"
     game.to_csv(path)
     assert MatrixGame.from_csv(path).payoffs.tolist() == game.payoffs.tolist()
+
+
+# ----------------------------------------------------------------------------- shipped matrices by name
+def test_the_shipped_matrices_load_by_name_with_their_deviations():
+    from gamelp.matrix import shipped_matrices
+
+    names = shipped_matrices()
+    assert "esche_8c" in names and "mtg_exact_33" in names and names == tuple(sorted(names))
+    by_name, by_path = MatrixGame.load("esche_8c"), MatrixGame.from_csv(ESCHE)
+    assert np.array_equal(by_name.payoffs, by_path.payoffs) and by_name.row_labels == by_path.row_labels
+    assert by_name.std is None  # esche_8c ships no deviations
+    data = resources.files("gamelp.games").joinpath("data")
+    exact = MatrixGame.from_csv(data / "mtg_exact_33_payoffs.csv", data / "mtg_exact_33_std.csv")
+    loaded = MatrixGame.load("mtg_exact_33")
+    assert np.array_equal(loaded.payoffs, exact.payoffs) and np.array_equal(loaded.std, exact.std)
+
+
+def test_the_shipped_list_is_read_from_the_data_folder(tmp_path, monkeypatch):
+    """A NAME_payoffs.csv planted in the data folder is listed and loaded as NAME; other files are not listed."""
+    import gamelp.matrix
+
+    write(tmp_path / "tiny_payoffs.csv", ",x,y\na,1,0\nb,0,1\n")
+    write(tmp_path / "tiny_std.csv", ",x,y\na,0.5,0\nb,0,0.5\n")
+    write(tmp_path / "kuhn.json", "{}")
+    write(tmp_path / "notes_std.csv", ",x\na,1\n")
+    monkeypatch.setattr(gamelp.matrix, "shipped_data", lambda: tmp_path)
+    assert gamelp.matrix.shipped_matrices() == ("tiny",)
+    monkeypatch.chdir(tmp_path)  # "tiny" is no file here: the name is looked up
+    tiny = MatrixGame.load("tiny")
+    assert tiny.row_labels == ("a", "b") and tiny.std[0, 0] == 0.5
+    replaced = MatrixGame.load("tiny", std_path=write(tmp_path / "other.csv", ",x,y\na,1,1\nb,1,1\n"))
+    assert np.array_equal(replaced.std, np.ones((2, 2)))  # given deviations win over the shipped ones
+
+
+def test_a_path_that_exists_wins_over_a_shipped_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "esche_8c", ",x,y\na,1,0\nb,0,1\n")
+    assert MatrixGame.load("esche_8c").shape == (2, 2)
+    assert MatrixGame.load(tmp_path / "esche_8c").shape == (2, 2)
+    assert MatrixGame.load(ESCHE).shape == (33, 33)  # a path to the shipped file still works
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("Esche_8c", "esche_8c"),
+        ("esche8c", "esche_8c"),
+        ("elsewhere/esche_8c_payoffs.csv", "esche_8c"),  # a shipped file's name, not found here
+        ("mtg_exact33", "mtg_exact_33"),
+        ("rock_paper_scissors", None),
+    ],
+)
+def test_an_unknown_name_is_refused_in_one_line_naming_the_shipped_ones(tmp_path, monkeypatch, typed, meant):
+    from gamelp.matrix import shipped_matrices
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MatrixFileError) as info:
+        MatrixGame.load(typed)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{typed}: no such file or shipped matrix")
+    assert message.endswith(f"(shipped: {', '.join(shipped_matrices())})")
+    if meant:
+        assert f"; did you mean {meant!r}? (shipped" in message
+    else:
+        assert "did you mean" not in message
+
+
+def test_the_cli_solves_a_shipped_matrix_by_name(tmp_path, monkeypatch, capsys):
+    from gamelp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["matrix", "solve", "esche_8c", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["file"] == "esche_8c" and out["value"] == pytest.approx(0.5, abs=1e-9) and out["shape"] == [33, 33]
+    # --robust on a shipped matrix uses its shipped deviations: the same as naming both files
+    data = resources.files("gamelp.games").joinpath("data")
+    robust = ["--robust", "interval", "--radius", "0.5", "--json"]
+    assert main(["matrix", "solve", "mtg_exact_15cells", *robust]) == 0
+    by_name = json.loads(capsys.readouterr().out)
+    payoffs, std = data / "mtg_exact_15cells_payoffs.csv", data / "mtg_exact_15cells_std.csv"
+    assert main(["matrix", "solve", str(payoffs), "--std", str(std), *robust]) == 0
+    by_path = json.loads(capsys.readouterr().out)
+    assert by_name["value"] == pytest.approx(by_path["value"], abs=1e-12) and by_name["strategy"] == by_path["strategy"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["esche8c"], "esche8c: no such file or shipped matrix; did you mean 'esche_8c'? (shipped: esche_8c, "),
+        (["esche_8c", "--robust", "interval", "--radius", "1"], "--robust needs --std STD.csv: esche_8c has no"),
+    ],
+)
+def test_the_cli_refuses_a_bad_name_in_one_line(tmp_path, monkeypatch, capsys, argv, line):
+    from gamelp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["matrix", "solve", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1 and line in captured.err
