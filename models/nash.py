@@ -257,6 +257,19 @@ class Equilibrium(Summarised):
     def _entries(self):
         return "player 1's strategy (sequence form)", self.strategy_dict(1).items()
 
+    def to_frame(self):
+        """Both strategies as one pandas DataFrame: ``player`` (1, 2), then :meth:`NashResult.to_frame`'s columns.
+
+        One row per information set and action of each player, player 1's first: ``probability`` is the
+        behavioural strategy, ``reach probability`` the sequence-form weight.
+        """
+        tables = [strategy_frame(self.game.player(p), self.strategy_of(p), "an equilibrium table") for p in (1, 2)]
+        import pandas as pd  # strategy_frame has refused already when pandas is missing
+
+        for player, table in zip((1, 2), tables):
+            table.insert(0, "player", player)
+        return pd.concat(tables, ignore_index=True)
+
     def to_dict(self) -> dict:
         """JSON-ready summary: player 1's value, status, backend, the gap and both strategies by label.
 

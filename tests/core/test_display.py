@@ -522,6 +522,30 @@ def test_kuhn_equilibrium_as_a_table(kuhn):
     assert 0 <= bet_with_jack <= 1 / 3 + 1e-9  # Kuhn's family of equilibria: bluff with the jack at most 1/3
 
 
+def test_both_players_equilibrium_as_one_table_with_each_players_single_table(kuhn):
+    """Equilibrium.to_frame: a player column, then each player's rows exactly as NashResult.to_frame lists them."""
+    from gamelp.models.nash import solve_equilibrium
+
+    both = solve_equilibrium(kuhn)
+    table = both.to_frame()
+    assert list(table.columns) == ["player", "information set", "action", "probability", "reach probability"]
+    assert table["player"].tolist() == [1] * (kuhn.pl1.num_sequences - 1) + [2] * (kuhn.pl2.num_sequences - 1)
+    assert table.index.tolist() == list(range(len(table)))
+    for player in (1, 2):
+        own, strategy = kuhn.player(player), both.strategy_of(player)
+        rows = table[table["player"] == player].drop(columns="player").reset_index(drop=True)
+        assert rows.equals(own.to_frame(strategy))  # the single-player table, unchanged
+        assert np.array_equal(rows["reach probability"].to_numpy(), strategy[1:])  # values of the solution
+        behaviour = own.to_behavioural(strategy)
+        assert rows["probability"].tolist() == [
+            behaviour[j][a] for j, a in zip(rows["information set"], rows["action"])
+        ]
+        assert np.allclose(rows.groupby("information set")["probability"].sum(), 1.0)
+    x, y = (np.r_[1.0, table.loc[table["player"] == p, "reach probability"]] for p in (1, 2))
+    assert kuhn.saddle_point_gap(x, y) < 1e-9  # the table's two strategies are the equilibrium
+    assert kuhn.utility(x, y) == pytest.approx(both.value, abs=1e-12)
+
+
 def test_k_sweep_points_as_a_table(kuhn):
     from gamelp.models.determinism import k_sweep
 
@@ -565,6 +589,12 @@ def test_tables_without_pandas_are_refused_in_one_line_naming_the_extra(kuhn, mo
     with pytest.raises(MissingDependency, match=r'^a strategy table needs pandas.*pip install "gamelp\[notebook\]"$'):
         result.to_frame()
     assert "value=" in repr(result) and "<table>" in result._repr_html_()  # no pandas needed for these
+    from gamelp.models.nash import solve_equilibrium
+
+    with pytest.raises(
+        MissingDependency, match=r'^an equilibrium table needs pandas.*pip install "gamelp\[notebook\]"$'
+    ):
+        solve_equilibrium(kuhn).to_frame()
 
 
 # ----------------------------------------------------------------------------- pictures
