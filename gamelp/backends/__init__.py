@@ -35,6 +35,7 @@ import numpy as np
 
 from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.quiet import solver_output_to_stderr
+from gamelp.backends.registry import CAPABILITIES, solver_installed, solver_version
 from gamelp.backends.scaling import scale
 from gamelp.deps import install_hint, installed, require
 from gamelp.errors import BackendError, SolveInterrupted
@@ -52,23 +53,8 @@ _FAMILIES = {
 }
 # Family -> the library its module imports (asked with find_spec before the module is imported).
 _LIBRARIES = {"highs": "highspy", "gurobi": "gurobipy", "pyomo": "pyomo", "cvxpy": "cvxpy"}
-# The registered backends, in the order "auto" prefers them.
-REGISTERED = (
-    "highs",
-    "cvxpy:CLARABEL",
-    "gurobi",
-    "cvxpy:HIGHS",
-    "cvxpy:GUROBI",
-    "cvxpy:SCS",
-    "cvxpy:ECOS",
-    "cvxpy:MOSEK",
-    "pyomo:highs",
-    "pyomo:appsi_highs",
-    "pyomo:gurobi_direct",
-    "pyomo:gurobi_persistent",
-    "pyomo:glpk",
-    "pyomo:cbc",
-)
+# The registered backends, in the order "auto" prefers them (what each takes: registry.CAPABILITIES).
+REGISTERED = tuple(CAPABILITIES)
 
 __all__ = [
     "DEFAULT_BACKEND",
@@ -79,6 +65,7 @@ __all__ = [
     "available_backends",
     "check",
     "get",
+    "listing",
     "registered_backends",
     "solve",
 ]
@@ -137,6 +124,29 @@ def get(backend: str) -> Backend:
 def registered_backends() -> list[Backend]:
     """Every registered backend, installed or not (a :class:`MissingBackend` where its library is missing)."""
     return [get(name) if _library_installed(name) else MissingBackend(name) for name in REGISTERED]
+
+
+def listing() -> list[dict]:
+    """Every registered backend as ``gamelp backends`` lists it, known without importing any solver package.
+
+    Per backend: ``name``, ``installed`` (its family's library and its solver's package or program are here),
+    ``capabilities`` (names), ``solver_version`` (from package metadata; None when not installed) and
+    ``install`` (the extra that installs a missing family library, else None).
+    """
+    rows = []
+    for name, capabilities in CAPABILITIES.items():
+        family_here = _library_installed(name)
+        here = family_here and solver_installed(name)
+        rows.append(
+            {
+                "name": name,
+                "installed": here,
+                "capabilities": capabilities.names(),
+                "solver_version": solver_version(name) if here else None,
+                "install": None if family_here else install_hint(library(name)),
+            }
+        )
+    return rows
 
 
 @functools.cache

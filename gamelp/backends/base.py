@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 
+from gamelp.backends.registry import Capabilities, solver_version
 from gamelp.backends.scaling import Scaling
-from gamelp.deps import version as _distribution_version
 from gamelp.display import Raw, Summarised
 from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
@@ -45,33 +45,6 @@ FEASIBILITY_TOLERANCE = 1e-6
 INACCURATE_LIMIT = 1e-3
 INTEGRALITY_TOLERANCE = 1e-5
 OBJECTIVE_TOLERANCE = 1e-6  # a reported objective against its point's c x + constant
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What a backend can take and give."""
-
-    lp: bool = True
-    mip: bool = False
-    soc: bool = False
-    duals: bool = True
-    mip_start: bool = False
-    time_limit: bool = True
-    persistent: bool = False  # keeps the solver's model between solves and applies only the changes
-    accuracy: float = 1e-7  # relative accuracy to expect of an optimum (first-order methods: ~1e-4)
-
-    def names(self) -> list[str]:
-        """The names of the capabilities this solver has (``"LP"``, ``"MIP"``, ``"duals"``, ...)."""
-        flags = {
-            "LP": self.lp,
-            "MIP": self.mip,
-            "SOC": self.soc,
-            "duals": self.duals,
-            "MIP start": self.mip_start,
-            "time limit": self.time_limit,
-            "persistent": self.persistent,
-        }
-        return [name for name, on in flags.items() if on]
 
 
 @dataclass(repr=False)
@@ -184,7 +157,7 @@ class Backend:
 
     def version(self) -> str:
         """The solver's package and version, e.g. ``"highspy 1.16.0"`` (read from package metadata)."""
-        raise NotImplementedError
+        return solver_version(self.name)
 
     def check(self, form: MatrixForm) -> None:
         """Refuse (a :class:`~gamelp.errors.BackendError`) what this solver cannot take beyond its capabilities."""
@@ -199,12 +172,6 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"<backend {self.name}: {', '.join(self.capabilities.names())}>"
-
-
-def package_version(distribution: str) -> str:
-    """``"name version"`` of an installed distribution (``"name (version unknown)"`` without metadata)."""
-    found = _distribution_version(distribution)
-    return f"{distribution} {found}" if found else f"{distribution} (version unknown)"
 
 
 def violation(form: MatrixForm, x: np.ndarray) -> float:

@@ -30,11 +30,12 @@ import numpy as np
 from cvxpy.constraints import SOC
 from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult
 from gamelp.backends.gurobi_licence import STATUS as GUROBI_STATUS
 from gamelp.backends.gurobi_licence import loaded_gurobi_errors
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured
+from gamelp.backends.registry import SOLVER_PACKAGES
 from gamelp.deps import installed
 from gamelp.errors import BackendError
 from gamelp.form import MatrixForm
@@ -63,24 +64,6 @@ _MIP_ABS_GAP_OPTION = {"HIGHS": "mip_abs_gap", "GUROBI": "MIPGapAbs", "COPT": "A
 _THREADS_OPTION = {"HIGHS": "threads", "GUROBI": "Threads", "COPT": "Threads"}
 # Solvers whose cvxpy interface can re-solve to tell infeasible from unbounded when presolve could not.
 _REOPTIMIZE = {"GUROBI", "CPLEX"}
-# The module each solver's Python package installs, and its distribution (for available() and version()).
-SOLVER_PACKAGES = {
-    "CLARABEL": ("clarabel", "clarabel"),
-    "SCS": ("scs", "scs"),
-    "HIGHS": ("highspy", "highspy"),
-    "GUROBI": ("gurobipy", "gurobipy"),
-    "ECOS": ("ecos", "ecos"),
-    "MOSEK": ("mosek", "Mosek"),
-    "OSQP": ("osqp", "osqp"),
-    "COPT": ("coptpy", "coptpy"),
-    "SCIP": ("pyscipopt", "PySCIPOpt"),
-    "CPLEX": ("cplex", "cplex"),
-    "XPRESS": ("xpress", "xpress"),
-    "CBC": ("cylp", "cylp"),
-    "GLPK": ("cvxopt", "cvxopt"),
-    "GLPK_MI": ("cvxopt", "cvxopt"),
-    "CVXOPT": ("cvxopt", "cvxopt"),
-}
 # First-order solvers: optima to about 1e-4, not 1e-7.
 _FIRST_ORDER = {"SCS", "OSQP"}
 # Attributes of the solver's own result object (cvxpy's extra_stats): (objective, best bound) of a MIP.
@@ -283,13 +266,6 @@ class CvxpyBackend(Backend):
         if self.solver in SOLVER_PACKAGES:
             return installed(SOLVER_PACKAGES[self.solver][0])
         return self.solver in cp.installed_solvers()
-
-    def version(self) -> str:
-        """``"cvxpy 1.9.3 / CLARABEL 0.11.1"``: cvxpy's version and the solver package's."""
-        distribution = SOLVER_PACKAGES.get(self.solver, (None, None))[1]
-        found = package_version(distribution).partition(" ")[2] if distribution else ""
-        solver = f"{self.solver} {found}" if found and "unknown" not in found else self.solver
-        return f"{package_version('cvxpy')} / {solver}"
 
     def check(self, form: MatrixForm) -> None:
         """Refuse a model with both integer variables and cones when the cvxpy solver cannot take them together."""

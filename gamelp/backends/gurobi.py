@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
+from gamelp.backends.base import Backend, Options, RawResult
 from gamelp.backends.gurobi_licence import (  # noqa: F401 - re-exported: the tests and users reach them here
     CONE_SIZE_LIMIT,
     SIZE_LIMIT,
@@ -33,6 +33,7 @@ from gamelp.backends.gurobi_licence import (  # noqa: F401 - re-exported: the te
     quiet_env,
     size_refusal,
 )
+from gamelp.backends.registry import CAPABILITIES
 from gamelp.deps import installed
 from gamelp.errors import BackendError
 from gamelp.form import MatrixForm
@@ -77,7 +78,7 @@ def _attribute(gp, obj, name: str):
 class GurobiBackend(Backend):
     """Gurobi through gurobipy: LPs, MILPs and second-order cones, duals, MIP starts, time limits."""
 
-    capabilities = Capabilities(lp=True, mip=True, soc=True, duals=True, mip_start=True, time_limit=True)
+    capabilities = CAPABILITIES["gurobi"]
 
     def __init__(self, solver: str | None = None):
         if solver:
@@ -87,10 +88,6 @@ class GurobiBackend(Backend):
     def available(self) -> bool:
         """Whether ``gurobipy`` is installed (a licence is not checked)."""
         return installed("gurobipy")
-
-    def version(self) -> str:
-        """The installed ``gurobipy`` and its version, e.g. ``"gurobipy 12.0.0"``."""
-        return package_version("gurobipy")
 
     def check(self, form: MatrixForm) -> None:
         """Refuse a model over the size-limited licence's limits (:func:`check_size`)."""

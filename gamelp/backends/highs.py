@@ -33,15 +33,14 @@ import numpy as np
 
 from gamelp.backends.base import (
     Backend,
-    Capabilities,
     Options,
     RawResult,
     Session,
     objective_agrees,
-    package_version,
 )
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import discard_stdout
+from gamelp.backends.registry import CAPABILITIES
 from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
 from gamelp.form import Changes, MatrixForm
@@ -245,9 +244,7 @@ def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
 class HighsBackend(Backend):
     """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible, persistent."""
 
-    capabilities = Capabilities(
-        lp=True, mip=True, soc=False, duals=True, mip_start=True, time_limit=True, persistent=True
-    )
+    capabilities = CAPABILITIES["highs"]
 
     def __init__(self, solver: str | None = None):
         if solver:
@@ -260,10 +257,6 @@ class HighsBackend(Backend):
     def available(self) -> bool:
         """Always True: highspy is a core dependency."""
         return True  # highspy is a core dependency (and this module imports it)
-
-    def version(self) -> str:
-        """The installed ``highspy`` and its version, e.g. ``"highspy 1.16.0"``."""
-        return package_version("highspy")
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
         """Solve ``form`` in a new HiGHS instance."""

@@ -46,10 +46,11 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult, package_version
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult
 from gamelp.backends.gurobi_licence import check_size, loaded_gurobi_errors
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured, discard_stdout
+from gamelp.backends.registry import pyomo_family
 from gamelp.errors import BackendError
 from gamelp.form import MatrixForm
 from gamelp.solution import Status
@@ -104,16 +105,8 @@ _FAMILIES = {
 }
 
 
-# The Python package that drives each family's solver, where there is one (glpk and cbc are executables).
-_FAMILY_PACKAGES = {"highs": "highspy", "gurobi": "gurobipy", "cplex": "cplex", "xpress": "xpress", "scip": "PySCIPOpt"}
-
-
-def _family_name(solver: str) -> str:
-    return solver.lower().removeprefix("appsi_").split("_")[0]
-
-
 def _family(solver: str) -> _Family:
-    return _FAMILIES.get(_family_name(solver), _Family())
+    return _FAMILIES.get(pyomo_family(solver), _Family())
 
 
 # ----------------------------------------------------------------------------- building
@@ -291,16 +284,9 @@ class PyomoBackend(Backend):
         except _availability_errors():  # some plugins raise instead of answering False
             return False
 
-    def version(self) -> str:
-        """``"pyomo 6.10.1 / appsi_highs (highspy 1.16.0)"``: Pyomo's version, the solver, its package's."""
-        package = _FAMILY_PACKAGES.get(_family_name(self.solver))
-        found = package_version(package) if package else ""
-        solver = f"{self.solver} ({found})" if found and "unknown" not in found else self.solver
-        return f"{package_version('pyomo')} / {solver}"
-
     def check(self, form: MatrixForm) -> None:
         """Refuse a model over the size-limited licence's limits when the solver is Gurobi."""
-        if _family_name(self.solver) == "gurobi":
+        if pyomo_family(self.solver) == "gurobi":
             check_size(form, self.name)
 
     def _uses_contrib(self, form: MatrixForm) -> bool:
@@ -312,7 +298,7 @@ class PyomoBackend(Backend):
         if options.start is not None:
             for var, value in zip(pm.gamelp_columns, options.start):
                 var.set_value(float(value), skip_validation=True)
-        if _family_name(self.solver) == "highs":
+        if pyomo_family(self.solver) == "highs":
             _check_highs_options(self.name, options.extra)
             if options.threads is not None:
                 use_threads(options.threads)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from gamelp.cli.output import print_json
 
@@ -18,22 +17,9 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 def run_backends(args: argparse.Namespace) -> int:
     """``gamelp backends``: list every registered backend, whether it is installed, and how to install it."""
-    from gamelp.backends import MissingBackend, library, registered_backends
-    from gamelp.deps import install_hint
+    from gamelp.backends import listing
 
-    rows: list[dict[str, Any]] = []  # one JSON object per backend
-    for b in registered_backends():
-        installed = b.available()
-        rows.append(
-            {
-                "name": b.name,
-                "installed": installed,
-                "capabilities": b.capabilities.names(),
-                "solver_version": b.version() if installed else None,
-                # A family whose library is missing: the extra that installs it.
-                "install": install_hint(library(b.name)) if isinstance(b, MissingBackend) else None,
-            }
-        )
+    rows = listing()  # read from the registry and package metadata: no solver package is imported
     if args.json:
         print_json(rows)
     else:

@@ -167,6 +167,40 @@ def test_listing_backends_imports_no_backend_library():
     assert done.stdout.strip().splitlines()[-1] == "['highs'] []"
 
 
+def test_gamelp_backends_imports_no_solver_package():
+    """``gamelp backends`` lists every backend, installed ones with versions, and imports no solver package."""
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from gamelp.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main(['backends', '--json']) == 0\n"
+        "rows = json.loads(out.getvalue())\n"
+        "solvers = ('cvxpy', 'pyomo', 'gurobipy', 'highspy', 'clarabel', 'scs', 'ecos')\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(solvers))\n"
+        "print(len(rows), sum(r['installed'] for r in rows), loaded)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    listed, installed_here, imported = done.stdout.strip().split(" ", 2)
+    assert int(listed) == len(registered_backends()) and int(installed_here) >= 1 and imported == "[]"
+
+
+def test_the_listing_agrees_with_the_backends_themselves():
+    """What ``gamelp backends`` says without importing (the registry's table, find_spec, metadata) is what each
+    backend whose library is installed here says of itself once imported."""
+    from gamelp.backends import listing
+
+    for row, backend in zip(listing(), registered_backends(), strict=True):
+        assert row["name"] == backend.name
+        if isinstance(backend, MissingBackend):
+            assert not row["installed"] and row["install"] and row["solver_version"] is None
+            continue
+        assert row["capabilities"] == backend.capabilities.names(), backend.name
+        assert row["installed"] == bool(backend.available()), backend.name
+        if row["installed"]:
+            assert row["solver_version"] == backend.version(), backend.name
+
+
 def test_registered_backends_of_a_missing_library_are_placeholders(monkeypatch):
     import gamelp.backends as backends
 
