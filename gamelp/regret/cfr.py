@@ -13,7 +13,8 @@ of the sequence-form utility ``g`` and the local strategies ``b``; the
 strategy played is ``x[ja] = b[ja] x[p_j]``.  The sequences are renumbered
 level by level (:class:`TreeplexLevels`), so a parent comes before its
 children and a depth is one slice: the top-down and bottom-up passes are one
-loop each, in C (``_kernels.c``), and the local minimisers update every
+loop each, in C (``_kernels.c``; its numpy twins where it is not built:
+:mod:`gamelp.regret.kernels`), and the local minimisers update every
 decision point at once.  An iteration costs a few dozen calls whatever the
 number of points.
 
@@ -46,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-import gamelp.regret._kernels as _kernels
+from gamelp.regret import kernels
 from gamelp.regret.simplex import (
     DEFAULT_ETA,
     PredictiveRegretMatchingPlus,
@@ -101,6 +102,7 @@ class TreeplexLevels:
         self.segments = Segments(np.concatenate(([0], point_starts)), np.concatenate(([1], point_starts + sizes)))
         self.levels = []
         self.parent_position = np.zeros(self.num_sequences, dtype=np.int64)  # per level position; 0 for the root
+        self.kernels = kernels.implementation()  # C, or numpy where the extension is not built
         first_point, up_lo = 0, 0
         up_hi = 1  # pragma: no mutate: depth 0 hangs below the empty sequence; a wider range would only add zeros
         for level_points in by_depth:
@@ -138,13 +140,15 @@ class TreeplexLevels:
     def sequence_form(self, behaviour: np.ndarray) -> np.ndarray:
         """Sequence-form strategy of local strategies ``behaviour`` (level order), top-down."""
         x = np.empty(self.num_sequences)
-        _kernels.sequence_form(self.parent_position, behaviour, x)
+        self.kernels.sequence_form(self.parent_position, behaviour, x)
         return x
 
     def counterfactual_values(self, utility: np.ndarray, behaviour: np.ndarray) -> np.ndarray:
         """``q[s] = utility[s] + sum`` of the values ``V[j] = sum_a b[ja] q[ja]`` of the points below ``s``."""
         q = np.empty(self.num_sequences)
-        _kernels.counterfactual_values(self.parent_position, behaviour, np.ascontiguousarray(utility, dtype=float), q)
+        self.kernels.counterfactual_values(
+            self.parent_position, behaviour, np.ascontiguousarray(utility, dtype=float), q
+        )
         return q
 
     def best_response_value(self, utility: np.ndarray) -> float:

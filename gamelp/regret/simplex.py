@@ -50,8 +50,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-import gamelp.regret._kernels as _kernels
 from gamelp.errors import RegretError
+from gamelp.regret import kernels
 
 DEFAULT_ETA = 0.1  # the step size of MWU and OMWU unless one is given
 
@@ -71,8 +71,9 @@ class Segments:
         ):
             raise RegretError("segments must be non-empty, consecutive and start at 0")
         self.size = int(self.ends[-1])
-        self.bounds = np.append(self.starts, self.size)  # segment k is [bounds[k], bounds[k+1]), for the C loops
+        self.bounds = np.append(self.starts, self.size)  # segment k is [bounds[k], bounds[k+1]), for the kernels
         self.owner = np.repeat(np.arange(self.starts.size), sizes)
+        self.kernels = kernels.implementation()  # C, or numpy where the extension is not built
 
     @classmethod
     def simplex(cls, n: int) -> Segments:
@@ -92,13 +93,13 @@ class Segments:
     def positive_part(self, v: np.ndarray) -> np.ndarray:
         """Regret matching's strategy: ``[v]^+`` normalised per segment, uniform where no entry is positive."""
         out = np.empty(self.size)
-        _kernels.positive_part(self.bounds, np.ascontiguousarray(v, dtype=float), out)
+        self.kernels.positive_part(self.bounds, np.ascontiguousarray(v, dtype=float), out)
         return out
 
     def regret(self, strategy: np.ndarray, utility: np.ndarray) -> np.ndarray:
         """The regret of each action for ``utility`` against ``strategy``: ``u - <x, u>`` per segment."""
         out = np.empty(self.size)
-        _kernels.regret(
+        self.kernels.regret(
             self.bounds, np.ascontiguousarray(strategy, dtype=float), np.ascontiguousarray(utility, dtype=float), out
         )
         return out

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-import gamelp.regret._kernels as _kernels
 from gamelp.game import load_game
 from gamelp.models.nash import solve_nash
 from gamelp.regret import (
@@ -531,53 +530,6 @@ def test_positive_part_is_regret_matching_per_segment():
     assert np.array_equal(
         segments.positive_part(np.array([1e-300, 0.0, 2.0, 0.0, 2.0, 5.0])), [1.0, 0.0, 0.5, 0.0, 0.5, 1.0]
     )
-
-
-def test_the_c_passes_match_their_definitions_on_a_small_treeplex():
-    """parent = (-, 0, 0, 1, 1): sequences 3 and 4 are the actions of a point below sequence 1."""
-    parent = np.array([0, 0, 0, 1, 1])
-    b = np.array([1.0, 0.25, 0.75, 0.5, 0.5])
-    x = np.empty(5)
-    _kernels.sequence_form(parent, b, x)
-    assert x.tolist() == [1.0, 0.25, 0.75, 0.125, 0.125]
-    q = np.empty(5)
-    _kernels.counterfactual_values(parent, b, np.array([0.0, 1.0, 2.0, 4.0, 8.0]), q)
-    assert q.tolist() == [0.25 * 7.0 + 0.75 * 2.0, 1.0 + 6.0, 2.0, 4.0, 8.0]  # V below sequence 1: (4 + 8) / 2
-
-
-@pytest.mark.parametrize(
-    "call, message",
-    [
-        (lambda: _kernels.sequence_form(np.array([0, 0, 2]), np.ones(3), np.empty(3)), "parent 2 does not come"),
-        (lambda: _kernels.sequence_form(np.array([0, -1]), np.ones(2), np.empty(2)), "parent -1 does not come"),
-        (lambda: _kernels.sequence_form(np.array([0, 0]), np.ones(3), np.empty(3)), "one common, non-zero length"),
-        (lambda: _kernels.counterfactual_values(np.array([0, 0]), np.ones(2), np.ones(3), np.empty(2)), "common"),
-        (lambda: _kernels.sequence_form(np.array([0, 0], dtype=np.int32), np.ones(2), np.empty(2)), "int64"),
-        (lambda: _kernels.sequence_form(np.array([0, 0]), np.ones(2), np.empty(1)), "common length"),
-        (lambda: _kernels.sequence_form(np.array([0, 0]), np.ones(2, dtype=np.float32), np.empty(2)), "float64"),
-        (lambda: _kernels.sequence_form(np.array([0, 0]), np.ones((2, 1)), np.empty(2)), "one-dimensional"),
-        (lambda: _kernels.sequence_form(np.array([0, 0]), np.ones(2)), "takes 3 arrays, got 2"),
-        (lambda: _kernels.positive_part(np.array([0, 2, 2]), np.ones(2), np.empty(2)), "rise strictly"),
-        (
-            lambda: _kernels.positive_part(np.array([0, 1]), np.ones(2), np.empty(2)),
-            "rise strictly from 0 to the length 2",
-        ),
-        (lambda: _kernels.positive_part(np.array([0]), np.ones(0), np.empty(0)), "rise strictly"),
-        (lambda: _kernels.regret(np.array([1, 2]), np.ones(2), np.ones(2), np.empty(2)), "rise strictly"),
-    ],
-)
-def test_the_c_passes_refuse_what_would_read_outside_their_arrays(call, message):
-    with pytest.raises((ValueError, TypeError), match=message):
-        call()
-
-
-def test_the_c_passes_write_only_writable_contiguous_arrays():
-    out = np.empty(2)
-    out.flags.writeable = False
-    with pytest.raises((TypeError, ValueError, BufferError), match="read-only"):
-        _kernels.sequence_form(np.array([0, 0]), np.ones(2), out)
-    with pytest.raises((TypeError, ValueError, BufferError), match="contiguous"):
-        _kernels.sequence_form(np.array([0, 0]), np.ones(4)[::2], np.empty(2))
 
 
 def test_gaps_measured_every_k_iterations_follow_the_same_run():
