@@ -38,7 +38,7 @@ from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.registry import CAPABILITIES, solver_installed, solver_version
 from gamelp.backends.scaling import scale
 from gamelp.deps import install_hint, installed, require
-from gamelp.errors import BackendError, SolveInterrupted
+from gamelp.errors import BackendError, SolveInterrupted, did_you_mean
 from gamelp.solution import Solution, Status
 
 logger = logging.getLogger(__name__)
@@ -76,9 +76,13 @@ def parse(backend: str) -> tuple[str, str | None]:
     family, _, solver = backend.partition(":")
     family = family.strip().lower()
     if family not in _FAMILIES:
+        hint = did_you_mean(backend.strip(), (DEFAULT_BACKEND, *_FAMILIES, *REGISTERED))
         raise BackendError(
-            f"unknown backend {backend!r}; use one of auto, highs, gurobi, "
-            "pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"
+            f"unknown backend {backend!r}"
+            + (
+                hint
+                or "; use one of auto, highs, gurobi, pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"
+            )
         )
     return family, (solver.strip() or None)
 

@@ -154,6 +154,20 @@ def test_refused_backend_is_a_one_line_error():
     ]
 
 
+def test_a_misspelled_backend_gets_a_did_you_mean_in_the_cli_and_from_python():
+    done = run_cli("solve", "kuhn", "--backend", "higs")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["gamelp: error: unknown backend 'higs'; did you mean 'highs'?"]
+    from gamelp import load_game
+    from gamelp.errors import BackendError
+    from gamelp.models.nash import sequence_form_lp
+
+    model = sequence_form_lp(load_game("kuhn"), 1)
+    for typo, meant in (("higs", "highs"), ("pyomo-highs", "pyomo:highs"), ("gurobii", "gurobi")):
+        with pytest.raises(BackendError, match=rf"^unknown backend '{typo}'; did you mean '{meant}'\?$"):
+            model.solve(typo)
+
+
 def test_export_into_a_missing_directory_is_refused_before_highs_writes(tmp_path):
     """HiGHS's writer segfaulted (exit 139) on a missing directory; the path is checked first."""
     done = run_cli("export", "kuhn", "-o", tmp_path / "missing" / "kuhn.lp")
