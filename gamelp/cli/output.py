@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import sys
 
+# The k-sweep's bar: "k-sweep: 3/7 values of k |███▍    | 00:02<00:03".
+SWEEP_BAR = "{desc}: {n_fmt}/{total_fmt} values of k |{bar}| {elapsed}<{remaining}"
+
 
 def print_json(payload) -> None:
     """Print ``payload`` as indented JSON; numpy numbers are written as floats."""
@@ -15,10 +18,18 @@ def print_json(payload) -> None:
 
 
 def sweep_progress():
-    """A progress bar on stderr for a k-sweep; called as ``update(done, total)``."""
+    """A progress bar on stderr for a k-sweep; called as ``update(done, total)``, ``done`` values of k of ``total``.
+
+    It counts values of k and shows no rate: tqdm's rate of a unit "k" read as thousands ("96.80k/s").
+    """
     from tqdm import tqdm
 
-    bar = tqdm(unit="k", file=sys.stderr, leave=False)
+    bar = tqdm(
+        desc="k-sweep",
+        bar_format=SWEEP_BAR,
+        file=sys.stderr,
+        leave=False,
+    )
 
     def update(done, total):
         bar.total = total

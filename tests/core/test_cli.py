@@ -366,3 +366,15 @@ def test_top_level_help_lists_every_command_with_its_summary():
         assert summary, f"{name} has no summary"
         assert re.search(rf"[ (]{re.escape(name)}[,)]", description), f"the description omits {name}"
         assert f" {name} {' '.join(summary.split())} " in text, f"--help does not list {name} with its summary"
+
+
+def test_the_sweep_bar_counts_values_of_k_and_shows_no_thousands_rate(capsys):
+    """tqdm's rate of a unit "k" read as thousands ("96.80k/s"); the bar counts values of k instead."""
+    from gamelp.cli.output import sweep_progress
+
+    update = sweep_progress()
+    for done in (3, 7):
+        update(done, 7)
+    shown = [line.strip() for line in capsys.readouterr().err.replace("\r", "\n").splitlines() if line.strip()]
+    assert any(line.startswith("k-sweep: 3/7 values of k |") for line in shown), shown
+    assert not any("/s" in line for line in shown), shown
