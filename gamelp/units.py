@@ -8,14 +8,15 @@ path that builds a model or runs a first-order method from a game's payoffs
 therefore divides them by the *payoff range* (the largest payoff magnitude,
 :func:`payoff_range`), works on payoffs in [-1, 1], and multiplies values,
 bounds and gaps back by the range.  Tolerances and gaps that a user gives
-(``--target-gap``, ``--abs-gap``, the uniqueness tolerances) are read
-relative to the payoff range.
+(``--target-gap``, ``--abs-gap``) are read relative to the payoff range.
 
 The LP backends also balance every model they solve
 (:mod:`gamelp.backends.scaling`, Curtis-Reid); this game-level step is what
 the paths that bypass them (the k-determinism search's own HiGHS model, the
-written LP/MPS file, the uniqueness test's tolerances and the regret
-methods' gaps) have in common with them.
+written LP/MPS file and the regret methods' gaps) have in common with them.
+Mangasarian's uniqueness test (:mod:`gamelp.models.uniqueness`) takes the
+other route: it reads its tolerances on the solved LP balanced as the
+backends balance it, and reports in the game's own units.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from gamelp.backends.scaling import WELL_SCALED_HIGH, WELL_SCALED_LOW
 
 if TYPE_CHECKING:
     from gamelp.game import SequenceFormGame
-    from gamelp.matrix import MatrixGame
 
 
 def payoff_range(payoffs: Any) -> float:
@@ -55,14 +55,3 @@ def normalised(game: SequenceFormGame, *, when_needed: bool = False) -> tuple[Se
     if unit == 1.0:
         return game, unit
     return replace(game, A=(game.A / unit).tocsr()), unit
-
-
-def normalised_matrix(game: MatrixGame) -> tuple[MatrixGame, float]:
-    """A matrix game with its payoffs (and deviations) divided by their range, and the range."""
-    from gamelp.matrix import MatrixGame
-
-    unit = payoff_range(game.payoffs)
-    if unit == 1.0:
-        return game, unit
-    std = None if game.std is None else game.std / unit
-    return MatrixGame(game.payoffs / unit, game.row_labels, game.col_labels, std), unit

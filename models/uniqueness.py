@@ -31,6 +31,16 @@ direction ``d``.  For a non-unique verdict, ``x-bar + t d`` with the largest
 feasible step ``t`` (1 if the face is unbounded that way) is a second optimum;
 its objective is reported beside the first.
 
+Units.  The tolerances are absolute numbers, so they are read on the LP as
+the backends balance it (:mod:`gamelp.backends.scaling`, Curtis and Reid
+1972): a badly scaled model (a game's payoffs in another currency) is taken
+in its balanced units ``x = D x'``, rows times ``R``, objective times ``s``
+(multipliers ``s u / R``, slacks ``R (G x - h)``); a well-scaled one as it
+is.  The test runs on the solution it is given, the one a caller reports,
+and gives the objective, the direction, the step and the second optimum in
+the model's own units (``x = D x'``), so the same game in other units gets
+the same verdict and the same answers, scaled.
+
 Whether a dual is "zero" is a judgement call (the thesis's verdict hung on a
 5e-5 dual against zeros of 1e-10), so the result carries the tolerance used,
 the smallest dual counted positive and the largest counted zero.
@@ -47,16 +57,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.backends.scaling import Scaling, scale
 from gamelp.display import Summarised
 from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.solution import Solution
-from gamelp.units import normalised
+
+if TYPE_CHECKING:
+    from gamelp.models.nash import NashResult
 
 DEFAULT_TOLERANCE = 1e-7
 DEFAULT_ACTIVITY_TOLERANCE = 1e-7
@@ -70,7 +84,12 @@ class UniquenessResult(Summarised):
     ``K`` / ``L`` name the active rows with positive / zero multiplier (bound
     rows read like ``"x[0C40L] >= 0"``); ``direction``, ``step`` and
     ``second_point`` (values by variable block) are set when the optimum is
-    not unique.
+    not unique.  ``objective``, ``second_objective``, ``direction``, ``step``
+    and ``second_point`` are in the model's units (``second_point`` is
+    ``x + step * direction``); the multipliers and ``second_violation`` are in
+    the units the tolerances were read in: the model's own, or, when
+    ``balanced``, those of the badly scaled model balanced as the backends
+    balance it.
     """
 
     unique: bool
@@ -85,6 +104,7 @@ class UniquenessResult(Summarised):
     num_variables: int
     objective: float
     blocks: tuple[str, ...] | None = None
+    balanced: bool = False
     direction_lp_value: float | None = None
     direction: dict[str, np.ndarray] | None = None
     step: float | None = None
@@ -133,6 +153,7 @@ class UniquenessResult(Summarised):
             "rank": self.rank,
             "variables": self.num_variables,
             "blocks": list(self.blocks) if self.blocks else None,
+            "balanced": self.balanced,
             "direction_lp_value": self.direction_lp_value,
             "objective": self.objective,
             "direction": plain(self.direction),
@@ -143,12 +164,14 @@ class UniquenessResult(Summarised):
 
     def summary(self) -> str:
         """A few lines in the thesis's terms."""
+        balanced = " (on the LP balanced by Curtis-Reid)" if self.balanced else ""
         lines = [
             f"active rows with positive dual (K): {len(self.K)}; with zero dual (L): {len(self.L)}; "
             f"equality rows: {self.num_equalities}",
             f"rank of the active system: {self.rank} of {self.num_variables} variables",
-            f"duals <= {self.tolerance:g} count as zero; smallest counted positive: "
-            f"{_fmt(self.smallest_positive_dual)}, largest counted zero: {_fmt(self.largest_zero_dual)}",
+            f"duals <= {self.tolerance:g} count as zero{balanced}; "
+            f"smallest counted positive: {_fmt(self.smallest_positive_dual)}, largest counted zero: "
+            f"{_fmt(self.largest_zero_dual)}",
         ]
         scope = f" (blocks {', '.join(self.blocks)})" if self.blocks else ""
         if self.unique:
@@ -197,11 +220,20 @@ def _full_vector(parts: dict[str, np.ndarray], order, what: str) -> np.ndarray:
     return np.concatenate(blocks)
 
 
-def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.ndarray]:
-    form = model.matrix_form()
-    x = _full_vector(solution.values, list(model.variables), "values")
-    y = _full_vector(solution.duals, list(model.constraints), "duals")
-    reduced = _full_vector(solution.reduced_costs, list(model.variables), "reduced costs")
+def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.ndarray, Scaling]:
+    """The standard form of the LP as the backends balance it, the solution in its units, and the balancing.
+
+    A badly scaled LP (:func:`gamelp.backends.scaling.needs_scaling`: a game's payoffs in other units) is
+    balanced by the backends' Curtis-Reid factors: ``x = D x'``, rows times ``R``, the objective times ``s``,
+    so multipliers become ``s u / R`` and slacks ``R (G x - h)``.  The tolerances are read in those units,
+    the same for the same game in any currency; a well-scaled LP is taken as it is (unit factors).
+    """
+    original = model.matrix_form()
+    form, balance = scale(original)
+    column, objective_factor = balance.column, balance.objective
+    x = _full_vector(solution.values, list(model.variables), "values") / column
+    y = _full_vector(solution.duals, list(model.constraints), "duals") * objective_factor / balance.row
+    reduced = _full_vector(solution.reduced_costs, list(model.variables), "reduced costs") * objective_factor * column
     sign = -1.0 if form.maximize else 1.0
     c, y, reduced = sign * form.c, sign * y, sign * reduced
     n = x.size
@@ -225,8 +257,8 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
     rows += [identity[has_lb], -identity[has_ub]]
     rhs += [form.col_lb[has_lb], -form.col_ub[has_ub]]
     mult += [np.clip(reduced[has_lb], 0.0, None), np.clip(-reduced[has_ub], 0.0, None)]
-    names += [f"{var_names[j]} >= {form.col_lb[j]:g}" for j in np.flatnonzero(has_lb)]
-    names += [f"{var_names[j]} <= {form.col_ub[j]:g}" for j in np.flatnonzero(has_ub)]
+    names += [f"{var_names[j]} >= {original.col_lb[j]:g}" for j in np.flatnonzero(has_lb)]
+    names += [f"{var_names[j]} <= {original.col_ub[j]:g}" for j in np.flatnonzero(has_ub)]
     eq_rows.append(identity[fixed])
     eq_rhs.append(form.col_lb[fixed])
     standard = _StandardForm(
@@ -249,7 +281,7 @@ def _standard_form(model: Model, solution: Solution) -> tuple[_StandardForm, np.
             f"{model.name}: the duals are not optimal for this solution (reduced cost {stray:.2e} on "
             f"a variable off its bounds, multiplier {-negative:.2e}); is the solution optimal?"
         )
-    return standard, x
+    return standard, x, balance
 
 
 def _unit_rows(M: sp.csr_matrix) -> sp.csr_matrix:
@@ -326,7 +358,7 @@ def check_uniqueness(
         blocks = tuple(blocks)
         for name in blocks:
             model._block(name)  # raises ModelError for an unknown block
-    std, x = _standard_form(model, solution)
+    std, x, balance = _standard_form(model, solution)
     n = x.size
     slack = std.G @ x - std.h
     active = slack <= activity_tolerance * (1.0 + np.abs(std.h))
@@ -349,6 +381,7 @@ def check_uniqueness(
         num_variables=n,
         objective=float(objective),
         blocks=blocks,
+        balanced=not (np.all(balance.row == 1.0) and np.all(balance.column == 1.0) and balance.objective == 1.0),
     )
     if inactive_zero := int((~active & (std.u > tolerance)).sum()):
         result.notes.append(
@@ -380,7 +413,7 @@ def check_uniqueness(
         result.direction_lp_value = max(value, 0.0)  # d = 0 is feasible: below 0 is the solver's rounding
         if value <= DIRECTION_TOLERANCE:  # pragma: no mutate: a value exactly at the tolerance has measure zero
             return result
-    _second_optimum(result, model, std, x, slack, active, direction)
+    _second_optimum(result, model, std, x, slack, active, direction, balance.column)
     return result
 
 
@@ -392,36 +425,49 @@ def _second_optimum(
     slack: np.ndarray,
     active: np.ndarray,
     direction: np.ndarray,
+    column: np.ndarray,
 ) -> None:
-    """Fill in the non-unique verdict: direction, largest feasible step, second optimum and its objective."""
+    """Fill in the non-unique verdict: direction, largest feasible step, second optimum and its objective.
+
+    ``x``, ``slack`` and ``direction`` are in the balanced units of ``std``; ``x = column * x'`` brings
+    the direction and the second optimum back to the model's units, in which they are reported (the
+    violation stays in the balanced units, where the tolerances are read).
+    """
     direction = direction / np.abs(direction).max()
     rate = std.G @ direction  # 0 on K (and on L for a null-space direction), >= 0 on L: no active row shrinks
     shrinking = ~active & (rate < -1e-12)
     step = float(np.min(slack[shrinking] / -rate[shrinking])) if shrinking.any() else 1.0
     second = x + step * direction
-    sign = -1.0 if model.sense == "max" else 1.0
     violation = max(
         float(np.max(std.h - std.G @ second, initial=0.0)),
         float(np.abs(std.E @ second - std.e).max(initial=0.0)),
     )
+    moved = column * direction  # the direction in the model's units, its largest entry 1 there too
+    largest = float(np.abs(moved).max())
+    second_point = column * second
     result.unique = False
-    result.direction = model.split_values(direction)
-    result.step = step
-    result.second_point = model.split_values(second)
-    result.second_objective = float(sign * (std.c @ second)) + model.objective_constant
+    result.direction = model.split_values(moved / largest)
+    result.step = step * largest
+    result.second_point = model.split_values(second_point)
+    result.second_objective = float(model.matrix_form().c @ second_point) + model.objective_constant
     result.second_violation = violation
 
 
-def check_game_uniqueness(game: SequenceFormGame, player: int, backend: str = "highs", **options) -> UniquenessResult:
+def check_game_uniqueness(
+    game: SequenceFormGame, player: int, backend: str = "highs", *, result: NashResult | None = None, **options
+) -> UniquenessResult:
     """Whether player ``player``'s optimal strategy of ``game`` is unique (Mangasarian's test on its Nash LP).
 
-    The test runs on the Nash LP of the game with its payoffs divided by their range
-    (:func:`gamelp.units.normalised`), so its tolerances are relative to the payoff range and the verdict
-    does not depend on the payoffs' units.  The question is about the strategy ``x`` only (the value
-    variables may have other optima).  ``options`` go to :func:`check_uniqueness`.
+    The question is about the strategy ``x`` only (the value variables may have other optima).  ``result``
+    is the player's solved Nash LP to test (``gamelp solve --unique`` passes the one it prints); without it
+    the LP is solved on ``backend``.  The test reads its tolerances on the LP as the backends balance it,
+    so the verdict does not depend on the payoffs' units, and reports the objective and the second
+    optimum in the game's units.  ``options`` go to :func:`check_uniqueness`.
     """
     from gamelp.models.nash import solve_nash
 
-    unit_game, _ = normalised(game)
-    nash = solve_nash(unit_game, player, backend)
-    return check_uniqueness(nash.model, nash.solution, blocks=("x",), backend=backend, **options)
+    if result is None:
+        result = solve_nash(game, player, backend)
+    elif result.game is not game or result.player != player:
+        raise ModelError(f"the Nash result given is player {result.player}'s of {result.game.name}, not the one asked")
+    return check_uniqueness(result.model, result.solution, blocks=("x",), backend=backend, **options)

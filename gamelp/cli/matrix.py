@@ -65,7 +65,8 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument(
         "--unique",
         action="store_true",
-        help="Mangasarian's uniqueness test of the LP optimum (tolerances relative to the payoff range)",
+        help="Mangasarian's uniqueness test of the printed LP optimum; objectives and the second optimum in the "
+        "input's units, tolerances read on the LP as the solver balances it (unit-free)",
     )
     solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
     solve.add_argument(
@@ -144,12 +145,9 @@ def run_solve(args) -> int:
     payload.update(_with_removed_labels(result.to_dict(), game))
     if args.unique:
         from gamelp.models.uniqueness import check_uniqueness
-        from gamelp.units import normalised_matrix
 
-        # On the payoffs divided by their range: the tolerances are relative to it, the verdict unit-free.
-        unit_game, unit = normalised_matrix(solved)
-        unit_result = result if unit == 1.0 else solve(unit_game)
-        verdict = check_uniqueness(unit_result.model, unit_result.solution, backend=args.backend)
+        # The printed optimum itself, in the CSV's units (the test balances a badly scaled LP for its tolerances).
+        verdict = check_uniqueness(result.model, result.solution, backend=args.backend)
         payload.update(verdict.to_dict())
         payload["uniqueness_summary"] = verdict.summary()
     _plot(args, game, payload)

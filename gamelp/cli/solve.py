@@ -48,7 +48,8 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     solve.add_argument(
         "--unique",
         action="store_true",
-        help="Mangasarian's uniqueness test of the LP optimum (tolerances relative to the payoff range)",
+        help="Mangasarian's uniqueness test of the printed LP optimum; objectives and the second optimum in the "
+        "input's units, tolerances read on the LP as the solver balances it (unit-free)",
     )
     solve.add_argument(
         "--method",
@@ -174,8 +175,8 @@ def run_solve(args) -> int:
 
             if args.deterministic:
                 raise GamelpError("--unique tests the Nash LP's optimum, not the deterministic ILP's")
-            # On the payoffs divided by their range: the verdict does not depend on the payoffs' units.
-            verdict = check_game_uniqueness(game, args.player, args.backend)
+            # The printed optimum itself, in the game's units (the test balances a badly scaled LP).
+            verdict = check_game_uniqueness(game, args.player, args.backend, result=nash)
             payload.update(verdict.to_dict())
     if args.behavioural:
         payload["behavioural"] = own.to_behavioural(x)

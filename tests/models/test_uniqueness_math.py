@@ -9,12 +9,20 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from gamelp.backends.scaling import scale
 from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
 from gamelp.models.nash import solve_matrix_nash
-from gamelp.models.uniqueness import UniquenessResult, _unit_rows, check_game_uniqueness, check_uniqueness
+from gamelp.models.uniqueness import (
+    UniquenessResult,
+    _second_optimum,
+    _StandardForm,
+    _unit_rows,
+    check_game_uniqueness,
+    check_uniqueness,
+)
 
 SCALES = [(1.0, 1.0), (1e-6, 1e6), (1e6, 1e-6), (1e-6, 1e-6)]
 
@@ -68,8 +76,12 @@ def test_unique_vertex_with_scaled_rows(scales):
     assert verdict.unique and verdict.second_point is None
     assert verdict.K == ("r[0]", "r[1]") and verdict.L == ()
     assert verdict.rank == 2 == verdict.num_variables
-    # Both duals are 1/3 per unit row: divided by the row's scale.
-    assert verdict.smallest_positive_dual == pytest.approx(min(1 / 3 / s for s in scales), rel=1e-6)
+    # Both duals are 1/3 per unit row: divided by the row's scale.  Rows 1e6 apart are badly scaled: the test
+    # then reads the multipliers of the LP balanced as the backends balance it, s * u_i / r_i.
+    _, balance = scale(model.matrix_form())
+    assert verdict.balanced is (scales != (1.0, 1.0))
+    expected = [balance.objective * (1 / 3 / s) / r for s, r in zip(scales, balance.row)]
+    assert verdict.smallest_positive_dual == pytest.approx(min(expected), rel=1e-6)
     assert verdict.largest_zero_dual is None and verdict.margin == np.inf
     assert verdict.objective == pytest.approx(4 / 3, abs=1e-9)
 
@@ -436,15 +448,47 @@ def test_the_direction_lp_is_unboxed_without_blocks():
     assert verdict.direction["x"] == pytest.approx([1.0, 1 / 3, 0.0], abs=1e-9)
 
 
-def test_a_row_whose_rate_is_exactly_the_shrink_tolerance_does_not_limit_the_step():
-    """min x1 s.t. x1 >= 0 and x3 - 1e-12 x2 >= -5 (inactive), x2 >= 0, x3 = 0: x2 moves freely along
-    the face; the inactive row's rate along d = (0, 1, 0) is exactly -1e-12, not below it, so the step stays 1."""
+def _slow_model() -> Model:
+    """min x1 s.t. x1 >= 0 and x3 - 1e-12 x2 >= -5 (inactive), x2 >= 0, x3 = 0: x2 moves along the face."""
     model = Model("slow")
     x = model.add_variables("x", 3, lb=[0.0, 0.0, 0.0], ub=[np.inf, np.inf, 0.0])
     model.add_constraints("far", {x: np.array([[0.0, -1e-12, 1.0]])}, ">=", -5.0)
     model.set_objective({x: [1.0, 0.0, 0.0]})
+    return model
+
+
+def test_a_row_whose_rate_is_exactly_the_shrink_tolerance_does_not_limit_the_step():
+    """The inactive row's rate along d = (0, 1, 0) is exactly -1e-12, not below it, so the step stays 1."""
+    model = _slow_model()
+    std = _StandardForm(
+        c=np.array([1.0, 0.0, 0.0]),
+        G=sp.csr_array(np.array([[1.0, 0.0, 0.0], [0.0, -1e-12, 1.0], [0.0, 1.0, 0.0]])),
+        h=np.array([0.0, -5.0, 0.0]),
+        u=np.array([1.0, 0.0, 0.0]),
+        names=["x[0] >= 0", "far[0]", "x[1] >= 0"],
+        E=sp.csr_array(np.array([[0.0, 0.0, 1.0]])),
+        e=np.zeros(1),
+    )
+    x = np.zeros(3)
+    slack = std.G @ x - std.h
+    verdict = UniquenessResult(True, 1e-7, 1e-7, 1.0, 0.0, (), (), 1, 2, 3, 0.0)
+    _second_optimum(verdict, model, std, x, slack, slack <= 0, np.array([0.0, 1.0, 0.0]), np.ones(3))
+    assert not verdict.unique and verdict.direction["x"] == pytest.approx([0.0, 1.0, 0.0], abs=0)
+    assert verdict.step == 1.0
+
+
+def test_a_tiny_coefficient_limits_the_step_once_the_lp_is_balanced():
+    """The same LP through check_uniqueness: the coefficient 1e-12 makes it badly scaled, so the test balances
+    it (Curtis-Reid), where the far row's rate is of order 1: the step runs to where that row becomes active,
+    x2 = 5e12, reported in the model's units."""
+    model = _slow_model()
     solution = model.solve("highs")
     assert solution.values["x"][1] == 0.0
     verdict = check_uniqueness(model, solution)
-    assert not verdict.unique and verdict.direction["x"] == pytest.approx([0.0, 1.0, 0.0], abs=0)
-    assert verdict.step == 1.0
+    assert verdict.balanced and not verdict.unique
+    assert verdict.direction["x"] == pytest.approx([0.0, 1.0, 0.0], abs=0)
+    assert verdict.step == pytest.approx(5e12, rel=1e-9)
+    second = verdict.second_point["x"]
+    assert second == pytest.approx(solution.values["x"] + verdict.step * verdict.direction["x"], rel=1e-12)
+    assert second[2] - 1e-12 * second[1] == pytest.approx(-5.0, rel=1e-9)  # the far row, now active
+    assert verdict.second_objective == verdict.objective == 0.0
