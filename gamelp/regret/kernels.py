@@ -18,18 +18,21 @@ try:
 
     compiled: ModuleType | None = _c_kernels
     """The C extension, None where it is not built."""
-except ImportError:
+    _why = ""
+except ImportError as error:
     compiled = None
+    _why = f" ({error})"
 
 COMPILED = compiled is not None
 """True when the C kernels run, False when their numpy twins do."""
 
 NUMPY_SLOWDOWN = 2.6
-"""How much longer PDCFR+ takes on Leduc to a gap of 1e-6 on the numpy twins than in C (measured: see the guide)."""
+"""How many times longer PDCFR+ takes on Leduc to a gap of 1e-6 on the numpy twins than in C (CPU time, measured
+as the regret guide says)."""
 
 MISSING = (
-    "gamelp: the C regret kernels (gamelp.regret._kernels) are not built (no C compiler at install?); "
-    f"CFR and regret matching run on numpy, about {NUMPY_SLOWDOWN:g}x slower on Leduc"
+    f"gamelp: the C regret kernels (gamelp.regret._kernels) are not available{_why}; pip builds them only where it "
+    f"finds a C compiler. CFR and regret matching run on numpy instead, about {NUMPY_SLOWDOWN:g}x slower on Leduc"
 )
 """The warning, given once per process, when the numpy twins run."""
 
