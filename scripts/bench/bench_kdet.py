@@ -185,7 +185,12 @@ def build_parser() -> OneLineParser:
         "--variants", type=variant_list, default="", help="bigger Leduc variants RxS for the search, e.g. 4x2,5x3"
     )
     parser.add_argument("--game", default="leduc", help="the game both methods sweep: leduc (default), kuhn or RxS")
-    parser.add_argument("--out", type=output_directory, default="out")
+    parser.add_argument(
+        "--out",
+        type=output_directory,
+        default="out",
+        help="directory for the plots and bench_kdet.json (default %(default)s)",
+    )
     return parser
 
 

@@ -272,7 +272,9 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap at which both solvers stop")
-    parser.add_argument("--out", type=output_directory, default="out")
+    parser.add_argument(
+        "--out", type=output_directory, default="out", help="directory for bench_kdet_scip.json (default %(default)s)"
+    )
     return parser
 
 

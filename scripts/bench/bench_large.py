@@ -155,7 +155,13 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--target", type=finite_float(0.0, strict=True), default=1e-4, help="NashConv / payoff range (default 1e-4)"
     )
-    parser.add_argument("--methods", nargs="+", default=["ipm", "simplex", "pdlp", "pdcfr+", "cfr+"])
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=["ipm", "simplex", "pdlp", "pdcfr+", "cfr+"],
+        help="LP solvers (ipm, simplex, pdlp) and regret methods (pdcfr+, cfr+, ...) to race "
+        "(default: ipm simplex pdlp pdcfr+ cfr+)",
+    )
     parser.add_argument("--repeats", type=integer(1), default=1, help="processes per method; median time (default 1)")
     parser.add_argument(
         "--timeout", type=finite_float(0.0, strict=True), default=900.0, help="seconds per solve (default 900)"

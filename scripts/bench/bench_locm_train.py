@@ -78,7 +78,12 @@ def battler_list(text: str) -> list[str]:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--approach", choices=["immediate", "history", "lstm"], default="immediate")
+    parser.add_argument(
+        "--approach",
+        choices=["immediate", "history", "lstm"],
+        default="immediate",
+        help="the learned drafter trained by self-play PPO (default %(default)s)",
+    )
     parser.add_argument(
         "--battlers", type=battler_list, default="max-attack,greedy", help="comma-separated (default %(default)s)"
     )

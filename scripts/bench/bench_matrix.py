@@ -238,12 +238,29 @@ def report_first_order(result: MatrixSpeed) -> None:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=integer(1, 10_000), nargs="+", default=[33, 100, 250, 500, 1000, 2000])
-    parser.add_argument("--backend", default=DEFAULT_BACKEND)
+    parser.add_argument(
+        "--sizes",
+        type=integer(1, 10_000),
+        nargs="+",
+        default=[33, 100, 250, 500, 1000, 2000],
+        help="matrix sizes n (default: 33 ... 2000; with --first-order 2000 5000 10000)",
+    )
+    parser.add_argument("--backend", default=DEFAULT_BACKEND, help="gamelp's LP backend (default %(default)s)")
     parser.add_argument("--timeout", type=finite_float(0.0, strict=True), default=60.0, help="seconds per peer run")
-    parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--peers", nargs="*", default=["nashpy", "pygambit"], choices=list(PEERS))
-    parser.add_argument("--out", type=output_directory, default="out")
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the random matrices (default %(default)s)")
+    parser.add_argument(
+        "--peers",
+        nargs="*",
+        default=["nashpy", "pygambit"],
+        choices=list(PEERS),
+        help="the other packages to time (default: nashpy pygambit)",
+    )
+    parser.add_argument(
+        "--out",
+        type=output_directory,
+        default="out",
+        help="directory for the JSON and the matrices (default %(default)s)",
+    )
     parser.add_argument("--first-order", action="store_true", help="race the first-order path against the LP")
     parser.add_argument("--method", default="dcfr+", help="first-order method (default dcfr+)")
     parser.add_argument(

@@ -66,12 +66,26 @@ class MtgSpeed:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=integer(1, 10**6), default=100)  # the deck pairs are drawn up front
+    parser.add_argument(
+        "--games", type=integer(1, 10**6), default=100, help="games, one random deck pair each (default %(default)s)"
+    )  # the deck pairs are drawn up front
     parser.add_argument("--cap", type=integer(1), default=500_000, help="evaluation cap per game")
-    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
+    parser.add_argument(
+        "--evaluation",
+        default="forest",
+        choices=("forest", "layered", "life"),
+        help="evaluation function at or below --threshold (default %(default)s)",
+    )
     parser.add_argument("--graded", action="store_true", help="search with full scores, not their sign")
-    parser.add_argument("--threshold", type=integer(0), default=12)
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument(
+        "--threshold",
+        type=integer(0),
+        default=12,
+        help="life at or below which the evaluation is used; 0 plays exactly (default %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=integer(0), default=0, help="seed of the deck pairs and the games (default %(default)s)"
+    )
     return parser
 
 

@@ -211,7 +211,9 @@ def build_parser() -> OneLineParser:
         default=150,
         help="the first games of those also played by the Python search (default: 150)",
     )
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument(
+        "--seed", type=integer(0), default=0, help="seed of the random deck pairs and deals (default %(default)s)"
+    )
     parser.add_argument(
         "--max-creatures",
         type=int,

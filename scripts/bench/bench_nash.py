@@ -127,9 +127,17 @@ def variant_list(text: str) -> list[tuple[int, int]]:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=integer(1), default=3)
-    parser.add_argument("--backends", default=BACKENDS)
-    parser.add_argument("--no-openspiel", action="store_true")
+    parser.add_argument(
+        "--repeats", type=integer(1), default=3, help="runs per backend; the median time (default %(default)s)"
+    )
+    parser.add_argument(
+        "--backends", default=BACKENDS, help="comma-separated backends to time on Leduc (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--no-openspiel",
+        action="store_true",
+        help="skip OpenSpiel's sequence-form LP (and installing open-spiel and ecos)",
+    )
     parser.add_argument(
         "--variants", type=variant_list, default="3x2,4x2,4x3,5x3,6x3,8x4,13x4", help="Leduc ranks x suits for growth"
     )

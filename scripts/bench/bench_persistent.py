@@ -188,7 +188,7 @@ def whole_sweep(game, player: int, time_limit: float) -> tuple[dict[str, Tally],
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="leduc", help="a built-in game name or a game file (default leduc)")
-    parser.add_argument("--player", type=integer(1, 2), default=1)
+    parser.add_argument("--player", type=integer(1, 2), default=1, help="whose Nash LP (default %(default)s)")
     parser.add_argument("--rhs-steps", type=integer(1, 10**5), default=300, help="re-solves of the RHS sweep")
     parser.add_argument("--greedy-steps", type=integer(0), default=2, help="greedy steps from the Nash strategy")
     parser.add_argument("--search-lps", type=integer(0, 10**5), default=600, help="search face LPs to replay")

@@ -214,7 +214,13 @@ def sizes(text: str) -> list[str]:
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=integer(1), default=3, help="processes per point; median time (default 3)")
-    parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES))
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        choices=FAMILIES,
+        default=list(FAMILIES),
+        help="families to time: lp, regret, dense (default: all)",
+    )
     parser.add_argument("--variants", type=variants, default="3x2,4x3,6x3,8x4,13x4", help="Leduc variants")
     parser.add_argument(
         "--regret-target", type=finite_float(0.0, strict=True), default=1e-4, help="regret gap (default 1e-4)"

@@ -88,7 +88,12 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--eval-cap", type=integer(1), default=2_000, help="mtg: default 2000")
     parser.add_argument("--drafters", default="random,icebox", help="locm: drafters (default: random,icebox)")
     parser.add_argument("--matches", type=integer(2), default=2000, help="locm: matches per pair (default: 2000)")
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument(
+        "--seed",
+        type=integer(0),
+        default=0,
+        help="seed of the batch, the same matches in every configuration (default %(default)s)",
+    )
     parser.add_argument(
         "--out", type=output_directory, default="out", help="directory for bench_sweep_GAME.json (default: out/)"
     )

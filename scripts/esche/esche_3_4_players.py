@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the aggressive one, searching as the imperfect player does: with --life-threshold 0 "
         "exact play, the ceiling of any sampling player (not in the thesis)",
     )
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the decks and deals (default %(default)s)")
     parser.add_argument(
         "--out",
         type=output_directory,

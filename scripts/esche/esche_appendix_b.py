@@ -206,10 +206,25 @@ def parse_rule(text: str) -> tuple[str, object]:
 
 def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12) -> None:
     """The game settings, rule changes and execution options shared by the sweep scripts."""
-    parser.add_argument("--seed", type=integer(0), default=0)
-    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
-    parser.add_argument("--life-threshold", type=integer(0), default=life_threshold)
-    parser.add_argument("--eval-cap", type=integer(1), default=500_000)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the deals (default %(default)s)")
+    parser.add_argument(
+        "--evaluation",
+        default="forest",
+        choices=("forest", "layered", "life"),
+        help="evaluation function at or below the life threshold (default %(default)s)",
+    )
+    parser.add_argument(
+        "--life-threshold",
+        type=integer(0),
+        default=life_threshold,
+        help="life at or below which the evaluation function is used; 0 plays exactly (default %(default)s)",
+    )
+    parser.add_argument(
+        "--eval-cap",
+        type=integer(1),
+        default=500_000,
+        help="evaluations after which a game is a draw (default %(default)s, the thesis's)",
+    )
     parser.add_argument(
         "--rule",
         type=parse_rule,
@@ -217,8 +232,10 @@ def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12
         default=[],
         help="a changed rule, e.g. starting_life=3, first_player_draws=1, instant_bolts=0",
     )
-    parser.add_argument("--workers", type=workers, default=1)
-    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--workers", type=workers, default=1, help="worker processes playing the games (default %(default)s)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def game_setup(args) -> tuple[dict, GameSettings, Execution, functools.partial | None]:
@@ -600,12 +617,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="play a deck grid, optionally with changed rules")
-    run.add_argument("--creatures", type=int_list, default=[0, 8])
-    run.add_argument("--bolts", type=int_list, default=[28, 32, 40])
-    run.add_argument("--games", type=integer(1), default=100)
+    run.add_argument(
+        "--creatures", type=int_list, default=[0, 8], help="Vexing Devil counts, e.g. 0,8 or 0:16:4 (default 0,8)"
+    )
+    run.add_argument(
+        "--bolts", type=int_list, default=[28, 32, 40], help="Lightning Bolt counts, e.g. 28,32,40 (default 28,32,40)"
+    )
+    run.add_argument("--games", type=integer(1), default=100, help="games per deck pair (default %(default)s)")
     add_game_arguments(run, life_threshold=0)
-    run.add_argument("--verify", action="store_true")
-    run.add_argument("--out", type=output_directory, required=True)
+    run.add_argument(
+        "--verify",
+        action="store_true",
+        help="check the evaluation's verdicts by full minimax (mismatches are recorded)",
+    )
+    run.add_argument(
+        "--out",
+        type=output_directory,
+        required=True,
+        help="directory of the sweep (payoffs.csv, std.csv, games.sqlite)",
+    )
     run.set_defaults(func=cmd_run)
     comp = commands.add_parser("compare", help="compare sweep directories with Appendix B")
     comp.add_argument("dirs", nargs="+", help="sweep output directories")
@@ -616,12 +646,28 @@ def build_parser() -> argparse.ArgumentParser:
     paired.add_argument("other", help="the sweep directory with one factor changed")
     paired.set_defaults(func=cmd_paired)
     accuracy = commands.add_parser("forest-accuracy", help="the forest's error rate on exact-play positions")
-    accuracy.add_argument("--decks", default="0C28L,0C32L,0C40L,8C28L,8C32L,8C40L")
-    accuracy.add_argument("--games", type=integer(1), default=200)
-    accuracy.add_argument("--seed", type=integer(0), default=0)
-    accuracy.add_argument("--label-cap", type=integer(1), default=50_000)
-    accuracy.add_argument("--workers", type=workers, default=1)
-    accuracy.add_argument("--quiet", action="store_true")
+    accuracy.add_argument(
+        "--decks",
+        default="0C28L,0C32L,0C40L,8C28L,8C32L,8C40L",
+        help="comma-separated decks whose exact-play positions are scored (default %(default)s)",
+    )
+    accuracy.add_argument(
+        "--games",
+        type=integer(1),
+        default=200,
+        help="games of exact play whose positions are scored (default %(default)s)",
+    )
+    accuracy.add_argument("--seed", type=integer(0), default=0, help="seed of the deals (default %(default)s)")
+    accuracy.add_argument(
+        "--label-cap",
+        type=integer(1),
+        default=50_000,
+        help="positions a game's exact search may score before the game is skipped (default %(default)s)",
+    )
+    accuracy.add_argument(
+        "--workers", type=workers, default=1, help="worker processes playing the games (default %(default)s)"
+    )
+    accuracy.add_argument("--quiet", action="store_true", help="no progress bar")
     accuracy.set_defaults(func=cmd_forest_accuracy)
     matrix = commands.add_parser("matrix", help="write a sweep's played cells (finished or not) as CSVs")
     matrix.add_argument("dir", help="sweep output directory")

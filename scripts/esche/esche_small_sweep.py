@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--player", choices=PLAYER_KINDS, default="perfect", help="default: perfect")
     parser.add_argument("--evaluation", choices=EVALUATIONS, default="life", help="default: life")
     parser.add_argument("--eval-cap", type=integer(1), default=2_000, help="default: 2000")
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the batch (default %(default)s)")
     parser.add_argument("--backend", default="highs", help="LP backend (default: highs)")
     parser.add_argument("--cone-backend", default="cvxpy:CLARABEL", help="backend for the ellipsoidal LPs")
     parser.add_argument("--out", type=output_directory, default="out/esche_small_sweep", help="output directory")

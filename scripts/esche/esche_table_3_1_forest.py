@@ -72,13 +72,32 @@ def collect(games, threshold, seed, cap, jobs):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--train-games", type=integer(1), default=400)
-    parser.add_argument("--sets", type=integer(1), default=5)
-    parser.add_argument("--set-games", type=integer(1), default=120)
-    parser.add_argument("--threshold", type=integer(1), default=12)
-    parser.add_argument("--label-cap", type=integer(1), default=50_000)
-    parser.add_argument("--jobs", type=workers, default=2)
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument(
+        "--train-games",
+        type=integer(1),
+        default=400,
+        help="games whose positions train the forests (default %(default)s)",
+    )
+    parser.add_argument("--sets", type=integer(1), default=5, help="test sets (default %(default)s)")
+    parser.add_argument("--set-games", type=integer(1), default=120, help="games per test set (default %(default)s)")
+    parser.add_argument(
+        "--threshold", type=integer(1), default=12, help="life threshold of the positions (default %(default)s)"
+    )
+    parser.add_argument(
+        "--label-cap",
+        type=integer(1),
+        default=50_000,
+        help="positions a game's exact search may score before the game is skipped (default %(default)s)",
+    )
+    parser.add_argument(
+        "--jobs", type=workers, default=2, help="worker processes collecting positions (default %(default)s)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=integer(0),
+        default=0,
+        help="seed of the training games; test set k uses seed + 1 + k (default %(default)s)",
+    )
     parser.add_argument(
         "--curve", type=int_list, default=[], help="tree counts for Figures 3.1 and 3.2, e.g. 1,3,9,27,81"
     )

@@ -44,11 +44,29 @@ class CapTable:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=integer(1, 10**6), default=100)  # the deck pairs are drawn up front
-    parser.add_argument("--caps", type=integer(1), nargs="+", default=sorted(THESIS))
-    parser.add_argument("--evaluation", default="forest", choices=("forest", "layered", "life"))
+    parser.add_argument(
+        "--games",
+        type=integer(1, 10**6),
+        default=100,
+        help="games per cap, the same deck pairs and deals under every cap (default %(default)s)",
+    )  # the deck pairs are drawn up front
+    parser.add_argument(
+        "--caps",
+        type=integer(1),
+        nargs="+",
+        default=sorted(THESIS),
+        help="evaluation caps per game (default: the thesis's 5000 50000 500000 5000000)",
+    )
+    parser.add_argument(
+        "--evaluation",
+        default="forest",
+        choices=("forest", "layered", "life"),
+        help="evaluation function at or below 12 life (default %(default)s)",
+    )
     parser.add_argument("--graded", action="store_true", help="search with full scores, not their sign")
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument(
+        "--seed", type=integer(0), default=0, help="seed of the deck pairs and the games (default %(default)s)"
+    )
     return parser
 
 

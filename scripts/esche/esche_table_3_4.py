@@ -64,8 +64,18 @@ class DeckMix16:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--creatures", type=int_list, default=list(range(0, 17, 4)))
-    parser.add_argument("--bolts", type=int_list, default=list(range(0, 61, 4)))
+    parser.add_argument(
+        "--creatures",
+        type=int_list,
+        default=list(range(0, 17, 4)),
+        help="Vexing Devil counts of the grid, e.g. 0,4,8 or 0:16:4 (default 0:16:4)",
+    )
+    parser.add_argument(
+        "--bolts",
+        type=int_list,
+        default=list(range(0, 61, 4)),
+        help="Lightning Bolt counts of the grid (default 0:60:4)",
+    )
     parser.add_argument("--games", type=integer(1), default=200, help="games per pair (default %(default)s)")
     parser.add_argument(
         "--analysed",

@@ -54,7 +54,7 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument("--games", type=integer(1), default=1000, help="games per fixed-weight match (default: 1000)")
     parser.add_argument("--reps", type=integer(1), default=1000, help="fixed-weight matches (default: 1000)")
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the plays and runs (default %(default)s)")
     parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")
     return parser
 

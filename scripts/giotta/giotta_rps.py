@@ -52,7 +52,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--eta", type=finite_float(0.0, strict=True), default=0.1, help="MWU/OMWU step size (default: 0.1)"
     )
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the plays and runs (default %(default)s)")
     parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")
     return parser
 

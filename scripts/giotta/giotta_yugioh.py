@@ -112,7 +112,7 @@ def build_parser() -> OneLineParser:
         help=f"life points in units of one attack (default: {ygo.TABLE1_RULES.life})",
     )
     parser.add_argument("--workers", type=workers, default=2, help="worker processes (default: 2)")
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the simulated games (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")
     return parser

@@ -36,7 +36,7 @@ class NashValues:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", default="highs")
+    parser.add_argument("--backend", default="highs", help="LP backend (default %(default)s)")
     parser.add_argument("--verbose", action="store_true", help="print each solver log")
     return parser
 

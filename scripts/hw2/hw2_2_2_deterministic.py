@@ -36,8 +36,8 @@ class DeterministicValues:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", default="highs")
-    parser.add_argument("--games", default="rps,kuhn,leduc")
+    parser.add_argument("--backend", default="highs", help="MIP backend (default %(default)s)")
+    parser.add_argument("--games", default="rps,kuhn,leduc", help="comma-separated games (default %(default)s)")
     parser.add_argument("--verbose", action="store_true", help="print each solver log")
     return parser
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
+from gamelp.cli.output import SWEEP_BAR
 from gamelp.game import load_game
 from gamelp.io import write_text
 from gamelp.models.determinism import k_sweep
@@ -58,11 +59,21 @@ class KDeterminism:
 
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--method", choices=("search", "mip"), default="search")
+    parser.add_argument(
+        "--method",
+        choices=("search", "mip"),
+        default="search",
+        help="the branch-and-bound search or one MIP per k (default %(default)s)",
+    )
     parser.add_argument("--backend", default="highs", help="backend of --method mip")
-    parser.add_argument("--games", default="rps,kuhn,leduc")
+    parser.add_argument("--games", default="rps,kuhn,leduc", help="comma-separated games (default %(default)s)")
     parser.add_argument("--mip-gap", type=finite_float(0.0), default=1e-6, help="relative MIP gap for rps and kuhn")
-    parser.add_argument("--leduc-mip-gap", type=finite_float(0.0), default=0.01)
+    parser.add_argument(
+        "--leduc-mip-gap",
+        type=finite_float(0.0),
+        default=0.01,
+        help="relative gap for leduc (default 0.01, as the bench)",
+    )
     parser.add_argument(
         "--abs-gap",
         type=finite_float(0.0),
@@ -81,8 +92,13 @@ def build_parser() -> OneLineParser:
         metavar="SECONDS",
         help="search: start from the Lagrangian envelope's bounds and strategies (SECONDS per MIP)",
     )
-    parser.add_argument("--out", type=output_directory, default="out")
-    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--out",
+        type=output_directory,
+        default="out",
+        help="directory for kdet_GAME.png and kdet_GAME.json (default %(default)s)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
 
@@ -97,7 +113,7 @@ def main(argv: list[str] | None = None) -> KDeterminism:
         curves = {}
         for player in (1, 2):
             total = game.player(player).num_decision_points + 1
-            with tqdm(total=total, desc=f"{name} player {player}", unit="k", disable=args.quiet) as bar:
+            with tqdm(total=total, desc=f"{name} player {player}", bar_format=SWEEP_BAR, disable=args.quiet) as bar:
                 progress = lambda done, _total: bar.update(done - bar.n)  # noqa: E731
                 if args.method == "search":
                     sweep = search_sweep(

@@ -84,7 +84,7 @@ def build_parser() -> OneLineParser:
         default=2000,
         help="seeded drafts, at least 2: half of them from each seat (default %(default)s)",
     )
-    parser.add_argument("--seed", type=integer(0), default=0)
+    parser.add_argument("--seed", type=integer(0), default=0, help="seed of the drafts (default %(default)s)")
     parser.add_argument(
         "--learned",
         default=",".join(LEARNED_DRAFTERS),
