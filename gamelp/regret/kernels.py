@@ -14,7 +14,7 @@ from types import ModuleType
 from gamelp.regret import _kernels_numpy
 
 try:
-    from gamelp.regret import _kernels as _c_kernels
+    import gamelp.regret._kernels as _c_kernels
 
     compiled: ModuleType | None = _c_kernels
     """The C extension, None where it is not built."""

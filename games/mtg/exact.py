@@ -38,7 +38,7 @@ from gamelp.games.mtg.engine import OVER, PHASE, STATE_SIZE, TURN, Game, at_cuto
 from gamelp.games.mtg.search import CapReached, Searcher
 
 try:
-    from gamelp.games.mtg import _exact
+    import gamelp.games.mtg._exact as _exact
 except ImportError as error:  # the extension is not built: the Python twin plays instead
     _exact = None
     warnings.warn(
