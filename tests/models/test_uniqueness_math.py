@@ -321,6 +321,18 @@ def test_game_uniqueness_does_not_depend_on_the_payoffs_units(kuhn, scale):
     assert check_game_uniqueness(scaled, 2).unique
 
 
+def test_game_uniqueness_tests_the_result_it_is_given(kuhn):
+    """``result=``: the printed solve is tested, not a new one; another player's result is refused."""
+    from gamelp.models.nash import solve_nash
+
+    nash = solve_nash(kuhn, 1)
+    verdict = check_game_uniqueness(kuhn, 1, result=nash)
+    assert verdict.objective == nash.solution.objective and not verdict.unique
+    assert verdict.second_point["x"] == pytest.approx(nash.strategy + verdict.step * verdict.direction["x"], abs=1e-9)
+    with pytest.raises(ModelError, match="player 1's"):
+        check_game_uniqueness(kuhn, 2, result=nash)
+
+
 def test_an_active_zero_row_is_harmless():
     # 0 x >= 0 is active everywhere; its unit-norm scaling must leave it alone (no division by zero).
     model = Model("zero_row")
