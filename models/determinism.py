@@ -24,6 +24,14 @@ exploits that instead of solving ``|J_p| + 1`` independent MIPs:
   bound of ``P(k)`` bounds all ``k' >= k``, so with a MIP gap the recorded
   curve takes the best incumbent from the right and the best bound from the
   left, which keeps it non-increasing and tightens each point's gap.
+
+Every point of a sweep, by either method (this module's MIPs or the search of
+:mod:`gamelp.models.kdet_search`), carries the same flags (:class:`SweepPoint`):
+``solved`` (a solve ran at this ``k``), ``proven`` (its bound is within the
+sweep's gap of its value), ``status`` (the two together: ``optimal``,
+``implied``, ``time_limit`` or ``open``), ``source`` (the ``k`` whose solve
+proved the bound) and ``seconds`` (the time spent at this ``k``, 0 where no
+solve ran).
 """
 
 from __future__ import annotations
@@ -46,6 +54,12 @@ from gamelp.units import normalised
 
 # Numerical slack when reading determinism off a solution or holding a value level.
 DETERMINISM_TOL = 1e-7
+# The absolute gap (relative to the payoff range) a MIP sweep's point is proven within when no --abs-gap is
+# given: HiGHS's default mip_abs_gap, the largest default of the supported solvers (Gurobi's is 1e-10, SCIP's 0).
+SOLVER_ABS_GAP = 1e-6
+# Strategies whose values differ by less than this (on payoffs divided by their range) count as equally good.
+VALUE_TIE = 1e-12
+STATUSES = ("optimal", "implied", "time_limit", "open")
 
 
 def deterministic_ilp(game: SequenceFormGame, player: int = 1) -> Model:
@@ -112,17 +126,44 @@ class SweepPoint(Summarised):
     """One ``k`` of the sweep: the value, its upper bound, and the strategy that guarantees the value.
 
     ``determinism`` is the number of decision points ``strategy`` (sequence
-    label -> probability) plays deterministically, at least ``k``.
+    label -> probability) plays deterministically, at least ``k``: that of the
+    strategy the point carries, not ``k`` itself.
+
+    The flags mean the same for both sweep methods:
+
+    * ``solved``: a solve ran at this ``k``: a MIP of ``P(k)`` (with the MIP sweep's
+      level MIP and greedy LPs), a search of ``P(k)``, the Nash LP at ``k = 0``
+      (``P(0)`` is the Nash LP) or the deterministic ILP at ``k = |J|``;
+    * ``proven``: the bound is within the sweep's gap of the value (:meth:`within`
+      with the sweep's relative and absolute gaps; a MIP sweep without an
+      absolute gap uses :data:`SOLVER_ABS_GAP`);
+    * ``status``: ``optimal`` (solved here and proven), ``implied`` (proven by
+      another ``k``'s solve, ``source``), ``time_limit`` (solved here, but the
+      solve stopped before the gap closed), ``open`` (not solved here and not
+      proven: a search skipped by ``patience``, or a neighbour stopped early);
+    * ``source``: the ``k`` whose solve proved the bound in effect here (this
+      ``k`` when its own solve did); None when no solve bounds it (or the
+      Lagrangian envelope does);
+    * ``seconds``: the time spent at this ``k``, 0 where no solve ran.
     """
 
     k: int
     value: float
     bound: float
-    solved: bool  # a MIP (or a search) was run at this k (False: implied by a neighbour)
+    solved: bool  # a solve ran at this k (False: implied by another k, or left open)
     determinism: int
     strategy: dict[str, float]
     unit: float = 1.0  # the payoff range the sweep ran in (gamelp.units): absolute floors are relative to it
-    time: float = 0.0  # seconds the sweep spent solving at this k (0 where a neighbour implied the point)
+    seconds: float = 0.0  # seconds the sweep spent solving at this k (0 where no solve ran)
+    proven: bool = False  # the bound is within the sweep's gap of the value
+    source: int | None = None  # the k whose solve proved the bound
+
+    @property
+    def status(self) -> str:
+        """``optimal``, ``implied``, ``time_limit`` or ``open``: ``solved`` and ``proven`` together."""
+        if self.proven:
+            return "optimal" if self.solved else "implied"
+        return "time_limit" if self.solved else "open"
 
     @property
     def mip_gap(self) -> float:
@@ -141,19 +182,23 @@ class SweepPoint(Summarised):
             "k": self.k,
             "value": self.value,
             "bound": self.bound,
-            "solved": self.solved,
+            "status": self.status,
             "determinism": self.determinism,
             "strategy": Raw(f"{len(self.strategy)} sequences"),
         }
 
     def to_dict(self) -> dict:
-        """The point as a JSON-ready dictionary."""
+        """The point as a JSON-ready dictionary; the flags are the class docstring's, the same for both methods."""
         return {
             "k": self.k,
             "value": self.value,
             "bound": self.bound,
             "mip_gap": self.mip_gap,
+            "status": self.status,
             "solved": self.solved,
+            "proven": self.proven,
+            "source": self.source,
+            "seconds": self.seconds,
             "determinism": self.determinism,
             "strategy": self.strategy,
         }
@@ -202,16 +247,14 @@ class KSweep(Summarised):
         return "value by k", ((f"k = {p.k}", p.value) for p in self.points)
 
     def to_frame(self):
-        """One row per ``k`` as a pandas DataFrame: k, value, bound, gap, status, time.
+        """One row per ``k`` as a pandas DataFrame: k, value, bound, gap, status, source, seconds, determinism.
 
-        ``status`` is ``solved`` where a MIP (or a search) ran at that ``k`` and ``implied`` where a
-        neighbour's strategy or bound settled it; ``gap`` is the point's relative gap (:attr:`SweepPoint.mip_gap`).
+        ``status``, ``source`` and ``seconds`` are :class:`SweepPoint`'s (``optimal`` where a solve at that ``k``
+        proved it, ``implied`` where the solve at ``source`` did); ``gap`` is :attr:`SweepPoint.mip_gap`.
         """
-        rows = [
-            (p.k, p.value, p.bound, p.mip_gap, "solved" if p.solved else "implied", p.time, p.determinism)
-            for p in self.points
-        ]
-        return frame(rows, "a k-sweep table", columns=["k", "value", "bound", "gap", "status", "time", "determinism"])
+        rows = [(p.k, p.value, p.bound, p.mip_gap, p.status, p.source, p.seconds, p.determinism) for p in self.points]
+        columns = ["k", "value", "bound", "gap", "status", "source", "seconds", "determinism"]
+        return frame(rows, "a k-sweep table", columns=columns)
 
     def to_dict(self) -> dict:
         """JSON-ready summary: the player, one row per ``k`` and the work the sweep took."""
@@ -373,8 +416,13 @@ class _Sweep:
         return max(k, self.remember(value, sol.values["x"], sol.values["v"]))
 
     def best_known(self, k: int) -> tuple[float, int, dict]:
-        """The best known strategy deterministic at ``k`` or more points."""
-        return max((item for item in self.known if item[1] >= k), key=lambda item: item[0])
+        """The best known strategy deterministic at ``k`` or more points; of equally good ones, the most deterministic.
+
+        Values within :data:`VALUE_TIE` count as equal, so that rounding in the last digits does not decide.
+        """
+        candidates = [item for item in self.known if item[1] >= k]
+        best = max(item[0] for item in candidates)
+        return max((item for item in candidates if item[0] >= best - VALUE_TIE), key=lambda item: item[1])
 
     def level(self, k: int) -> int:
         """Solve ``P(k)`` at the first ``k`` of a value level; returns the last ``k`` the level is known to hold."""
@@ -402,20 +450,23 @@ class _Sweep:
     def result(self) -> KSweep:
         """The curve: incumbents hold for every smaller k (see remember), bounds for every larger k."""
         bound = np.maximum(np.minimum.accumulate(self.bound), self.incumbent)
+        sources = bound_sources(self.bound)
+        abs_gap = SOLVER_ABS_GAP if self.abs_gap is None else self.abs_gap
         points = []
         for k in range(self.total + 1):
             x = self.best_known(k)[2]["x"]
-            points.append(
-                SweepPoint(
-                    k,
-                    float(self.incumbent[k]),
-                    float(bound[k]),
-                    bool(self.solved[k]),
-                    determinism(self.own, x),
-                    dict(zip(self.own.labels, x.tolist())),
-                    time=float(self.time_at[k]),
-                )
+            point = SweepPoint(
+                k,
+                float(self.incumbent[k]),
+                float(bound[k]),
+                bool(self.solved[k]),
+                determinism(self.own, x),
+                dict(zip(self.own.labels, x.tolist())),
+                seconds=float(self.time_at[k]),
+                source=sources[k],
             )
+            point.proven = point.within(self.mip_gap, abs_gap)
+            points.append(point)
         return KSweep(
             self.player,
             points,
@@ -425,6 +476,21 @@ class _Sweep:
             backend=self.solver_backend,
             solver_version=self.solver_version,
         )
+
+
+def bound_sources(bounds: np.ndarray) -> list[int | None]:
+    """For each ``k``, the ``k' <= k`` whose own bound (``bounds[k']``, infinite where none) is the least so far.
+
+    A bound proved at ``k'`` bounds every larger ``k``; on a tie the latest ``k'`` is the source; None before
+    the first finite bound.
+    """
+    sources: list[int | None] = []
+    best, at = np.inf, None
+    for k, bound in enumerate(bounds):
+        if bound <= best and np.isfinite(bound):
+            best, at = bound, k
+        sources.append(at)
+    return sources
 
 
 def _objective(sol: Solution) -> float:

@@ -351,6 +351,11 @@ def search_sweep(
     The search runs on the payoffs divided by their range (:func:`gamelp.units.normalised`): its HiGHS
     model never sees a coefficient HiGHS would drop, ``abs_gap`` is relative to the payoff range, and
     values and bounds are multiplied back, so the curve does not depend on the payoffs' units.
+
+    The points' flags are :class:`~gamelp.models.determinism.SweepPoint`'s, as in the MIP sweep: ``k = 0``
+    is solved by the Nash LP (its seconds include the greedy dive, whose strategies serve every ``k``),
+    ``k = |J|`` by the deterministic ILP (and a search if its bound is not within the gap), any other ``k``
+    by a search, where the bound carried from ``k - 1`` is not already within the gap.
     """
     began = time.perf_counter()
     game, unit = normalised(game)
@@ -359,9 +364,14 @@ def search_sweep(
     ks = range(total + 1)
     bound = np.full(len(ks), np.inf)
     searched = np.zeros(len(ks), dtype=bool)
-    spent = np.zeros(len(ks))  # seconds searching at each k
-    nash_value = search.solve_root()  # bounds every k
+    spent = np.zeros(len(ks))  # seconds solving at each k
+    source: list[int | None] = [None] * len(ks)  # the k whose solve proved bound[k] (None: the envelope)
+    started = time.perf_counter()
+    nash_value = search.solve_root()  # P(0) exactly; bounds every k
+    spent[0] = time.perf_counter() - started
+    started = time.perf_counter()
     top_bound = search.solve_top(time_limit)  # bounds k = total only
+    spent[total] = time.perf_counter() - started
     envelope_bound = np.full(len(ks), np.inf)
     if envelope is not None:
         known = {id(x): x for x in search.strategy if x is not None}.values()  # the dive's and the ILP's
@@ -371,17 +381,19 @@ def search_sweep(
             search.polish(point.x)
     fruitless = 0  # searches in a row stopped by the time limit without lowering the carried bound
     for k in ks:
-        proved = bound[k - 1] if k else nash_value
-        if k == total:
-            proved = min(proved, top_bound)
-        proved = min(proved, envelope_bound[k])
+        proved, source[k] = (bound[k - 1], source[k - 1]) if k else (nash_value, 0)
+        if k == total and top_bound <= proved:
+            proved, source[k] = top_bound, total
+        if envelope_bound[k] < proved:
+            proved, source[k] = envelope_bound[k], None
         if proved > search.cutoff(k) and (patience is None or fruitless < patience):
             deadline = np.inf if time_limit is None else clock() + time_limit
             started = time.perf_counter()
             found = search.prove(k, deadline, clock)
-            spent[k] = time.perf_counter() - started
+            spent[k] += time.perf_counter() - started
             fruitless = fruitless + 1 if found >= proved else 0  # searched: proved > cutoff, so found is too
-            proved = min(proved, found)
+            if found <= proved:
+                proved, source[k] = found, k
             searched[k] = True
         bound[k] = proved
         if progress:
@@ -392,17 +404,18 @@ def search_sweep(
         if x is None:  # the root's dive offers a pure strategy, an incumbent for every k
             raise SolveError(f"{game.name} player {player}: no strategy known for k = {k}")
         value = float(search.value[k])
-        points.append(
-            SweepPoint(
-                k,
-                value,
-                float(max(bound[k], value)),
-                bool(searched[k]),
-                search.total - int(mixed_points(search.own, x).sum()),
-                dict(zip(search.own.labels, x.tolist())),
-                time=float(spent[k]),
-            )
+        here = SweepPoint(
+            k,
+            value,
+            float(max(bound[k], value)),
+            bool(searched[k]) or k in (0, total),  # the Nash LP solves P(0), the ILP P(|J|)
+            search.total - int(mixed_points(search.own, x).sum()),
+            dict(zip(search.own.labels, x.tolist())),
+            seconds=float(spent[k]),
+            source=source[k],
         )
+        here.proven = here.within(rel_gap, abs_gap)
+        points.append(here)
     return KSweep(
         player,
         points,

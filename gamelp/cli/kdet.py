@@ -135,6 +135,10 @@ def run_kdet(args) -> int:
         print_json(rows)
     else:
         for row in rows:
-            extra = f"  bound={row['bound']: .8f}  determinism={row['determinism']:4d}" if "bound" in row else ""
+            extra = (
+                f"  bound={row['bound']: .8f}  determinism={row['determinism']:4d}  {row['status']}"
+                if "bound" in row
+                else ""
+            )
             print(f"k={row['k']:4d}  value={row['value']: .8f}  mip_gap={row['mip_gap']:.2e}{extra}")
     return 0

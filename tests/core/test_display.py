@@ -551,12 +551,14 @@ def test_k_sweep_points_as_a_table(kuhn):
 
     sweep = k_sweep(kuhn, 1)
     table = sweep.to_frame()
-    assert list(table.columns) == ["k", "value", "bound", "gap", "status", "time", "determinism"]
+    assert list(table.columns) == ["k", "value", "bound", "gap", "status", "source", "seconds", "determinism"]
     assert table["k"].tolist() == list(range(kuhn.pl1.num_decision_points + 1))
     assert np.allclose(table["value"], sweep.values)
-    assert set(table["status"]) <= {"solved", "implied"} and "solved" in set(table["status"])
-    assert (table["time"] >= 0).all() and table.loc[table["status"] == "implied", "time"].eq(0).all()
-    assert table["time"].sum() <= sweep.wall_time + 1e-9
+    assert set(table["status"]) == {"optimal", "implied"}  # no time limit: every point proven
+    assert table["status"].tolist() == [p.status for p in sweep.points]
+    assert (table["seconds"] >= 0).all() and table.loc[table["status"] == "implied", "seconds"].eq(0).all()
+    assert table["seconds"].sum() <= sweep.wall_time + 1e-9
+    assert table["source"].tolist() == [p.source for p in sweep.points]
 
 
 def test_matrix_tables(kuhn):

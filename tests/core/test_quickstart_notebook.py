@@ -58,4 +58,5 @@ def test_it_shows_the_model_the_table_the_tree_and_the_sweep(cells):
         and "bet with the jack" in solvers
     )
     sweep = cells[7].outputs[-1]["data"]["text/plain"].splitlines()
-    assert sweep[0].split() == ["k", "value", "bound", "gap", "status", "time", "determinism"] and len(sweep) == 8
+    columns = ["k", "value", "bound", "gap", "status", "source", "seconds", "determinism"]
+    assert sweep[0].split() == columns and len(sweep) == 8

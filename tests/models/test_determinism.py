@@ -18,6 +18,7 @@ from gamelp.models.determinism import (
 )
 from gamelp.models.kdet_search import KdetSearch, mixed_points, search_sweep
 from gamelp.models.nash import solve_nash
+from gamelp.units import normalised
 
 
 def test_kuhn_deterministic_value(kuhn):
@@ -195,9 +196,71 @@ def test_cli_sweep_with_patience(capsys, tmp_path):
     game.save(path)
     assert main(["kdet", str(path), "--player", "2", "--sweep", "--time-limit", "0", "--patience", "1", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert sum(row["solved"] for row in rows) == 1
+    inner = rows[1:-1]  # k = 0 is the Nash LP's, k = |J| the deterministic ILP's
+    assert sum(row["solved"] for row in inner) == 1  # one search stopped at once, then patience ends them
+    assert rows[0]["status"] == "optimal" and rows[0]["solved"] and rows[-1]["solved"]
+    searched = next(row for row in inner if row["solved"])
+    assert searched["status"] == "time_limit" and not searched["proven"]
+    assert all(row["status"] == "open" and row["seconds"] == 0 for row in inner if row["k"] > searched["k"])
     for row in rows:
         check_point_without_solver(game, 2, row)
     with pytest.raises(SystemExit) as refused:  # argparse's refusal
         main(["kdet", str(path), "--player", "2", "--sweep", "--patience", "0"])
     assert refused.value.code == 2
+
+
+# ----------------------------------------------------------------------------- the sweep's per-k flags
+def sweep_rows(capsys, method, player):
+    assert main(["kdet", "kuhn", "--player", str(player), "--sweep", "--method", method, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_both_sweep_methods_print_the_same_keys_and_flags_that_mean_the_same(capsys, kuhn, player):
+    """Search and MIPs on Kuhn: one schema; status is solved and proven together; an implied point names the
+    solved k that proves it; a proven point's bound is within the gap; both ends are solved and proven; where
+    both methods prove a value, it is the same."""
+    from gamelp.models.determinism import SOLVER_ABS_GAP, STATUSES
+
+    rows = {method: sweep_rows(capsys, method, player) for method in ("search", "mip")}
+    keys = {frozenset(row) for method_rows in rows.values() for row in method_rows}
+    assert len(keys) == 1  # every row of both methods has the same keys
+    assert {"status", "solved", "proven", "source", "seconds", "value", "bound", "determinism"} <= set(next(iter(keys)))
+    abs_gap = {"search": 1e-9, "mip": SOLVER_ABS_GAP}  # the CLI's search default; the MIP solver's own
+    unit = normalised(kuhn)[1]  # absolute gaps are relative to the payoff range
+    top = solve_deterministic(kuhn, player).value
+    for method, points in rows.items():
+        assert [row["k"] for row in points] == list(range(kuhn.player(player).num_decision_points + 1))
+        for row in points:
+            check_point_without_solver(kuhn, player, row)
+            assert row["status"] in STATUSES
+            expected = {(True, True): "optimal", (False, True): "implied", (True, False): "time_limit"}
+            assert row["status"] == expected.get((row["solved"], row["proven"]), "open"), (method, row["k"])
+            assert row["proven"], (method, row["k"])  # no time limit: every point is proven
+            tolerance = max(1e-6 * abs(row["value"]), abs_gap[method] * unit)
+            assert row["bound"] - row["value"] <= tolerance * (1 + 1e-9), (method, row["k"])
+            assert (row["seconds"] > 0) == row["solved"] and row["seconds"] >= 0
+            if row["solved"]:
+                assert row["source"] is not None and row["source"] <= row["k"]
+            else:  # implied: by the bound of a solved k below it, where the value is the same level's
+                source = points[row["source"]]
+                assert row["source"] < row["k"] and source["solved"] and source["proven"]
+                assert row["bound"] <= source["bound"] + 1e-12
+        first, last = points[0], points[-1]
+        assert first["status"] == "optimal" and first["source"] == 0  # P(0) is the Nash LP
+        assert first["value"] == pytest.approx(solve_nash(kuhn, player).value, abs=1e-9)
+        assert last["status"] == "optimal" and last["source"] == last["k"]  # P(|J|) is the deterministic ILP
+        assert last["value"] == pytest.approx(top, abs=1e-9)
+    for search, mip in zip(rows["search"], rows["mip"]):
+        assert search["value"] == pytest.approx(mip["value"], abs=1e-6)
+
+
+def test_the_methods_carry_different_optimal_strategies_at_k_0(kuhn):
+    """Player 1 at k = 0: the search carries the Nash LP's vertex (pure at 4 points), the first strategy it found
+    with the value; the MIP sweep the most deterministic strategy it found with the value (P(5)'s, pure at 5).
+    Both attain V(0); neither reports k."""
+    search, mip = search_sweep(kuhn, 1).points[0], k_sweep(kuhn, 1).points[0]
+    nash = solve_nash(kuhn, 1)
+    assert search.value == pytest.approx(mip.value, abs=1e-12) == pytest.approx(nash.value, abs=1e-12)
+    assert search.determinism == determinism(kuhn.pl1, nash.strategy) == 4
+    assert mip.determinism == 5 == max(p.determinism for p in k_sweep(kuhn, 1).points if p.value >= nash.value - 1e-9)

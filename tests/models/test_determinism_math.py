@@ -15,10 +15,12 @@ from gamelp.game import SequenceFormGame, load_game
 from gamelp.games import poker
 from gamelp.models.determinism import (
     DETERMINISM_TOL,
+    STATUSES,
     SweepPoint,
     _choice_lp,
     _greedy_step,
     _Sweep,
+    bound_sources,
     determinism,
     deterministic_choices,
     deterministic_ilp,
@@ -51,6 +53,35 @@ def test_within_at_its_exact_boundary():
     assert point(10.0, 11.0, unit=1.0).within(0.1, 0.01)
     assert point(0.01, 1.0, unit=4.0).within(0.1, 0.25)
     assert not point(10.0, 11.5).within(0.1, 0.01)
+
+
+def test_a_points_status_is_its_solved_and_proven_flags_together():
+    statuses = {
+        (solved, proven): replace(point(0.0, 0.0), solved=solved, proven=proven).status
+        for solved in (True, False)
+        for proven in (True, False)
+    }
+    assert statuses == {
+        (True, True): "optimal",
+        (False, True): "implied",
+        (True, False): "time_limit",
+        (False, False): "open",
+    }
+    assert set(statuses.values()) == set(STATUSES)
+    shown = replace(point(-1.0, -0.5), solved=False, proven=True, source=3, seconds=0.0).to_dict()
+    assert {key: shown[key] for key in ("status", "solved", "proven", "source", "seconds")} == {
+        "status": "implied",
+        "solved": False,
+        "proven": True,
+        "source": 3,
+        "seconds": 0.0,
+    }
+
+
+def test_a_bound_comes_from_the_latest_k_with_the_least_bound_so_far():
+    inf = np.inf
+    assert bound_sources(np.array([inf, 3.0, 5.0, 2.0, 2.0, inf, 1.0])) == [None, 1, 1, 3, 4, 4, 6]
+    assert bound_sources(np.array([0.5, inf])) == [0, 0]
 
 
 def test_mip_gap_is_relative_to_the_value_or_the_payoff_range():
@@ -542,10 +573,10 @@ def test_sweep_counts_and_times_are_those_of_its_solves(kuhn, monkeypatch):
     assert sweep.mips_solved == sum(mip for mip, _ in solves) > 0
     assert sweep.lps_solved == sum(not mip for mip, _ in solves) > 0
     assert sweep.wall_time == pytest.approx(sum(seconds for _, seconds in solves), rel=1e-12, abs=0)
-    assert sum(p.time for p in sweep.points) == pytest.approx(sweep.wall_time, rel=1e-12, abs=0)
+    assert sum(p.seconds for p in sweep.points) == pytest.approx(sweep.wall_time, rel=1e-12, abs=0)
     assert sweep.nodes == 0  # no branch-and-bound of its own (search_sweep's)
     assert repr(sweep).startswith("KSweep(player=1, k=0..6, values=-0.0555556..-0.166667, mips_solved=")
-    assert point(0.1, 0.2).time == 0.0  # a point no solve was spent on
+    assert point(0.1, 0.2).seconds == 0.0  # a point no solve was spent on
 
 
 @pytest.mark.parametrize("player", [1, 2])
@@ -555,7 +586,7 @@ def test_exact_search_sweep_searches_only_where_the_carried_bound_beats_the_incu
     exact = k_sweep(kuhn, player).values
     assert sweep.values == pytest.approx(exact, abs=1e-12)
     points = sweep.points
-    assert not points[0].solved  # the Nash LP's value is its own incumbent
+    assert points[0].solved and points[0].source == 0  # the Nash LP solves P(0); its value is its own incumbent
     for before, here in itertools.pairwise(points[:-1]):  # k = |J| also has the top ILP's bound
         assert here.solved == (before.bound > here.value)
 
@@ -642,11 +673,11 @@ def test_a_generous_time_limit_changes_nothing_and_the_times_add_up():
     elapsed = time.perf_counter() - began
     assert limited.values == pytest.approx(unlimited.values, abs=1e-12)
     assert [p.bound for p in limited.points] == pytest.approx([p.bound for p in unlimited.points], abs=1e-12)
-    times = [p.time for p in limited.points]
+    times = [p.seconds for p in limited.points]
     assert min(times) >= 0.0 and sum(times) <= limited.wall_time <= elapsed
     assert any(p.solved for p in limited.points)
-    assert all(p.time > 0 for p in limited.points if p.solved)  # a k searched took time; one implied took none
-    assert all(p.time == 0 for p in limited.points if not p.solved)
+    assert all(p.seconds > 0 for p in limited.points if p.solved)  # a k solved took time; one implied took none
+    assert all(p.seconds == 0 for p in limited.points if not p.solved)
 
 
 def test_a_search_stops_only_once_its_clock_has_passed_the_deadline():
@@ -696,7 +727,10 @@ def test_patience_counts_only_searches_in_a_row_that_left_the_carried_bound_wher
     monkeypatch.setattr(KdetSearch, "prove", scripted)
     sweep = search_sweep(game, 2, rel_gap=0.0, abs_gap=1e-12, patience=2)
     assert searched == [36, 37, 38, 39]
-    assert [p.k for p in sweep.points if p.solved] == searched
+    total = game.pl2.num_decision_points
+    # searched, and the ends: the Nash LP solves P(0), the deterministic ILP P(|J|)
+    assert [p.k for p in sweep.points if p.solved] == sorted({0, *searched, total})
+    assert [p.k for p in sweep.points if p.status == "open"] == list(range(max(searched) + 1, total))
 
 
 def test_the_search_expands_the_best_bound_first_and_on_a_tie_the_node_with_more_points_decided(monkeypatch):
