@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,6 +32,7 @@ from gamelp.treeplex import Treeplex
 
 BUILTIN_GAMES = ("rps", "kuhn", "leduc")
 _TOP_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
+_OPTIONAL_KEYS = ("action_names",)  # what each action or signal name means, for readers (validate prints it)
 _NODE_KEYS = ("id", "type", "actions", "signals", "parent_edge", "parent_sequence")
 _ENTRY_KEYS = ("sequence_pl1", "sequence_pl2", "value")
 log = logging.getLogger(__name__)
@@ -43,6 +46,8 @@ class SequenceFormGame(Summarised):
     pl2: Treeplex
     A: sp.csr_matrix
     name: str = "game"
+    # The file's optional action_names: action or signal -> what it means (keyword-only: subclasses add fields).
+    action_names: Mapping[str, str] = field(default_factory=dict, kw_only=True)
 
     # ------------------------------------------------------------------ loading and saving
     @classmethod
@@ -66,7 +71,8 @@ class SequenceFormGame(Summarised):
         A = _clean_utility(entries, pl1, pl2)
         if A is None:
             A = _checked_utility(entries, pl1, pl2, source, sum_duplicates)
-        return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game")
+        names = _action_names(data.get("action_names", {}), pl1, pl2, source)
+        return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game", action_names=names)
 
     def to_dict(self) -> dict:
         """The JSON object of this game (nodes top-down, one utility entry per non-zero)."""
@@ -100,11 +106,14 @@ class SequenceFormGame(Summarised):
             for i, j, v in zip(A.row, A.col, A.data)
             if v != 0
         ]
-        return {
+        data: dict[str, Any] = {
             "decision_problem_pl1": nodes(self.pl1),
             "decision_problem_pl2": nodes(self.pl2),
             "utility_pl1": utility,
         }
+        if self.action_names:
+            data["action_names"] = dict(self.action_names)
+        return data
 
     def to_json(self) -> str:
         """The game file's text: one node or utility entry per line, keys in format order.
@@ -116,6 +125,7 @@ class SequenceFormGame(Summarised):
         for key in _TOP_KEYS:
             items = ",\n".join("  " + json.dumps(item) for item in data[key])
             blocks.append(f' "{key}": [\n{items}\n ]')
+        blocks += [f' "{key}": {json.dumps(data[key])}' for key in _OPTIONAL_KEYS if key in data]
         return "{\n" + ",\n".join(blocks) + "\n}\n"
 
     def save(self, path) -> None:
@@ -257,9 +267,20 @@ def _finite_value(value, where: str) -> float:
     return number
 
 
+def _action_names(names, pl1: Treeplex, pl2: Treeplex, source: str) -> dict[str, str]:
+    """The file's optional ``action_names``: each key an action or signal of the game, each value a string."""
+    if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
+        raise GameFileError(f"{source}: action_names must map action or signal names to strings")
+    outcomes = {o for tp in (pl1, pl2) for node in tp.graph.nodes for o in tp.graph.nodes[node]["outcomes"]}
+    unknown = [name for name in names if name not in outcomes]
+    if unknown:
+        raise GameFileError(f"{source}: action_names names {shown(unknown[0])}, which no node has as action or signal")
+    return dict(names)
+
+
 def _warn_unknown_keys(data: dict, source: str) -> None:
     """Log one warning per unknown key (they are ignored), naming where it first occurs."""
-    places = [(key, "the top-level object") for key in data if key not in _TOP_KEYS]
+    places = [(key, "the top-level object") for key in data if key not in _TOP_KEYS + _OPTIONAL_KEYS]
     for player in (1, 2):
         nodes = data.get(f"decision_problem_pl{player}")
         for node in nodes if isinstance(nodes, list) else ():

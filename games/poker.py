@@ -45,6 +45,8 @@ from gamelp.games.errors import PokerRulesError
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 _RANK_LABELS = "23456789TJQKA"
+# What each action letter means (the game files' action_names): Kuhn bets with b, Leduc bets and raises with r.
+ACTION_NAMES = {"k": "check", "b": "bet", "r": "bet or raise", "c": "call", "f": "fold"}
 _ACTION_ORDER = "kfcbr"  # signal order of opponent moves (no bet: k,b/r; facing a bet: f,c,r)
 
 
@@ -72,6 +74,7 @@ def rock_paper_superscissors() -> dict:
             for j, a2 in enumerate(actions)
             if payoff[i][j] != 0
         ],
+        "action_names": {"r": "rock", "p": "paper", "s": "superscissors"},
     }
 
 
@@ -375,6 +378,7 @@ class _Walk:
             "decision_problem_pl1": processes[0],
             "decision_problem_pl2": processes[1],
             "utility_pl1": [_utility_entry(s1, s2, value) for _, s1, s2, value in entries],
+            "action_names": {action: ACTION_NAMES[action] for action in ("k", self.rules.raise_action, "c", "f")},
         }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gamelp.cli.args import add_game_argument, integer, load_game_argument
+from gamelp.cli.output import print_json
 from gamelp.errors import GamelpError
 from gamelp.io import atomic_path
 
@@ -15,6 +16,7 @@ def add_subparser(commands) -> None:
     """Add ``validate``, ``export`` and ``export-game`` to the main parser's sub-commands."""
     validate = commands.add_parser("validate", help="check a game file against the schema and summarise it")
     add_game_argument(validate)
+    validate.add_argument("--json", action="store_true", help="print JSON: the verdict, the sizes, the action names")
     validate.set_defaults(func=run_validate)
 
     export = commands.add_parser(
@@ -45,13 +47,33 @@ def add_subparser(commands) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    """``gamelp validate``: check a game file against the schema and the loader, and print its sizes."""
+    """``gamelp validate``: check a game file against the schema and the loader; print its sizes and action names.
+
+    The action names are the file's optional ``action_names`` (what each action or signal means), printed
+    as a legend line when the file has them.
+    """
     game = load_game_argument(args, schema=True)
-    parts = [
-        f"player {p}: {game.player(p).num_decision_points} decision points, {game.player(p).num_sequences} sequences"
+    sizes = {
+        str(p): {"decision_points": game.player(p).num_decision_points, "sequences": game.player(p).num_sequences}
         for p in (1, 2)
+    }
+    if args.json:
+        print_json(
+            {
+                "file": args.game,
+                "valid": True,
+                "players": sizes,
+                "utility_entries": game.A.nnz,
+                "action_names": dict(game.action_names),
+            }
+        )
+        return 0
+    parts = [
+        f"player {p}: {s['decision_points']} decision points, {s['sequences']} sequences" for p, s in sizes.items()
     ]
     print(f"{args.game}: valid; " + "; ".join(parts) + f"; {game.A.nnz} utility entries")
+    if game.action_names:
+        print("actions: " + ", ".join(f"{name} = {meaning}" for name, meaning in game.action_names.items()))
     return 0
 
 

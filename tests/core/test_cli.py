@@ -121,10 +121,45 @@ def test_export(tmp_path, fmt, capsys):
 def test_validate_summarises_a_good_file():
     done = run_cli("validate", "kuhn")
     assert done.returncode == 0
-    assert done.stdout.strip() == (
+    assert done.stdout.splitlines() == [
         "kuhn: valid; player 1: 6 decision points, 13 sequences; "
-        "player 2: 6 decision points, 13 sequences; 30 utility entries"
+        "player 2: 6 decision points, 13 sequences; 30 utility entries",
+        "actions: k = check, b = bet, c = call, f = fold",
+    ]
+
+
+def test_validate_json_is_one_document_with_the_sizes_and_the_action_names():
+    done = run_cli("validate", "leduc", "--json")
+    assert done.returncode == 0 and done.stderr == ""
+    out = json.loads(done.stdout)  # the whole of stdout: exactly one JSON document
+    assert out == {
+        "file": "leduc",
+        "valid": True,
+        "players": {str(p): {"decision_points": 144, "sequences": 337} for p in (1, 2)},
+        "utility_entries": 966,
+        "action_names": {"k": "check", "r": "bet or raise", "c": "call", "f": "fold"},
+    }
+    refused = run_cli("validate", "nosuch.json", "--json")
+    assert refused.returncode == 2 and refused.stdout == "" and len(refused.stderr.splitlines()) == 1
+
+
+def test_action_names_are_checked_kept_and_optional(tmp_path, capsys):
+    from gamelp import load_game
+
+    data = load_game("kuhn").to_dict()
+    assert data["action_names"]["f"] == "fold"
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps({**data, "action_names": {"k": "check", "x": "?"}}))
+    assert main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"gamelp: error: {path}: action_names names 'x', which no node has as action or signal"
     )
+    del data["action_names"]
+    path.write_text(json.dumps(data))
+    assert main(["validate", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["action_names"] == {}
+    assert main(["export-game", "kuhn", "-o", str(tmp_path / "again.json")]) == 0
+    assert load_game(tmp_path / "again.json").action_names == load_game("kuhn").action_names
 
 
 @pytest.mark.parametrize("command", ["validate", "solve"])

@@ -49,6 +49,7 @@ EXAMPLES = {
         ["kdet", "kuhn", "--player", "1", "--sweep", "--json"],
     ],
     ("gamelp", "backends"): lambda tmp: [["backends", "--json"]],
+    ("gamelp", "validate"): lambda tmp: [["validate", "leduc", "--json"], ["validate", "rps", "--json"]],
     ("gamelp", "matrix", "solve"): lambda tmp: [
         ["matrix", "solve", ESCHE_8C, "--json"],
         ["matrix", "solve", ESCHE_8C, "--unique", "--backend", "gurobi", "--json"],
