@@ -1,6 +1,6 @@
 """Print pip constraints that hold gamelp's direct dependencies at the lowest versions pyproject.toml admits.
 
-uv resolves ``pyproject.toml`` with every extra the tests use at
+uv resolves ``pyproject.toml`` with the extras the tests use (test, and rl for the training tests) at
 ``--resolution lowest-direct``: each direct dependency at the lowest release
 that satisfies its declared range, ships a wheel for this Python and
 installs beside the others, the transitive ones at their newest.  Two changes follow for this machine:
@@ -34,6 +34,8 @@ def main() -> None:
             "pyproject.toml",
             "--extra",
             "test",
+            "--extra",
+            "rl",
             "--resolution",
             "lowest-direct",
             "--python-version",

@@ -377,7 +377,9 @@ def _stopped_on_interrupt(pool: ThreadPoolExecutor):
 
 def _run_pytest(mutant: list[str], pytest_args: list[str], timeout: float) -> str:
     """Run pytest in a worker (``mutant``: its name, mutated file and original file, or none): its outcome."""
+    # One process a worker (-n 0: the workers are the parallelism), every selected test kept (--full).
     cmd = [sys.executable, __file__, "--worker", *(mutant or ["-", "-", "-"]), "--", "-p", "no:cacheprovider"]
+    cmd += ["-n", "0", "--full"]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
     proc = WORKERS.start([*cmd, *pytest_args], env)
     if proc is None:

@@ -1,4 +1,11 @@
-"""Shared fixtures: the built-in games, loaded once per session."""
+"""Shared fixtures (the built-in games, loaded once per session) and the split of the suite into its quick
+default and the long tests.
+
+``pytest`` alone runs the quick tests, on every core (``-n auto`` in pyproject.toml). The long ones, marked
+``slow`` (a full-scale reproduction or a test of several seconds) or ``harness`` (it runs the commands
+themselves with hostile options, or kills them), are left out and counted in one closing line; ``pytest --full``
+runs them too, as CI does, and an explicit ``-m`` expression chooses for itself.
+"""
 
 import copy
 import importlib.util
@@ -12,6 +19,42 @@ import numpy as np
 import pytest
 
 from gamelp.game import load_game
+
+LONG_MARKERS = ("slow", "harness")
+
+needs_rl = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None or importlib.util.find_spec("stable_baselines3") is None,
+    reason='needs the rl extra (torch, stable-baselines3), which the test extra leaves out: pip install -e ".[rl]"',
+)
+"""For the tests that train drafters or compare with torch's networks."""
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--full", action="store_true", help="also run the long tests (marked slow or harness), as CI does"
+    )
+
+
+def _leaves_out_long_tests(config) -> bool:
+    return not config.getoption("--full") and not config.getoption("markexpr")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _leaves_out_long_tests(config):
+        return
+    quick, long = [], []
+    for item in items:
+        (long if any(item.get_closest_marker(name) for name in LONG_MARKERS) else quick).append(item)
+    if long:
+        config.hook.pytest_deselected(items=long)
+        items[:] = quick
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _leaves_out_long_tests(config):
+        terminalreporter.write_line(
+            "gamelp: the long tests (marked slow or harness) were left out; `pytest --full` runs them too"
+        )
 
 
 @pytest.fixture(scope="session")

@@ -354,6 +354,7 @@ def test_quiet_by_default_but_log_kept(backend, capfd):
     assert sol.status == OPTIMAL and len(sol.log) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["highs", "gurobi", "pyomo:appsi_highs", "cvxpy:CLARABEL"])
 def test_verbose_shows_the_solver_log_on_stderr(backend):
     """The log is shown live on stderr, however the solver writes it (C or Python), and kept in the result."""

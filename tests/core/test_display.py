@@ -278,7 +278,7 @@ BUILDERS = {
     "gamelp.backends.base.RawResult": _raw,
     "gamelp.backends.base.Options": _options,
     "gamelp.backends.base.Session": _session,
-    "gamelp.backends.base.Capabilities": _capabilities,
+    "gamelp.backends.registry.Capabilities": _capabilities,
     "gamelp.backends.scaling.Scaling": _scaling,
     "gamelp.model.VarBlock": lambda w: w.nash.model.variables["x"],
     "gamelp.model.ConstraintBlock": lambda w: w.nash.model.constraints["best_response"],
@@ -326,6 +326,7 @@ def world(request) -> World:
     return World(request.param)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_repr_is_short_whatever_the_size(world, name):
     obj = BUILDERS[name](world)

@@ -256,6 +256,7 @@ def _cases():
         yield pytest.param(*case, id=case[0], marks=pytest.mark.skipif(not HAS_OPENSPIEL, reason="no OpenSpiel"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, kind, content, expected", list(_cases()))
 def test_hostile_cases_are_refused_in_one_line_or_answered_right(tmp_path, name, kind, content, expected):
     argv = _prepare(tmp_path, kind, content)
@@ -399,6 +400,7 @@ def _gambit_value(path, kind):
     return float(done.stdout) if done.returncode == 0 else None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_PYGAMBIT, reason="no pygambit")
 @pytest.mark.parametrize(
     "kind, text, value", [("nfg", PENNIES_NFG, 0.0), ("nfg", OUTCOME_NFG, 0.25), ("efg", BLUFF_EFG, 8 / 9)]
@@ -410,6 +412,7 @@ def test_the_gambit_oracle_solves_the_seeds(tmp_path, kind, text, value):
     assert _gambit_value(path, kind) == pytest.approx(value, abs=1e-9)
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=200)
 @given(case=broken_gambit_files())
 def test_broken_gambit_files(tmp_path, capsys, case):

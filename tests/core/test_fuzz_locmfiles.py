@@ -151,6 +151,7 @@ def _check_replay_report(code, out):
         assert len(report["mismatches"]) == report["matches"] - report["consistent"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     [
@@ -326,6 +327,7 @@ def test_broken_policy_files(tmp_path, capsys, mutations, seat):
     _log("policy", argv, code)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["play", "tournament"])
 @pytest.mark.parametrize("case", ["fifo", "dev_zero", "directory", "missing", "empty", "zip_of_text"])
 def test_hostile_policy_paths(tmp_path, case, command):
@@ -398,6 +400,7 @@ def test_broken_forest_caches(tmp_path_factory, capsys, monkeypatch, small_fores
     _log("forest", argv, code)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     [

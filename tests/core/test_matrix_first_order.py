@@ -24,6 +24,7 @@ def test_first_order_reaches_the_target_and_agrees_with_the_lp(game, method, tar
     assert abs(result.value - solve_matrix_nash(game).value) <= result.gap
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("offset", [0.0, 1000.0])
 def test_float32_products_stop_on_a_gap_measured_in_float64(game, offset):
     # Offset by 1000, float32 rounds the payoffs by about 6e-5, above the target (1e-8 of the range 1001): the

@@ -230,6 +230,7 @@ def test_a_solution_carries_its_solver_version():
             assert solve(m, backend).solver_version == version
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command, backend, version",
     [
@@ -333,6 +334,7 @@ HIDDEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hidden", sorted(HIDDEN))
 def test_a_hidden_optional_package_is_one_line_naming_its_extra(hidden, tmp_path, monkeypatch):
     monkeypatch.setenv("GAMELP_CACHE", str(tmp_path / "cache"))  # no cached forest: the forest must be trained

@@ -315,6 +315,7 @@ def test_time_limited_kdet_in_the_cli_reports_its_incumbent_and_gap():
     assert row["k"] == 140 and row["mip_gap"] > 1e-3 and row["value"] < -0.0856  # below the LP value: a real gap
 
 
+@pytest.mark.slow
 def test_robust_ellipsoidal_needs_no_backend_and_names_the_one_that_ran():
     """It used to refuse with "HiGHS cannot take cones"."""
     csv = str(Path(__file__).resolve().parents[2] / "games" / "data" / "esche_8c_payoffs.csv")

@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import needs_rl
 
 from gamelp import cli as gamelp_cli
 from gamelp.games.errors import DraftPolicyError, LocmError
@@ -43,6 +44,7 @@ def _random_policy(inputs, hidden, activation, seed):
     )
 
 
+@needs_rl
 @pytest.mark.parametrize("activation", ["elu", "tanh", "relu"])
 @pytest.mark.parametrize("approach", ["immediate", "history"])
 def test_numpy_logits_equal_the_torch_policy(activation, approach):
@@ -63,6 +65,7 @@ def test_numpy_logits_equal_the_torch_policy(activation, approach):
     assert [int(np.argmax(row)) for row in ours] == model.predict(observations, deterministic=True)[0].tolist()
 
 
+@needs_rl
 @pytest.mark.parametrize("layers", [1, 3])  # Table A.2: the LSTM alone (2nd player), or with two dense layers
 def test_numpy_lstm_equals_the_recurrent_torch_policy_through_a_draft(tmp_path, layers):
     import torch
@@ -196,6 +199,8 @@ def test_drafting_with_a_policy_file_never_imports_torch(tmp_path):
     subprocess.run([sys.executable, "-c", script], check=True)
 
 
+@pytest.mark.slow
+@needs_rl
 @pytest.mark.parametrize("approach, n_envs", [("immediate", 1), ("lstm", 1), ("immediate", 2), ("lstm", 2)])
 def test_seeded_self_play_gives_the_same_networks_twice(approach, n_envs):
     def run(seed):
@@ -228,6 +233,7 @@ def test_seeded_self_play_gives_the_same_networks_twice(approach, n_envs):
     assert all(row[2] in (0.0, 0.5, 1.0) for row in first.curve)
 
 
+@needs_rl
 def test_train_command_writes_both_seats_and_the_curve_and_refuses_bad_input(tmp_path, capsys):
     out = tmp_path / "run"
     argv = [

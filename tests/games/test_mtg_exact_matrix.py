@@ -94,6 +94,7 @@ def test_the_exact_55_deck_matrix_is_constant_sum_with_draws_left_out(exact55):
     assert matches.any(axis=2)[off].all()  # the std is binomial over one of those counts
 
 
+@pytest.mark.slow
 def test_a_16_creature_cell_with_a_capped_draw_replays_game_for_game(exact55):
     result = replay([16], [28, 32])
     rows = [exact55.row_labels.index(label) for label in ("16C28L", "16C32L")]

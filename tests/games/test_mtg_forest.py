@@ -347,6 +347,7 @@ def test_a_fifo_in_the_cache_is_refused_in_one_line(tmp_path, fitted, planted):
     assert str(target) in done.stderr and ("named pipe" in done.stderr or "not a regular file" in done.stderr)
 
 
+@pytest.mark.slow
 def test_play_reads_a_deep_forest_from_the_cache(tmp_path):
     cache = trusted_dir(tmp_path / "mtg")
     for t in (12, 8, 4):

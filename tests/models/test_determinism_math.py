@@ -184,6 +184,7 @@ def test_time_limited_sweep_steps_report_a_bound_above_the_exact_value(kuhn, pla
     assert not curve.points[0].within(1e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, player", [("kuhn", 1), ("kuhn", 2), ("rps", 2)])
 def test_sweep_against_exhaustive_choice_enumeration(name, player, request):
     """V(k) is the best over every choice vector with k or more choices of the Nash LP with those choices fixed."""

@@ -12,6 +12,8 @@ from gamelp.models.kdet_envelope import lagrangian_envelope
 from gamelp.models.kdet_search import search_sweep
 from gamelp.solution import OPTIMAL
 
+pytestmark = pytest.mark.slow
+
 # V(143) of Leduc, solved exactly by one MIP per choice of the mixing point (144 per player).
 LEDUC_V143 = {1: -0.244000, 2: -0.197333}
 

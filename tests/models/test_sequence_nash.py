@@ -68,6 +68,7 @@ DUAL_BACKENDS = [
 INEXACT = ("CLARABEL", "ECOS")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", DUAL_BACKENDS, ids=lambda b: b.name)
 @pytest.mark.parametrize("name", ["kuhn", "leduc", "leduc_4x2"])
 def test_one_lp_gives_both_strategies_worth_the_two_lps(name, backend, request):

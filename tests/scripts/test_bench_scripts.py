@@ -108,6 +108,7 @@ def test_bench_cfr_runs_liteefg_to_the_target_on_kuhn(bench):
         assert row["reached"] and row["gap"] <= 1e-3 and row["iterations"] % 10 == 0 and row["seconds"] > 0
 
 
+@pytest.mark.slow
 def test_bench_kdet_sweeps_kuhn_by_both_methods_to_the_same_curves(bench, tmp_path, capsys):
     from gamelp.game import load_game
     from gamelp.models.determinism import solve_deterministic
@@ -203,6 +204,7 @@ def test_bench_kdet_scip_solves_both_formulations_at_the_exact_kuhn_values(bench
     assert "kuhn: P(k) with a 20 s wall limit" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_bench_locm_rates_agree_with_the_matches_played(bench, capsys):
     script = bench("bench_locm")
     result = script.main(["--battlers", "max-attack,greedy", "--seconds", "0.2", "--workers", "1,2"])
@@ -219,6 +221,7 @@ def test_bench_locm_rates_agree_with_the_matches_played(bench, capsys):
     assert "gym-locm, 1 core" not in out and "5-drafter round-robin, 2,000 matches per pair, greedy, 2 proc" in out
 
 
+@pytest.mark.slow
 def test_bench_locm_train_rates_and_session_estimates(bench, capsys):
     script = bench("bench_locm_train")
     result = script.main(
@@ -236,6 +239,7 @@ def test_bench_locm_train_rates_and_session_estimates(bench, capsys):
     assert "thesis mini-batches" in out and "1 mini-batches" in out
 
 
+@pytest.mark.slow
 def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_path, capsys):
     script = bench("bench_matrix")
     peers = ["pygambit"] if PYGAMBIT else []
@@ -424,6 +428,7 @@ def test_bench_nash_solves_leduc_on_every_backend_and_openspiel(bench, tmp_path,
     assert "nosuch                   refused: unknown backend 'nosuch'" in out and "4 ranks x 2 suits" in out
 
 
+@pytest.mark.slow
 def test_bench_scaling_times_every_family_and_fits_the_exponents(bench, tmp_path, capsys):
     script = bench("bench_scaling")
     argv = ["--repeats", "1", "--variants", "3x2,4x2", "--sizes", "20,40", "--regret-target", "1e-3"]
@@ -562,6 +567,7 @@ def test_bench_sweep_plays_the_same_matches_in_every_configuration(
     assert capsys.readouterr().out.startswith(f"{game}: 3 entrants, {matches} matches per run")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, args, message",
     [

@@ -438,6 +438,7 @@ def test_esche_forest_accuracy_counts_wrong_verdicts(tmp_path, monkeypatch, caps
 
 
 # ---- bad input: one line on stderr, exit status 2, nothing written
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, args, message",
     [

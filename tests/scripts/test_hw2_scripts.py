@@ -109,6 +109,7 @@ def test_hw2_2_3_search_and_mip_give_the_same_curves(tmp_path, capsys):
     assert out.count("k over the gap: none") == 4 and out.count("MIPs for") == 4 and "kdet_kuhn.png" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, args, message",
     [

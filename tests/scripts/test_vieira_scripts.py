@@ -10,13 +10,13 @@ import json
 
 import numpy as np
 import pytest
-from conftest import load_script, matrix_value, refusal
+from conftest import load_script, matrix_value, needs_rl, refusal
 
 from gamelp.games.locm.drafters import make_drafter
 
 
+@needs_rl
 def test_vieira_training_writes_a_policy_and_its_learning_curve(tmp_path, capsys):
-    pytest.importorskip("torch")
     script = load_script("vieira/vieira_5_1_training.py")
     result = script.main(
         [
