@@ -30,9 +30,7 @@ needs_rl = pytest.mark.skipif(
 
 
 def pytest_addoption(parser):
-    parser.addoption(
-        "--full", action="store_true", help="also run the long tests (marked slow or harness), as CI does"
-    )
+    parser.addoption("--full", action="store_true", help="also run the long tests (marked slow or harness), as CI does")
 
 
 def _leaves_out_long_tests(config) -> bool:
