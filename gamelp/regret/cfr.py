@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gamelp.regret import kernels
+import gamelp.regret.kernels as kernels
 from gamelp.regret.simplex import (
     DEFAULT_ETA,
     PredictiveRegretMatchingPlus,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from types import ModuleType
 
-from gamelp.regret import _kernels_numpy
+import gamelp.regret._kernels_numpy as _kernels_numpy
 
 try:
     import gamelp.regret._kernels as _c_kernels

@@ -50,8 +50,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+import gamelp.regret.kernels as kernels
 from gamelp.errors import RegretError
-from gamelp.regret import kernels
 
 DEFAULT_ETA = 0.1  # the step size of MWU and OMWU unless one is given
 

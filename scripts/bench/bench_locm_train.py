@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> TrainingSpeed:
     if min(args.envs) < 1:
         parser.error(f"argument --envs: environments per seat must be at least 1, got {min(args.envs)}")
 
+    from gamelp.games.locm.train import require_training_packages
+
+    require_training_packages(args.approach)
     import torch
 
     torch.set_num_threads(1)

@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script, matrix_value, refusal
+from conftest import SCRIPTS, load_script, matrix_value, needs_rl, refusal
 
 LEDUC = -0.085606  # player 1's value of Leduc hold'em, to six digits
 KUHN = -1 / 18  # player 1's value of Kuhn poker
@@ -222,6 +222,7 @@ def test_bench_locm_rates_agree_with_the_matches_played(bench, capsys):
 
 
 @pytest.mark.slow
+@needs_rl
 def test_bench_locm_train_rates_and_session_estimates(bench, capsys):
     script = bench("bench_locm_train")
     result = script.main(
