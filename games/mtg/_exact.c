@@ -35,6 +35,10 @@ enum { MAIN, PAY, ATTACK, RESPOND, BLOCK, DISCARD, OVER };
 #define STATE_SIZE 26
 #define NO_WINNER 2
 static const int BASE[2] = {6, 16};
+/* the fields' names, as gamelp.games.mtg.engine spells them (its constants), for the errors */
+static const char *GAME_FIELDS[6] = {"PHASE", "ACTIVE", "TURN", "LAND_PLAYED", "ATTACKERS", "WINNER"};
+static const char *PLAYER_FIELDS[10] = {"LIFE", "LIB", "HAND_M", "HAND_L", "HAND_C",
+                                        "LANDS", "MANA", "READY", "SICK", "TAPPED"};
 
 /* moves, and their letters in the Python engine */
 enum { MV_N, MV_M, MV_S, MV_P, MV_D, MV_J, MV_T, MV_L, MV_A, MV_B, MV_XM, MV_XL, MV_XC, N_MOVES };
@@ -277,9 +281,11 @@ typedef struct {
     uint8_t pad[2];
 } Entry;
 
-/* One table for the module, kept between searches: a search takes the next
- * generation number, and entries of older generations count as empty, so a
- * new search starts with an empty table without clearing it. */
+/* One table for the module, in its module state, kept between searches: a
+ * search takes the next generation number, and entries of older generations
+ * count as empty, so a new search starts with an empty table without clearing
+ * it. Its size is the caller's table_bits: a search asking another size frees
+ * the table and allocates one of that size; the module's m_free frees it. */
 typedef struct {
     Entry *entries;
     uint64_t mask; /* bucket index mask (in units of entries, a multiple of 4) */
@@ -287,12 +293,15 @@ typedef struct {
     uint8_t generation;
 } Table;
 
-static Table TABLE = {NULL, 0, 0, 0};
-
 #define BUCKET 4
 
+/* A byte per field: parse_state admits only fields within KEY_MIN..KEY_MAX (a signed byte), so no two states
+ * share a key. */
+#define KEY_MIN (-128)
+#define KEY_MAX 127
+
 static void pack(const int *s, uint8_t *key) {
-    for (int i = 0; i < STATE_SIZE; i++) key[i] = (uint8_t)s[i];
+    for (int i = 0; i < STATE_SIZE; i++) key[i] = (uint8_t)(int8_t)s[i];
 }
 
 static uint64_t mix(uint64_t x) {
@@ -479,8 +488,14 @@ static int parse_state(PyObject *seq, int *s) {
             Py_DECREF(fast);
             return -1;
         }
-        if (v < -128 || v > 255) {
-            PyErr_Format(PyExc_ValueError, "state field %d = %ld does not fit the packed table key", i, v);
+        if (v < KEY_MIN || v > KEY_MAX) {
+            if (i < BASE[0])
+                PyErr_Format(PyExc_ValueError, "state field %d (%s) = %ld lies outside %d..%d, what the table key's "
+                             "byte holds", i, GAME_FIELDS[i], v, KEY_MIN, KEY_MAX);
+            else
+                PyErr_Format(PyExc_ValueError, "state field %d (player %d's %s) = %ld lies outside %d..%d, what the "
+                             "table key's byte holds", i, i >= BASE[1], PLAYER_FIELDS[(i - BASE[0]) % (BASE[1] - BASE[0])],
+                             v, KEY_MIN, KEY_MAX);
             Py_DECREF(fast);
             return -1;
         }
@@ -520,12 +535,13 @@ static Entry *new_table(size_t entries) {
     return calloc(entries, sizeof(Entry));
 }
 
-static int open_search(Search *x, const Deal *g, long long cap, int table_bits) {
+static int open_search(PyObject *module, Search *x, const Deal *g, long long cap, int table_bits) {
     if (table_bits < 4 || table_bits > 30) {
         PyErr_Format(PyExc_ValueError, "table_bits must lie in 4..30, got %d", table_bits);
         return -1;
     }
-    Table *t = &TABLE;
+    Table *t = PyModule_GetState(module);
+    if (!t) return -1;
     if (t->bits != table_bits) {
         free(t->entries);
         t->entries = new_table((size_t)1 << table_bits);
@@ -590,7 +606,7 @@ static PyObject *py_step(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyErr_Format(PyExc_ValueError, "move %s is not legal here", name);
 }
 
-static PyObject *py_value(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *py_value(PyObject *self, PyObject *args) {
     PyObject *libraries, *rules, *state;
     long long cap;
     int table_bits;
@@ -599,7 +615,7 @@ static PyObject *py_value(PyObject *Py_UNUSED(self), PyObject *args) {
     Search x;
     if (!PyArg_ParseTuple(args, "OOOLi", &libraries, &rules, &state, &cap, &table_bits)) return NULL;
     if (parse_deal(libraries, rules, &g) < 0 || parse_state(state, s) < 0) return NULL;
-    if (open_search(&x, &g, cap, table_bits) < 0) return NULL;
+    if (open_search(self, &x, &g, cap, table_bits) < 0) return NULL;
     int v = search(&x, s, -1, 1);
     PyObject *value = x.stop == CAPPED ? Py_NewRef(Py_None) : PyLong_FromLong(v);
     return close_search(&x, Py_BuildValue("(NLL)", value, x.nodes, x.leaves));
@@ -609,7 +625,7 @@ static int at_cutoff(const int *s, int life) {
     return s[BASE[0] + LIFE] <= life || s[BASE[1] + LIFE] <= life;
 }
 
-static PyObject *py_play(PyObject *Py_UNUSED(self), PyObject *args) {
+static PyObject *py_play(PyObject *self, PyObject *args) {
     PyObject *libraries, *rules, *state;
     long long cap;
     int table_bits, stop_life;
@@ -618,7 +634,7 @@ static PyObject *py_play(PyObject *Py_UNUSED(self), PyObject *args) {
     Search x;
     if (!PyArg_ParseTuple(args, "OOOLii", &libraries, &rules, &state, &cap, &table_bits, &stop_life)) return NULL;
     if (parse_deal(libraries, rules, &g) < 0 || parse_state(state, s) < 0) return NULL;
-    if (open_search(&x, &g, cap, table_bits) < 0) return NULL;
+    if (open_search(self, &x, &g, cap, table_bits) < 0) return NULL;
     settle(&g, s);
     while (s[PHASE] != OVER && !at_cutoff(s, stop_life)) {
         int move = best_move(&x, s);
@@ -643,9 +659,21 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The module's table goes with the module (a worker that imported it gets the memory back at its end). */
+static void free_table(void *module) {
+    Table *t = PyModule_GetState((PyObject *)module);
+    if (!t) return;
+    free(t->entries);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Multi-phase initialisation: the interpreter keeps no reference of its own to such a module (it would keep one to
+ * a single-phase module until it ends), so the module, and with it the table, goes when its last user drops it. */
+static PyModuleDef_Slot slots[] = {{0, NULL}};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_exact", "Exact perfect-information search of the mini Magic game (C).", -1, methods,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "_exact", "Exact perfect-information search of the mini Magic game (C).", sizeof(Table),
+    methods, slots, NULL, NULL, free_table,
 };
 
-PyMODINIT_FUNC PyInit__exact(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__exact(void) { return PyModuleDef_Init(&module); }

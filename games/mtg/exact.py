@@ -15,6 +15,12 @@ falls, differ from the Python search's (the C search resolves many games the
 Python search gives up on); values, and the winners of games neither search
 caps, cannot.
 
+Every state field must lie in -128..127 (``KEY_MIN``..``KEY_MAX``): the table's key
+holds a field in one byte, so the C glue refuses a field outside with a ValueError
+naming it (and so does the Python twin). The table lives in the module's state: it is
+allocated at the size the caller's ``table_bits`` asks, allocated anew when a call asks
+another size, and freed with the module.
+
 The cap counts leaves (terminal positions) over the whole game, as the Python
 players count them, and a capped game is a draw (``winner`` None).
 
@@ -53,6 +59,14 @@ COMPILED = _exact is not None
 """True when the C search runs, False when its Python twin does."""
 
 DEFAULT_TABLE_BITS = 22
+
+KEY_MIN, KEY_MAX = -128, 127
+"""The values a state field may take: the C search keys its table by a signed byte per field."""
+
+_GAME_FIELDS = ("PHASE", "ACTIVE", "TURN", "LAND_PLAYED", "ATTACKERS", "WINNER")
+_PLAYER_FIELDS = ("LIFE", "LIB", "HAND_M", "HAND_L", "HAND_C", "LANDS", "MANA", "READY", "SICK", "TAPPED")
+FIELD_NAMES = _GAME_FIELDS + tuple(f"player {p}'s {name}" for p in (0, 1) for name in _PLAYER_FIELDS)
+"""Each state field's name in the errors (the engine's constants; the C glue names them alike)."""
 
 C_RULE_FIELDS = ("first_player_draws", "instant_bolts", "max_hand", "bolt_damage", "devil_power", "life_payment")
 """The :class:`~gamelp.games.mtg.engine.Rules` fields the C engine reads, in the order of its ``Rules``
@@ -130,6 +144,12 @@ def _check(state, table_bits: int | None = None) -> tuple:
     state = tuple(state)
     if len(state) != STATE_SIZE:
         raise ValueError(f"state must hold {STATE_SIZE} fields, got {len(state)}")
+    for i, value in enumerate(state):
+        if not KEY_MIN <= value <= KEY_MAX:
+            raise ValueError(
+                f"state field {i} ({FIELD_NAMES[i]}) = {value} lies outside {KEY_MIN}..{KEY_MAX}, "
+                "what the table key's byte holds"
+            )
     if table_bits is not None and not 4 <= table_bits <= 30:
         raise ValueError(f"table_bits must lie in 4..30, got {table_bits}")
     return state

@@ -72,6 +72,62 @@ def test_c_engine_refuses_an_illegal_move_and_a_malformed_state():
         legal_moves(game, state[:-1])
 
 
+@pytest.mark.parametrize("functions", [(legal_moves, exact_value), (legal_moves_python, exact_value_python)])
+@pytest.mark.parametrize(
+    "field, value, name",
+    [(6, 128, "player 0's LIFE"), (16, -129, "player 1's LIFE"), (2, 200, "TURN"), (21, 255, "player 1's LANDS")],
+)
+def test_a_state_field_the_table_keys_byte_cannot_hold_is_refused_by_name(functions, field, value, name):
+    """The table key holds a field in one signed byte: -128..127. A value outside would share its key with another
+    state's (200 with -56), so the C glue refuses it, naming the field, and the Python twin alike."""
+    game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
+    for edge in (-128, 127):  # the byte's ends pass the check (and are refused, if at all, by the rules)
+        legal_moves(game, state[:field] + (edge,) + state[field + 1 :])
+    bad = state[:field] + (value,) + state[field + 1 :]
+    message = f"state field {field} ({name}) = {value} lies outside -128..127, what the table key's byte holds"
+    for function in functions:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            function(game, bad)
+
+
+def test_a_smaller_table_gives_the_same_values():
+    """table_bits sizes the table only: a table of 256 entries keeps fewer bounds, not other values."""
+    for game, state in late_positions(15):
+        values = {exact_value(game, state, table_bits=bits)[0] for bits in (8, 12, 22, 8)}
+        assert values == {exact_value_python(game, state)[0]}
+
+
+FREE_THE_TABLE = """
+import gc, sys
+import gamelp.games.mtg as mtg
+import numpy as np
+from gamelp.games.mtg.engine import Game
+
+def resident_mib():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096 / 2**20
+
+game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
+from gamelp.games.mtg import exact
+before = resident_mib()
+exact.exact_value(game, state, table_bits=21)  # a table of 2**21 entries: 64 MiB, every page touched
+with_table = resident_mib()
+del exact._exact, mtg._exact, sys.modules["gamelp.games.mtg._exact"]  # every reference to the module
+gc.collect()
+print(f"{with_table - before:.0f} {with_table - resident_mib():.0f}")
+"""
+
+
+@pytest.mark.skipif(not exact_module.COMPILED, reason="the C search is not built: the Python search has no table")
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the resident size is read from /proc")
+def test_the_table_is_freed_with_the_module():
+    """The table lives in the module's state: when the module goes, its memory goes back (m_free)."""
+    done = subprocess.run([sys.executable, "-c", FREE_THE_TABLE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    grown, freed = (float(v) for v in done.stdout.split())
+    assert grown >= 60 and freed >= 60
+
+
 def late_positions(count: int, life: int = 6):
     """Positions of random games once a player is at ``life`` or less: small enough for plain minimax."""
     rng = np.random.default_rng(5)
@@ -350,6 +406,12 @@ def test_the_c_state_layout_phases_and_moves_are_the_python_engines():
     assert c_define("NO_WINNER") == mtg_engine.NO_WINNER
     base = re.search(r"static const int BASE\[2\]\s*=\s*\{\s*(\d+)\s*,\s*(\d+)\s*\}", C_SOURCE).groups()
     assert tuple(int(b) for b in base) == mtg_engine.PLAYER_BASE
+    # the fields' names in the glue's errors are the enums' (and the Python twin's)
+    for array, names in (("GAME_FIELDS", fields), ("PLAYER_FIELDS", player_fields)):
+        spelled = re.search(rf"{array}\[\d+\]\s*=\s*\{{([^}}]*)\}}", C_SOURCE).group(1)
+        assert re.findall(r'"(\w+)"', spelled) == names
+    assert exact_module.FIELD_NAMES[: len(fields)] == tuple(fields)
+    assert exact_module.FIELD_NAMES[-len(player_fields) :] == tuple(f"player 1's {name}" for name in player_fields)
     # moves: the enum MV_* and the array of their letters name the Python engine's moves, discards in card order
     letters = re.findall(r'"(\w+)"', re.search(r"MOVE_NAMES\[N_MOVES\]\s*=\s*\{([^}]*)\}", C_SOURCE).group(1))
     assert moves[-1] == "N_MOVES" and [f"MV_{letter}" for letter in letters] == moves[:-1]
