@@ -36,6 +36,7 @@ import numpy as np
 from gamelp.deps import require
 from gamelp.games.errors import MatrixGameSimError
 from gamelp.memory import refuse_unless_it_fits
+from gamelp.regret.simplex import DEFAULT_ETA, LOCAL_MINIMISERS, MWU
 
 
 @dataclass
@@ -154,7 +155,13 @@ class WinLossGame:
         weights[runs, best] += moved
 
     def regret_dynamics(
-        self, weights_a, weights_b, method: str = "mwu", iterations: int = 1000, eta: float = 0.1, mix: float = 0.02
+        self,
+        weights_a,
+        weights_b,
+        method: str = "mwu",
+        iterations: int = 1000,
+        eta: float = DEFAULT_ETA,
+        mix: float = 0.02,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Self-play of MWU or OMWU (from :mod:`gamelp.regret`) on ``W`` (A's utility ``a^T W b``).
 
@@ -166,20 +173,18 @@ class WinLossGame:
         """
         if not 0 < mix <= 1 or iterations < 1:
             raise MatrixGameSimError(f"need 0 < mix <= 1 and iterations >= 1, got mix={mix}, iterations={iterations}")
-        from gamelp.regret import MWU, OMWU
-
         refuse_unless_it_fits(
             16.0 * iterations * self.n_actions, f"{iterations:,} iterations", MatrixGameSimError, "ask for fewer"
         )
 
-        kinds = {"mwu": MWU, "omwu": OMWU}
+        kinds = {name: rule for name, rule in LOCAL_MINIMISERS.items() if rule.entropy}  # MWU and its optimistic form
         if method not in kinds:
             raise MatrixGameSimError(f"unknown method {method!r} (choose from {sorted(kinds)})")
         W = np.asarray(self.win, dtype=float)
         players = []
         for weights, who in ((weights_a, "A"), (weights_b, "B")):
             start = (1 - mix) * self.mixed(weights, who) + mix / self.n_actions
-            player = kinds[method](self.n_actions, eta=eta)
+            player = MWU(self.n_actions, eta=eta, optimistic=kinds[method].predictive)
             player.cumulative = np.log(start) / eta
             players.append(player)
         xs, ys = np.empty((iterations, self.n_actions)), np.empty((iterations, self.n_actions))

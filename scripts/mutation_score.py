@@ -99,6 +99,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         ["tests/core/test_regret_math.py", "tests/core/test_regret.py"],
     ),
     "gamelp/regret/cfr.py": ("gamelp.regret.cfr", ["tests/core/test_regret_math.py", "tests/core/test_regret.py"]),
+    "gamelp/regret/_kernels_numpy.py": ("gamelp.regret._kernels_numpy", ["tests/core/test_regret_kernels.py"]),
     "gamelp/regret/selfplay.py": (
         "gamelp.regret.selfplay",
         [

@@ -25,6 +25,7 @@ from gamelp.cli.args import (
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.regret import METHODS as REGRET_METHODS
+from gamelp.regret.simplex import DEFAULT_ETA
 
 log = logging.getLogger(__name__)
 # A tree with more decision points than this is drawn to PLOT_DEPTH levels unless --plot-depth says otherwise.
@@ -66,8 +67,8 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     solve.add_argument(
         "--eta",
         type=finite_float(0.0, strict=True),
-        default=0.1,
-        help="step size of mwu / omwu, relative to the payoff range (default 0.1)",
+        default=DEFAULT_ETA,
+        help="step size of mwu / omwu, relative to the payoff range (default %(default)s)",
     )
     solve.add_argument(
         "--target-gap",

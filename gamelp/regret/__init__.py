@@ -3,12 +3,14 @@
 Three modules, one job each:
 
 * :mod:`gamelp.regret.simplex`: regret minimisers on simplices, vectorised over
-  many at once (MWU, OMWU, RM, RM+ and the local rules DRM, PRM+, DRM+, PDRM+);
+  many at once (MWU, OMWU, RM, RM+ and the local rules DRM, PRM+, DRM+, PDRM+),
+  each described by its flags (:class:`LocalRule`);
 * :mod:`gamelp.regret.cfr`: the CFR family on treeplexes (CFR, CFR+, DCFR,
   PCFR+, DCFR+, PDCFR+): one local minimiser per decision point, fed
   counterfactual utilities, all points of a depth updated at once;
 * :mod:`gamelp.regret.selfplay`: self-play of two minimisers on a payoff matrix
-  or a sequence-form game, with averaging, alternation and saddle-point gaps.
+  or a sequence-form game, with averaging, alternation and saddle-point gaps;
+  its methods (CFR+, PDCFR+, ...) are data, one :class:`Method` each.
 
 The public names of all three are re-exported here.
 """
@@ -31,6 +33,7 @@ from gamelp.regret.simplex import (
     OMWU,
     DiscountedRegretMatching,
     DiscountedRegretMatchingPlus,
+    LocalRule,
     PredictiveDiscountedRegretMatchingPlus,
     PredictiveRegretMatchingPlus,
     RegretMatching,
@@ -51,6 +54,7 @@ __all__ = [
     "PROGRESS_EVERY",
     "DiscountedRegretMatching",
     "DiscountedRegretMatchingPlus",
+    "LocalRule",
     "Method",
     "PredictiveCFR",
     "PredictiveDiscountedRegretMatchingPlus",

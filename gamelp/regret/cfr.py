@@ -50,6 +50,8 @@ import numpy as np
 import gamelp.regret.kernels as kernels
 from gamelp.regret.simplex import (
     DEFAULT_ETA,
+    PRM_PLUS,
+    LocalRule,
     PredictiveRegretMatchingPlus,
     RegretMatching,
     RegretMinimiser,
@@ -166,7 +168,8 @@ class CFR(RegretMinimiser):
     ``next_strategy()`` returns a sequence-form strategy; ``observe_utility(g)``
     takes the sequence-form utility vector (``A y`` for player 1), computes the
     counterfactual utilities bottom-up and feeds every decision point's local
-    minimiser at once.  Vectors are in the treeplex's sequence order, or in
+    minimiser at once.  ``local`` is a :class:`~gamelp.regret.simplex.LocalRule` or the name
+    of one in ``LOCAL_MINIMISERS``.  Vectors are in the treeplex's sequence order, or in
     the level order of :class:`TreeplexLevels` with ``level_order=True`` (what
     self-play uses, on a payoff matrix permuted once).
     """
@@ -174,7 +177,7 @@ class CFR(RegretMinimiser):
     def __init__(
         self,
         treeplex: Treeplex | TreeplexLevels,
-        local: str = "rm+",
+        local: str | LocalRule = "rm+",
         *,
         eta: float = DEFAULT_ETA,
         level_order: bool = False,
@@ -221,9 +224,9 @@ class PredictiveCFR(CFR):
     """
 
     def __init__(self, treeplex: Treeplex | TreeplexLevels, *, level_order: bool = False):
-        super().__init__(treeplex, "prm+", level_order=level_order)
+        super().__init__(treeplex, PRM_PLUS, level_order=level_order)
         prm = self.local
-        if not isinstance(prm, PredictiveRegretMatchingPlus):  # what local_minimiser("prm+") builds
+        if not isinstance(prm, PredictiveRegretMatchingPlus):  # what PRM_PLUS builds
             raise TypeError(f"PCFR+ needs PRM+ at every decision point, got {type(prm).__name__}")
         self.prm = prm  # self.local, typed as PRM+
         self.prediction = np.zeros(self.levels.num_sequences)  # level order

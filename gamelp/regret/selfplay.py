@@ -17,7 +17,7 @@ last iterates, and the saddle-point gap
 measured every ``check_every`` iterations.  By the folk theorem of regret
 minimisation the gap of the uniform
 average is at most the players' summed average regrets.  :data:`METHODS`
-names each scheme: its local rule, alternation and averaging.
+names each scheme, a :class:`Method`: its local rule, alternation and averaging, as data.
 :func:`self_play_matrix` keeps every iterate of a matrix run.
 """
 
@@ -38,7 +38,7 @@ from gamelp.errors import RegretError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.memory import refuse_unless_it_fits
 from gamelp.regret.cfr import CFR, PredictiveCFR, TreeplexLevels
-from gamelp.regret.simplex import DEFAULT_ETA, RegretMinimiser, local_minimiser
+from gamelp.regret.simplex import DEFAULT_ETA, LOCAL_MINIMISERS, PRM_PLUS, LocalRule, RegretMinimiser
 from gamelp.treeplex import Treeplex
 from gamelp.units import payoff_range
 
@@ -49,31 +49,44 @@ CHECK_EVERY = 10  # iterations between two measurements of the saddle-point gap
 
 @dataclass(frozen=True)
 class Method:
-    """A named self-play scheme: local minimiser, alternation and averaging defaults."""
+    """A self-play scheme as data: its local rule, alternation and averaging.
 
-    local: str
+    OpenSpiel's CFR subclasses set the same flags.  ``alternating``: player 2 answers player 1's new strategy
+    (Tammelin et al. 2015); ``averaging``: a name of :data:`AVERAGING` or the exponent gamma of the weights
+    ``t^gamma``, and ``game_averaging`` the one on a sequence-form game where it differs; ``tree_prediction``: on a
+    treeplex, the last utility's counterfactual values are taken through the new local strategies below (PCFR+;
+    Farina, Kroer, Brown & Sandholm 2019: :class:`~gamelp.regret.cfr.PredictiveCFR`, whose local rule is PRM+).
+    A new method is one entry of :data:`METHODS`.
+    """
+
+    local: LocalRule
     alternating: bool
-    averaging: str | float  # a name of AVERAGING, or the exponent gamma of the weights t^gamma
-    game_averaging: str | float | None = None  # on a sequence-form game, where it differs from ``averaging``
+    averaging: str | float
+    game_averaging: str | float | None = None
+    tree_prediction: bool = False
+
+    def __post_init__(self) -> None:
+        if self.tree_prediction and self.local != PRM_PLUS:
+            raise RegretError("the prediction through the tree (PCFR+) runs PRM+ at every decision point")
 
 
 METHODS = {
-    "mwu": Method("mwu", False, "uniform"),
-    "omwu": Method("omwu", False, "uniform"),
-    "rm": Method("rm", False, "uniform"),
-    "rm+": Method("rm+", False, "uniform"),
-    "cfr": Method("rm", False, "uniform"),
-    "cfr+": Method("rm+", True, "linear"),
-    "dcfr": Method("drm", True, "quadratic"),
-    "pcfr+": Method("prm+", True, "quadratic"),
-    "dcfr+": Method("drm+", True, 4.0),
+    "mwu": Method(LOCAL_MINIMISERS["mwu"], False, "uniform"),
+    "omwu": Method(LOCAL_MINIMISERS["omwu"], False, "uniform"),
+    "rm": Method(LOCAL_MINIMISERS["rm"], False, "uniform"),
+    "rm+": Method(LOCAL_MINIMISERS["rm+"], False, "uniform"),
+    "cfr": Method(LOCAL_MINIMISERS["rm"], False, "uniform"),
+    "cfr+": Method(LOCAL_MINIMISERS["rm+"], True, "linear"),
+    "dcfr": Method(LOCAL_MINIMISERS["drm"], True, "quadratic"),
+    "pcfr+": Method(LOCAL_MINIMISERS["prm+"], True, "quadratic", tree_prediction=True),
+    "dcfr+": Method(LOCAL_MINIMISERS["drm+"], True, 4.0),
     # Weights t^20 on a treeplex: Leduc reaches a gap of 1e-6 in 8,950 iterations against 14,020 with the paper's
     # t^5 (and 10,430 / 9,330 / 9,140 with t^10 / t^15 / t^30); on a random 300 x 300 matrix t^5 stays faster.
-    "pdcfr+": Method("pdrm+", True, 5.0, game_averaging=20.0),
+    "pdcfr+": Method(LOCAL_MINIMISERS["pdrm+"], True, 5.0, game_averaging=20.0),
 }
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, kw_only=True)
 class RegretResult(Summarised):
     """Outcome of a self-play run.  Strategies are sequence-form for a game, mixed for a matrix."""
 
@@ -162,8 +175,8 @@ class _Space(Protocol):
     def best_response_value(self, utility: np.ndarray) -> float:
         """``max_x utility . x`` over the space."""
 
-    def minimiser(self, local: str, eta: float) -> RegretMinimiser:
-        """A regret minimiser over the space with the local rule ``local``."""
+    def minimiser(self, method: Method, eta: float) -> RegretMinimiser:
+        """A regret minimiser over the space playing ``method``."""
 
     def to_original(self, v: np.ndarray) -> np.ndarray:
         """A vector of the space's order back in the game's order."""
@@ -179,8 +192,8 @@ class _Simplex:
     def best_response_value(self, utility: np.ndarray) -> float:
         return float(utility.max())
 
-    def minimiser(self, local: str, eta: float) -> RegretMinimiser:
-        return local_minimiser(local, self.n, eta=eta)
+    def minimiser(self, method: Method, eta: float) -> RegretMinimiser:
+        return method.local.build(self.n, eta=eta)
 
     def to_original(self, v: np.ndarray) -> np.ndarray:
         return v
@@ -193,10 +206,10 @@ class _TreeplexSpace(TreeplexLevels):
         super().__init__(treeplex)
         self.labels = treeplex.labels
 
-    def minimiser(self, local: str, eta: float) -> RegretMinimiser:
-        if local == "prm+":
+    def minimiser(self, method: Method, eta: float) -> RegretMinimiser:
+        if method.tree_prediction:
             return PredictiveCFR(self, level_order=True)
-        return CFR(self, local, eta=eta, level_order=True)
+        return CFR(self, method.local, eta=eta, level_order=True)
 
 
 class _Float32Products:
@@ -380,7 +393,7 @@ def solve_regret(
     unit = payoff_range(payoff)
     if not np.isfinite(eta / unit):
         raise RegretError(f"the step size eta = {eta!r} overflows on this game's payoff range {unit:g}")
-    players = (space1.minimiser(scheme.local, eta / unit), space2.minimiser(scheme.local, eta / unit))
+    players = (space1.minimiser(scheme, eta / unit), space2.minimiser(scheme, eta / unit))
     run = _SelfPlay(method, (space1, space2), (payoff, payoff_2), players, alternating, gamma, record, track_last)
     if float32:
         M32 = np.asarray(payoff, dtype=np.float32)
@@ -521,21 +534,21 @@ class _SelfPlay:
             [to(h[:t].T).T for h, to in zip(history, (to1, to2, to1, to2))] if self.record else (None,) * 4
         )
         return RegretResult(
-            self.method,
-            value,
-            gaps[-1],
-            to1(avg_x),
-            to2(avg_y),
-            to1(x),
-            to2(y),
-            np.array(gaps),
-            np.array(last_gaps) if self.track_last else None,
-            space1.labels,
-            space2.labels,
-            np.array(checked),
-            converged,
-            xs,
-            ys,
-            avg_xs,
-            avg_ys,
+            method=self.method,
+            value=value,
+            gap=gaps[-1],
+            x=to1(avg_x),
+            y=to2(avg_y),
+            last_x=to1(x),
+            last_y=to2(y),
+            gaps=np.array(gaps),
+            last_gaps=np.array(last_gaps) if self.track_last else None,
+            labels_x=space1.labels,
+            labels_y=space2.labels,
+            checked=np.array(checked),
+            converged=converged,
+            xs=xs,
+            ys=ys,
+            avg_xs=avg_xs,
+            avg_ys=avg_ys,
         )

@@ -47,6 +47,8 @@ The local rules of the discounted and predictive members of the CFR family:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -54,6 +56,9 @@ import gamelp.regret.kernels as kernels
 from gamelp.errors import RegretError
 
 DEFAULT_ETA = 0.1  # the step size of MWU and OMWU unless one is given
+DRM_ALPHA, DRM_BETA = 1.5, 0.0  # DCFR's discount exponents (Brown & Sandholm 2019)
+DRM_PLUS_ALPHA = 1.5  # DCFR+'s (Xu et al. 2024)
+PDRM_PLUS_ALPHA = 2.3  # PDCFR+'s (Xu et al. 2024)
 
 
 class Segments:
@@ -177,7 +182,7 @@ class DiscountedRegretMatching(RegretMatching):
     ``t^beta/(t^beta+1)`` where not.
     """
 
-    def __init__(self, space: Space, *, alpha: float = 1.5, beta: float = 0.0):
+    def __init__(self, space: Space, *, alpha: float = DRM_ALPHA, beta: float = DRM_BETA):
         super().__init__(space)
         self.alpha, self.beta = float(alpha), float(beta)
         self.updates = 0
@@ -228,7 +233,7 @@ class DiscountedRegretMatchingPlus(RegretMatching):
     instantaneous regret ``r^t``; alpha = 1.5.
     """
 
-    def __init__(self, space: Space, *, alpha: float = 1.5):
+    def __init__(self, space: Space, *, alpha: float = DRM_PLUS_ALPHA):
         super().__init__(space, plus=True)
         self.alpha = float(alpha)
         self.updates = 0
@@ -251,7 +256,7 @@ class PredictiveDiscountedRegretMatchingPlus(DiscountedRegretMatchingPlus):
     DCFR+'s discounted RM+ predicting the last instantaneous regret, ``x^{t+1} ∝ [d(t) R^t + r^t]^+``; alpha = 2.3.
     """
 
-    def __init__(self, space: Space, *, alpha: float = 2.3):
+    def __init__(self, space: Space, *, alpha: float = PDRM_PLUS_ALPHA):
         super().__init__(space, alpha=alpha)
 
     def next_strategy(self) -> np.ndarray:
@@ -296,27 +301,74 @@ class OMWU(MWU):
         super().__init__(space, eta=eta, optimistic=True)
 
 
-LOCAL_MINIMISERS: dict[str, type[RegretMatching] | type[MWU]] = {
-    "rm": RegretMatching,
-    "rm+": RegretMatchingPlus,
-    "drm": DiscountedRegretMatching,
-    "prm+": PredictiveRegretMatchingPlus,
-    "drm+": DiscountedRegretMatchingPlus,
-    "pdrm+": PredictiveDiscountedRegretMatchingPlus,
-    "mwu": MWU,
-    "omwu": OMWU,
+@dataclass(frozen=True)
+class LocalRule:
+    """A local regret minimiser described by its flags; :meth:`build` picks the update above that implements them.
+
+    OpenSpiel's CFR solvers are one class whose subclasses set flags (regret matching plus, discounting,
+    prediction); here a rule is those flags.
+    ``entropy``: follow-the-regularised-leader with the negative entropy (MWU) instead of regret matching;
+    ``plus``: cumulative regrets clipped at zero after every update (RM+);
+    ``alpha`` and ``beta``: discounted regrets (None: none), positive ones scaled by ``t^alpha/(t^alpha+1)``,
+    the others by ``t^beta/(t^beta+1)``; with ``plus`` the discount comes before the update and only alpha
+    counts (DRM+, Xu et al. 2024), without it after the update (DRM, Brown & Sandholm 2019);
+    ``predictive``: optimism, the last utility as the prediction (OMWU, PRM+) or, with discounting, the last
+    instantaneous regret (PDRM+).  A combination no update implements is refused.
+    """
+
+    entropy: bool = False
+    plus: bool = False
+    alpha: float | None = None
+    beta: float | None = None
+    predictive: bool = False
+
+    def __post_init__(self) -> None:
+        if self.entropy and (self.plus or self.alpha is not None or self.beta is not None):
+            raise RegretError("an entropy (MWU) rule has no regrets to clip or discount")
+        if not self.entropy and (self.beta is not None) != (self.alpha is not None and not self.plus):
+            raise RegretError("discounting needs alpha, and beta too unless regrets are clipped at zero (plus=True)")
+        if self.predictive and not self.entropy and not self.plus:
+            raise RegretError("predictive regret matching is implemented on regrets clipped at zero (plus=True)")
+
+    def build(self, space: Space, *, eta: float = DEFAULT_ETA) -> RegretMinimiser:
+        """A minimiser of this rule over ``space`` (a size or Segments); ``eta`` is the step of an entropy rule."""
+        if self.entropy:
+            return MWU(space, eta=eta, optimistic=self.predictive)
+        if self.alpha is None:
+            return PredictiveRegretMatchingPlus(space) if self.predictive else RegretMatching(space, plus=self.plus)
+        if self.beta is not None:  # discounted without clipping
+            return DiscountedRegretMatching(space, alpha=self.alpha, beta=self.beta)
+        discounted = PredictiveDiscountedRegretMatchingPlus if self.predictive else DiscountedRegretMatchingPlus
+        return discounted(space, alpha=self.alpha)
+
+
+PRM_PLUS = LocalRule(plus=True, predictive=True)  # what PCFR+ (gamelp.regret.cfr.PredictiveCFR) runs at every point
+
+# The local rules by name, with each paper's parameters (the defaults of the classes above too).
+LOCAL_MINIMISERS: dict[str, LocalRule] = {
+    "rm": LocalRule(),
+    "rm+": LocalRule(plus=True),
+    "drm": LocalRule(alpha=DRM_ALPHA, beta=DRM_BETA),
+    "prm+": PRM_PLUS,
+    "drm+": LocalRule(plus=True, alpha=DRM_PLUS_ALPHA),
+    "pdrm+": LocalRule(plus=True, alpha=PDRM_PLUS_ALPHA, predictive=True),
+    "mwu": LocalRule(entropy=True),
+    "omwu": LocalRule(entropy=True, predictive=True),
 }
 
 
-def local_minimiser(name: str, space: Space, *, eta: float = DEFAULT_ETA) -> RegretMinimiser:
-    """A simplex minimiser by name.
+def as_rule(local: str | LocalRule) -> LocalRule:
+    """``local`` itself, or the rule of that name in :data:`LOCAL_MINIMISERS`."""
+    if isinstance(local, LocalRule):
+        return local
+    if local not in LOCAL_MINIMISERS:
+        raise RegretError(f"unknown local regret minimiser {local!r} (choose from {sorted(LOCAL_MINIMISERS)})")
+    return LOCAL_MINIMISERS[local]
 
-    The names are ``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu`` and ``omwu``; the minimiser works
-    over ``space`` (a size or Segments).
+
+def local_minimiser(name: str | LocalRule, space: Space, *, eta: float = DEFAULT_ETA) -> RegretMinimiser:
+    """A simplex minimiser of a rule, or of its name in :data:`LOCAL_MINIMISERS`, over ``space`` (a size or Segments).
+
+    The names are ``rm``, ``rm+``, ``drm``, ``prm+``, ``drm+``, ``pdrm+``, ``mwu`` and ``omwu``.
     """
-    if name not in LOCAL_MINIMISERS:
-        raise RegretError(f"unknown local regret minimiser {name!r} (choose from {sorted(LOCAL_MINIMISERS)})")
-    cls = LOCAL_MINIMISERS[name]
-    if issubclass(cls, MWU):
-        return cls(space, eta=eta)
-    return cls(space)
+    return as_rule(name).build(space, eta=eta)

@@ -21,6 +21,7 @@ from gamelp.cli.args import OneLineParser, finite_float, integer, output_directo
 from gamelp.games import pennies
 from gamelp.games.pennies import PENNIES
 from gamelp.io import write_text
+from gamelp.regret.simplex import DEFAULT_ETA
 
 FIXED_PAIRS = {
     "favours A": ((0.7, 0.3), (0.6, 0.4)),
@@ -50,7 +51,10 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--step", type=finite_float(0.0, strict=True), default=0.05, help="weight step (default: 0.05)")
     parser.add_argument("--runs", type=integer(1), default=500, help="independent runs for the mean (default: 500)")
     parser.add_argument(
-        "--eta", type=finite_float(0.0, strict=True), default=0.1, help="MWU/OMWU step size (default: 0.1)"
+        "--eta",
+        type=finite_float(0.0, strict=True),
+        default=DEFAULT_ETA,
+        help="MWU/OMWU step size (default: %(default)s)",
     )
     parser.add_argument("--games", type=integer(1), default=1000, help="games per fixed-weight match (default: 1000)")
     parser.add_argument("--reps", type=integer(1), default=1000, help="fixed-weight matches (default: 1000)")

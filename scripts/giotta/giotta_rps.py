@@ -20,6 +20,7 @@ from gamelp.cli.args import OneLineParser, finite_float, integer, output_directo
 from gamelp.games import pennies, rps
 from gamelp.games.rps import RPS
 from gamelp.io import write_text
+from gamelp.regret.simplex import DEFAULT_ETA
 
 PAPER_TABLE4 = {
     "ScoreA": [335, 363, 394, 344, 358, 363, 356, 367, 362, 365],
@@ -50,7 +51,10 @@ def build_parser() -> OneLineParser:
     parser.add_argument("--plays", type=integer(1), default=6000, help="plays of the step rule (default: 6000)")
     parser.add_argument("--runs", type=integer(1), default=300, help="step-rule runs to average (default: 300)")
     parser.add_argument(
-        "--eta", type=finite_float(0.0, strict=True), default=0.1, help="MWU/OMWU step size (default: 0.1)"
+        "--eta",
+        type=finite_float(0.0, strict=True),
+        default=DEFAULT_ETA,
+        help="MWU/OMWU step size (default: %(default)s)",
     )
     parser.add_argument("--seed", type=integer(0), default=0, help="seed of the plays and runs (default %(default)s)")
     parser.add_argument("--out", type=output_directory, default="out", help="output directory (default: out/)")

@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.plots import save_figure
-from gamelp.regret import self_play_matrix
+from gamelp.regret import LOCAL_MINIMISERS, self_play_matrix
 from gamelp.units import payoff_range
 
 RPSS = np.array([[0.0, -1.0, 1.0], [1.0, 0.0, -2.0], [-1.0, 2.0, 0.0]])
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> SelfPlay:
             # The homework's eta is in payoff units; gamelp's is relative to the payoff range.
             result = self_play_matrix(M, method, args.iterations, eta=args.eta * payoff_range(M))
             iters = np.arange(1, args.iterations + 1)  # after the run, which refuses a length memory cannot hold
-            regret, bound = regret_and_bound(result, M, args.eta, optimistic=method == "omwu")
+            regret, bound = regret_and_bound(result, M, args.eta, optimistic=LOCAL_MINIMISERS[method].predictive)
             if col == 0:
                 rpss_runs[method] = result
             runs.append(

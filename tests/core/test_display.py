@@ -289,6 +289,7 @@ BUILDERS = {
     "gamelp.models.robust.UncertaintyBlock": lambda w: _uncertainty(w).blocks[0],
     "gamelp.models.robust.ConicUncertainty": _uncertainty,
     "gamelp.models.nash.NashResult": lambda w: w.nash,
+    "gamelp.regret.simplex.LocalRule": lambda w: _method(w).local,
     "gamelp.models.nash.Equilibrium": _equilibrium,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.determinism.KdetResult": _kdet,

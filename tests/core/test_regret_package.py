@@ -16,6 +16,7 @@ FORMER_PUBLIC_NAMES = {
         "PredictiveDiscountedRegretMatchingPlus",
         "MWU",
         "OMWU",
+        "LocalRule",
         "LOCAL_MINIMISERS",
         "local_minimiser",
     ],
