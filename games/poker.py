@@ -138,6 +138,23 @@ def write_builtin_data(directory: str | Path) -> list[Path]:
     return [write_game(game, directory / f"{name}.json") for name, game in games.items()]
 
 
+def parse_leduc_variant(variant: str, *, rounds: bool = False) -> tuple[int, ...]:
+    """A Leduc variant's numbers: ``"13x4"`` -> ``(13, 4)``, its ranks and suits (``RxS``).
+
+    With ``rounds``, ``"5x2x3"`` -> ``(5, 2, 3)`` too: ``RxSxN`` plays ``N`` betting rounds (at least 2),
+    and ``RxS`` gives ``(R, S, 2)``.  Each number is written in decimal digits and is at least 1; anything
+    else raises :class:`~gamelp.games.errors.PokerRulesError` naming the form.  Whether the rules make a
+    game (2 ranks at least, enough cards) is :func:`leduc`'s to say.  The one parser of this form: the
+    scripts' ``--variants`` and ``--game RxS`` and the game string ``leduc:RxS`` read it here.
+    """
+    parts = variant.strip().split("x")
+    numbers = [int(part) for part in parts if part.isdecimal() and int(part) >= 1]
+    if len(numbers) != len(parts) or len(parts) not in ((2, 3) if rounds else (2,)) or numbers[2:3] == [1]:
+        form = "RxS (R ranks, S suits) or RxSxN (N >= 2 betting rounds)" if rounds else "RxS (R ranks, S suits)"
+        raise PokerRulesError(f"{variant!r} is not a Leduc variant: expected {form}, such as 13x4")
+    return (*numbers, 2) if rounds and len(numbers) == 2 else tuple(numbers)
+
+
 def game_size(game: dict) -> dict[str, tuple[int, int]]:
     """Per player key, (number of decision points, number of sequences without the empty one)."""
     sizes = {}

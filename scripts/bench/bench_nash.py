@@ -31,6 +31,7 @@ from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.errors import BackendError
 from gamelp.game import load_game
 from gamelp.games import poker
+from gamelp.games.errors import PokerRulesError
 from gamelp.models.nash import sequence_form_lp, solve_model, solve_nash
 
 BACKENDS = "highs,gurobi,pyomo:appsi_highs,pyomo:gurobi_direct,cvxpy:HIGHS,cvxpy:CLARABEL"
@@ -114,13 +115,13 @@ class NashSpeed:
     growth: list[dict]  # ranks, suits, sequences (player 1's), backend, lps (1 or 2), medians of one_lp / two_lps
 
 
-def variant_list(text: str) -> list[tuple[int, int]]:
+def variant_list(text: str) -> list[tuple[int, ...]]:
     """``3x2,4x2``: Leduc variants as (ranks, suits)."""
     try:
-        variants = [tuple(int(v) for v in part.split("x")) for part in text.split(",") if part.strip()]
-    except ValueError:
+        variants = [poker.parse_leduc_variant(part) for part in text.split(",") if part.strip()]
+    except PokerRulesError:
         variants = []
-    if not variants or any(len(v) != 2 or min(v) < 1 for v in variants):
+    if not variants:
         raise argparse.ArgumentTypeError(f"expected variants like 3x2,4x2 (ranks x suits), got {text!r}")
     return variants
 

@@ -93,10 +93,11 @@ def point(family: str, size: str, target: float, path: str) -> dict:
 
 def leduc_rules(label: str, *, raise_sizes_only: bool = False) -> dict:
     """The rules of the variant ``RxS`` (ranks x suits) or ``RxSxN`` (N betting rounds: raises of 2, then 4)."""
-    numbers = [int(v) for v in label.split("x")]
-    rounds = numbers[2] if len(numbers) == 3 else 2
+    from gamelp.games import poker
+
+    ranks, suits, rounds = poker.parse_leduc_variant(label, rounds=True)
     rules = {"raise_sizes": (2,) + (4,) * (rounds - 1), "max_raises": 2}
-    return rules if raise_sizes_only else {"ranks": numbers[0], "suits": numbers[1]} | rules
+    return rules if raise_sizes_only else {"ranks": ranks, "suits": suits} | rules
 
 
 def game_file(label: str, out: Path) -> Path:
@@ -190,11 +191,13 @@ class Scaling:
 
 def variants(text: str) -> list[str]:
     """``3x2,4x3,5x2x3``: Leduc variants as ranks x suits, or ranks x suits x betting rounds (at least 2)."""
+    from gamelp.games import poker
+    from gamelp.games.errors import PokerRulesError
+
     parts = [p.strip() for p in text.split(",") if p.strip()]
     try:
-        numbers = [[int(v) for v in p.split("x")] for p in parts]
-        ok = bool(parts) and all(len(n) in (2, 3) and min(n) >= 1 and n[2:] != [1] for n in numbers)
-    except ValueError:
+        ok = [poker.parse_leduc_variant(p, rounds=True) for p in parts] != []
+    except PokerRulesError:
         ok = False
     if not ok:
         raise argparse.ArgumentTypeError(

@@ -335,3 +335,23 @@ def test_command_line_reports_bad_rules(tmp_path, capsys):
     assert exit_info.value.code == 2
     assert "suits" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "variant, rounds, numbers",
+    [("13x4", False, (13, 4)), (" 3x2 ", False, (3, 2)), ("4x2", True, (4, 2, 2)), ("5x2x3", True, (5, 2, 3))],
+)
+def test_a_leduc_variant_is_read_as_its_numbers(variant, rounds, numbers):
+    assert poker.parse_leduc_variant(variant, rounds=rounds) == numbers
+
+
+@pytest.mark.parametrize("variant", ["13x", "x4", "0x2", "-1x2", "4x2x3", "4 x 2", "4X2", "13x4a", ""])
+def test_what_is_not_a_leduc_variant_is_refused_naming_the_form(variant):
+    with pytest.raises(PokerRulesError, match=r"is not a Leduc variant: expected RxS \(R ranks, S suits\), such as"):
+        poker.parse_leduc_variant(variant)
+
+
+@pytest.mark.parametrize("variant", ["4x2x1", "4x2x3x2", "4x0x3"])
+def test_a_variant_with_rounds_plays_two_rounds_at_least(variant):
+    with pytest.raises(PokerRulesError, match=r"or RxSxN \(N >= 2 betting rounds\)"):
+        poker.parse_leduc_variant(variant, rounds=True)
