@@ -37,6 +37,10 @@ themselves and bounds with facts about ``P(k)``:
 A search stopped by its time limit reports the largest bound of its open
 nodes.  Every point of the sweep carries the strategy that attains its value,
 so the value and the determinism can be checked without a solver.
+
+:func:`sweep_kdet` is the one place that chooses between this search and the
+MIP sweep (:func:`gamelp.models.determinism.k_sweep`) for a caller: the
+``gamelp kdet --sweep`` command and the scripts call it with a method name.
 """
 
 from __future__ import annotations
@@ -45,16 +49,17 @@ import heapq
 import itertools
 import time
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import highspy
 import numpy as np
 
+from gamelp.backends import DEFAULT_BACKEND
 from gamelp.backends import get as get_backend
 from gamelp.backends.highs import _highs_lp, new_highs
-from gamelp.errors import SolveError
+from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
-from gamelp.models.determinism import DETERMINISM_TOL, KSweep, SweepPoint
+from gamelp.models.determinism import DETERMINISM_TOL, KSweep, SweepPoint, k_sweep
 from gamelp.models.kdet_envelope import lagrangian_envelope
 from gamelp.models.nash import sequence_form_lp
 from gamelp.units import normalised
@@ -426,3 +431,78 @@ def search_sweep(
         backend="highs",
         solver_version=get_backend("highs").version(),
     ).rescaled(unit)
+
+
+SWEEP_METHODS = ("search", "mip")
+"""The methods of :func:`sweep_kdet`: the branch-and-bound search of this module, or the MIP sweep."""
+
+SEARCH_ABS_GAP = 1e-9
+"""The search's absolute gap when :func:`sweep_kdet` is given none (relative to the payoff range): as tight as a
+MIP solver's own default, where :func:`search_sweep`'s 1e-4 is a benchmark's target."""
+
+_ON_HIGHS = ("auto", "highs")  # the backends the search runs on (auto picks HiGHS where no other is asked)
+
+
+def sweep_kdet(
+    game: SequenceFormGame,
+    player: int = 1,
+    method: str | None = None,
+    *,
+    backend: str = DEFAULT_BACKEND,
+    rel_gap: float = 1e-6,
+    abs_gap: float | None = None,
+    time_limit: float | None = None,
+    patience: int | None = None,
+    envelope: float | None = None,
+    clock=None,
+    verbose: bool = False,
+    progress=None,
+    **options: Any,
+) -> KSweep:
+    """``V(k)`` for ``k = 0..|J|`` by ``method``: ``"search"`` (:func:`search_sweep`) or ``"mip"`` (:func:`k_sweep`).
+
+    ``method`` None: the search where ``backend`` is HiGHS (``"auto"`` or ``"highs"``), the MIP sweep
+    on ``backend`` anywhere else; the search runs on HiGHS only, so it refuses another backend.  Both take
+    the relative gap ``rel_gap``, the absolute ``abs_gap`` near 0 (relative to the payoff range; None:
+    :data:`SEARCH_ABS_GAP` for the search, the solver's own for the MIPs), ``time_limit`` (seconds per
+    ``k`` of the search, per MIP of the sweep) and ``progress``.  ``patience``, ``envelope`` and
+    ``clock`` (the clock of the time limit; wall time by default) steer the search and are refused with
+    the MIPs; ``verbose`` (the solver's log) and ``options`` (solver options such as ``threads``) go to
+    the MIPs, the search has none.  The sweep is the called function's, unchanged.
+    """
+    if method is None:
+        method = "search" if backend in _ON_HIGHS else "mip"
+    if method == "search":
+        if backend not in _ON_HIGHS:
+            raise ModelError(f"the search runs on HiGHS only, not on backend {backend!r}; use the method mip")
+        if options:
+            raise ModelError(f"the search takes no solver options ({', '.join(options)}): they are the MIPs'")
+        return search_sweep(
+            game,
+            player,
+            rel_gap=rel_gap,
+            abs_gap=SEARCH_ABS_GAP if abs_gap is None else abs_gap,
+            time_limit=time_limit,
+            patience=patience,
+            envelope=envelope,
+            clock=time.perf_counter if clock is None else clock,
+            progress=progress,
+        )
+    if method != "mip":
+        raise ModelError(f"unknown k-sweep method {method!r}: expected one of {', '.join(SWEEP_METHODS)}")
+    steering = [
+        name for name, value in (("patience", patience), ("envelope", envelope), ("clock", clock)) if value is not None
+    ]
+    if steering:
+        raise ModelError(f"{', '.join(steering)}: only the search takes it (method search), not the MIPs (method mip)")
+    return k_sweep(
+        game,
+        player,
+        backend,
+        mip_gap=rel_gap,
+        abs_gap=abs_gap,
+        time_limit=time_limit,
+        verbose=verbose,
+        progress=progress,
+        **options,
+    )

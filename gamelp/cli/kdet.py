@@ -2,7 +2,8 @@
 
 ``--k K`` solves one k-determinism MIP; ``--sweep`` runs k = 0 .. the number of
 decision points, by the branch-and-bound search of :mod:`gamelp.models.kdet_search`
-on HiGHS or by one MIP per k (:func:`gamelp.models.determinism.k_sweep`).
+on HiGHS or by one MIP per k (:func:`gamelp.models.determinism.k_sweep`): the
+method, its default and what each takes are :func:`gamelp.models.kdet_search.sweep_kdet`'s.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import BACKEND_HELP, add_game_argument, finite_float, integer, load_game_argument, plot_path
 from gamelp.cli.output import print_json, sweep_progress
 from gamelp.errors import GamelpError
-
-SEARCH_ABS_GAP = 1e-9  # --abs-gap's default for the search (relative to the payoff range)
 
 
 def add_subparser(commands) -> argparse.ArgumentParser:
@@ -66,8 +65,8 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 def run_kdet(args) -> int:
     """``gamelp kdet``: solve the k-determinism MIP for one ``k``, or sweep ``k``, and print the values."""
-    from gamelp.models.determinism import k_sweep, solve_kdet
-    from gamelp.models.kdet_search import search_sweep
+    from gamelp.models.determinism import solve_kdet
+    from gamelp.models.kdet_search import sweep_kdet
 
     game = load_game_argument(args)
     if args.sweep == (args.k is not None):
@@ -93,35 +92,19 @@ def run_kdet(args) -> int:
         )
         rows = [result.to_dict()]
     else:
-        on_highs = args.backend in ("auto", "highs")
-        method = args.method or ("search" if on_highs else "mip")
-        if method == "search" and not on_highs:
-            raise GamelpError(f"--method search runs on HiGHS only, not on backend {args.backend!r}; use --method mip")
-        if args.envelope is not None and method != "search":
-            raise GamelpError("--envelope feeds the search: use it with --method search")
-        progress = None if args.json or args.quiet else sweep_progress()
-        if method == "search":
-            sweep = search_sweep(
-                game,
-                args.player,
-                rel_gap=args.mip_gap,
-                abs_gap=SEARCH_ABS_GAP if args.abs_gap is None else args.abs_gap,
-                time_limit=args.time_limit,
-                patience=args.patience,
-                envelope=args.envelope,
-                progress=progress,
-            )
-        else:
-            sweep = k_sweep(
-                game,
-                args.player,
-                args.backend,
-                mip_gap=args.mip_gap,
-                abs_gap=args.abs_gap,
-                verbose=args.verbose,
-                time_limit=args.time_limit,
-                progress=progress,
-            )
+        sweep = sweep_kdet(
+            game,
+            args.player,
+            args.method,
+            backend=args.backend,
+            rel_gap=args.mip_gap,
+            abs_gap=args.abs_gap,
+            time_limit=args.time_limit,
+            patience=args.patience,
+            envelope=args.envelope,
+            verbose=args.verbose,
+            progress=None if args.json or args.quiet else sweep_progress(),
+        )
         # Every row says which solver produced it, as a single solve's row does.
         rows = [
             {**row, "backend": sweep.backend, "solver_version": sweep.solver_version}

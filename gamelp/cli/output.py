@@ -21,17 +21,16 @@ def sweep_progress():
     """A progress bar on stderr for a k-sweep; called as ``update(done, total)``, ``done`` values of k of ``total``.
 
     It counts values of k and shows no rate: tqdm's rate of a unit "k" read as thousands ("96.80k/s").
+    The bar appears at the first update, so a sweep refused before it starts leaves none behind.
     """
     from tqdm import tqdm
 
-    bar = tqdm(
-        desc="k-sweep",
-        bar_format=SWEEP_BAR,
-        file=sys.stderr,
-        leave=False,
-    )
+    bar = None
 
     def update(done, total):
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(desc="k-sweep", bar_format=SWEEP_BAR, file=sys.stderr, leave=False)
         bar.total = total
         bar.n = done
         bar.refresh()

@@ -5,24 +5,21 @@
                                        [--patience P] [--envelope-time-limit 15]
                                        [--variants 4x2,5x3] [--game leduc] [--out out]
 
-``mip`` is :func:`gamelp.models.determinism.k_sweep` (MIPs on ``--mip-backend``, HiGHS by default, one
-thread each, each stopped after ``--mip-time-limit`` seconds or at the gap, relative ``--gap`` or absolute
-``--abs-gap``, whichever comes first); ``search`` is
-:func:`gamelp.models.kdet_search.search_sweep` (branch-and-bound over
-decision points on one persistent HiGHS LP, each k stopped after
-``--search-time-limit`` CPU seconds, which the load of a shared machine does
-not shrink; HiGHS's MIP limit is wall time); ``envelope`` is the search fed
-the Lagrangian envelope of :mod:`gamelp.models.kdet_envelope` first (each
-of its MIPs stopped after ``--envelope-time-limit`` wall seconds).  Both players of one method run side by
-side in two processes, one method after the other, in the same run.  Reports
-per player and method the wall time, the MIPs or searches, LPs and nodes, and
-every k whose bound is not within the gap (relative ``--gap``, absolute
-``--abs-gap`` near 0); then the ratio of the two methods' wall times and the
-load average.  ``--variants RxS,...`` also sweeps bigger Leduc variants
-(R ranks, S suits) with the search.  ``--game`` sweeps another game than
-Leduc by both methods (``kuhn``, a variant ``RxS``).  Writes
-``OUT/bench_kdet.json`` and the plot of the search's curves,
-``OUT/bench_kdet_leduc.png`` (``bench_kdet_GAME.png``; the envelope method's ``bench_kdet_GAME_envelope.png``).
+Every sweep is :func:`gamelp.models.kdet_search.sweep_kdet`'s. ``mip`` is
+:func:`gamelp.models.determinism.k_sweep` (MIPs on ``--mip-backend``, HiGHS by default, one thread each, each
+stopped after ``--mip-time-limit`` seconds or at the gap, relative ``--gap`` or absolute ``--abs-gap``,
+whichever comes first); ``search`` is :func:`gamelp.models.kdet_search.search_sweep` (branch-and-bound over
+decision points on one persistent HiGHS LP, each k stopped after ``--search-time-limit`` CPU seconds, which
+the load of a shared machine does not shrink; HiGHS's MIP limit is wall time); ``envelope`` is the search fed
+the Lagrangian envelope of :mod:`gamelp.models.kdet_envelope` first (each of its MIPs stopped after
+``--envelope-time-limit`` wall seconds). Both players of one method run side by side in two processes, one
+method after the other, in the same run. Reports per player and method the wall time, the MIPs or searches,
+LPs and nodes, and every k whose bound is not within the gap (relative ``--gap``, absolute ``--abs-gap`` near
+0); then the ratio of the two methods' wall times and the load average. ``--variants RxS,...`` also sweeps
+bigger Leduc variants (R ranks, S suits) with the search. ``--game`` sweeps another game than Leduc by both
+methods (``kuhn``, a variant ``RxS``). Writes ``OUT/bench_kdet.json`` and the plot of the search's curves,
+``OUT/bench_kdet_leduc.png`` (``bench_kdet_GAME.png``; the envelope method's
+``bench_kdet_GAME_envelope.png``).
 """
 
 import argparse
@@ -37,11 +34,11 @@ from pathlib import Path
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.errors import GamelpError, SolveError
 from gamelp.game import SequenceFormGame, load_game
-from gamelp.games.poker import leduc
+from gamelp.games.errors import PokerRulesError
+from gamelp.games.poker import leduc, parse_leduc_variant
 from gamelp.games.runner import process_pool
 from gamelp.io import write_text
-from gamelp.models.determinism import k_sweep
-from gamelp.models.kdet_search import search_sweep
+from gamelp.models.kdet_search import sweep_kdet
 from gamelp.plots import plot_k_sweep
 
 
@@ -49,35 +46,22 @@ def build_game(name: str) -> SequenceFormGame:
     """``leduc``, ``kuhn`` or a Leduc variant ``RxS`` (R ranks, S suits)."""
     if "x" not in name:
         return load_game(name)
-    ranks, suits = (int(part) for part in name.split("x"))
+    ranks, suits = parse_leduc_variant(name)
     return SequenceFormGame.from_dict(leduc(ranks=ranks, suits=suits), f"leduc_{name}")
 
 
 def sweep(method: str, game_name: str, player: int, args) -> dict:
     game = build_game(game_name)
     began, cpu_began = time.perf_counter(), time.process_time()
+    # each method's own settings: the MIPs one thread each; the search on CPU time, the envelope method fed first
+    search = {"time_limit": args.search_time_limit, "patience": args.patience, "clock": time.process_time}
+    settings = {
+        "mip": {"method": "mip", "backend": args.mip_backend, "time_limit": args.mip_time_limit, "threads": 1},
+        "search": {"method": "search", **search},
+        "envelope": {"method": "search", **search, "envelope": args.envelope_time_limit},
+    }[method]
     try:
-        if method == "mip":
-            result = k_sweep(
-                game,
-                player,
-                args.mip_backend,
-                mip_gap=args.gap,
-                abs_gap=args.abs_gap,
-                time_limit=args.mip_time_limit,
-                threads=1,
-            )
-        else:
-            result = search_sweep(
-                game,
-                player,
-                rel_gap=args.gap,
-                abs_gap=args.abs_gap,
-                time_limit=args.search_time_limit,
-                patience=args.patience,
-                envelope=args.envelope_time_limit if method == "envelope" else None,
-                clock=time.process_time,
-            )
+        result = sweep_kdet(game, player, rel_gap=args.gap, abs_gap=args.abs_gap, **settings)
     except SolveError as exc:  # e.g. a MIP stopped by its time limit before any incumbent
         return {
             "method": method,
@@ -143,10 +127,13 @@ def method_list(text: str) -> list[str]:
 
 def variant_list(text: str) -> list[str]:
     variants = name_list(text)
-    for variant in variants:
-        parts = variant.split("x")
-        if len(parts) != 2 or not all(part.isdigit() and int(part) > 0 for part in parts):
-            raise argparse.ArgumentTypeError(f"expected Leduc variants like 4x2,5x3 (ranks x suits), got {text!r}")
+    try:
+        for variant in variants:
+            parse_leduc_variant(variant)
+    except PokerRulesError:
+        raise argparse.ArgumentTypeError(
+            f"expected Leduc variants like 4x2,5x3 (ranks x suits), got {text!r}"
+        ) from None
     return variants
 
 

@@ -2,16 +2,14 @@
 
     python scripts/hw2/hw2_2_3_kdeterminism.py [--method search|mip] [--games rps,kuhn,leduc] [--envelope S] [--out out]
 
-Writes one plot per game (both players' step curves) to ``OUT/kdet_<game>.png``
-and the points (with their strategies) to ``OUT/kdet_<game>.json``; prints the
-curve's ends, the work and the time.  ``search`` (default) is the
-branch-and-bound of :mod:`gamelp.models.kdet_search`, ``mip`` the MIP sweep
-on ``--backend``.  Leduc uses ``--leduc-mip-gap`` (1% by default, as the
-bench); every game the absolute ``--abs-gap`` near 0; each MIP, or each k of the search,
-stops after ``--time-limit`` seconds, and a point that did not reach its gap
-says so (its bound) in the JSON and as a band in the plot.  ``--envelope S``
-feeds the search the Lagrangian envelope (:mod:`gamelp.models.kdet_envelope`,
-``S`` seconds per MIP) first.
+Writes one plot per game (both players' step curves) to ``OUT/kdet_<game>.png`` and the points (with their
+strategies) to ``OUT/kdet_<game>.json``; prints the curve's ends, the work and the time. ``search`` (default)
+is the branch-and-bound of :mod:`gamelp.models.kdet_search`, ``mip`` the MIP sweep on ``--backend`` (both by
+:func:`gamelp.models.kdet_search.sweep_kdet`). Leduc uses ``--leduc-mip-gap`` (1% by default, as the bench);
+every game the absolute ``--abs-gap`` near 0; each MIP, or each k of the search, stops after ``--time-limit``
+seconds, and a point that did not reach its gap says so (its bound) in the JSON and as a band in the plot.
+``--envelope S`` feeds the search the Lagrangian envelope (:mod:`gamelp.models.kdet_envelope`, ``S`` seconds
+per MIP) first.
 """
 
 import json
@@ -24,8 +22,7 @@ from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_s
 from gamelp.cli.output import SWEEP_BAR
 from gamelp.game import load_game
 from gamelp.io import write_text
-from gamelp.models.determinism import k_sweep
-from gamelp.models.kdet_search import search_sweep
+from gamelp.models.kdet_search import sweep_kdet
 from gamelp.plots import plot_k_sweep
 
 
@@ -114,27 +111,17 @@ def main(argv: list[str] | None = None) -> KDeterminism:
         for player in (1, 2):
             total = game.player(player).num_decision_points + 1
             with tqdm(total=total, desc=f"{name} player {player}", bar_format=SWEEP_BAR, disable=args.quiet) as bar:
-                progress = lambda done, _total: bar.update(done - bar.n)  # noqa: E731
-                if args.method == "search":
-                    sweep = search_sweep(
-                        game,
-                        player,
-                        rel_gap=gap,
-                        abs_gap=args.abs_gap,
-                        time_limit=args.time_limit,
-                        envelope=args.envelope,
-                        progress=progress,
-                    )
-                else:
-                    sweep = k_sweep(
-                        game,
-                        player,
-                        args.backend,
-                        mip_gap=gap,
-                        abs_gap=args.abs_gap,
-                        time_limit=args.time_limit,
-                        progress=progress,
-                    )
+                sweep = sweep_kdet(
+                    game,
+                    player,
+                    args.method,
+                    backend=args.backend,
+                    rel_gap=gap,
+                    abs_gap=args.abs_gap,
+                    time_limit=args.time_limit,
+                    envelope=args.envelope,
+                    progress=lambda done, _total: bar.update(done - bar.n),
+                )
             rows = [p.to_dict() for p in sweep.points]
             curves[f"player {player}"] = rows
             result.sweeps.append(

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from gamelp.cli import main
+from gamelp.errors import ModelError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games import poker
 from gamelp.models.determinism import (
@@ -16,7 +17,7 @@ from gamelp.models.determinism import (
     solve_deterministic,
     solve_kdet,
 )
-from gamelp.models.kdet_search import KdetSearch, mixed_points, search_sweep
+from gamelp.models.kdet_search import SEARCH_ABS_GAP, KdetSearch, mixed_points, search_sweep, sweep_kdet
 from gamelp.models.nash import solve_nash
 from gamelp.units import normalised
 
@@ -207,6 +208,31 @@ def test_cli_sweep_with_patience(capsys, tmp_path):
     with pytest.raises(SystemExit) as refused:  # argparse's refusal
         main(["kdet", str(path), "--player", "2", "--sweep", "--patience", "0"])
     assert refused.value.code == 2
+
+
+def sweep_curve(sweep):
+    return [(p.k, p.value, p.bound, p.determinism, p.status) for p in sweep.points]
+
+
+def test_sweep_kdet_is_the_search_or_the_mip_sweep_it_names(kuhn):
+    """One choice of method for the CLI and the scripts: each method's sweep is the called function's, the
+    default is the search on HiGHS and the MIPs elsewhere, and what only one method takes is refused by the other."""
+    search = sweep_kdet(kuhn, 2, "search", rel_gap=1e-3, abs_gap=1e-4, patience=3)
+    assert sweep_curve(search) == sweep_curve(search_sweep(kuhn, 2, rel_gap=1e-3, abs_gap=1e-4, patience=3))
+    assert search.nodes > 0 or search.mips_solved == 0
+    by_default = sweep_kdet(kuhn, 2, backend="highs")  # the search, to the tight gap the CLI has always used
+    assert sweep_curve(by_default) == sweep_curve(search_sweep(kuhn, 2, rel_gap=1e-6, abs_gap=SEARCH_ABS_GAP))
+    mip = sweep_kdet(kuhn, 2, "mip", backend="highs", rel_gap=1e-6, threads=1)
+    assert sweep_curve(mip) == sweep_curve(k_sweep(kuhn, 2, "highs", mip_gap=1e-6, threads=1))
+    assert mip.nodes == 0 and mip.backend == "highs"
+    with pytest.raises(ModelError, match="runs on HiGHS only, not on backend 'gurobi'"):
+        sweep_kdet(kuhn, 2, "search", backend="gurobi")
+    with pytest.raises(ModelError, match="patience, envelope: only the search takes it"):
+        sweep_kdet(kuhn, 2, "mip", patience=1, envelope=1.0)
+    with pytest.raises(ModelError, match="no solver options \\(threads\\)"):
+        sweep_kdet(kuhn, 2, "search", threads=1)
+    with pytest.raises(ModelError, match="unknown k-sweep method 'lp'"):
+        sweep_kdet(kuhn, 2, "lp")
 
 
 # ----------------------------------------------------------------------------- the sweep's per-k flags
