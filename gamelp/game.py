@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+import gamelp.registry as registry
 from gamelp.display import Raw, Summarised
 from gamelp.errors import GameFileError, did_you_mean, shown
-from gamelp.io import atomic_write, read_text, shipped_data
+from gamelp.io import atomic_write, read_text
 from gamelp.treeplex import Treeplex
 
-BUILTIN_GAMES = ("rps", "kuhn", "leduc")
 _TOP_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 _OPTIONAL_KEYS = ("action_names",)  # what each action or signal name means, for readers (validate prints it)
 _NODE_KEYS = ("id", "type", "actions", "signals", "parent_edge", "parent_sequence")
@@ -324,32 +324,13 @@ def check_schema(data, source: str) -> None:
         raise GameFileError(f"{source}: {place or 'the top-level object'} breaks the game file schema: {message}")
 
 
-# Loaders of other game formats, registered by the packages that read them as entry points (the games layer's
-# are declared in pyproject.toml): in "gamelp.game_prefixes" a name PREFIX takes sources "PREFIX:REST" (the loader
-# gets REST), in "gamelp.game_suffixes" a name SUFFIX takes file names ending in ".SUFFIX" (the loader gets the name).
-PREFIX_GROUP, SUFFIX_GROUP = "gamelp.game_prefixes", "gamelp.game_suffixes"
-
-
-def _registered_loader(name: str):
-    """The registered loader for ``name`` as a one-argument callable, or None when no registered format takes it."""
-    from importlib.metadata import entry_points
-
-    prefix, colon, rest = name.partition(":")
-    if colon:
-        for point in entry_points(group=PREFIX_GROUP, name=prefix):
-            loader = point.load()
-            return lambda _: loader(rest)
-    suffix = Path(name).suffix.lower().lstrip(".")
-    for point in entry_points(group=SUFFIX_GROUP, name=suffix) if suffix else ():
-        return point.load()
-    return None
-
-
 def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = False) -> SequenceFormGame:
     """Load a game file, a built-in game by name (``rps``, ``kuhn``, ``leduc``), or a registered source.
 
-    Sources in a format a package registers (:data:`PREFIX_GROUP`, :data:`SUFFIX_GROUP`): gamelp's games layer reads
-    OpenSpiel games ``openspiel:GAME_STRING`` (:mod:`gamelp.games.openspiel`) and Gambit ``.efg`` files.
+    Everything but a JSON game file is found in the game registry (:mod:`gamelp.registry`), where the games
+    register themselves: game families ``NAME:VARIANT`` (the games layer's: Leduc variants ``leduc:13x4``, ranks
+    x suits, n-card Kuhn ``kuhn:4``, OpenSpiel games ``openspiel:GAME_STRING``), readers of other file formats
+    (Gambit ``.efg``), the shipped games (``NAME.json`` of the registered data folder) and games registered by name.
 
     With ``schema`` the file is first checked against the shipped JSON Schema
     (:func:`check_schema`); the loader's own checks cover the schema and more.
@@ -359,7 +340,8 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     Parameters
     ----------
     path_or_name : str or os.PathLike
-        A game file (JSON, or ``.efg``), a built-in name, or ``openspiel:GAME_STRING``.
+        A game file (JSON, or ``.efg``), a built-in or registered name, or ``NAME:VARIANT`` (``leduc:13x4``,
+        ``openspiel:GAME_STRING``).
     sum_duplicates : bool
         Add up utility entries listed twice for one pair of sequences instead of refusing the file.
     schema : bool
@@ -376,19 +358,24 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
         One line naming the file and the node or entry at fault.
     """
     name = str(path_or_name)
-    loader = _registered_loader(name)
-    if loader is not None:
-        return loader(name)
-    if name in BUILTIN_GAMES and not Path(name).exists():
-        text = shipped_data().joinpath(f"{name}.json").read_text(encoding="utf-8")
-        source = f"{name}.json"
+    prefix, colon, variant = name.partition(":")
+    load_variant = registry.family(prefix) if colon else None
+    if load_variant is not None:
+        return load_variant(variant)
+    read = None if Path(name).suffix.lower() == ".json" else registry.reader(name, "game")  # JSON: this module's
+    if read is not None:
+        return read(name)
+    if Path(name).exists():
+        text, source = read_text(name, GameFileError), name
+    elif (shipped := registry.shipped_data().joinpath(f"{name}.json")).is_file():
+        text, source = shipped.read_text(encoding="utf-8"), f"{name}.json"
+    elif (load := registry.game(name)) is not None:
+        return load()
     else:
-        if not Path(name).exists():
-            hint = did_you_mean(name, BUILTIN_GAMES)
-            if hint:
-                raise GameFileError(f"{name}: no such file or built-in game{hint}")
-        text = read_text(name, GameFileError)
-        source = name
+        hint = did_you_mean(name, registry.game_names())
+        if hint:
+            raise GameFileError(f"{name}: no such file or built-in game{hint}")
+        text, source = read_text(name, GameFileError), name
     data = parse_json(text, source)
     if schema:
         check_schema(data, source)

@@ -10,9 +10,6 @@ POSIX within one file system).  If the block raises, or the process is killed
 mid-write, the target is untouched; the temporary file is removed on an
 exception.  A missing directory or an unwritable target is refused with a
 :class:`~gamelp.errors.OutputError` naming the path, before anything is written.
-
-:func:`shipped_data` is the folder of the data files gamelp ships (the built-in
-games, the matrices of :meth:`gamelp.matrix.MatrixGame.load`).
 """
 
 from __future__ import annotations
@@ -23,18 +20,11 @@ import os
 import stat
 import tempfile
 import zipfile
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
 
 from gamelp.errors import GamelpError, OutputError
-
-
-def shipped_data() -> Traversable:
-    """The folder of the data files gamelp ships: package data of the games layer, read here by path only."""
-    return resources.files("gamelp.games").joinpath("data")
 
 
 def open_regular(path, error: type[GamelpError], mode: str = "r", **kwargs):

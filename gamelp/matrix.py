@@ -35,7 +35,8 @@ import numpy as np
 
 from gamelp.display import Raw, Summarised, frame, shape_text
 from gamelp.errors import MatrixFileError, MatrixGameError, did_you_mean
-from gamelp.io import atomic_write, open_regular, shipped_data
+from gamelp.io import atomic_write, open_regular
+from gamelp.registry import reader, shipped_data
 
 # A shipped matrix NAME is the file NAME_payoffs.csv of the games' data folder, its deviations NAME_std.csv.
 PAYOFFS_SUFFIX = "_payoffs.csv"
@@ -229,9 +230,11 @@ class MatrixGame(Summarised):
 
     @classmethod
     def load(cls, path_or_name, std_path=None) -> MatrixGame:
-        """Read a payoff CSV by path, or a shipped matrix by name (:func:`shipped_matrices`).
+        """Read a payoff CSV by path, a file of a registered matrix format, or a shipped matrix by name.
 
-        A path that exists wins over a name.  A shipped matrix brings its
+        A file whose suffix has a matrix reader in the game registry (:mod:`gamelp.registry`; the games layer
+        registers Gambit's ``.nfg``) is read by it, and has no deviations.  A path that exists wins over a
+        name (:func:`shipped_matrices`).  A shipped matrix brings its
         shipped deviations (``NAME_std.csv``, where there is one) unless
         ``std_path`` names others.
 
@@ -252,6 +255,11 @@ class MatrixGame(Summarised):
             A file's fault (:meth:`from_csv`), or, in one line, a name that is neither a file nor a shipped
             matrix, with the close name it may have meant and the shipped names.
         """
+        read = None if Path(path_or_name).suffix.lower() == ".csv" else reader(str(path_or_name), "matrix")
+        if read is not None:
+            if std_path is not None:
+                raise MatrixFileError(f"{path_or_name}: a {Path(path_or_name).suffix} file has no deviations")
+            return read(str(path_or_name))
         if Path(path_or_name).exists():
             return cls.from_csv(path_or_name, std_path)
         name, names = str(path_or_name), shipped_matrices()

@@ -23,8 +23,9 @@ engine's own calls and changes nothing inside the engine:
   (:class:`~gamelp.games.pennies.WinLossGame`), the simultaneous choice made as two
   moves (seat 0, then seat 1), as OpenSpiel turns simultaneous games into sequential ones.
 
-The engines' modules are imported when an adapter is made, so listing the registry
-imports none of them.
+Each adapter registers itself in gamelp's game registry (``@register_engine``,
+:mod:`gamelp.registry`) under its engine's name. The engines' modules are imported
+when an adapter is made, so listing the registry imports none of them.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gamelp.games.engine import TERMINAL
+from gamelp.registry import register_engine
 
 WIN_LOSS = {0: (1.0, -1.0), 1: (-1.0, 1.0)}
 
@@ -48,6 +50,7 @@ class MtgState(NamedTuple):
     position: tuple
 
 
+@register_engine("mtg")
 class MtgEngine:
     """The mini Magic game (Esche 2018) under the Engine protocol.
 
@@ -120,6 +123,7 @@ class LocmState:
         self.battle = battle
 
 
+@register_engine("locm")
 class LocmEngine:
     """LOCM 1.2 under the Engine protocol: the draft (60 moves: picks 0, 1, 2) and the battle (action tuples)."""
 
@@ -210,6 +214,7 @@ class YugiohState:
     rng: np.random.Generator
 
 
+@register_engine("yugioh")
 class YugiohEngine:
     """The simplified Yu-Gi-Oh (Giotta 2020) under the Engine protocol.
 
@@ -358,6 +363,7 @@ class WinLossEngine:
         return state
 
 
+@register_engine("pennies")
 class PenniesEngine(WinLossEngine):
     """Matching pennies (:data:`gamelp.games.pennies.PENNIES`): A wins when the coins match."""
 
@@ -367,6 +373,7 @@ class PenniesEngine(WinLossEngine):
         super().__init__("pennies", PENNIES)
 
 
+@register_engine("rps")
 class RpsEngine(WinLossEngine):
     """Rock-paper-scissors (:data:`gamelp.games.rps.RPS`)."""
 

@@ -50,22 +50,23 @@ leaves alone, clones independent of their originals, games that a seed repeats,
 games that end, constant-sum results. Each engine keeps its own interface; its
 adapter (:mod:`gamelp.games.adapters`) translates, and changes nothing inside it.
 
-The registry (:data:`ENGINES`, :func:`register`, :func:`make_engine`) lists every
-engine; the conformance test runs over it, so a new engine is covered by
-registering it.
+The registry (:data:`ENGINES`, :func:`register`, :func:`make_engine`) is gamelp's
+game registry (:mod:`gamelp.registry`), where every engine registers itself; the
+conformance test runs over it, so a new engine is covered by registering it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import pickle
 import random
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+
+from gamelp.registry import ENGINES, engine_factory, register_engine
 
 TERMINAL = -1
 """``current_player`` of a finished game."""
@@ -104,32 +105,17 @@ class Engine(Protocol):
 
 
 # ---- the registry -----------------------------------------------------------------------------------------------
-ENGINES: dict[str, str | Callable[[], Engine]] = {
-    "mtg": "gamelp.games.adapters:MtgEngine",
-    "locm": "gamelp.games.adapters:LocmEngine",
-    "yugioh": "gamelp.games.adapters:YugiohEngine",
-    "pennies": "gamelp.games.adapters:PenniesEngine",
-    "rps": "gamelp.games.adapters:RpsEngine",
-}
-"""Engine name -> a factory (no arguments) or ``"module:attribute"`` naming one, imported on first use."""
-
-
-def register(name: str, factory: str | Callable[[], Engine]) -> None:
-    """Add an engine to the registry (and so to the conformance test); a name is registered once."""
-    if name in ENGINES:
-        raise ValueError(f"an engine named {name!r} is registered already")
-    ENGINES[name] = factory
+# The engines are gamelp's game registry's (:mod:`gamelp.registry`): each adapter registers itself where it is
+# defined (``@register_engine(NAME)``), and the command line, the tests and :func:`make_engine` find it there.
+register = register_engine
+"""Add an engine to the registry (and so to the conformance test); a name is registered once."""
 
 
 def make_engine(name: str) -> Engine:
     """A new instance of the registered engine ``name``."""
-    try:
-        factory = ENGINES[name]
-    except KeyError:
-        raise KeyError(f"no engine named {name!r}; registered: {', '.join(ENGINES)}") from None
-    if isinstance(factory, str):
-        module, _, attribute = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attribute)
+    factory = engine_factory(name)
+    if factory is None:
+        raise KeyError(f"no engine named {name!r}; registered: {', '.join(ENGINES)}")
     engine = factory()
     if not isinstance(engine, Engine):
         raise TypeError(f"the factory of engine {name!r} made {engine!r}, which lacks members of Engine")

@@ -23,8 +23,11 @@ gets the negated payoffs).  :func:`read_efg` gives a
 perfect recall (through :mod:`gamelp.games.extensive`): decision points are
 Gambit's information sets, named by their labels when those are unique.
 :func:`write_efg` writes the game tree of an OpenSpiel game (``openspiel:...``)
-or of the built-in poker generators (``kuhn``, ``leduc``) as ``.efg``.  Faults raise
-:class:`GambitFileError` naming the file and the place in it.
+or of the built-in poker generators (``kuhn``, ``leduc`` and their variants ``kuhn:N``,
+``leduc:RxS``) as ``.efg``.  Faults raise :class:`GambitFileError` naming the file and the place in it.
+The module registers both readers and the writer in gamelp's game registry
+(:mod:`gamelp.registry`), through which ``load_game``, ``MatrixGame.load`` and
+``gamelp export-game`` reach them by the file's suffix.
 """
 
 from __future__ import annotations
@@ -42,10 +45,11 @@ from gamelp.errors import shown
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import GambitFileError
 from gamelp.games.extensive import SequenceFormBuilder
-from gamelp.games.poker import _PokerRules
 from gamelp.games.poker import _Walk as _PokerWalk
+from gamelp.games.poker import rules_of
 from gamelp.io import read_text, write_text
 from gamelp.matrix import MatrixGame, MatrixGameError
+from gamelp.registry import register_reader, register_writer
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
 _UNESCAPE = re.compile(r"\\(.)", re.S)
@@ -472,15 +476,16 @@ def write_efg(source: str, path) -> str:
     """Write the game tree of ``source`` to ``path``; returns a one-line summary.
 
     ``source`` is ``openspiel:GAME_STRING`` or a built-in poker generator,
-    ``kuhn`` or ``leduc`` (default rules of :mod:`gamelp.games.poker`).
+    ``kuhn`` or ``leduc`` (the rules of :mod:`gamelp.games.poker`) or a variant of one (``leduc:13x4``).
     """
     from gamelp.games.openspiel import PREFIX
 
     writer = _EfgWriter()
+    rules = rules_of(source)
     if source.startswith(PREFIX):
         _write_openspiel_tree(source[len(PREFIX) :], writer)
-    elif source in POKER_GENERATORS:
-        _PokerTree(POKER_GENERATORS[source](), writer).walk()
+    elif rules is not None:
+        _PokerTree(rules, writer).walk()
     else:
         raise GambitFileError(
             f"{source}: writing .efg needs the game tree, which gamelp has for OpenSpiel games "
@@ -522,10 +527,7 @@ def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
         stack.extend(state.child(a) for a in reversed(actions))
 
 
-POKER_GENERATORS = {
-    "kuhn": lambda: _PokerRules(ranks=3, suits=1, raise_sizes=(1,), max_raises=1, ante=1, raise_action="b"),
-    "leduc": lambda: _PokerRules(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1, raise_action="r"),
-}
+POKER_GENERATORS = ("kuhn", "leduc")  # and their variants kuhn:N, leduc:RxS (gamelp.games.poker.rules_of)
 
 
 class _PokerTree(_PokerWalk):
@@ -576,3 +578,8 @@ class _PokerTree(_PokerWalk):
 
     def _add(self, last, value) -> None:
         self.writer.terminal(float(value / self.prob))
+
+
+register_reader("efg", read_efg, "game")
+register_reader("nfg", read_nfg, "matrix")
+register_writer("efg", write_efg)

@@ -43,6 +43,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.games.errors import OpenSpielImportError
 from gamelp.games.extensive import SequenceFormBuilder
 from gamelp.io import open_regular
+from gamelp.registry import register_game
 
 PREFIX = "openspiel:"
 DEFAULT_MAX_HISTORIES = 2_000_000
@@ -205,6 +206,7 @@ def estimate_histories(game, cap: float) -> float:
     return total / SIZE_PROBES
 
 
+@register_game("openspiel", variants=True)
 def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES) -> OpenSpielGame:
     """Import ``game_string`` (e.g. ``"leduc_poker"``, ``"goofspiel(num_cards=3)"``); see the module docstring."""
     game = enumerable_spiel_game(game_string, max_histories)

@@ -36,12 +36,13 @@ from __future__ import annotations
 import argparse
 import json
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import PokerRulesError
+from gamelp.registry import register_game
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 _RANK_LABELS = "23456789TJQKA"
@@ -55,128 +56,6 @@ _ACTION_ORDER = "kfcbr"  # signal order of opponent moves (no bet: k,b/r; facing
 # index), "own" (own action; letter) or "opp" (opponent's action; letter).
 Event = tuple[str, object]
 View = tuple[Event, ...]
-
-
-def rock_paper_superscissors() -> dict:
-    """Rock-paper-superscissors: paper beats superscissors by 2, the rest by 1.
-
-    Player 1's payoff matrix (rows r, p, s; columns r, p, s of player 2) is
-    [[0, -1, 1], [1, 0, -2], [-1, 2, 0]]; its value is 0.
-    """
-    actions = ("r", "p", "s")
-    payoff = ((0, -1, 1), (1, 0, -2), (-1, 2, 0))
-    return {
-        "decision_problem_pl1": [_root_decision("d1_pl1", actions)],
-        "decision_problem_pl2": [_root_decision("d1_pl2", actions)],
-        "utility_pl1": [
-            _utility_entry(("d1_pl1", a1), ("d1_pl2", a2), payoff[i][j])
-            for i, a1 in enumerate(actions)
-            for j, a2 in enumerate(actions)
-            if payoff[i][j] != 0
-        ],
-        "action_names": {"r": "rock", "p": "paper", "s": "superscissors"},
-    }
-
-
-def kuhn(ranks: int = 3) -> dict:
-    """Kuhn poker: one card each from J<Q<K, ante 1, one bet of 1 at most.
-
-    Player 1 checks or bets; after a check player 2 checks (showdown for 1)
-    or bets (player 1 calls for a showdown for 2 or folds); after a bet
-    player 2 calls or folds.  ``ranks`` > 3 gives the n-card generalisation.
-    Player 1's value with 3 cards is -1/18.
-    """
-    return _PokerRules(ranks=ranks, suits=1, raise_sizes=(1,), max_raises=1, ante=1, raise_action="b").game()
-
-
-def leduc(
-    ranks: int = 3, suits: int = 2, raise_sizes: tuple[int, ...] = (2, 4), max_raises: int = 2, ante: int = 1
-) -> dict:
-    """Leduc poker (Southey et al. 2005), parametrised for bigger variants.
-
-    ``ranks`` x ``suits`` cards (default J, Q, K in two suits), ``ante`` each,
-    one private card each, one betting round per entry of ``raise_sizes``
-    (default two: raises of 2 then 4), at most ``max_raises`` raises per
-    round; one public card is revealed before every round after the first.
-    At the showdown a pair with a public card wins (the higher pair if both
-    pair), else the higher card; equal ranks split.  Player 1's value with
-    the defaults is about -0.085606.  Three or more rounds give games with
-    far more sequences (8 ranks, three rounds: 90,496 per player).
-    """
-    if len(tuple(raise_sizes)) < 2:
-        raise PokerRulesError(
-            f"leduc: raise_sizes must give one raise size per betting round (at least 2), got {raise_sizes!r}"
-        )
-    return _PokerRules(
-        ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes), max_raises=max_raises, ante=ante, raise_action="r"
-    ).game()
-
-
-def leduc_largest_payoff(raise_sizes: tuple[int, ...] = (2, 4), max_raises: int = 2, ante: int = 1) -> int:
-    """The most a player of :func:`leduc` with these rules can win or lose: its ante and every raise of every round.
-
-    Each of a round's ``max_raises`` raises adds that round's size to the
-    raiser's stake over the other's, and the hand ends with equal stakes, so
-    the largest stake is ``ante + max_raises * sum(raise_sizes)``.  A
-    NashConv target "relative to the payoff range" is relative to this.
-    """
-    return ante + max_raises * sum(raise_sizes)
-
-
-def write_game(game: dict, path: str | Path) -> Path:
-    """Check ``game`` and write it to ``path`` as a game file (:meth:`SequenceFormGame.save`); return the path."""
-    path = Path(path)
-    SequenceFormGame.from_dict(game, str(path)).save(path)
-    return path
-
-
-def write_builtin_data(directory: str | Path) -> list[Path]:
-    """Write rps.json, kuhn.json and leduc.json (default parameters) into ``directory``."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    games = {"rps": rock_paper_superscissors(), "kuhn": kuhn(), "leduc": leduc()}
-    return [write_game(game, directory / f"{name}.json") for name, game in games.items()]
-
-
-def parse_leduc_variant(variant: str, *, rounds: bool = False) -> tuple[int, ...]:
-    """A Leduc variant's numbers: ``"13x4"`` -> ``(13, 4)``, its ranks and suits (``RxS``).
-
-    With ``rounds``, ``"5x2x3"`` -> ``(5, 2, 3)`` too: ``RxSxN`` plays ``N`` betting rounds (at least 2),
-    and ``RxS`` gives ``(R, S, 2)``.  Each number is written in decimal digits and is at least 1; anything
-    else raises :class:`~gamelp.games.errors.PokerRulesError` naming the form.  Whether the rules make a
-    game (2 ranks at least, enough cards) is :func:`leduc`'s to say.  The one parser of this form: the
-    scripts' ``--variants`` and ``--game RxS`` and the game string ``leduc:RxS`` read it here.
-    """
-    parts = variant.strip().split("x")
-    numbers = [int(part) for part in parts if part.isdecimal() and int(part) >= 1]
-    if len(numbers) != len(parts) or len(parts) not in ((2, 3) if rounds else (2,)) or numbers[2:3] == [1]:
-        form = "RxS (R ranks, S suits) or RxSxN (N >= 2 betting rounds)" if rounds else "RxS (R ranks, S suits)"
-        raise PokerRulesError(f"{variant!r} is not a Leduc variant: expected {form}, such as 13x4")
-    return (*numbers, 2) if rounds and len(numbers) == 2 else tuple(numbers)
-
-
-def game_size(game: dict) -> dict[str, tuple[int, int]]:
-    """Per player key, (number of decision points, number of sequences without the empty one)."""
-    sizes = {}
-    for key in GAME_KEYS[:2]:
-        decisions = [node for node in game[key] if node["type"] == "decision"]
-        sizes[key] = (len(decisions), sum(len(node["actions"]) for node in decisions))
-    return sizes
-
-
-def _root_decision(node_id: str, actions: tuple[str, ...]) -> dict:
-    return {"id": node_id, "type": "decision", "actions": list(actions), "parent_edge": None, "parent_sequence": None}
-
-
-def _utility_entry(sequence_pl1: tuple[str, str], sequence_pl2: tuple[str, str], value: Fraction | int) -> dict:
-    value = Fraction(value)
-    number = int(value) if value.denominator == 1 else float(value)
-    return {"sequence_pl1": list(sequence_pl1), "sequence_pl2": list(sequence_pl2), "value": number}
-
-
-def _rank_labels(ranks: int) -> str:
-    """Card labels, lowest first: the ``ranks`` highest up to the king, then the ace for 13."""
-    return _RANK_LABELS if ranks == 13 else _RANK_LABELS[:-1][-ranks:]
 
 
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> None:
@@ -253,6 +132,188 @@ class _PokerRules:
         """+1 if player 1 wins, -1 if it loses, 0 for a split: a pair with a public card, else the higher rank."""
         strength = [(rank in public, rank) for rank in cards]
         return (strength[0] > strength[1]) - (strength[0] < strength[1])
+
+
+KUHN_RULES = _PokerRules(ranks=3, suits=1, raise_sizes=(1,), max_raises=1, ante=1, raise_action="b")
+"""Kuhn poker's rules (Kuhn 1950): J < Q < K, ante 1, one bet of 1 at most, played as ``b``."""
+LEDUC_RULES = _PokerRules(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1, raise_action="r")
+"""Leduc poker's rules (Southey et al. 2005): J, Q, K in two suits, ante 1, two rounds of raises of 2 then 4,
+at most 2 raises a round; the one place they are written (the generators, ``leduc:RxS`` and the .efg writer)."""
+
+
+def rock_paper_superscissors() -> dict:
+    """Rock-paper-superscissors: paper beats superscissors by 2, the rest by 1.
+
+    Player 1's payoff matrix (rows r, p, s; columns r, p, s of player 2) is
+    [[0, -1, 1], [1, 0, -2], [-1, 2, 0]]; its value is 0.
+    """
+    actions = ("r", "p", "s")
+    payoff = ((0, -1, 1), (1, 0, -2), (-1, 2, 0))
+    return {
+        "decision_problem_pl1": [_root_decision("d1_pl1", actions)],
+        "decision_problem_pl2": [_root_decision("d1_pl2", actions)],
+        "utility_pl1": [
+            _utility_entry(("d1_pl1", a1), ("d1_pl2", a2), payoff[i][j])
+            for i, a1 in enumerate(actions)
+            for j, a2 in enumerate(actions)
+            if payoff[i][j] != 0
+        ],
+        "action_names": {"r": "rock", "p": "paper", "s": "superscissors"},
+    }
+
+
+def kuhn(ranks: int = KUHN_RULES.ranks) -> dict:
+    """Kuhn poker: one card each from J<Q<K, ante 1, one bet of 1 at most.
+
+    Player 1 checks or bets; after a check player 2 checks (showdown for 1)
+    or bets (player 1 calls for a showdown for 2 or folds); after a bet
+    player 2 calls or folds.  ``ranks`` > 3 gives the n-card generalisation.
+    Player 1's value with 3 cards is -1/18.
+    """
+    return replace(KUHN_RULES, ranks=ranks).game()
+
+
+def leduc(
+    ranks: int = LEDUC_RULES.ranks,
+    suits: int = LEDUC_RULES.suits,
+    raise_sizes: tuple[int, ...] = LEDUC_RULES.raise_sizes,
+    max_raises: int = LEDUC_RULES.max_raises,
+    ante: int = LEDUC_RULES.ante,
+) -> dict:
+    """Leduc poker (Southey et al. 2005), parametrised for bigger variants.
+
+    ``ranks`` x ``suits`` cards (default J, Q, K in two suits), ``ante`` each,
+    one private card each, one betting round per entry of ``raise_sizes``
+    (default two: raises of 2 then 4), at most ``max_raises`` raises per
+    round; one public card is revealed before every round after the first.
+    At the showdown a pair with a public card wins (the higher pair if both
+    pair), else the higher card; equal ranks split.  Player 1's value with
+    the defaults is about -0.085606.  Three or more rounds give games with
+    far more sequences (8 ranks, three rounds: 90,496 per player).
+    """
+    if len(tuple(raise_sizes)) < 2:
+        raise PokerRulesError(
+            f"leduc: raise_sizes must give one raise size per betting round (at least 2), got {raise_sizes!r}"
+        )
+    return replace(
+        LEDUC_RULES, ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes), max_raises=max_raises, ante=ante
+    ).game()
+
+
+def leduc_largest_payoff(
+    raise_sizes: tuple[int, ...] = LEDUC_RULES.raise_sizes,
+    max_raises: int = LEDUC_RULES.max_raises,
+    ante: int = LEDUC_RULES.ante,
+) -> int:
+    """The most a player of :func:`leduc` with these rules can win or lose: its ante and every raise of every round.
+
+    Each of a round's ``max_raises`` raises adds that round's size to the
+    raiser's stake over the other's, and the hand ends with equal stakes, so
+    the largest stake is ``ante + max_raises * sum(raise_sizes)``.  A
+    NashConv target "relative to the payoff range" is relative to this.
+    """
+    return ante + max_raises * sum(raise_sizes)
+
+
+def rules_of(source: str) -> _PokerRules | None:
+    """The rules of a poker source: ``kuhn``, ``leduc``, ``kuhn:N`` or ``leduc:RxS[xN]`` (None for another source).
+
+    ``kuhn:N`` is Kuhn poker with ``N`` cards; ``leduc:RxS`` is Leduc poker with ``R`` ranks and ``S`` suits, and
+    ``leduc:RxSxN`` plays ``N`` betting rounds (raises of the first round's size, then of the second's).
+    """
+    name, colon, variant = source.partition(":")
+    rules = {"kuhn": KUHN_RULES, "leduc": LEDUC_RULES}.get(name)
+    if rules is None or not colon:
+        return rules
+    numbers = [int(part) if part.isdecimal() else None for part in variant.split("x")]
+    if name == "kuhn" and len(numbers) == 1 and numbers[0] is not None:
+        return replace(rules, ranks=numbers[0])
+    if name == "leduc" and len(numbers) in (2, 3) and None not in numbers:
+        ranks, suits, *more = numbers
+        rounds = more[0] if more else len(rules.raise_sizes)
+        if rounds < 2:
+            raise PokerRulesError(f"{source}: a Leduc variant plays at least 2 betting rounds, got {rounds}")
+        sizes = rules.raise_sizes[:1] + rules.raise_sizes[1:2] * (rounds - 1)
+        return replace(rules, ranks=ranks, suits=suits, raise_sizes=sizes)
+    form = "kuhn:N (N cards)" if name == "kuhn" else "leduc:RxS (R ranks, S suits) or leduc:RxSxN (N betting rounds)"
+    raise PokerRulesError(f"{source}: not a variant of {name}; expected {form}, such as {_EXAMPLES[name]}")
+
+
+_EXAMPLES = {"kuhn": "kuhn:4", "leduc": "leduc:13x4"}
+
+
+@register_game("kuhn", variants=True)
+def kuhn_variant(variant: str) -> SequenceFormGame:
+    """The game ``kuhn:VARIANT`` (:func:`rules_of`), generated from its rules."""
+    return _variant_game(f"kuhn:{variant}")
+
+
+@register_game("leduc", variants=True)
+def leduc_variant(variant: str) -> SequenceFormGame:
+    """The game ``leduc:VARIANT`` (:func:`rules_of`), generated from its rules: ``leduc:13x4`` has 52 cards."""
+    return _variant_game(f"leduc:{variant}")
+
+
+def _variant_game(source: str) -> SequenceFormGame:
+    rules = rules_of(source)
+    assert rules is not None
+    return SequenceFormGame.from_dict(rules.game(), source)
+
+
+def write_game(game: dict, path: str | Path) -> Path:
+    """Check ``game`` and write it to ``path`` as a game file (:meth:`SequenceFormGame.save`); return the path."""
+    path = Path(path)
+    SequenceFormGame.from_dict(game, str(path)).save(path)
+    return path
+
+
+def write_builtin_data(directory: str | Path) -> list[Path]:
+    """Write rps.json, kuhn.json and leduc.json (default parameters) into ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    games = {"rps": rock_paper_superscissors(), "kuhn": kuhn(), "leduc": leduc()}
+    return [write_game(game, directory / f"{name}.json") for name, game in games.items()]
+
+
+def parse_leduc_variant(variant: str, *, rounds: bool = False) -> tuple[int, ...]:
+    """A Leduc variant's numbers: ``"13x4"`` -> ``(13, 4)``, its ranks and suits (``RxS``).
+
+    With ``rounds``, ``"5x2x3"`` -> ``(5, 2, 3)`` too: ``RxSxN`` plays ``N`` betting rounds (at least 2),
+    and ``RxS`` gives ``(R, S, 2)``.  Each number is written in decimal digits and is at least 1; anything
+    else raises :class:`~gamelp.games.errors.PokerRulesError` naming the form.  Whether the rules make a
+    game (2 ranks at least, enough cards) is :func:`leduc`'s to say.  The one parser of this form: the
+    scripts' ``--variants`` and ``--game RxS`` and the game string ``leduc:RxS`` read it here.
+    """
+    parts = variant.strip().split("x")
+    numbers = [int(part) for part in parts if part.isdecimal() and int(part) >= 1]
+    if len(numbers) != len(parts) or len(parts) not in ((2, 3) if rounds else (2,)) or numbers[2:3] == [1]:
+        form = "RxS (R ranks, S suits) or RxSxN (N >= 2 betting rounds)" if rounds else "RxS (R ranks, S suits)"
+        raise PokerRulesError(f"{variant!r} is not a Leduc variant: expected {form}, such as 13x4")
+    return (*numbers, 2) if rounds and len(numbers) == 2 else tuple(numbers)
+
+
+def game_size(game: dict) -> dict[str, tuple[int, int]]:
+    """Per player key, (number of decision points, number of sequences without the empty one)."""
+    sizes = {}
+    for key in GAME_KEYS[:2]:
+        decisions = [node for node in game[key] if node["type"] == "decision"]
+        sizes[key] = (len(decisions), sum(len(node["actions"]) for node in decisions))
+    return sizes
+
+
+def _root_decision(node_id: str, actions: tuple[str, ...]) -> dict:
+    return {"id": node_id, "type": "decision", "actions": list(actions), "parent_edge": None, "parent_sequence": None}
+
+
+def _utility_entry(sequence_pl1: tuple[str, str], sequence_pl2: tuple[str, str], value: Fraction | int) -> dict:
+    value = Fraction(value)
+    number = int(value) if value.denominator == 1 else float(value)
+    return {"sequence_pl1": list(sequence_pl1), "sequence_pl2": list(sequence_pl2), "value": number}
+
+
+def _rank_labels(ranks: int) -> str:
+    """Card labels, lowest first: the ``ranks`` highest up to the king, then the ace for 13."""
+    return _RANK_LABELS if ranks == 13 else _RANK_LABELS[:-1][-ranks:]
 
 
 class _Walk:
@@ -408,18 +469,27 @@ def main(argv: list[str] | None = None) -> int:
         "variant as leduc_r<ranks>_s<suits>_m<max raises>_b<sizes>_a<ante>.json.",
     )
     parser.add_argument("outdir", type=Path, help="directory to write the JSON files to")
-    parser.add_argument("--leduc-ranks", type=int, default=3, help="card ranks (default 3: J Q K)")
-    parser.add_argument("--leduc-suits", type=int, default=2, help="suits (default 2)")
+    default = {key: getattr(LEDUC_RULES, key) for key in ("ranks", "suits", "raise_sizes", "max_raises", "ante")}
+    labels, sizes_text = " ".join(_rank_labels(default["ranks"])), " ".join(map(str, default["raise_sizes"]))
+    parser.add_argument(
+        "--leduc-ranks", type=int, default=default["ranks"], help=f"card ranks (default {default['ranks']}: {labels})"
+    )
+    parser.add_argument("--leduc-suits", type=int, default=default["suits"], help=f"suits (default {default['suits']})")
     parser.add_argument(
         "--leduc-raise-sizes",
         type=int,
         nargs="+",
-        default=[2, 4],
+        default=list(default["raise_sizes"]),
         metavar="SIZE",
-        help="one raise size per betting round, at least two rounds (default 2 4)",
+        help=f"one raise size per betting round, at least two rounds (default {sizes_text})",
     )
-    parser.add_argument("--leduc-max-raises", type=int, default=2, help="raises allowed per round (default 2)")
-    parser.add_argument("--leduc-ante", type=int, default=1, help="ante (default 1)")
+    parser.add_argument(
+        "--leduc-max-raises",
+        type=int,
+        default=default["max_raises"],
+        help=f"raises allowed per round (default {default['max_raises']})",
+    )
+    parser.add_argument("--leduc-ante", type=int, default=default["ante"], help=f"ante (default {default['ante']})")
     args = parser.parse_args(argv)
 
     variant = dict(
@@ -430,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         ante=args.leduc_ante,
     )
     extra = {}
-    if variant != dict(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1):
+    if variant != default:
         sizes = "-".join(map(str, variant["raise_sizes"]))
         name = (
             f"leduc_r{variant['ranks']}_s{variant['suits']}_m{variant['max_raises']}_b{sizes}_a{variant['ante']}.json"

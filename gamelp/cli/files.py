@@ -8,6 +8,7 @@ from gamelp.cli.args import add_game_argument, integer, load_game_argument
 from gamelp.cli.output import print_json
 from gamelp.errors import GamelpError
 from gamelp.io import atomic_path
+from gamelp.registry import writer
 
 EXPORT_FORMATS = ("lp", "mps")
 
@@ -122,12 +123,13 @@ def export_path(output: str, fmt: str | None) -> str:
 
 
 def run_export_game(args: argparse.Namespace) -> int:
-    """``gamelp export-game``: write a game as a JSON game file, or its tree as a Gambit ``.efg``."""
-    if args.output.lower().endswith(".efg"):
-        from gamelp.games.gambit import write_efg
+    """``gamelp export-game``: write a game as a JSON game file, or in a format the game registry has a writer for.
 
-        tree = write_efg(args.game, args.output)
-        print(f"wrote {args.output}: {tree}")
+    The games layer registers Gambit's ``.efg`` (:mod:`gamelp.registry`), which writes the game tree.
+    """
+    write = None if args.output.lower().endswith(".json") else writer(args.output)
+    if write is not None:
+        print(f"wrote {args.output}: {write(args.game, args.output)}")
         return 0
     game = load_game_argument(args)
     game.save(args.output)

@@ -15,6 +15,7 @@ leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gamelp.backends import DEFAULT_BACKEND
@@ -23,6 +24,7 @@ from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame, shipped_matrices
 from gamelp.models.nash import MatrixNashResult, opponent_of, player_labels
+from gamelp.registry import reader
 from gamelp.regret import METHODS as REGRET_METHODS
 
 if TYPE_CHECKING:  # the robust model is imported where --robust needs it
@@ -104,14 +106,9 @@ def run_solve(args) -> int:
         raise GamelpError("--robust needs --radius R")
     if not args.robust and (args.radius is not None or args.std is not None):
         raise GamelpError("--radius and --std only make sense with --robust interval|ellipsoidal")
-    if args.file.lower().endswith(".nfg"):
-        from gamelp.games.gambit import read_nfg
-
-        if args.std:
-            raise GamelpError("--std needs a payoff CSV (a .nfg file has no deviations)")
-        game = read_nfg(args.file)
-    else:
-        game = MatrixGame.load(args.file, std_path=args.std)
+    if args.std and reader(args.file, "matrix") is not None:
+        raise GamelpError(f"--std needs a payoff CSV (a {Path(args.file).suffix} file has no deviations)")
+    game = MatrixGame.load(args.file, std_path=args.std)
     if args.robust and game.std is None:
         raise GamelpError(f"--robust needs --std STD.csv: {args.file} has no standard deviations")
     removed_rows: list[str] = []

@@ -58,14 +58,22 @@ def imported_modules(source: str, module: str, is_package: bool = False) -> set[
                 base = ".".join(anchor + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
-        elif (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__")
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            found.add(str(node.args[0].value))
+        elif isinstance(node, ast.Call) and _names_a_module(node.func) and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                found.add(first.value)
     return found
+
+
+def _names_a_module(func: ast.expr) -> bool:
+    """Whether a call of ``func`` takes a module name first: ``import_module``, ``__import__``, ``resources.files``."""
+    name = getattr(func, "attr", getattr(func, "id", None))
+    if name in ("import_module", "__import__"):
+        return True
+    owner = getattr(func, "value", None)
+    return name == "files" and (
+        isinstance(func, ast.Name) or getattr(owner, "attr", getattr(owner, "id", None)) == "resources"
+    )
 
 
 def _imports_cli(names: set[str]) -> list[str]:
@@ -163,6 +171,13 @@ def test_the_core_imports_form_no_cycle():
         ("from gamelp.games.mtg import play_game", "gamelp.models.robust"),  # models -> games
         ("from ..cli import main", "gamelp.models.nash"),  # models -> command line (relative)
         ("import importlib\nimportlib.import_module('gamelp.cli.mtg')", "gamelp.games.runner"),  # games -> command line
+        # names in strings: the data of the games read by the core (gamelp.io and gamelp.game once did), a module
+        # imported by its name, in each spelling
+        ("from importlib import resources\nresources.files('gamelp.games').joinpath('data')", "gamelp.io"),
+        ("import importlib.resources\nimportlib.resources.files('gamelp.games')", "gamelp.game"),
+        ("from importlib.resources import files\nfiles('gamelp.games').joinpath('kuhn.json')", "gamelp.matrix"),
+        ("from importlib import import_module\nimport_module('gamelp.games.gambit')", "gamelp.game"),
+        ("def f():\n    return __import__('gamelp.models.nash')", "gamelp.units"),
     ],
 )
 def test_a_planted_upward_import_is_caught_at_every_level(source, module):
@@ -176,6 +191,14 @@ def test_imports_for_type_checking_only_and_downward_imports_pass():
     )
     assert upward_imports("gamelp.games.mtg.sweep", imported_modules(source, "gamelp.games.mtg.sweep")) == []
     assert "gamelp.models.nash" in upward_imports("gamelp.model", imported_modules(source, "gamelp.model"))
+
+
+def test_strings_that_name_no_module_are_not_imports():
+    source = (
+        "from importlib import resources\nresources.files('gamelp').joinpath('game.schema.json')\n"
+        "files = {}\nfiles.get('gamelp.games')\nimport_module(name)\nprint('gamelp.games.gambit')"
+    )
+    assert imported_modules(source, "gamelp.game") == {"importlib", "importlib.resources", "gamelp"}
 
 
 def test_a_planted_cycle_in_the_core_is_caught():
