@@ -16,7 +16,9 @@ from gamelp.argtypes import MAX_COUNT
 from gamelp.cli.args import add_execution_options, execution_from, int_list, integer, output_directory, workers
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
+from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import EVALUATIONS
+from gamelp.games.mtg.forest import THRESHOLDS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 
 # Training games are kept in memory as positions (hundreds a game): a million is 1,000 times the thesis's 1,000.
@@ -42,14 +44,14 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--eval-cap",
         type=integer(1, MAX_COUNT),
-        default=500_000,
-        help="evaluations after which a game is a draw (default: 500000, the thesis's)",
+        default=EVAL_CAP,
+        help="evaluations after which a game is a draw (default: %(default)s, the thesis's)",
     )
     group.add_argument(
         "--life-threshold",
         type=integer(0, MAX_COUNT),
-        default=12,
-        help="life at or below which the evaluation function is used (default: 12)",
+        default=LIFE_THRESHOLD,
+        help="life at or below which the evaluation function is used (default: %(default)s)",
     )
     group.add_argument(
         "--verify",
@@ -305,7 +307,10 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     train.add_argument("--seed", type=integer(0), default=0, help="training seed (default: 0)")
     train.add_argument("--trees", type=integer(1), default=9, help="trees per forest (default: 9, the thesis's)")
     train.add_argument(
-        "--thresholds", type=int_list, default=[12, 8, 4], help="life thresholds, one forest each (default: 12,8,4)"
+        "--thresholds",
+        type=int_list,
+        default=list(THRESHOLDS),
+        help=f"life thresholds, one forest each (default: {','.join(map(str, THRESHOLDS))})",
     )
     train.add_argument(
         "--label-cap",

@@ -91,6 +91,12 @@ MOVE_NAMES = {
 }
 
 
+# Esche (2018)'s search settings (Sections 2.1-2.6), the defaults of every player, search and batch: a game whose
+# search scores more than EVAL_CAP positions is a draw, and the evaluation function decides a position once a player
+# is at or below LIFE_THRESHOLD life.
+EVAL_CAP = 500_000
+LIFE_THRESHOLD = 12
+
 # No count or amount of the mini game may exceed a deck's 60 cards: the C search keys its transposition table by a
 # byte per state field, so life totals must stay within a byte's range whatever the damage.
 RULE_LIMIT = 60

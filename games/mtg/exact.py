@@ -40,7 +40,7 @@ from __future__ import annotations
 import warnings
 from typing import NamedTuple
 
-from gamelp.games.mtg.engine import OVER, PHASE, STATE_SIZE, TURN, Game, at_cutoff, winner
+from gamelp.games.mtg.engine import EVAL_CAP, OVER, PHASE, STATE_SIZE, TURN, Game, at_cutoff, winner
 from gamelp.games.mtg.search import CapReached, Searcher
 
 try:
@@ -109,7 +109,7 @@ def exact_value(
 
 
 def play_exact(
-    game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
+    game: Game, state, cap: int | None = EVAL_CAP, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
 ) -> ExactPlay:
     """Play ``state`` on, both players choosing their first best move in move order.
 
@@ -172,7 +172,7 @@ def exact_value_python(
 
 
 def play_exact_python(
-    game: Game, state, cap: int | None = 500_000, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
+    game: Game, state, cap: int | None = EVAL_CAP, table_bits: int = DEFAULT_TABLE_BITS, stop_life: int = 0
 ) -> ExactPlay:
     """:func:`play_exact` by the Python search.
 

@@ -59,6 +59,7 @@ from gamelp.games.mtg.engine import (
     LANDS,
     LIB,
     LIFE,
+    LIFE_THRESHOLD,
     PHASE,
     PLAYER_BASE,
     READY,
@@ -75,7 +76,7 @@ from gamelp.io import read_npz
 
 logger = logging.getLogger(__name__)
 
-THRESHOLDS = (12, 8, 4)  # Esche (2018), Section 2.6
+THRESHOLDS = (LIFE_THRESHOLD, 8, 4)  # Esche (2018), Section 2.6
 _B0, _B1 = PLAYER_BASE
 
 
@@ -308,7 +309,9 @@ class Forest:
     nodes. A verdict is the sign of the mean leaf share minus 1/2.
     """
 
-    def __init__(self, children_left, children_right, feature, threshold, win, roots, threshold_life: int = 12):
+    def __init__(
+        self, children_left, children_right, feature, threshold, win, roots, threshold_life: int = LIFE_THRESHOLD
+    ):
         self.children_left = np.asarray(children_left, dtype=np.int64)
         self.children_right = np.asarray(children_right, dtype=np.int64)
         self.feature = np.asarray(feature, dtype=np.int64)
@@ -319,7 +322,7 @@ class Forest:
         self._votes = None
 
     @classmethod
-    def from_sklearn(cls, model, threshold_life: int = 12) -> Forest:
+    def from_sklearn(cls, model, threshold_life: int = LIFE_THRESHOLD) -> Forest:
         """A :class:`Forest` from a fitted scikit-learn ``RandomForestClassifier``, for cut-off ``threshold_life``."""
         classes = list(model.classes_)
         parts = {name: [] for name in ("children_left", "children_right", "feature", "threshold", "win")}
@@ -578,7 +581,9 @@ def train_forests(
 _FORESTS: dict = {}
 
 
-def forest_evaluation(threshold: int = 12, path=None, games: int = 1000, seed: int = 0, trees: int = 9) -> Forest:
+def forest_evaluation(
+    threshold: int = LIFE_THRESHOLD, path=None, games: int = 1000, seed: int = 0, trees: int = 9
+) -> Forest:
     """The forest for cut-off ``threshold``.
 
     Read from ``path`` if given, else from the cache (trained there first if missing, with a progress bar); kept in

@@ -27,7 +27,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from gamelp.games.mtg.deck import Deck
-from gamelp.games.mtg.engine import MOVE_NAMES, TURN, Game, Rules, at_cutoff, decider, is_over, lives
+from gamelp.games.mtg.engine import (
+    EVAL_CAP,
+    LIFE_THRESHOLD,
+    MOVE_NAMES,
+    TURN,
+    Game,
+    Rules,
+    at_cutoff,
+    decider,
+    is_over,
+    lives,
+)
 from gamelp.games.mtg.engine import winner as winner_of
 from gamelp.games.mtg.evaluation import EVALUATIONS, get_evaluation
 from gamelp.games.mtg.exact import exact_value, play_exact
@@ -68,8 +79,8 @@ def play_game(
     player2: str = "perfect",
     seed: int = 0,
     first: int = 0,
-    eval_cap: int = 500_000,
-    life_threshold: int = 12,
+    eval_cap: int = EVAL_CAP,
+    life_threshold: int = LIFE_THRESHOLD,
     evaluation: str = "forest",
     verify: bool = False,
     verbose: bool = False,

@@ -28,7 +28,19 @@ import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from gamelp.games.mtg.engine import ACTIVE, BLOCK, OVER, PAY, PHASE, RESPOND, WINNER, Game, at_cutoff
+from gamelp.games.mtg.engine import (
+    ACTIVE,
+    BLOCK,
+    EVAL_CAP,
+    LIFE_THRESHOLD,
+    OVER,
+    PAY,
+    PHASE,
+    RESPOND,
+    WINNER,
+    Game,
+    at_cutoff,
+)
 
 Evaluation = Callable[[Game, tuple], float]
 
@@ -82,8 +94,8 @@ class Searcher:
         self,
         game: Game,
         evaluate: Evaluation | None = None,
-        threshold: int = 12,
-        cap: int | None = 500_000,
+        threshold: int = LIFE_THRESHOLD,
+        cap: int | None = EVAL_CAP,
         use_tt: bool = True,
         tt_limit: int = DEFAULT_TT_LIMIT,
         graded: bool = False,

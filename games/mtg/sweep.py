@@ -68,6 +68,7 @@ import numpy as np
 from gamelp.display import Raw, Summarised, frame, shape_text
 from gamelp.games.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck
+from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.games.mtg.match import PLAYER_KINDS, play_game
 from gamelp.games.runner import (
@@ -106,8 +107,8 @@ class GameSettings:
     """
 
     evaluation: str = "forest"
-    eval_cap: int = 500_000
-    life_threshold: int = 12
+    eval_cap: int = EVAL_CAP
+    life_threshold: int = LIFE_THRESHOLD
     verify: bool = False
     imperfect_samples: int | None = None
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.games.mtg import play_game, thesis_decks
+from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import get_evaluation
 
 THESIS_SECONDS, THESIS_GAMES, THESIS_DRAWS = 366.0, 100, 3
@@ -69,7 +70,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--games", type=integer(1, 10**6), default=100, help="games, one random deck pair each (default %(default)s)"
     )  # the deck pairs are drawn up front
-    parser.add_argument("--cap", type=integer(1), default=500_000, help="evaluation cap per game")
+    parser.add_argument("--cap", type=integer(1), default=EVAL_CAP, help="evaluation cap per game")
     parser.add_argument(
         "--evaluation",
         default="forest",
@@ -80,7 +81,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--threshold",
         type=integer(0),
-        default=12,
+        default=LIFE_THRESHOLD,
         help="life at or below which the evaluation is used; 0 plays exactly (default %(default)s)",
     )
     parser.add_argument(

@@ -47,7 +47,7 @@ from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import exact, play_game
 from gamelp.games.mtg.deck import analysed_decks
-from gamelp.games.mtg.engine import Game
+from gamelp.games.mtg.engine import EVAL_CAP, Game
 from gamelp.games.mtg.exact import exact_value
 from gamelp.games.mtg.sweep import deck_game_seed
 from gamelp.games.runner import round_robin
@@ -222,7 +222,7 @@ def build_parser() -> OneLineParser:
         help="deck pool: Appendix B's 33 decks (8, default) or Table 3.4's 55 (16)",
     )
     parser.add_argument(
-        "--cap", type=integer(1), default=500_000, help="leaves per game before a draw (default: 500000)"
+        "--cap", type=integer(1), default=EVAL_CAP, help="leaves per game before a draw (default: %(default)s)"
     )
     parser.add_argument("--baseline", type=Path, default=None, help="another build of the C search to compare")
     parser.add_argument("--repeats", type=integer(1), default=3, help="runs of each build with --baseline")

@@ -40,6 +40,7 @@ from pathlib import Path
 from gamelp.cli.args import OneLineParser, add_execution_options, execution_from, integer, output_directory, run_script
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
+from gamelp.games.mtg.engine import LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import EVALUATIONS
 from gamelp.io import write_text
 
@@ -105,9 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--life-threshold",
         type=integer(0),
-        default=12,
+        default=LIFE_THRESHOLD,
         help="life at which the imperfect player's searches stop and evaluate, 12, 8, 4 as in "
-        "Section 2.6 (default: 12); 0 searches every sampled deal to the end with the C search",
+        "Section 2.6 (default: %(default)s); 0 searches every sampled deal to the end with the C search",
     )
     parser.add_argument(
         "--eval-cap",

@@ -48,7 +48,7 @@ import numpy as np
 from gamelp.cli.args import OneLineParser, int_list, integer, output_directory, plot_path, run_script, workers
 from gamelp.errors import GamelpError
 from gamelp.games.errors import RunError
-from gamelp.games.mtg.engine import Rules
+from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD, Rules
 from gamelp.games.mtg.match import play_game
 from gamelp.games.mtg.sweep import BatchResult, GameSettings, run_sweep, stored_games
 from gamelp.games.runner import Execution
@@ -204,7 +204,7 @@ def parse_rule(text: str) -> tuple[str, object]:
         raise argparse.ArgumentTypeError(f"{name} expects {what}, got {value!r}") from None
 
 
-def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12) -> None:
+def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = LIFE_THRESHOLD) -> None:
     """The game settings, rule changes and execution options shared by the sweep scripts."""
     parser.add_argument("--seed", type=integer(0), default=0, help="seed of the deals (default %(default)s)")
     parser.add_argument(
@@ -222,7 +222,7 @@ def add_game_arguments(parser: argparse.ArgumentParser, life_threshold: int = 12
     parser.add_argument(
         "--eval-cap",
         type=integer(1),
-        default=500_000,
+        default=EVAL_CAP,
         help="evaluations after which a game is a draw (default %(default)s, the thesis's)",
     )
     parser.add_argument(
@@ -439,17 +439,17 @@ def cmd_forest_accuracy(args) -> ForestAccuracy:
     from gamelp.games.mtg.deck import Deck
     from gamelp.games.mtg.forest import collect_positions, forest_evaluation
 
-    forest = forest_evaluation(12)
+    forest = forest_evaluation(LIFE_THRESHOLD)
     data = collect_positions(
         args.games,
-        (12,),
+        (LIFE_THRESHOLD,),
         [args.seed, 2],
         label_cap=args.label_cap,
         workers=args.workers,
         decks=[Deck.parse(d) for d in args.decks.split(",")],
         progress=not args.quiet,
     )
-    X, y = data.X[12], data.y[12]
+    X, y = data.X[LIFE_THRESHOLD], data.y[LIFE_THRESHOLD]
     return ForestAccuracy(
         games=args.games, positions=len(y), capped=data.capped, wrong=int((forest.predict(X) != y).sum())
     )

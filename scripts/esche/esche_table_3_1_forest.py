@@ -26,6 +26,7 @@ from scipy import stats
 
 from gamelp.cli.args import OneLineParser, int_list, integer, plot_path, run_script, workers
 from gamelp.games.errors import ForestError
+from gamelp.games.mtg.engine import LIFE_THRESHOLD
 from gamelp.games.mtg.forest import Forest, collect_positions, train_forest
 from gamelp.games.runner import process_pool
 from gamelp.io import atomic_path
@@ -81,7 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sets", type=integer(1), default=5, help="test sets (default %(default)s)")
     parser.add_argument("--set-games", type=integer(1), default=120, help="games per test set (default %(default)s)")
     parser.add_argument(
-        "--threshold", type=integer(1), default=12, help="life threshold of the positions (default %(default)s)"
+        "--threshold",
+        type=integer(1),
+        default=LIFE_THRESHOLD,
+        help="life threshold of the positions (default %(default)s)",
     )
     parser.add_argument(
         "--label-cap",

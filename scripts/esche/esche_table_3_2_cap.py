@@ -16,6 +16,7 @@ import numpy as np
 
 from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.games.mtg import play_game, thesis_decks
+from gamelp.games.mtg.engine import LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import get_evaluation
 
 THESIS = {5_000: (20, 152), 50_000: (10, 209), 500_000: (3, 366), 5_000_000: (0, 519)}  # draws, seconds
@@ -61,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--evaluation",
         default="forest",
         choices=("forest", "layered", "life"),
-        help="evaluation function at or below 12 life (default %(default)s)",
+        help=f"evaluation function at or below {LIFE_THRESHOLD} life (default %(default)s)",
     )
     parser.add_argument("--graded", action="store_true", help="search with full scores, not their sign")
     parser.add_argument(
@@ -73,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> CapTable:
     args = build_parser().parse_args(argv)
 
-    get_evaluation(args.evaluation, threshold=12)  # load (or train) outside the timing
+    get_evaluation(args.evaluation, threshold=LIFE_THRESHOLD)  # load (or train) outside the timing
     decks = thesis_decks()
     pairs = np.random.default_rng(args.seed).integers(len(decks), size=(args.games, 2))
     rows = []

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gamelp.games.mtg import deck as mtg_deck
 from gamelp.games.mtg import engine as mtg_engine
 from gamelp.games.mtg import exact as exact_module
 from gamelp.games.mtg.deck import CARD_LETTERS
@@ -422,6 +423,17 @@ def test_the_c_state_layout_phases_and_moves_are_the_python_engines():
     )
     assert longest <= c_define("MAX_MOVES")
     assert stops == ["RUNNING", "CAPPED", "INTERRUPTED"]
+
+
+def test_the_c_key_range_and_card_codes_are_the_python_ones():
+    """The rest of the layout the C source re-states: the signed byte a field must fit in (the Python twin's
+    KEY_MIN..KEY_MAX), and the card codes 0, 1, 2 that index the hand fields M, L, C in both engines."""
+    key = {name: int(value) for name, value in re.findall(r"#define\s+(KEY_MIN|KEY_MAX)\s+\(?(-?\d+)\)?", C_SOURCE)}
+    assert (key["KEY_MIN"], key["KEY_MAX"]) == (exact_module.KEY_MIN, exact_module.KEY_MAX) == (-128, 127)
+    codes = (mtg_deck.MOUNTAIN, mtg_deck.BOLT, mtg_deck.DEVIL)
+    assert codes == tuple(range(len(CARD_LETTERS)))
+    assert tuple(mtg_engine.HAND_M + c for c in codes) == (mtg_engine.HAND_M, mtg_engine.HAND_L, mtg_engine.HAND_C)
+    assert f"g->library[p][i] > {max(codes)}" in C_SOURCE and "s[b + HAND_M + g->library[player][position]]" in C_SOURCE
 
 
 def test_the_c_rules_are_the_python_rule_parameters_in_the_order_python_sends_them():
