@@ -124,6 +124,12 @@ def deep_efg(depth: int, chance: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def error_lines(stderr: str) -> list[str]:
+    """The lines of a command's ``stderr`` less the notices of a missing fast path (:mod:`gamelp.notices`, logged
+    as ``WARNING gamelp: ...``), which an install without a C compiler adds before the work that needs it."""
+    return [line for line in stderr.strip().splitlines() if not line.startswith("WARNING gamelp: ")]
+
+
 def refusal(relative: str, args, cwd) -> str:
     """Run ``scripts/<relative>`` with bad ``args`` as a user would; check it exits 2 with one line; its stderr."""
     import subprocess

@@ -2,16 +2,16 @@
 
 The extension (``_kernels.c``: the treeplex passes and segment reductions of an iteration) is optional: pip
 installs gamelp without it where no C compiler is found. :func:`implementation` then hands out the numpy twins of
-:mod:`gamelp.regret._kernels_numpy` (same functions, same answers) and says once per process, on stderr (a
-RuntimeWarning), what is missing and what it costs. ``COMPILED`` tells which one runs.
+:mod:`gamelp.regret._kernels_numpy` (same functions, same answers) and says once per process, in one line on stderr
+(:func:`gamelp.notices.say_once`), what is missing and what it costs. ``COMPILED`` tells which one runs.
 """
 
 from __future__ import annotations
 
-import warnings
 from types import ModuleType
 
 import gamelp.regret._kernels_numpy as _kernels_numpy
+from gamelp.notices import say_once
 
 try:
     import gamelp.regret._kernels as _c_kernels
@@ -31,20 +31,15 @@ NUMPY_SLOWDOWN = 2.6
 as the regret guide says)."""
 
 MISSING = (
-    f"gamelp: the C regret kernels (gamelp.regret._kernels) are not available{_why}; pip builds them only where it "
+    f"the C regret kernels (gamelp.regret._kernels) are not available{_why}; pip builds them only where it "
     f"finds a C compiler. CFR and regret matching run on numpy instead, about {NUMPY_SLOWDOWN:g}x slower on Leduc"
 )
-"""The warning, given once per process, when the numpy twins run."""
-
-_warned = False
+"""The notice, said once per process, when the numpy twins run."""
 
 
 def implementation() -> ModuleType:
-    """The module whose functions run the passes: the C extension, else the numpy twins (warning the first time)."""
-    global _warned
+    """The module whose functions run the passes: the C extension, else the numpy twins (saying so the first time)."""
     if compiled is not None:
         return compiled
-    if not _warned:
-        _warned = True
-        warnings.warn(MISSING, RuntimeWarning, stacklevel=3)
+    say_once(MISSING)
     return _kernels_numpy

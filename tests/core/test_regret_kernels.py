@@ -6,9 +6,9 @@ on Kuhn and Leduc are compared between the two, and the numpy twins' one warning
 a fresh interpreter that cannot import the extension.
 """
 
+import logging
 import subprocess
 import sys
-import warnings
 from itertools import pairwise
 
 import numpy as np
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gamelp import notices
 from gamelp.game import load_game
 from gamelp.regret import TreeplexLevels, _kernels_numpy, kernels, solve_regret
 from gamelp.regret.simplex import Segments
@@ -240,7 +241,6 @@ def test_the_numpy_twins_take_any_integer_parents_and_strided_arrays():
 def numpy_twins(monkeypatch):
     """From now on this test runs as installed without the extension: Segments and TreeplexLevels get numpy."""
     monkeypatch.setattr(kernels, "compiled", None)
-    monkeypatch.setattr(kernels, "_warned", True)  # the warning has its own tests
 
 
 @pytest.mark.parametrize(
@@ -276,25 +276,25 @@ def test_numpy_pdcfr_plus_reaches_1e_5_on_leduc_when_c_does(monkeypatch):
 # ---- the warning ----------------------------------------------------------------------------------------------
 
 
-def test_without_the_extension_the_first_use_warns_once(monkeypatch):
+def test_without_the_extension_the_first_use_says_so_once(monkeypatch, caplog):
     monkeypatch.setattr(kernels, "compiled", None)
-    monkeypatch.setattr(kernels, "_warned", False)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    notices.forget()
+    with caplog.at_level(logging.WARNING, logger="gamelp"):
         assert Segments.simplex(3).kernels is _kernels_numpy
         TreeplexLevels(load_game("kuhn").pl1)
         solve_regret("kuhn", "cfr+", 10)
-    assert [w.category for w in caught] == [RuntimeWarning]
-    message = str(caught[0].message)
+    assert [(record.name, record.levelno) for record in caplog.records] == [("gamelp", logging.WARNING)]
+    message = caplog.records[0].getMessage()
     assert message == kernels.MISSING and "\n" not in message
     assert "C regret kernels" in message and "numpy" in message and f"{kernels.NUMPY_SLOWDOWN:g}x slower" in message
 
 
-def test_with_the_extension_nothing_is_said():
+def test_with_the_extension_nothing_is_said(caplog):
     needs_c()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    notices.forget()
+    with caplog.at_level(logging.DEBUG):
         assert Segments.simplex(2).kernels is kernels.compiled and kernels.COMPILED
+    assert not caplog.records
 
 
 HIDE_THE_EXTENSION = """
@@ -312,9 +312,10 @@ def test_a_missing_extension_says_so_once_on_stderr_and_the_runs_go_on():
     """A fresh interpreter that cannot import the extension: one warning on stderr, nothing on stdout but the runs."""
     done = subprocess.run([sys.executable, "-c", HIDE_THE_EXTENSION], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.startswith("False\n") and done.stderr.count("RuntimeWarning") == 1
-    assert done.stderr.count("gamelp: the C regret kernels (gamelp.regret._kernels) are not available (import of") == 1
-    assert f"run on numpy instead, about {kernels.NUMPY_SLOWDOWN:g}x slower on Leduc\n" in done.stderr
+    notice, *rest = done.stderr.splitlines()[1:]
+    assert done.stderr.startswith("False\n") and not rest
+    assert notice.startswith("the C regret kernels (gamelp.regret._kernels) are not available (import of")
+    assert notice.endswith(f"run on numpy instead, about {kernels.NUMPY_SLOWDOWN:g}x slower on Leduc")
     for line in done.stdout.splitlines():
         method, iterations, gap = line.split()
         expected = solve_regret("kuhn", method, 500)

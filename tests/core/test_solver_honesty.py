@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import error_lines
 
 from gamelp import available_backends, load_game
 from gamelp.backends import solve
@@ -200,9 +201,10 @@ def test_statuses_are_a_str_enum_and_the_repr_is_short(kuhn):
 
 
 # ----------------------------------------------------------------------------- Ctrl-C
-def test_sigint_stops_a_highs_solve_and_returns_what_it_had(leduc):
-    """The interrupt reaches HiGHS through its callbacks: the solve raises SolveInterrupted at once,
-    carrying the incumbent with status 'interrupted'."""
+@pytest.mark.parametrize("backend", [name for name in ("highs", "scip") if name in AVAILABLE])
+def test_sigint_stops_a_highs_solve_and_returns_what_it_had(leduc, backend):
+    """The interrupt reaches HiGHS through its callbacks (SCIP through its own signal handler): the solve raises
+    SolveInterrupted at once, carrying the incumbent with status 'interrupted'."""
     import threading
 
     model = kdet_mip(leduc, 1, 140)
@@ -210,10 +212,10 @@ def test_sigint_stops_a_highs_solve_and_returns_what_it_had(leduc):
     began = time.perf_counter()
     timer.start()
     with pytest.raises(SolveInterrupted) as info:
-        solve(model, "highs")
+        solve(model, backend)
     assert time.perf_counter() - began < 10
     sol = info.value.solution
-    assert sol.status == Status.INTERRUPTED and sol.backend == "highs"
+    assert sol.status == Status.INTERRUPTED and sol.backend == backend
     if sol.values:
         assert sol.violation <= 1e-6 and sol.objective_bound >= sol.objective - 1e-9
 
@@ -290,7 +292,7 @@ def test_mwu_with_an_overflowing_step_is_refused_not_printed_as_nan():
     """`--method mwu --eta 1e308` printed `value NaN` with exit 0."""
     done = run_cli("solve", "kuhn", "--method", "mwu", "--eta", "3e307")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip().splitlines() == [
+    assert error_lines(done.stderr) == [
         "gamelp: error: mwu diverged: the strategies became non-finite by iteration 10 "
         "(overflow); try a smaller step size eta"
     ]  # found at the first gap check (every 10 iterations)
