@@ -29,6 +29,7 @@ import gamelp.registry as registry
 from gamelp.display import Raw, Summarised
 from gamelp.errors import GameFileError, did_you_mean, shown
 from gamelp.io import atomic_write, read_text
+from gamelp.players import opponent_of
 from gamelp.treeplex import Treeplex
 
 _TOP_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
@@ -168,7 +169,7 @@ class SequenceFormGame(Summarised):
 
     def guaranteed_value(self, p: int, strategy: np.ndarray) -> float:
         """The utility player ``p`` secures with ``strategy`` against a best-responding opponent."""
-        return -self.best_response_value(3 - p, strategy)
+        return -self.best_response_value(opponent_of(p), strategy)
 
 
 def _clean_utility(entries: list, pl1: Treeplex, pl2: Treeplex) -> sp.csr_matrix | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import scipy.sparse as sp
 
 from gamelp.errors import GameFileError
+from gamelp.players import seat_of_player
 from gamelp.treeplex import Treeplex
 
 Sequence = tuple[str, str]  # (information set id, action name); None is the empty sequence
@@ -38,14 +39,14 @@ class SequenceFormBuilder:
     def decision(self, player: int, info_set: str, actions, parent: Sequence | None) -> None:
         """Player ``player`` (1 or 2) acts at ``info_set`` with ``actions``; its last sequence was ``parent``."""
         actions = tuple(actions)
-        known = self.parent[player - 1]
+        known = self.parent[seat_of_player(player)]
         if info_set not in known:
             if len(set(actions)) != len(actions):
                 raise GameFileError(
                     f"{self.where}: information set {info_set!r} has two actions with the same name: {list(actions)}"
                 )
             known[info_set] = parent
-            self.actions[player - 1][info_set] = actions
+            self.actions[seat_of_player(player)][info_set] = actions
             return
         if known[info_set] != parent:
             raise GameFileError(
@@ -53,10 +54,10 @@ class SequenceFormBuilder:
                 f"{info_set!r} (reached after {known[info_set]} and after {parent}); only games "
                 "with perfect recall have a sequence form"
             )
-        if self.actions[player - 1][info_set] != actions:
+        if self.actions[seat_of_player(player)][info_set] != actions:
             raise GameFileError(
                 f"{self.where}: information set {info_set!r} of player {player} offers "
-                f"{list(self.actions[player - 1][info_set])} at one node and {list(actions)} at another"
+                f"{list(self.actions[seat_of_player(player)][info_set])} at one node and {list(actions)} at another"
             )
 
     def terminal(self, last: tuple, weighted_payoff: float) -> None:
@@ -73,7 +74,7 @@ class SequenceFormBuilder:
     def decision_process(self, player: int) -> list[dict]:
         """Player ``player``'s (1 or 2) nodes top-down, in the JSON game format."""
         children: dict[Sequence | None, list[str]] = {}
-        for info_set, parent in self.parent[player - 1].items():
+        for info_set, parent in self.parent[seat_of_player(player)].items():
             children.setdefault(parent, []).append(info_set)
         nodes: list[dict] = []
         # Preorder with an explicit stack (trees may be deep): ("hang", parent sequence, its edge) lists the
@@ -83,7 +84,7 @@ class SequenceFormBuilder:
             task = pending.pop()
             if task[0] == "decision":
                 _, info_set, edge, parent = task
-                actions = list(self.actions[player - 1][info_set])
+                actions = list(self.actions[seat_of_player(player)][info_set])
                 nodes.append(
                     {
                         "id": info_set,

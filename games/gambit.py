@@ -49,6 +49,7 @@ from gamelp.games.poker import _Walk as _PokerWalk
 from gamelp.games.poker import rules_of
 from gamelp.io import read_text, write_text
 from gamelp.matrix import MatrixGame, MatrixGameError
+from gamelp.players import player_of_seat, seat_of_player
 from gamelp.registry import register_reader, register_writer
 
 _TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|([{}])|,|([^\s{},"]+)', re.S)
@@ -345,11 +346,11 @@ class _EfgReader:
         payoff += self.outcome()
         if kind == "c":
             return [(chance * probability, payoff, last) for probability in probabilities]
-        self.builder.decision(player, label, actions, last[player - 1])
+        self.builder.decision(player, label, actions, last[seat_of_player(player)])
         children = []
         for action in actions:
             new_last = list(last)
-            new_last[player - 1] = (label, action)
+            new_last[seat_of_player(player)] = (label, action)
             children.append((chance, payoff, tuple(new_last)))
         return children
 
@@ -522,7 +523,9 @@ def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
             player = state.current_player()
             actions = state.legal_actions(player)
             writer.player(
-                player + 1, state.information_state_string(player), [state.action_to_string(player, a) for a in actions]
+                player_of_seat(player),
+                state.information_state_string(player),
+                [state.action_to_string(player, a) for a in actions],
             )
         stack.extend(state.child(a) for a in reversed(actions))
 
@@ -565,7 +568,7 @@ class _PokerTree(_PokerWalk):
     def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
         actor = len(history) % 2
         actions = self.rules.legal_actions(history, raises)
-        self.writer.player(actor + 1, self._decision_id(actor, views[actor]), list(actions))
+        self.writer.player(player_of_seat(actor), self._decision_id(actor, views[actor]), list(actions))
         # A fold, when allowed, is the first action: its terminal is met before any child changes self.prob.
         self.prob = prob
         super().betting(cards, public, prob, round_, history, raises, committed, views, last)

@@ -43,6 +43,7 @@ from gamelp.game import SequenceFormGame
 from gamelp.games.errors import OpenSpielImportError
 from gamelp.games.extensive import SequenceFormBuilder
 from gamelp.io import open_regular
+from gamelp.players import player_of_seat
 from gamelp.registry import register_game
 
 PREFIX = "openspiel:"
@@ -252,7 +253,7 @@ class _Walk:
                 player = state.current_player()
                 info_set = state.information_state_string(player)
                 ids = {state.action_to_string(player, action): action for action in state.legal_actions(player)}
-                self.builder.decision(player + 1, info_set, ids, last[player])  # OpenSpiel counts players from 0
+                self.builder.decision(player_of_seat(player), info_set, ids, last[player])  # OpenSpiel counts from 0
                 self.action_ids.setdefault((player, info_set), ids)
                 for name, action in reversed(ids.items()):
                     new_last = list(last)

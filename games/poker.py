@@ -42,6 +42,7 @@ from pathlib import Path
 
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import PokerRulesError
+from gamelp.players import player_of_seat
 from gamelp.registry import register_game
 
 GAME_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
@@ -391,7 +392,7 @@ class _Walk:
         return "/".join(part for part in parts if part)
 
     def _decision_id(self, player: int, view: View) -> str:
-        return f"d{self._state_text(view)}_pl{player + 1}"
+        return f"d{self._state_text(view)}_pl{player_of_seat(player)}"
 
     def _signal(self, event: Event) -> str:
         kind, key = event
@@ -429,7 +430,7 @@ class _Walk:
             if len(following) == 1:
                 visit(view + (following[0],), parent_edge, parent_sequence)
             elif following:
-                node_id = f"o{self._state_text(view)}_pl{player + 1}"
+                node_id = f"o{self._state_text(view)}_pl{player_of_seat(player)}"
                 signals = [self._signal(event) for event in following]
                 nodes.append({"id": node_id, "type": "observation", "signals": signals, "parent_edge": parent_edge})
                 for event, signal in zip(following, signals):

@@ -1,12 +1,13 @@
 """Solver models of games (Nash LPs, deterministic and k-determinism MIPs, robust LPs, uniqueness test).
 
-Their strategy results share one small protocol, :class:`GameResult`: a
+Their strategy results share one small protocol, :class:`SolverResult`: a
 ``value``, a ``strategy`` and ``to_dict()``, a JSON-ready summary (value,
 status, backend, player, strategy as label -> probability, ...) that the
 ``gamelp`` command prints as it is; the first-order results
 (``gamelp.regret.RegretResult``, ``gamelp.models.matrix_first_order.FirstOrderResult``)
 follow it too.  Players are ``1`` / ``2`` in sequence-form games and
-``"row"`` / ``"col"`` in matrix games.
+``"row"`` / ``"col"`` in matrix games (:mod:`gamelp.players` converts between them
+and the simulators' seats ``0`` / ``1``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Protocol, runtime_checkable
 
 
 @runtime_checkable
-class GameResult(Protocol):
+class SolverResult(Protocol):
     """The result of a solver: a value and a strategy, and a JSON-ready dictionary of both."""
 
     value: float

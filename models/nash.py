@@ -34,6 +34,7 @@ from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
+from gamelp.players import MATRIX_PLAYERS, opponent_of
 from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
 
 
@@ -57,7 +58,7 @@ def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: 
     Model
         Variable blocks ``x`` (labelled by sequence) and ``v`` (by the opponent's decision point).
     """
-    own, opp = game.player(player), game.player(3 - player)
+    own, opp = game.player(player), game.player(opponent_of(player))
     M = game.payoff_matrix(player)
     kind = "deterministic" if deterministic else "nash"
     model = Model(f"{game.name}_{kind}_pl{player}")
@@ -341,7 +342,7 @@ def solve_equilibrium(game: SequenceFormGame, backend: str = DEFAULT_BACKEND, **
 # "payoff" block duals are (up to sign and scale) the other player's optimal strategy.
 
 MATRIX_FORMS = ("general", "thesis")
-PLAYERS = ("row", "col")
+PLAYERS = MATRIX_PLAYERS
 # One name per role in every matrix model (both players, both forms, robust or not): the solved player's
 # strategy (p, q, or the thesis form's scaled x, y above) and the value (v, w).
 STRATEGY_BLOCK, VALUE_BLOCK = "x", "v"
@@ -351,11 +352,6 @@ def player_labels(game: MatrixGame, player: str) -> tuple[str, ...]:
     """The labels of ``player``'s ("row" or "col") pure strategies."""
     _check_player_form(player, "general")
     return game.row_labels if player == "row" else game.col_labels
-
-
-def opponent_of(player: str) -> str:
-    """``"col"`` for ``"row"``, and ``"row"`` for ``"col"``."""
-    return "col" if player == "row" else "row"
 
 
 def _check_player_form(player: str, form: str) -> None:

@@ -149,7 +149,7 @@ class RegretResult(Summarised):
     def to_dict(self, player: int = 1) -> dict:
         """JSON-ready summary from ``player``'s side: value, status, the method as backend, gap, strategy.
 
-        The shape of the LP results' summaries (:class:`gamelp.models.GameResult`):
+        The shape of the LP results' summaries (:class:`gamelp.models.SolverResult`):
         ``value`` is ``player``'s utility, ``status`` ``converged`` (the target
         gap was reached) or ``iteration_limit``; ``backend`` is the method and
         ``solver_version`` None (no solver ran).

@@ -31,6 +31,7 @@ from gamelp.games.locm.cards import ABILITY_STRINGS, CardTable, locm12_cards
 from gamelp.games.locm.draft import DRAFT_TURNS, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import State, parse_actions
 from gamelp.io import open_regular
+from gamelp.players import other_seat
 
 _SEED_PATTERN = re.compile(r"(draftChoicesSeed|shufflePlayer0Seed|shufflePlayer1Seed)=(-?\d+)")
 MAX_REPLAY_BYTES = 64 << 20
@@ -230,7 +231,7 @@ def replay_match(match: RecordedMatch, cards: CardTable | None = None) -> tuple[
             try:
                 choice = _draft_choice(reply, offers[turn])
             except ValueError:  # the referee ends the match: the player loses
-                winner = 1 - player
+                winner = other_seat(player)
                 break
             decks[player].append(offers[turn][choice])
             picks_made[player] += 1
@@ -238,7 +239,7 @@ def replay_match(match: RecordedMatch, cards: CardTable | None = None) -> tuple[
         try:
             actions = parse_actions(reply)
         except ValueError:  # the referee ends the match: the player loses
-            winner = 1 - player
+            winner = other_seat(player)
             break
         for action in actions:
             if state.winner >= 0:  # decided at the turn's start, or by the previous action

@@ -7,7 +7,7 @@ import pytest
 
 from gamelp.errors import ModelError
 from gamelp.matrix import MatrixGame
-from gamelp.models import GameResult
+from gamelp.models import SolverResult
 from gamelp.models.determinism import k_sweep, solve_deterministic, solve_kdet
 from gamelp.models.matrix_first_order import solve_matrix_first_order
 from gamelp.models.nash import solve_matrix_nash, solve_nash
@@ -31,7 +31,7 @@ def results(kuhn):
 
 def test_every_result_has_value_strategy_and_a_json_summary_that_agrees(kuhn):
     for result in results(kuhn):
-        assert isinstance(result, GameResult), type(result).__name__
+        assert isinstance(result, SolverResult), type(result).__name__
         summary = json.loads(json.dumps(result.to_dict()))
         assert summary["value"] == pytest.approx(result.value, abs=1e-12)
         strategy = (
