@@ -13,8 +13,9 @@ both players' best-response gains) is our saddle-point gap.  Unless
 ``--skip-liteefg``, the same table has LiteEFG's CFR+ and PCFR+ (its
 ``baselines``, compiled C++ computation graphs on OpenSpiel's game; linear
 averaging; its ``exploitability`` summed over both players is the gap).  The
-packages ``open-spiel`` and ``LiteEFG`` are benchmark peers only: they are
-installed here with pip when missing, never required by gamelp.
+packages ``open-spiel`` and ``LiteEFG`` are benchmark peers only, installed by
+gamelp's ``bench`` extra (never required by gamelp): without one, the script
+refuses in one line naming the extra, unless its flag leaves it out.
 
 Timing: gamelp's wall time includes computing the gap every
 ``--check-gap-every`` iterations; OpenSpiel's counts only ``evaluate_and_update_policy`` (its
@@ -41,13 +42,13 @@ import importlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
+from gamelp.deps import require
 from gamelp.game import load_game
 from gamelp.io import write_text
 from gamelp.models.nash import solve_nash
@@ -86,24 +87,6 @@ def run_gamelp(
         "eval_seconds": None,
         "reached": result.converged,
     }
-
-
-def ensure_peer(package: str = "open-spiel", module: str = "pyspiel") -> bool:
-    """Whether ``module`` imports, after installing ``package`` with pip if it did not."""
-    try:
-        importlib.import_module(module)
-        return True
-    except ImportError:
-        print(f"{package} is missing: installing it with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=False, stdout=sys.stderr)
-        if done.returncode != 0:
-            return False
-        importlib.invalidate_caches()
-        try:
-            importlib.import_module(module)
-            return True
-        except ImportError:
-            return False
 
 
 LITEEFG_METHODS = {"CFR+": "CFRplus", "PCFR+": "PCFR"}
@@ -220,7 +203,6 @@ class CfrRace:
     methods: list[dict]  # per method and target: method, target, solver, iterations, gap, value, seconds, reached
     runs: list[dict] | None  # gamelp's CFR+ then OpenSpiel's runs, each with ratio_to_gamelp (None: skipped)
     fastest_method: dict | None  # the methods row fastest to ``target`` (None: none reached it, or skipped)
-    openspiel_missing: bool  # OpenSpiel could not be installed: ``runs`` holds gamelp's only
     load_average: dict  # before and after: os.getloadavg()
     path: str  # the JSON written
 
@@ -302,6 +284,10 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> CfrRace:
     args = build_parser().parse_args(argv)
+    if not args.skip_openspiel:  # the peers, refused in one line before anything runs
+        require("pyspiel", "bench_cfr's OpenSpiel runs (--skip-openspiel leaves them out)", extra="bench")
+        if not args.skip_liteefg:
+            require("LiteEFG", "bench_cfr's LiteEFG runs (--skip-liteefg leaves them out)", extra="bench")
 
     load = {"before": os.getloadavg()}
     lp_value = solve_nash(load_game(args.game), 1).value
@@ -320,7 +306,6 @@ def main(argv: list[str] | None = None) -> CfrRace:
         methods=method_rows,
         runs=None,
         fastest_method=None,
-        openspiel_missing=False,
         load_average=load,
         path=str(path),
     )
@@ -340,21 +325,18 @@ def main(argv: list[str] | None = None) -> CfrRace:
         default=None,
     )
     rows = race.runs = [ours]
-    if ensure_peer():
-        name = OPENSPIEL_GAMES[args.game]
-        variants = [{"suit_isomorphism": True}, {"suit_isomorphism": False}] if args.game == "leduc" else [{}]
-        for params in variants[: 1 if args.skip_six_cards else 2]:
-            rows.append(run_openspiel("c++", name, params, args.target, args.max_iterations, args.check_every))
-        if not args.skip_liteefg and ensure_peer("LiteEFG", "LiteEFG"):
-            for kind in LITEEFG_METHODS:
-                rows.append(run_liteefg(kind, name, variants[0], args.target, args.max_iterations, args.check_every))
-        if not args.skip_python:
-            for params in variants[: 2 if args.python_six_cards else 1]:
-                rows.append(
-                    run_openspiel("python", name, params, args.target, args.max_iterations, args.python_check_every)
-                )
-    else:
-        race.openspiel_missing = True
+    name = OPENSPIEL_GAMES[args.game]
+    variants = [{"suit_isomorphism": True}, {"suit_isomorphism": False}] if args.game == "leduc" else [{}]
+    for params in variants[: 1 if args.skip_six_cards else 2]:
+        rows.append(run_openspiel("c++", name, params, args.target, args.max_iterations, args.check_every))
+    if not args.skip_liteefg:
+        for kind in LITEEFG_METHODS:
+            rows.append(run_liteefg(kind, name, variants[0], args.target, args.max_iterations, args.check_every))
+    if not args.skip_python:
+        for params in variants[: 2 if args.python_six_cards else 1]:
+            rows.append(
+                run_openspiel("python", name, params, args.target, args.max_iterations, args.python_check_every)
+            )
     for row in rows:
         row["ratio_to_gamelp"] = row["seconds"] / ours["seconds"]
     load["after"] = os.getloadavg()
@@ -389,8 +371,6 @@ def report(result: CfrRace) -> None:
         print(f"  {row['method']} at {row['target']:g}: value {row['value']:.9f} is off the LP's {result.lp_value:.9f}")
     if result.runs is not None:
         print()
-        if result.openspiel_missing:
-            print("open-spiel could not be installed: only gamelp's figures are shown")
         print(
             f"CFR+ on {result.game} to a saddle-point gap of {result.target:g} "
             f"(LP value of player 1: {result.lp_value:.6f})"

@@ -19,12 +19,12 @@ default backend; nashpy (``Game.linear_program``) and pygambit (17.x,
 ``gbt.nash.lp_solve`` in floating point; the value is player 1's equilibrium
 payoff) solve the same matrix in a subprocess each, with a 60 s timeout
 (gamelp gets the same limit as its solver's time limit); a peer that times
-out is not tried on larger sizes.  Peers are installed here with pip when
-missing (never required by gamelp).  Every run's value is checked against gamelp's.
+out is not tried on larger sizes.  The peers come with gamelp's ``bench``
+extra (never required by gamelp): a peer asked for and missing is refused in one
+line naming it.  Every run's value is checked against gamelp's.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -37,12 +37,13 @@ import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
+from gamelp.deps import require
 from gamelp.errors import SolveError
 from gamelp.io import write_text
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
 
-PEERS = {"nashpy": "nashpy", "pygambit": "pygambit", "scipy": "scipy"}
+PEERS = ("nashpy", "pygambit", "scipy")  # the packages timed beside gamelp (scipy: its HiGHS, through linprog)
 
 PEER_CODE = {
     "nashpy": """
@@ -76,16 +77,10 @@ print(time.perf_counter() - start, -done.fun)
 }
 
 
-def ensure_installed(name: str) -> bool:
-    if importlib.util.find_spec(name) is None:
-        print(f"installing {PEERS[name]} with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "-q", "--only-binary", ":all:", PEERS[name]], stdout=sys.stderr
-        )
-        if done.returncode != 0:
-            print(f"  could not install {name}; skipped", file=sys.stderr)
-            return False
-    return True
+def require_peers(names) -> None:
+    """Refuse in one line, naming the ``bench`` extra, unless every peer in ``names`` is installed."""
+    for name in names:
+        require(name, f"bench_matrix's peer {name}", extra="bench")
 
 
 def run_peer(name: str, path: Path, timeout: float) -> tuple[float | None, float | None, str]:
@@ -149,7 +144,7 @@ class MatrixSpeed:
     #                   it was skipped), load averages
     peers: list[str] = field(default_factory=list)  # the peers measured (installed)
     largest: dict | None = None  # per solver the largest n solved within the time limit
-    notes: list[str] = field(default_factory=list)  # a peer's value off gamelp's, a peer that could not be installed
+    notes: list[str] = field(default_factory=list)  # a peer's value off gamelp's
     stopped: str | None = None  # why gamelp stopped at the time limit
     timeout: float = 0.0  # seconds per run
     method: str = ""  # first order: the method
@@ -186,9 +181,8 @@ def race_first_order(args) -> MatrixSpeed:
             path = out / f"bench_matrix_{n}.npy"
             np.save(path, A)
             for peer in args.fo_peers:
-                if ensure_installed(peer):
-                    seconds, value, status = run_peer(peer, path, args.timeout)
-                    row[peer] = {"seconds": seconds, "value": value, "status": status}
+                seconds, value, status = run_peer(peer, path, args.timeout)
+                row[peer] = {"seconds": seconds, "value": value, "status": status}
             path.unlink()
         row["load_average_after"] = os.getloadavg()
         print(f"n = {n} done", file=sys.stderr, flush=True)
@@ -296,6 +290,7 @@ def build_parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> MatrixSpeed:
     parser = build_parser()
     args = parser.parse_args(argv)
+    require_peers(args.fo_peers if args.first_order else args.peers)  # before anything runs
     if args.first_order:
         if args.sizes == parser.get_default("sizes"):
             args.sizes = [2000, 5000, 10000]
@@ -303,9 +298,8 @@ def main(argv: list[str] | None = None) -> MatrixSpeed:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    installed = {name: ensure_installed(name) for name in args.peers}
-    notes = [f"could not install {name}; skipped" for name, ok in installed.items() if not ok]
-    peers = [name for name in args.peers if installed[name]]
+    notes: list[str] = []
+    peers = list(args.peers)
     alive = set(peers)
     rng = np.random.default_rng(args.seed)
     rows, largest, stopped = [], dict.fromkeys(["gamelp"] + peers), None

@@ -4,8 +4,8 @@
         [--variants 3x2,...,13x4] [--growth-backends highs,cvxpy:CLARABEL]
 
 In the same run it times OpenSpiel's ``sequence_form_lp.solve_zero_sum_game``
-on OpenSpiel's own Leduc (the ``open-spiel`` and ``ecos`` packages, its default LP solver through cvxpy, are
-installed by this script if missing; they are never gamelp dependencies),
+on OpenSpiel's own Leduc (the ``open-spiel`` and ``ecos`` packages, its default LP solver through cvxpy, come
+with gamelp's ``bench`` extra; without them the script refuses in one line naming it, unless ``--no-openspiel``),
 reports every time with its ratio to OpenSpiel, then times bigger Leduc
 variants from the generator to show how the time grows with the number of
 sequences: both players from one LP (player 1's, player 2's strategy from
@@ -16,9 +16,7 @@ the wall).
 """
 
 import argparse
-import importlib
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +26,7 @@ from statistics import median
 
 from gamelp.backends import check
 from gamelp.cli.args import OneLineParser, integer, run_script
+from gamelp.deps import require
 from gamelp.errors import BackendError
 from gamelp.game import load_game
 from gamelp.games import poker
@@ -85,12 +84,6 @@ def medians(runs: list[dict]) -> dict:
 def openspiel() -> tuple[float, float]:
     """Seconds for OpenSpiel's sequence-form LP on its Leduc (both players in one call, its default
     solver ECOS through cvxpy), and the value."""
-    for package, module in (("open-spiel", "pyspiel"), ("ecos", "ecos")):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            print(f"installing {package} with pip (benchmark peer only) ...", file=sys.stderr, flush=True)
-            subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=True, stdout=sys.stderr)
     import pyspiel
     from open_spiel.python.algorithms import sequence_form_lp
 
@@ -137,7 +130,7 @@ def build_parser() -> OneLineParser:
     parser.add_argument(
         "--no-openspiel",
         action="store_true",
-        help="skip OpenSpiel's sequence-form LP (and installing open-spiel and ecos)",
+        help="skip OpenSpiel's sequence-form LP (and so the need for open-spiel and ecos)",
     )
     parser.add_argument(
         "--variants", type=variant_list, default="3x2,4x2,4x3,5x3,6x3,8x4,13x4", help="Leduc ranks x suits for growth"
@@ -148,6 +141,9 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> NashSpeed:
     args = build_parser().parse_args(argv)
+    if not args.no_openspiel:  # the peer, refused in one line before anything runs
+        for module in ("pyspiel", "ecos"):  # ecos: the cone solver of OpenSpiel's sequence-form LP
+            require(module, "bench_nash's OpenSpiel reference (--no-openspiel leaves it out)", extra="bench")
     reference = None if args.no_openspiel else timed(openspiel, args.repeats)
     leduc = load_game("leduc")
     backends = []

@@ -86,7 +86,7 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
     if not OPENSPIEL:
         assert result.runs is None and "runs" not in saved and "OpenSpiel" not in out
         return
-    assert not result.openspiel_missing and saved["runs"] == result.runs
+    assert saved["runs"] == result.runs
     ours, *peers = result.runs
     assert ours["iterations"] == methods["cfr+", 1e-3]["iterations"]  # the same deterministic run
     assert [peer["solver"] for peer in peers] == ["OpenSpiel c++ CFR+"]
@@ -96,6 +96,29 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
     fastest = min((methods[m, 1e-3] for m in ("cfr+", "dcfr")), key=lambda row: row["seconds"])
     assert result.fastest_method == saved["fastest_method"] == fastest
     assert "CFR+ on kuhn to a saddle-point gap of 0.001" in out
+
+
+@pytest.mark.parametrize(
+    "name, args, missing",
+    [
+        ("bench_cfr", ["--game", "kuhn", "--skip-liteefg"], "pyspiel"),
+        ("bench_cfr", ["--game", "kuhn"], "LiteEFG"),
+        ("bench_nash", [], "ecos"),
+        ("bench_matrix", ["--peers", "nashpy"], "nashpy"),
+        ("bench_matrix", ["--first-order", "--fo-peers", "scipy", "nashpy"], "nashpy"),
+    ],
+)
+def test_a_missing_peer_is_refused_in_one_line_naming_the_bench_extra(bench, monkeypatch, name, args, missing):
+    """The peers come with the bench extra: a benchmark installs nothing while it runs, and refuses before any
+    timing a peer it is asked for and cannot import (the peer hidden here, installed or not)."""
+    from gamelp.errors import MissingDependency
+
+    monkeypatch.setitem(sys.modules, missing, None)  # an import of it now fails, as where it is not installed
+    script = bench(name)
+    with pytest.raises(
+        MissingDependency, match=r'needs \w+, which is not installed here; pip install "gamelp\[bench\]"'
+    ):
+        script.main([*args, "--out", "unused"] if name != "bench_nash" else args)
 
 
 @pytest.mark.skipif(
