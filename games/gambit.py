@@ -486,7 +486,7 @@ def write_efg(source: str, path) -> str:
     if source.startswith(PREFIX):
         _write_openspiel_tree(source[len(PREFIX) :], writer)
     elif rules is not None:
-        _PokerTree(rules, writer).walk()
+        _PokerTree(rules, writer).play()
     else:
         raise GambitFileError(
             f"{source}: writing .efg needs the game tree, which gamelp has for OpenSpiel games "
@@ -545,25 +545,8 @@ class _PokerTree(_PokerWalk):
         self.writer = writer
         self.prob = Fraction(1)
 
-    def walk(self) -> None:
-        rules = self.rules
-        first = rules.deal(())
-        self.writer.chance([(self.labels[rank], p) for rank, p in first])
-        for r1, p1 in first:
-            second = rules.deal((r1,))
-            self.writer.chance([(self.labels[rank], p) for rank, p in second])
-            for r2, p2 in second:
-                self.betting(
-                    cards=(r1, r2),
-                    public=(),
-                    prob=p1 * p2,
-                    round_=0,
-                    history="",
-                    raises=0,
-                    committed=(rules.ante, rules.ante),
-                    views=((("card", r1),), (("card", r2),)),
-                    last=(None, None),
-                )
+    def _dealt(self, deals) -> None:
+        self.writer.chance([(self.labels[rank], p) for rank, p in deals])
 
     def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
         actor = len(history) % 2

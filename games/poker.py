@@ -97,19 +97,7 @@ class _PokerRules:
     def game(self) -> dict:
         """Walk every deal and betting history; return the game in the JSON format."""
         walk = _Walk(self)
-        for r1, p1 in self.deal(()):
-            for r2, p2 in self.deal((r1,)):
-                walk.betting(
-                    cards=(r1, r2),
-                    public=(),
-                    prob=p1 * p2,
-                    round_=0,
-                    history="",
-                    raises=0,
-                    committed=(self.ante, self.ante),
-                    views=((("card", r1),), (("card", r2),)),
-                    last=(None, None),
-                )
+        walk.play()
         return walk.result()
 
     def deal(self, dealt: tuple[int, ...]) -> list[tuple[int, Fraction]]:
@@ -325,6 +313,30 @@ class _Walk:
         self.labels = _rank_labels(rules.ranks)
         self.decisions: tuple[dict[View, tuple[str, tuple[str, ...]]], ...] = ({}, {})
         self.utility: dict[tuple[tuple[str, str], tuple[str, str]], Fraction] = {}
+
+    def play(self) -> None:
+        """Deal both private cards every way (card removal), and walk the betting after each deal."""
+        rules = self.rules
+        first = rules.deal(())
+        self._dealt(first)
+        for r1, p1 in first:
+            second = rules.deal((r1,))
+            self._dealt(second)
+            for r2, p2 in second:
+                self.betting(
+                    cards=(r1, r2),
+                    public=(),
+                    prob=p1 * p2,
+                    round_=0,
+                    history="",
+                    raises=0,
+                    committed=(rules.ante, rules.ante),
+                    views=((("card", r1),), (("card", r2),)),
+                    last=(None, None),
+                )
+
+    def _dealt(self, deals: list[tuple[int, Fraction]]) -> None:
+        """A private card's deal, (rank, probability) each, met before its branches (a hook: the .efg writer's)."""
 
     def betting(self, cards, public, prob, round_, history, raises, committed, views, last):
         """One decision of the betting round ``round_``; ``history`` holds its actions so far.
