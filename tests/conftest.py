@@ -28,6 +28,13 @@ needs_rl = pytest.mark.skipif(
 )
 """For the tests that train drafters or compare with torch's networks."""
 
+needs_exact_c = pytest.mark.skipif(
+    importlib.util.find_spec("gamelp.games.mtg._exact") is None,
+    reason="needs the C mini Magic search, not built here (no C compiler at install): the Python search would take "
+    "hundreds of times longer",
+)
+"""For the tests that play many exact mini Magic games, or compare builds of the C search."""
+
 
 def pytest_addoption(parser):
     parser.addoption("--full", action="store_true", help="also run the long tests (marked slow or harness), as CI does")

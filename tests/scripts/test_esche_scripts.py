@@ -13,7 +13,7 @@ import sqlite3
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script, matrix_value, refusal
+from conftest import SCRIPTS, load_script, matrix_value, needs_exact_c, refusal
 
 from gamelp.games.mtg.sweep import stored_games
 from gamelp.matrix import MatrixGame
@@ -293,6 +293,7 @@ def test_esche_table_3_4_solves_the_16_creature_decks(tmp_path, capsys):
     assert "deck game over 5 of the thesis's 55 decks" in out
 
 
+@needs_exact_c
 def test_esche_table_3_4_plays_only_the_analysed_decks(tmp_path):
     script = load_script("esche/esche_table_3_4.py")
     result = script.main(
