@@ -102,7 +102,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         seed=args.seed,
         first=args.first,
         verbose=args.verbose,
-        **_game_options(args),
+        settings=sweep.GameSettings(**_game_options(args)),
     )
     sides = [f"{args.deck1} ({args.player1})", f"{args.deck2} ({args.player2})"]
     if result.winner is None:

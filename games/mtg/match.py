@@ -23,9 +23,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from gamelp.games.errors import RunError
 from gamelp.games.mtg.deck import Deck
 from gamelp.games.mtg.engine import (
     EVAL_CAP,
@@ -68,6 +70,49 @@ class GameResult:
     capped: bool = False
 
 
+@dataclass(frozen=True)
+class GameSettings:
+    """How a game is played (Esche (2018), Sections 2.2-2.6); the defaults are the thesis's.
+
+    The ``evaluation`` function scores positions at or below
+    ``life_threshold`` life; a game reaching ``eval_cap`` evaluations is a
+    draw; ``verify`` checks the evaluation's verdict by full minimax;
+    ``imperfect_samples`` (when given) is the imperfect-information player's
+    sampled deals per decision (None: the player's own default); ``graded``
+    makes perfect players search with the full evaluation score rather than
+    its sign (slower; see ``search``).
+    """
+
+    evaluation: str = "forest"
+    eval_cap: int = EVAL_CAP
+    life_threshold: int = LIFE_THRESHOLD
+    verify: bool = False
+    imperfect_samples: int | None = None
+    graded: bool = False
+
+    def options(self) -> dict[str, Any]:
+        """The settings as a batch stores them with its parameters, checked.
+
+        The defaults of ``imperfect_samples`` and ``graded`` are left out, so a store made before they were
+        settings still resumes.
+        """
+        if self.eval_cap < 1:
+            raise RunError(f"the evaluation cap must be at least 1, got {self.eval_cap}")
+        options: dict[str, Any] = {
+            "eval_cap": int(self.eval_cap),
+            "life_threshold": int(self.life_threshold),
+            "evaluation": self.evaluation,
+            "verify": bool(self.verify),
+        }
+        if self.imperfect_samples is not None:
+            if self.imperfect_samples < 1:
+                raise RunError(f"the imperfect player needs at least 1 sample, got {self.imperfect_samples}")
+            options["imperfect_samples"] = int(self.imperfect_samples)
+        if self.graded:
+            options["graded"] = True
+        return options
+
+
 def _sign_winner(value: float) -> int | None:
     return 0 if value > 0 else 1 if value < 0 else None
 
@@ -77,30 +122,27 @@ def play_game(
     deck2: str | Deck,
     player1: str = "perfect",
     player2: str = "perfect",
+    *,
     seed: int = 0,
     first: int = 0,
-    eval_cap: int = EVAL_CAP,
-    life_threshold: int = LIFE_THRESHOLD,
-    evaluation: str = "forest",
-    verify: bool = False,
+    settings: GameSettings = GameSettings(),
+    rules: Rules | None = None,
     verbose: bool = False,
     log: Callable[[str], None] | None = None,
-    rules: Rules | None = None,
-    imperfect_samples: int = 8,
-    graded: bool = False,
     compiled: bool = True,
 ) -> GameResult:
     """Deal ``deck1`` to ``player1`` and ``deck2`` to ``player2`` and play one game.
 
-    ``first`` (0 or 1) is the player who takes turn 1. See the module docstring
-    for how perfect-information games end; ``verbose`` sends a line per turn and
-    per decision to ``log`` (default ``print``). ``rules`` changes rule
-    parameters; ``imperfect_samples`` is the imperfect player's determinisations
-    per decision; ``graded=True`` makes perfect players search with the full
-    evaluation score rather than its sign (slower; see ``search``); ``compiled=False``
-    plays exact games (two perfect players, ``life_threshold=0``) with the Python
-    search instead of the C one.
+    ``first`` (0 or 1) is the player who takes turn 1. ``settings`` are the
+    evaluation, its cap and life threshold, verification, the imperfect
+    player's samples and graded search (:class:`GameSettings`; see the module
+    docstring for how perfect-information games end). ``rules`` changes rule
+    parameters; ``verbose`` sends a line per turn and per decision to ``log``
+    (default ``print``); ``compiled=False`` plays exact games (two perfect
+    players, ``life_threshold=0``) with the Python search instead of the C one.
     """
+    evaluation, eval_cap, life_threshold = settings.evaluation, settings.eval_cap, settings.life_threshold
+    graded = settings.graded
     for name, kind in (("player1", player1), ("player2", player2)):
         if kind not in PLAYER_KINDS:
             raise MtgError(f"unknown player kind {kind!r} for {name}; expected one of {', '.join(PLAYER_KINDS)}")
@@ -120,7 +162,8 @@ def play_game(
         shared = PerfectPlayer(evaluation, life_threshold, eval_cap, graded=graded)
         players = (shared, shared)
     else:
-        options = {"imperfect": {"samples": imperfect_samples}, "perfect": {"graded": graded}}
+        samples = {} if settings.imperfect_samples is None else {"samples": settings.imperfect_samples}
+        options = {"imperfect": samples, "perfect": {"graded": graded}}
         players = tuple(
             make_player(
                 kind,
@@ -144,7 +187,7 @@ def play_game(
             log(game.describe(state))
         if both_perfect and at_cutoff(state, life_threshold):
             return _perfect_verdict(
-                game, state, shared, life_threshold, eval_cap, evaluation, verify, first, verbose, log
+                game, state, shared, life_threshold, eval_cap, evaluation, settings.verify, first, verbose, log
             )
         mover = decider(state)
         moves = game.legal_moves(state)

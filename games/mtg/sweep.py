@@ -68,9 +68,8 @@ import numpy as np
 from gamelp.display import Raw, Summarised, frame, shape_text
 from gamelp.games.errors import RunError
 from gamelp.games.mtg.deck import DECK_SIZE, Deck
-from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import EVALUATIONS
-from gamelp.games.mtg.match import PLAYER_KINDS, play_game
+from gamelp.games.mtg.match import PLAYER_KINDS, GameSettings, play_game
 from gamelp.games.runner import (
     Column,
     Execution,
@@ -93,40 +92,6 @@ STORE_NAME = "games.sqlite"
 
 GameFn = Callable[..., Any]
 SweepError = RunError  # the name this module's callers catch
-
-
-@dataclass(frozen=True)
-class GameSettings:
-    """How every game of a batch is played (the game function's options; Esche (2018), Sections 2.2-2.6).
-
-    The ``evaluation`` function scores positions at or below
-    ``life_threshold`` life; a game reaching ``eval_cap`` evaluations is a
-    draw; ``verify`` checks the evaluation's verdict by full minimax;
-    ``imperfect_samples`` (when given) is the imperfect-information player's
-    sampled deals per decision.
-    """
-
-    evaluation: str = "forest"
-    eval_cap: int = EVAL_CAP
-    life_threshold: int = LIFE_THRESHOLD
-    verify: bool = False
-    imperfect_samples: int | None = None
-
-    def options(self) -> dict[str, Any]:
-        """The game function's keyword arguments, checked (also stored with the run's parameters)."""
-        if self.eval_cap < 1:
-            raise SweepError(f"the evaluation cap must be at least 1, got {self.eval_cap}")
-        options = {
-            "eval_cap": int(self.eval_cap),
-            "life_threshold": int(self.life_threshold),
-            "evaluation": self.evaluation,
-            "verify": bool(self.verify),
-        }
-        if self.imperfect_samples is not None:
-            if self.imperfect_samples < 1:
-                raise SweepError(f"the imperfect player needs at least 1 sample, got {self.imperfect_samples}")
-            options["imperfect_samples"] = int(self.imperfect_samples)
-        return options
 
 
 @dataclass(frozen=True)
@@ -278,14 +243,14 @@ class _MtgGames(Experiment):
         games: int,
         repeats: int,
         game_fn: GameFn,
-        options: dict[str, Any],
+        settings: GameSettings,
     ):
         self.params = params
         self.pairs = list(pairs)
         self.decks = list(decks)
         self.games = games
         self.game_fn = game_fn
-        self.options = options
+        self.settings = settings
         self.n_pairs = len(self.pairs)
         self.n_matches = games * repeats
         last_deck = len(self.decks) - 1
@@ -316,7 +281,7 @@ class _MtgGames(Experiment):
             player2=task.player2,
             seed=task.seed,
             first=task.first,
-            **self.options,
+            settings=self.settings,
         )
         winner = None if result.winner is None else int(result.winner)
         return (
@@ -472,7 +437,7 @@ def run_sweep(
     Writes ``out/games.sqlite`` as batches of games finish and, at the end,
     ``out/payoffs.csv``, ``out/std.csv`` and ``out/pairs.csv``; with
     ``out=None`` nothing is written and nothing can be resumed.  ``game_fn``
-    defaults to ``gamelp.games.mtg.match.play_game``; ``analysed`` keeps the
+    defaults to ``gamelp.games.mtg.match.play_game`` and is called as it is, with ``settings``; ``analysed`` keeps the
     decks Esche (2018) analysed (see :func:`deck_grid`).
     """
     _check_counts(games, repeats, seed)
@@ -496,7 +461,7 @@ def run_sweep(
         "game_fn": _function_name(game_fn),
     }
     experiment = _DeckSweep(
-        params, pairs, labels, games, repeats, game_fn, options, grid=grid, player=player, seed=seed
+        params, pairs, labels, games, repeats, game_fn, settings, grid=grid, player=player, seed=seed
     )
     return _run(experiment, labels, repeats, out, execution)
 
@@ -540,5 +505,5 @@ def run_tournament(
         "game_fn": _function_name(game_fn),
     }
     pairs = round_robin(len(players))
-    experiment = _PlayerTournament(params, pairs, decks, games, repeats, game_fn, options, players=players, seed=seed)
+    experiment = _PlayerTournament(params, pairs, decks, games, repeats, game_fn, settings, players=players, seed=seed)
     return _run(experiment, players, repeats, out, execution)

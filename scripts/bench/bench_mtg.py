@@ -17,6 +17,7 @@ from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.games.mtg import play_game, thesis_decks
 from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import get_evaluation
+from gamelp.games.mtg.match import GameSettings
 
 THESIS_SECONDS, THESIS_GAMES, THESIS_DRAWS = 366.0, 100, 3
 
@@ -104,10 +105,9 @@ def main(argv: list[str] | None = None) -> MtgSpeed:
             decks[j],
             seed=args.seed + g,
             first=g % 2,
-            eval_cap=args.cap,
-            evaluation=args.evaluation,
-            life_threshold=args.threshold,
-            graded=args.graded,
+            settings=GameSettings(
+                eval_cap=args.cap, evaluation=args.evaluation, life_threshold=args.threshold, graded=args.graded
+            ),
         )
         for g, (i, j) in enumerate(pairs)
     ]

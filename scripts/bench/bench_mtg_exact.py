@@ -49,6 +49,7 @@ from gamelp.games.mtg import exact, play_game
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import EVAL_CAP, Game
 from gamelp.games.mtg.exact import exact_value
+from gamelp.games.mtg.match import GameSettings
 from gamelp.games.mtg.sweep import deck_game_seed
 from gamelp.games.runner import round_robin
 
@@ -124,7 +125,12 @@ def play(name: str, deals, compiled: bool, cap: int) -> SearchRun:
     start, cpu = time.perf_counter(), time.process_time()
     results = [
         play_game(
-            deck1, deck2, seed=seed, first=first, life_threshold=0, evaluation="life", compiled=compiled, eval_cap=cap
+            deck1,
+            deck2,
+            seed=seed,
+            first=first,
+            settings=GameSettings(life_threshold=0, evaluation="life", eval_cap=cap),
+            compiled=compiled,
         )
         for deck1, deck2, seed, first in deals
     ]

@@ -18,6 +18,7 @@ from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.games.mtg import play_game, thesis_decks
 from gamelp.games.mtg.engine import LIFE_THRESHOLD
 from gamelp.games.mtg.evaluation import get_evaluation
+from gamelp.games.mtg.match import GameSettings
 
 THESIS = {5_000: (20, 152), 50_000: (10, 209), 500_000: (3, 366), 5_000_000: (0, 519)}  # draws, seconds
 
@@ -86,9 +87,7 @@ def main(argv: list[str] | None = None) -> CapTable:
                 decks[j],
                 seed=args.seed + g,
                 first=g % 2,
-                eval_cap=cap,
-                evaluation=args.evaluation,
-                graded=args.graded,
+                settings=GameSettings(eval_cap=cap, evaluation=args.evaluation, graded=args.graded),
             )
             for g, (i, j) in enumerate(pairs)
         ]

@@ -3,6 +3,7 @@
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +27,10 @@ from gamelp.games.mtg.exact import (
     step,
     step_python,
 )
-from gamelp.games.mtg.match import play_game
+from gamelp.games.mtg.match import GameSettings, play_game
 from gamelp.games.mtg.search import CapReached, Searcher
+
+EXACT_PLAY = GameSettings(life_threshold=0, evaluation="life")  # two perfect players to the end: the C search
 
 DECKS = ("8C24L", "4C32L", "0C40L", "8C8L", "4C12L", "0C56L")
 RULE_VARIANTS = (
@@ -195,12 +198,12 @@ def test_play_exact_stops_where_a_player_first_has_the_stop_life():
 
 
 def test_play_game_at_threshold_zero_uses_the_c_search_and_caps_to_a_draw():
-    exact = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life")
-    python = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", compiled=False)
-    logged = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", verbose=True, log=lambda _: None)
+    exact = play_game("8C24L", "8C32L", seed=3, settings=EXACT_PLAY)
+    python = play_game("8C24L", "8C32L", seed=3, settings=EXACT_PLAY, compiled=False)
+    logged = play_game("8C24L", "8C32L", seed=3, settings=EXACT_PLAY, verbose=True, log=lambda _: None)
     assert (exact.winner, exact.turns) == (python.winner, python.turns) == (logged.winner, logged.turns)
     assert python.nodes > 0 and exact.nodes > 0
-    capped = play_game("8C24L", "8C32L", seed=3, life_threshold=0, evaluation="life", eval_cap=10)
+    capped = play_game("8C24L", "8C32L", seed=3, settings=replace(EXACT_PLAY, eval_cap=10))
     assert capped.winner is None and capped.capped and capped.evaluations == 11
 
 
@@ -277,10 +280,10 @@ with warnings.catch_warnings(record=True) as caught:
 print(len(caught), caught[0].category.__name__ if caught else "-", str(caught[0].message) if caught else "-")
 import numpy as np
 from gamelp.games.mtg.engine import Game
-from gamelp.games.mtg.match import play_game
+from gamelp.games.mtg.match import GameSettings, play_game
 game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
 print(exact.COMPILED, exact.exact_value is not None, exact.legal_moves(game, state))
-played = play_game("4C8L", "0C12L", seed=1, life_threshold=0, evaluation="life")
+played = play_game("4C8L", "0C12L", seed=1, settings=GameSettings(life_threshold=0, evaluation="life"))
 print(played.winner, played.turns)
 """
 
@@ -297,7 +300,7 @@ def test_a_missing_extension_falls_back_to_the_python_search_with_a_one_line_war
     assert "Python search instead, about 14x slower per node" in message
     game, state = Game.deal("8C24L", "0C40L", np.random.default_rng(0))
     assert lines[1] == f"False True {legal_moves(game, state)}"
-    compiled = play_game("4C8L", "0C12L", seed=1, life_threshold=0, evaluation="life")
+    compiled = play_game("4C8L", "0C12L", seed=1, settings=EXACT_PLAY)
     assert lines[2] == f"{compiled.winner} {compiled.turns}"  # the C search's game, where this interpreter has it
 
 

@@ -26,7 +26,7 @@ from gamelp.games.mtg.engine import (
 )
 from gamelp.games.mtg.evaluation import layered_evaluation, layered_layers, life_evaluation
 from gamelp.games.mtg.forest import Forest, cache_name, collect_positions, features, train_forest
-from gamelp.games.mtg.match import PLAYER_KINDS, GameResult, _perfect_verdict, play_game, play_match
+from gamelp.games.mtg.match import PLAYER_KINDS, GameResult, GameSettings, _perfect_verdict, play_game, play_match
 from gamelp.games.mtg.players import (
     AggressivePlayer,
     DefensivePlayer,
@@ -116,12 +116,12 @@ def test_cap_stops_the_search():
     with pytest.raises(CapReached):
         searcher.value(state)
     assert searcher.leaves == 51
-    result = play_game("8C28L", "8C28L", seed=1, evaluation="life", eval_cap=50)
+    result = play_game("8C28L", "8C28L", seed=1, settings=GameSettings(evaluation="life", eval_cap=50))
     assert result.winner is None and result.capped and result.evaluations > 50
 
 
 def test_play_game_is_deterministic():
-    kwargs = dict(evaluation="layered", eval_cap=20_000)
+    kwargs = dict(settings=GameSettings(evaluation="layered", eval_cap=20_000))
     for seed in (0, 1, 2):
         first = play_game("8C28L", "4C32L", seed=seed, **kwargs)
         assert first == play_game(Deck(8, 28), "4C32L", seed=seed, **kwargs)
@@ -133,7 +133,9 @@ def test_play_game_is_deterministic():
 
 def test_play_game_results_and_log():
     lines = []
-    result = play_game("8C28L", "0C40L", seed=3, first=1, evaluation="life", verbose=True, log=lines.append)
+    result = play_game(
+        "8C28L", "0C40L", seed=3, first=1, settings=GameSettings(evaluation="life"), verbose=True, log=lines.append
+    )
     assert result.first == 1 and result.winner in (0, 1, None) and result.turns >= 2
     assert lines[0].startswith("turn 1 P2") and "cut-off" in lines[-1]
 
@@ -142,7 +144,7 @@ def test_bad_settings_raise_a_gamelp_error_naming_the_value_and_the_choices():
     with pytest.raises(MtgError, match=r"unknown player kind 'chess' for player2; expected one of perfect, .*random"):
         play_game("8C28L", "0C40L", player2="chess")
     with pytest.raises(GamelpError, match=r"unknown evaluation 'oracle'; expected one of forest, layered, life"):
-        play_game("8C28L", "0C40L", "random", "random", evaluation="oracle")
+        play_game("8C28L", "0C40L", "random", "random", settings=GameSettings(evaluation="oracle"))
     with pytest.raises(GamelpError, match="first must be 0 or 1, got 2"):
         play_game("8C28L", "0C40L", "random", "random", first=2)
     with pytest.raises(GamelpError, match=r"unknown player kind 'chess'; expected one of perfect, imperfect"):
@@ -168,7 +170,10 @@ def test_verification_flags_a_wrong_verdict():
 
 
 def test_verify_in_play_game():
-    results = [play_game("8C28L", "4C32L", seed=s, evaluation="life", verify=True, eval_cap=50_000) for s in range(4)]
+    results = [
+        play_game("8C28L", "4C32L", seed=s, settings=GameSettings(evaluation="life", verify=True, eval_cap=50_000))
+        for s in range(4)
+    ]
     assert any(r.verified for r in results)
     assert all(not r.mismatch or r.verified for r in results)
 
@@ -204,7 +209,7 @@ def test_cached_forest_is_used_by_play_game(tmp_path, monkeypatch):
     for t in forest_module.THRESHOLDS:
         Forest.from_sklearn(model, t).save(cache / "mtg" / cache_name(t, 1000, 0, 9))
     monkeypatch.setenv("GAMELP_CACHE", str(cache))
-    result = play_game("8C28L", "4C32L", seed=2, evaluation="forest", eval_cap=20_000)
+    result = play_game("8C28L", "4C32L", seed=2, settings=GameSettings(evaluation="forest", eval_cap=20_000))
     assert result.evaluations > 0 and result.winner in (0, 1)
 
 
@@ -341,11 +346,21 @@ def _candidates():
 
 def test_imperfect_player_plays_a_game():
     result = play_game(
-        "8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life", eval_cap=2_000, imperfect_samples=2
+        "8C28L",
+        "4C20L",
+        "imperfect",
+        "aggressive",
+        seed=1,
+        settings=GameSettings(evaluation="life", eval_cap=2_000, imperfect_samples=2),
     )
     assert result.winner in (0, 1) and result.nodes > 0
     again = play_game(
-        "8C28L", "4C20L", "imperfect", "aggressive", seed=1, evaluation="life", eval_cap=2_000, imperfect_samples=2
+        "8C28L",
+        "4C20L",
+        "imperfect",
+        "aggressive",
+        seed=1,
+        settings=GameSettings(evaluation="life", eval_cap=2_000, imperfect_samples=2),
     )
     assert again == result
 

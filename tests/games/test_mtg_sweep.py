@@ -22,7 +22,7 @@ from gamelp.cli.mtg import tournament_json
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
-from gamelp.games.mtg.match import GameResult
+from gamelp.games.mtg.match import GameResult, GameSettings
 from gamelp.games.runner import Execution, round_robin
 from gamelp.matrix import MatrixGame
 
@@ -34,12 +34,10 @@ def fake_game(
     deck2,
     player1="perfect",
     player2="perfect",
+    *,
     seed=0,
     first=0,
-    eval_cap=500_000,
-    life_threshold=12,
-    evaluation="forest",
-    verify=False,
+    settings=GameSettings(),
 ):
     """Deterministic stand-in for play_game: more bolts and going first help; some draws and mismatches."""
     time.sleep(SLEEP)
@@ -258,10 +256,9 @@ def test_bad_arguments_are_refused():
 def test_game_settings_reach_the_game_function_and_the_store(tmp_path):
     seen = []
 
-    def recording_game(*args, **options):
-        seen.append(dict(options))
-        options.pop("imperfect_samples", None)  # the stand-in has no imperfect player
-        return fake_game(*args, **options)
+    def recording_game(*args, settings, **options):
+        seen.append(settings.options())
+        return fake_game(*args, settings=settings, **options)
 
     settings = sweep.GameSettings(evaluation="life", eval_cap=77, life_threshold=8, verify=True, imperfect_samples=3)
     sweep.run_tournament(

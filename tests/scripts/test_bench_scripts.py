@@ -303,13 +303,14 @@ def test_bench_matrix_values_match_pygambit_and_an_independent_lp(bench, tmp_pat
 
 def test_bench_mtg_counts_the_games_it_played(bench, capsys):
     from gamelp.games.mtg import play_game, thesis_decks
+    from gamelp.games.mtg.match import GameSettings
 
     script = bench("bench_mtg")
     result = script.main(["--games", "4", "--cap", "2000", "--evaluation", "life", "--seed", "1"])
     decks = thesis_decks()
     pairs = np.random.default_rng(1).integers(len(decks), size=(4, 2))
     replayed = [
-        play_game(decks[i], decks[j], seed=1 + g, first=g % 2, eval_cap=2000, evaluation="life")
+        play_game(decks[i], decks[j], seed=1 + g, first=g % 2, settings=GameSettings(eval_cap=2000, evaluation="life"))
         for g, (i, j) in enumerate(pairs)
     ]
     assert result.games == 4 and result.cap == 2000 and result.evaluation == "life"
@@ -358,7 +359,7 @@ def test_bench_mtg_exact_plays_the_sweeps_games_and_compares_two_builds(bench, c
 
     from gamelp.games.mtg import exact
     from gamelp.games.mtg.deck import analysed_decks
-    from gamelp.games.mtg.match import GameResult, play_game
+    from gamelp.games.mtg.match import GameResult, GameSettings, play_game
     from gamelp.games.mtg.sweep import run_sweep
     from gamelp.games.runner import Execution
 
@@ -367,7 +368,8 @@ def test_bench_mtg_exact_plays_the_sweeps_games_and_compares_two_builds(bench, c
     result = script.main([*argv, "--baseline", str(Path(exact._exact.__file__)), "--repeats", "2"])
     assert result.identical and [len(runs) for runs in result.timings.values()] == [2, 2]
     deals = script.sweep_deals(analysed_decks(16), 4, 3, np.random.default_rng(1))
-    played = [play_game(a, b, seed=s, first=f, life_threshold=0, evaluation="life") for a, b, s, f in deals]
+    exact_play = GameSettings(life_threshold=0, evaluation="life")
+    played = [play_game(a, b, seed=s, first=f, settings=exact_play) for a, b, s, f in deals]
     assert result.c.winners == [r.winner for r in played] and result.c.game_nodes == [r.nodes for r in played]
     assert result.value_nodes > 0 and result.c.nodes == sum(result.c.game_nodes)
     calls = []
