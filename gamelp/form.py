@@ -31,7 +31,7 @@ class ConeBlock(Summarised):
         return {"name": self.name, "rows": self.matrix.shape[0], "nonzeros": self.matrix.nnz}
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, kw_only=True)
 class MatrixForm(Summarised):
     """The flattened model every backend reads.
 

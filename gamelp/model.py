@@ -473,20 +473,20 @@ class Model(Summarised):
         for array in (row_sense, rhs, col_lb, col_ub, integer, binary):
             array.setflags(write=False)  # the form is cached and shared: change the model, not the form
         return MatrixForm(
-            c,
-            self.objective_constant,
-            self.sense == "max",
-            A,
-            row_sense,
-            rhs,
-            col_lb,
-            col_ub,
-            integer,
-            binary,
-            cones,
-            self.name,
-            {name: b.slice for name, b in self.variables.items()},
-            {name: b.slice for name, b in self.constraints.items()},
+            c=c,
+            objective_constant=self.objective_constant,
+            maximize=self.sense == "max",
+            A=A,
+            row_sense=row_sense,
+            rhs=rhs,
+            col_lb=col_lb,
+            col_ub=col_ub,
+            integer=integer,
+            binary=binary,
+            cones=cones,
+            name=self.name,
+            variable_slices={name: b.slice for name, b in self.variables.items()},
+            row_slices={name: b.slice for name, b in self.constraints.items()},
         )
 
     def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
