@@ -246,3 +246,104 @@ def plot_score_histograms(panels: list[tuple[str, np.ndarray, np.ndarray]], path
         ax.legend(fontsize=8)
     fig.suptitle(title)
     return save_figure(fig, path)
+
+
+@dataclass
+class Experiments:
+    """The three experiments of one game, as :func:`run_experiments` ran them.
+
+    ``step`` holds the step rule's runs; ``mwu`` and ``omwu`` the self-play iterates of A and of B (each of
+    shape ``(plays, n_actions)``); ``matches`` per weight pair its weights ``A`` and ``B``, the expected
+    scores ``expected_A`` and ``expected_B`` over a match's ``games`` games, and the scores' means and
+    standard deviations over the ``reps`` matches (``mean_A``, ``sd_A``, ``mean_B``, ``sd_B``);
+    ``scores`` per pair the scores of A and of B in every match.
+    """
+
+    game: WinLossGame
+    games: int
+    reps: int
+    eta: float
+    step: StepRun
+    mwu: tuple[np.ndarray, np.ndarray]
+    omwu: tuple[np.ndarray, np.ndarray]
+    matches: dict[str, dict]
+    scores: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    def plot(
+        self,
+        out: Path,
+        prefix: str,
+        *,
+        ylabel: str,
+        step_title: str,
+        step_series: dict[str, tuple[np.ndarray, np.ndarray]],
+        regret_series: dict[str, tuple[np.ndarray, np.ndarray]],
+    ) -> None:
+        """Write ``PREFIX_weights.png``, ``PREFIX_regret.png`` and ``PREFIX_scores.png`` into ``out``.
+
+        The step rule's ``step_series`` and the self-play's ``regret_series`` (:func:`plot_weights`: the
+        weights a game's figures show, ``ylabel``, against the equilibrium's uniform weight), and a
+        histogram panel per fixed-weight match (:func:`plot_score_histograms`).
+        """
+        title, equilibrium = self.game.name.capitalize(), 1 / self.game.n_actions
+        plot_weights(
+            step_series, out / f"{prefix}_weights.png", ylabel, f"{title}, step rule: {step_title}", equilibrium
+        )
+        plot_weights(
+            regret_series,
+            out / f"{prefix}_regret.png",
+            ylabel,
+            f"{title}, MWU / OMWU self-play (eta = {self.eta}), same start",
+            equilibrium,
+        )
+        panels = [
+            (f"{label}: A {np.round(match['A'], 2).tolist()} vs B {np.round(match['B'], 2).tolist()}", a, b)
+            for (label, match), (a, b) in zip(self.matches.items(), self.scores.values())
+        ]
+        plot_score_histograms(
+            panels, out / f"{prefix}_scores.png", f"{title}: games won out of {self.games}, {self.reps} matches"
+        )
+
+
+def run_experiments(
+    game: WinLossGame,
+    start_a,
+    start_b,
+    pairs: dict[str, tuple],
+    *,
+    plays: int,
+    runs: int,
+    eta: float,
+    games: int,
+    reps: int,
+    seed: int = 0,
+    match_seed: int | None = None,
+    **step_options,
+) -> Experiments:
+    """Giotta's (2020) pipeline on ``game``, as the scripts of ``scripts/giotta/`` run it on pennies and RPS.
+
+    From the starting strategies ``start_a`` and ``start_b``: ``runs`` runs of the step rule over ``plays``
+    plays (seeded ``seed``; ``step_options``: its ``window``, ``cutoff`` and ``step``), and MWU and OMWU
+    self-play for ``plays`` iterations at step size ``eta``.  Then per weight pair of ``pairs``
+    (label -> (A's weights, B's weights)), ``reps`` matches of ``games`` games, the ``i``-th pair's
+    seeded ``match_seed + i`` (``match_seed`` defaults to ``seed``).
+    """
+    step = game.step_adjustment(start_a, start_b, n_plays=plays, n_runs=runs, seed=seed, **step_options)
+    mwu = game.regret_dynamics(start_a, start_b, "mwu", plays, eta=eta)
+    omwu = game.regret_dynamics(start_a, start_b, "omwu", plays, eta=eta)
+    first = seed if match_seed is None else match_seed
+    matches, scores = {}, {}
+    for i, (label, (wa, wb)) in enumerate(pairs.items()):
+        a, b = scores[label] = game.score_distributions(wa, wb, games, reps, seed=first + i)
+        p_a, p_b = game.expected_scores(wa, wb)
+        matches[label] = {
+            "A": list(wa),
+            "B": list(wb),
+            "expected_A": games * p_a,
+            "expected_B": games * p_b,
+            "mean_A": float(a.mean()),
+            "sd_A": float(a.std()),
+            "mean_B": float(b.mean()),
+            "sd_B": float(b.std()),
+        }
+    return Experiments(game, games, reps, eta, step, mwu, omwu, matches, scores)

@@ -1,5 +1,8 @@
 """Matching pennies (Giotta 2020, section 2.1): step adjustment, MWU/OMWU self-play, fixed-weight scores.
 
+The experiments are :func:`gamelp.games.pennies.run_experiments`'s, as for rock-paper-scissors
+(giotta_rps.py); this script picks what its figures show (P(heads) of both players) and what it prints.
+
 Writes into --out:
   pennies_weights.png    P(heads) over plays of one step-adjustment run (the paper's Figure 1)
                          and the mean of --runs runs
@@ -66,51 +69,44 @@ def build_parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> Pennies:
     args = build_parser().parse_args(argv)
     out = Path(args.out)
-
-    run = PENNIES.step_adjustment(
+    steps = {"window": args.window, "cutoff": args.cutoff, "step": args.step}
+    run = pennies.run_experiments(
+        PENNIES,
         pennies.PAPER_START_A,
         pennies.PAPER_START_B,
-        n_plays=args.plays,
-        window=args.window,
-        cutoff=args.cutoff,
-        step=args.step,
-        n_runs=args.runs,
+        FIXED_PAIRS,
+        plays=args.plays,
+        runs=args.runs,
+        eta=args.eta,
+        games=args.games,
+        reps=args.reps,
         seed=args.seed,
+        match_seed=args.seed + 1,
+        **steps,
     )
-    heads_a, heads_b = run.weights_a[..., 0], run.weights_b[..., 0]
-    late = run.plays >= 1000
-    mwu_x, mwu_y = PENNIES.regret_dynamics(
-        pennies.PAPER_START_A, pennies.PAPER_START_B, "mwu", args.plays, eta=args.eta
-    )
-    omwu_x, omwu_y = PENNIES.regret_dynamics(
-        pennies.PAPER_START_A, pennies.PAPER_START_B, "omwu", args.plays, eta=args.eta
-    )
+    step = run.step
+    heads_a, heads_b = step.weights_a[..., 0], step.weights_b[..., 0]  # P(heads): the first action's weight
+    (mwu_x, mwu_y), (omwu_x, omwu_y) = run.mwu, run.omwu
     iters = np.arange(args.plays)
-    pennies.plot_weights(
-        {
-            "step rule, A (one run)": (run.plays, heads_a[0]),
-            "step rule, B (one run)": (run.plays, heads_b[0]),
-            f"step rule, A (mean of {args.runs})": (run.plays, heads_a.mean(axis=0)),
-            f"step rule, B (mean of {args.runs})": (run.plays, heads_b.mean(axis=0)),
+    run.plot(
+        out,
+        "pennies",
+        ylabel="P(heads)",
+        step_title="A (match) starts tails, B (mismatch) starts heads",
+        step_series={
+            "step rule, A (one run)": (step.plays, heads_a[0]),
+            "step rule, B (one run)": (step.plays, heads_b[0]),
+            f"step rule, A (mean of {args.runs})": (step.plays, heads_a.mean(axis=0)),
+            f"step rule, B (mean of {args.runs})": (step.plays, heads_b.mean(axis=0)),
         },
-        out / "pennies_weights.png",
-        "P(heads)",
-        "Matching pennies, step rule: A (match) starts tails, B (mismatch) starts heads",
-        equilibrium=0.5,
-    )
-    pennies.plot_weights(
-        {
+        regret_series={
             "MWU, A": (iters, mwu_x[:, 0]),
             "MWU, B": (iters, mwu_y[:, 0]),
             "OMWU, A": (iters, omwu_x[:, 0]),
             "OMWU, B": (iters, omwu_y[:, 0]),
         },
-        out / "pennies_regret.png",
-        "P(heads)",
-        f"Matching pennies, MWU / OMWU self-play (eta = {args.eta}), same start",
-        equilibrium=0.5,
     )
-
+    late = step.plays >= 1000
     summary = {
         "step_rule": {
             "plays": args.plays,
@@ -125,25 +121,12 @@ def main(argv: list[str] | None = None) -> Pennies:
             "omwu_last_heads_A": float(omwu_x[-1, 0]),
             "mwu_average_heads_A": float(mwu_x[:, 0].mean()),
         },
-        "fixed_weights": {},
+        # the matches without their spread, which this script does not print
+        "fixed_weights": {
+            label: {key: value for key, value in match.items() if not key.startswith("sd_")}
+            for label, match in run.matches.items()
+        },
     }
-
-    panels = []
-    for i, (label, (wa, wb)) in enumerate(FIXED_PAIRS.items()):
-        a, b = PENNIES.score_distributions(wa, wb, args.games, args.reps, seed=args.seed + 1 + i)
-        p_a, p_b = PENNIES.expected_scores(wa, wb)
-        panels.append((f"{label}: A {list(wa)} vs B {list(wb)}", a, b))
-        summary["fixed_weights"][label] = {
-            "A": wa,
-            "B": wb,
-            "expected_A": args.games * p_a,
-            "expected_B": args.games * p_b,
-            "mean_A": float(a.mean()),
-            "mean_B": float(b.mean()),
-        }
-    pennies.plot_score_histograms(
-        panels, out / "pennies_scores.png", f"Matching pennies: games won out of {args.games}, {args.reps} matches"
-    )
     write_text(out / "pennies.json", json.dumps({"args": vars(args), **summary}, indent=2))
     return Pennies(
         args.plays, args.runs, args.games, summary["step_rule"], summary["regret"], summary["fixed_weights"], out

@@ -1,5 +1,8 @@
 """Rock-paper-scissors (Giotta 2020, section 2.2): fixed-weight score distributions, step rule, MWU/OMWU.
 
+The experiments are :func:`gamelp.games.pennies.run_experiments`'s, as for matching pennies
+(giotta_pennies.py); this script picks what its figures show (A's weights) and what it prints.
+
 Writes into --out:
   rps_scores.png     score histograms of the paper's Figure 2 (weights favouring A, favouring B, equal)
   rps_weights.png    A's weights over plays under the step rule (mean of --runs runs)
@@ -64,62 +67,44 @@ def build_parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> RockPaperScissors:
     args = build_parser().parse_args(argv)
     out = Path(args.out)
-
-    summary = {"fixed_weights": {}}
-    panels = []
-    for i, (label, (wa, wb)) in enumerate(rps.FIGURE2_PAIRS.items()):
-        a, b = RPS.score_distributions(wa, wb, args.games, args.reps, seed=args.seed + i)
-        p_a, p_b = RPS.expected_scores(wa, wb)
-        caption = f"{label}: A {np.round(wa, 2).tolist()} vs B {np.round(wb, 2).tolist()}"
-        panels.append((caption, a, b))
-        summary["fixed_weights"][label] = {
-            "A": list(wa),
-            "B": list(wb),
-            "expected_A": args.games * p_a,
-            "expected_B": args.games * p_b,
-            "mean_A": float(a.mean()),
-            "sd_A": float(a.std()),
-            "mean_B": float(b.mean()),
-            "sd_B": float(b.std()),
-        }
-    paper = (float(np.mean(PAPER_TABLE4["ScoreA"])), float(np.mean(PAPER_TABLE4["ScoreB"])))
-    pennies.plot_score_histograms(
-        panels, out / "rps_scores.png", f"Rock-paper-scissors: games won out of {args.games}, {args.reps} matches"
+    run = pennies.run_experiments(
+        RPS,
+        rps.PAPER_START_A,
+        rps.PAPER_START_B,
+        rps.FIGURE2_PAIRS,
+        plays=args.plays,
+        runs=args.runs,
+        eta=args.eta,
+        games=args.games,
+        reps=args.reps,
+        seed=args.seed,
     )
-
-    run = RPS.step_adjustment(
-        rps.PAPER_START_A, rps.PAPER_START_B, n_plays=args.plays, n_runs=args.runs, seed=args.seed
-    )
-    mwu_x, _ = RPS.regret_dynamics(rps.PAPER_START_A, rps.PAPER_START_B, "mwu", args.plays, eta=args.eta)
-    omwu_x, _ = RPS.regret_dynamics(rps.PAPER_START_A, rps.PAPER_START_B, "omwu", args.plays, eta=args.eta)
+    step, mwu_x, omwu_x = run.step, run.mwu[0], run.omwu[0]
     iters = np.arange(args.plays)
-    series = {}
-    for k, name in enumerate(RPS.labels):
-        series[f"step rule mean, P({name})"] = (run.plays, run.weights_a[:, :, k].mean(axis=0))
-    pennies.plot_weights(
-        series,
-        out / "rps_weights.png",
-        "A's weight",
-        "Rock-paper-scissors, step rule: A starts Rock, B starts Paper",
-        equilibrium=1 / 3,
-    )
-    pennies.plot_weights(
-        {
+    run.plot(
+        out,
+        "rps",
+        ylabel="A's weight",
+        step_title="A starts Rock, B starts Paper",
+        step_series={
+            f"step rule mean, P({name})": (step.plays, step.weights_a[:, :, k].mean(axis=0))
+            for k, name in enumerate(RPS.labels)
+        },
+        regret_series={
             f"{method}, P({name})": (iters, xs[:, k])
             for method, xs in (("MWU", mwu_x), ("OMWU", omwu_x))
             for k, name in enumerate(RPS.labels)
         },
-        out / "rps_regret.png",
-        "A's weight",
-        f"Rock-paper-scissors, MWU / OMWU self-play (eta = {args.eta}), same start",
-        equilibrium=1 / 3,
     )
-    dev = np.abs(run.weights_a[:, -1] - 1 / 3).mean()
-    summary["step_rule"] = {
-        "final_mean_weights_A": run.weights_a[:, -1].mean(axis=0).tolist(),
-        "final_mean_abs_dev_A": float(dev),
+    paper = (float(np.mean(PAPER_TABLE4["ScoreA"])), float(np.mean(PAPER_TABLE4["ScoreB"])))
+    summary = {
+        "fixed_weights": run.matches,
+        "step_rule": {
+            "final_mean_weights_A": step.weights_a[:, -1].mean(axis=0).tolist(),
+            "final_mean_abs_dev_A": float(np.abs(step.weights_a[:, -1] - 1 / 3).mean()),
+        },
+        "regret": {"mwu_last_A": mwu_x[-1].tolist(), "omwu_last_A": omwu_x[-1].tolist()},
     }
-    summary["regret"] = {"mwu_last_A": mwu_x[-1].tolist(), "omwu_last_A": omwu_x[-1].tolist()}
     write_text(out / "rps.json", json.dumps({"args": vars(args), **summary}, indent=2))
     return RockPaperScissors(
         args.games,

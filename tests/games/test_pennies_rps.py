@@ -119,3 +119,26 @@ def test_score_histograms_of_long_matches_use_sixty_bins(tmp_path):
     b = np.array([240_000_000, 240_010_000])
     path = pennies.plot_score_histograms([("wide", a, b)], tmp_path / "h.png", "wide")
     assert path.stat().st_size > 0
+
+
+def test_run_experiments_runs_each_experiment_as_called_alone(tmp_path):
+    """The pipeline both Giotta scripts run: each experiment seeded as if called alone, the matches' figures from
+    their scores, and three figures written under the prefix."""
+    pairs = {"favours A": ((0.7, 0.3), (0.6, 0.4)), "equilibrium": ((0.5, 0.5), (0.5, 0.5))}
+    start_a, start_b = pennies.PAPER_START_A, pennies.PAPER_START_B
+    run = pennies.run_experiments(
+        PENNIES, start_a, start_b, pairs, plays=200, runs=5, eta=0.2, games=50, reps=30, seed=3, match_seed=7, window=10
+    )
+    alone = PENNIES.step_adjustment(start_a, start_b, n_plays=200, n_runs=5, seed=3, window=10)
+    np.testing.assert_array_equal(run.step.weights_a, alone.weights_a)
+    np.testing.assert_array_equal(run.omwu[1], PENNIES.regret_dynamics(start_a, start_b, "omwu", 200, eta=0.2)[1])
+    for i, (label, (wa, wb)) in enumerate(pairs.items()):
+        a, b = PENNIES.score_distributions(wa, wb, 50, 30, seed=7 + i)
+        np.testing.assert_array_equal(run.scores[label][0], a)
+        match = run.matches[label]
+        assert (match["A"], match["B"]) == (list(wa), list(wb))
+        assert match["expected_A"] == pytest.approx(50 * PENNIES.expected_scores(wa, wb)[0])
+        assert (match["mean_B"], match["sd_B"]) == (pytest.approx(b.mean()), pytest.approx(b.std()))
+    series = {"A": (run.step.plays, run.step.weights_a[0, :, 0])}
+    run.plot(tmp_path, "p", ylabel="P(heads)", step_title="t", step_series=series, regret_series=series)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p_regret.png", "p_scores.png", "p_weights.png"]
