@@ -24,6 +24,10 @@ any such game (``games/rps.py`` uses it for rock-paper-scissors):
   optimistic MWU from :mod:`gamelp.regret`, warm-started at the same mixed
   strategies, for comparison with the step rule (MWU's last iterate cycles
   away from the equilibrium, OMWU's converges to it).
+
+:func:`run_experiments` runs the three on one game from one pair of starting
+strategies, the pipeline of the scripts ``scripts/giotta/giotta_pennies.py``
+and ``giotta_rps.py``, and :meth:`Experiments.plot` draws their figures.
 """
 
 from __future__ import annotations
