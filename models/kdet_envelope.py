@@ -48,6 +48,7 @@ from math import isclose
 
 import numpy as np
 
+from gamelp.backends import DEFAULT_BACKEND
 from gamelp.display import Raw, Summarised
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
@@ -57,7 +58,6 @@ from gamelp.solution import OPTIMAL, TIME_LIMIT
 from gamelp.units import normalised
 
 # Every solve runs on HiGHS, whose MIP reports the proven dual bound the lines are made of.
-BACKEND = "highs"  # pragma: no mutate: backend names are case-insensitive, so HIGHS is the same
 
 
 @dataclass(repr=False)
@@ -117,6 +117,7 @@ def lagrangian_envelope(
     max_solves: int = 40,  # pragma: no mutate: a work budget (any value gives valid lines)
     tol: float = 1e-6,
     strategies: Sequence[np.ndarray] = (),
+    backend: str = DEFAULT_BACKEND,
 ) -> Envelope:
     """The parametric search over ``L(lam)`` (module docstring); ``time_limit`` is per MIP, in seconds.
 
@@ -126,12 +127,13 @@ def lagrangian_envelope(
     ``max_solves`` counts the Nash LP, the deterministic ILP and every Lagrangian MIP.
     The MIPs run on the payoffs divided by their range (:func:`gamelp.units.normalised`); the lines'
     multipliers and bounds and the points' values are multiplied back.  ``tol`` (relative to the
-    payoff range) is how far above the hull a strategy must lie to be one of its corners.
+    payoff range) is how far above the hull a strategy must lie to be one of its corners.  ``backend``
+    solves the LP and the MIPs (``auto``, as every model function: HiGHS).
     """
     began = time.perf_counter()
     game, unit = normalised(game)
     own = game.player(player)
-    nash = solve_nash(game, player, BACKEND)
+    nash = solve_nash(game, player, backend)
     lines = [(0.0, nash.value)]  # L(0) is the Nash LP
     # The relaxed set: every row of P(k) with k = 0, where "at least k" binds nothing.
     model = kdet_mip(game, player, 0)  # pragma: no mutate: at k = 1 every hull slope's optimum is still attained
@@ -144,7 +146,7 @@ def lagrangian_envelope(
     points = [point(nash.strategy)]  # every strategy found: the incumbents
     solves = 2  # the Nash LP and the deterministic ILP
     with contextlib.suppress(SolveError):  # the ILP stopped before any strategy: no point at the top
-        points.append(point(solve_deterministic(game, player, BACKEND, mip_gap=1e-9, time_limit=time_limit).strategy))
+        points.append(point(solve_deterministic(game, player, backend, mip_gap=1e-9, time_limit=time_limit).strategy))
     points += [point(np.asarray(x, dtype=float)) for x in strategies]
     total = own.num_decision_points
     while solves < max_solves:
@@ -159,7 +161,7 @@ def lagrangian_envelope(
         model.set_objective({"v": f_opp, "z": np.full(size, lam)}, sense="max")
         # No MIP start: given a feasible start, HiGHS 1.16 can stop at once as "optimal" with an
         # objective that is not the start's (the strategies found are points already).
-        sol = model.solve(BACKEND, mip_gap=1e-9, time_limit=time_limit)
+        sol = model.solve(backend, mip_gap=1e-9, time_limit=time_limit)
         solves += 1
         if sol.status not in (OPTIMAL, TIME_LIMIT):
             raise SolveError(f"{model.name}: the Lagrangian at lam = {lam:.3g} ended {sol.status}")

@@ -57,7 +57,6 @@ from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solu
 KINDS = ("interval", "ellipsoidal", "conic")
 CONE_KINDS = ("orthant", "lorentz")
 SCOPES = ("matrix", "column", "row")
-GUARANTEE_BACKEND = "cvxpy:CLARABEL"
 
 
 # ----------------------------------------------------------------------------- uncertainty sets
@@ -353,13 +352,14 @@ def worst_case_value(
     *,
     player: str = "row",
     uncertainty: ConicUncertainty | None = None,
-    backend: str = GUARANTEE_BACKEND,
+    backend: str = DEFAULT_BACKEND,
 ) -> float:
     """The payoff ``strategy`` guarantees for ``player`` against every matrix of the set and every reply.
 
     Interval: ``min_j ((C - R Delta)^T p)_j`` (``max_i ((C + R Delta) q)_i``
     for the column player); ellipsoidal: ``min_j c_j^T p - R ||delta_j o p||``;
-    conic: the inner minimisation over the set, solved on ``backend``.
+    conic: the inner minimisation over the set, solved on ``backend`` (``auto``, as every model function:
+    HiGHS for a set of orthant pieces, an LP; Clarabel for one with Lorentz cones).
     """
     rows = _rows(game, player)
     z = np.asarray(strategy, dtype=float)
@@ -488,7 +488,7 @@ def solve_robust(
     form: str = "general",
     uncertainty: ConicUncertainty | None = None,
     backend: str = DEFAULT_BACKEND,
-    guarantee_backend: str = GUARANTEE_BACKEND,
+    guarantee_backend: str = DEFAULT_BACKEND,
     **options,
 ) -> RobustResult:
     """Solve the robust LP and check the strategy's worst case apart from it (conic sets on ``guarantee_backend``)."""

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+from gamelp.backends import DEFAULT_BACKEND
 from gamelp.backends.scaling import Scaling, scale
 from gamelp.display import Summarised
 from gamelp.errors import ModelError, SolveError
@@ -305,7 +306,7 @@ def _direction_lp(
     model.set_objective({d: coeffs}, sense="max")
     solution = model.solve(backend)
     if not solution.optimal:
-        raise SolveError(f"Mangasarian direction LP on {backend}: {solution.status}")
+        raise SolveError(f"Mangasarian direction LP on {solution.backend or backend}: {solution.status}")
     return float(solution.objective), solution.values["d"]
 
 
@@ -316,7 +317,7 @@ def check_uniqueness(
     blocks: Sequence[str] | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
     activity_tolerance: float = DEFAULT_ACTIVITY_TOLERANCE,
-    backend: str = "highs",
+    backend: str = DEFAULT_BACKEND,
     seed: int = 0,  # pragma: no mutate: any seed draws a valid functional
 ) -> UniquenessResult:
     """Whether ``solution`` is the unique optimum of the LP ``model`` (of the variable ``blocks`` only, if given).
@@ -454,7 +455,12 @@ def _second_optimum(
 
 
 def check_game_uniqueness(
-    game: SequenceFormGame, player: int, backend: str = "highs", *, result: NashResult | None = None, **options
+    game: SequenceFormGame,
+    player: int,
+    backend: str = DEFAULT_BACKEND,
+    *,
+    result: NashResult | None = None,
+    **options,
 ) -> UniquenessResult:
     """Whether player ``player``'s optimal strategy of ``game`` is unique (Mangasarian's test on its Nash LP).
 
