@@ -345,23 +345,10 @@ def _candidates():
 
 
 def test_imperfect_player_plays_a_game():
-    result = play_game(
-        "8C28L",
-        "4C20L",
-        "imperfect",
-        "aggressive",
-        seed=1,
-        settings=GameSettings(evaluation="life", eval_cap=2_000, imperfect_samples=2),
-    )
+    settings = GameSettings(evaluation="life", eval_cap=2_000, imperfect_samples=2)
+    result = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, settings=settings)
     assert result.winner in (0, 1) and result.nodes > 0
-    again = play_game(
-        "8C28L",
-        "4C20L",
-        "imperfect",
-        "aggressive",
-        seed=1,
-        settings=GameSettings(evaluation="life", eval_cap=2_000, imperfect_samples=2),
-    )
+    again = play_game("8C28L", "4C20L", "imperfect", "aggressive", seed=1, settings=settings)
     assert again == result
 
 
