@@ -394,7 +394,16 @@ def solve_regret(
     if not np.isfinite(eta / unit):
         raise RegretError(f"the step size eta = {eta!r} overflows on this game's payoff range {unit:g}")
     players = (space1.minimiser(scheme, eta / unit), space2.minimiser(scheme, eta / unit))
-    run = _SelfPlay(method, (space1, space2), (payoff, payoff_2), players, alternating, gamma, record, track_last)
+    run = _SelfPlay(
+        method,
+        (space1, space2),
+        (payoff, payoff_2),
+        players,
+        alternating=alternating,
+        gamma=gamma,
+        record=record,
+        track_last=track_last,
+    )
     if float32:
         M32 = np.asarray(payoff, dtype=np.float32)
         run.payoffs = (_Float32Products(M32, False), _Float32Products(M32, True))
@@ -428,6 +437,7 @@ class _SelfPlay:
         spaces: tuple[_Space, _Space],
         payoffs: tuple[Any, Any],
         players: tuple[RegretMinimiser, RegretMinimiser],
+        *,
         alternating: bool,
         gamma: float,
         record: bool,
