@@ -6,7 +6,9 @@ solves every LP and MIP on HiGHS.  Everything else comes with an extra
 :func:`require` before importing it, so a missing package is one line
 (:class:`~gamelp.errors.MissingDependency`, a ``GamelpError``) naming the
 extra to install, never a traceback.  :func:`installed` asks
-``importlib.util.find_spec`` and never imports the package.
+``importlib.util.find_spec`` and never imports the package.  The solver
+packages' extras are those the backend families declare
+(:func:`gamelp.backends.registry.extras`); :data:`PACKAGES` holds the others.
 """
 
 from __future__ import annotations
@@ -17,20 +19,15 @@ import importlib.util
 
 from gamelp.errors import MissingDependency
 
-# Import name -> (distribution on PyPI, the gamelp extra that installs it).
+# Import name -> (distribution on PyPI, the gamelp extra that installs it), for the packages no backend family
+# declares (theirs: packages()).
 PACKAGES = {
-    "cvxpy": ("cvxpy", "cvxpy"),
-    "clarabel": ("clarabel", "cvxpy"),
-    "scs": ("scs", "cvxpy"),
-    "pyomo": ("pyomo", "pyomo"),
-    "gurobipy": ("gurobipy", "gurobi"),
     "sklearn": ("scikit-learn", "mtg"),
     "matplotlib": ("matplotlib", "plot"),
     "pandas": ("pandas", "yugioh"),
     "statsmodels": ("statsmodels", "yugioh"),
     "pyspiel": ("open_spiel", "openspiel"),
     "pygambit": ("pygambit", "gambit"),
-    "pyscipopt": ("pyscipopt", "scip"),
     "dask": ("dask", "dist"),
     "distributed": ("distributed", "dist"),
     "torch": ("torch", "rl"),
@@ -38,8 +35,6 @@ PACKAGES = {
     "stable_baselines3": ("stable-baselines3", "rl"),
     "sb3_contrib": ("sb3-contrib", "rl"),
 }
-# Solver packages `gamelp --version` reports, in this order (distribution names).
-SOLVER_DISTRIBUTIONS = ("highspy", "gurobipy", "pyomo", "cvxpy", "clarabel", "scs", "ecos", "osqp", "pyscipopt")
 
 
 def installed(module: str) -> bool:
@@ -54,10 +49,17 @@ def installed(module: str) -> bool:
         return False
 
 
+def packages() -> dict[str, tuple[str, str]]:
+    """Import name -> (distribution, gamelp extra) of every optional package: :data:`PACKAGES` and the backends'."""
+    from gamelp.backends.registry import extras  # the registry imports this module
+
+    return {**PACKAGES, **extras()}
+
+
 def install_hint(module: str, extra: str | None = None) -> str:
     """``pip install "gamelp[extra]"`` for the extra that installs ``module`` (or the ``extra`` given)."""
     top = module.partition(".")[0]
-    extra = extra or PACKAGES.get(top, (top, None))[1]
+    extra = extra or packages().get(top, (top, None))[1]
     return f'pip install "gamelp[{extra}]"' if extra else f"pip install {top}"
 
 
@@ -69,7 +71,7 @@ def require(module: str, what: str, extra: str | None = None) -> None:
     """
     if not installed(module):
         top = module.partition(".")[0]
-        distribution = PACKAGES.get(top, (top, None))[0]
+        distribution = packages().get(top, (top, None))[0]
         raise MissingDependency(
             f"{what} needs {distribution}, which is not installed here; {install_hint(module, extra)}"
         )
@@ -85,6 +87,12 @@ def version(distribution: str) -> str | None:
 
 
 def solver_versions() -> dict[str, str]:
-    """The installed solver packages and their versions (distribution -> version), nothing imported."""
-    found = {name: version(name) for name in SOLVER_DISTRIBUTIONS}
+    """The installed solver packages and their versions (distribution -> version), nothing imported.
+
+    The solver packages are the backend families' libraries, then the packages they drive
+    (:func:`gamelp.backends.registry.distributions`).
+    """
+    from gamelp.backends.registry import distributions
+
+    found = {name: version(name) for name in distributions()}
     return {name: v for name, v in found.items() if v is not None}

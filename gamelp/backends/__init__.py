@@ -3,15 +3,24 @@
 Backend strings: ``"auto"`` (the default: HiGHS for LPs and MIPs, Clarabel
 for models with cones), ``"highs"`` (highspy), ``"gurobi"`` (gurobipy),
 ``"pyomo:<solver>"`` (a Pyomo solver name, e.g. ``highs``, ``appsi_highs``,
-``gurobi_direct``, ``glpk``) and ``"cvxpy:<SOLVER>"`` (an installed cvxpy
-solver, e.g. ``CLARABEL``, ``SCS``, ``HIGHS``, ``GUROBI``).  Each family is a
-:class:`~gamelp.backends.base.Backend` subclass; :func:`get` makes the
-instance for one string, :func:`available_backends` lists the registered
-ones with their capabilities.  Whether a family's library is installed is
-asked with ``importlib.util.find_spec``, without importing it: listing the
-backends never imports a missing package, and :func:`get` of a backend whose
-library is missing raises :class:`~gamelp.errors.MissingDependency`, one line
-naming the extra to install (``pip install "gamelp[cvxpy]"``).
+``gurobi_direct``, ``glpk``), ``"cvxpy:<SOLVER>"`` (an installed cvxpy
+solver, e.g. ``CLARABEL``, ``SCS``, ``HIGHS``, ``GUROBI``) and ``"scip"``
+(PySCIPOpt).  Each family is a :class:`~gamelp.backends.base.Backend`
+subclass declared by one :class:`~gamelp.backends.registry.BackendFamily`
+descriptor (:data:`~gamelp.backends.registry.REGISTRATION` lists them);
+:data:`FAMILIES` and :data:`REGISTERED` are read from those.  :func:`get`
+makes the instance for one string, :func:`available_backends` lists the
+registered ones with their capabilities.  Whether a family's library is
+installed is asked with ``importlib.util.find_spec``, without importing it:
+listing the backends never imports a missing package, and :func:`get` of a
+backend whose library is missing raises
+:class:`~gamelp.errors.MissingDependency`, one line naming the extra to
+install (``pip install "gamelp[cvxpy]"``).
+
+Process-wide state: :func:`get` keeps one instance per backend string and
+whether each backend is installed is asked once per process
+(:func:`available_backends`); :func:`refresh` forgets both, for a process
+that installs or removes a solver package while it runs.
 
 :func:`solve` is the path every solve takes: refuse what the backend cannot
 take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`),
@@ -33,9 +42,10 @@ import logging
 
 import numpy as np
 
+from gamelp.backends import registry
 from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.quiet import solver_output_to_stderr
-from gamelp.backends.registry import CAPABILITIES, solver_installed, solver_version
+from gamelp.backends.registry import BackendFamily, solver_installed, solver_version
 from gamelp.backends.scaling import scale
 from gamelp.deps import install_hint, installed, require
 from gamelp.errors import BackendError, SolveInterrupted, did_you_mean
@@ -44,20 +54,15 @@ from gamelp.solution import Solution, Status
 logger = logging.getLogger(__name__)
 
 DEFAULT_BACKEND = "auto"
-# Family -> "module:Class"; the module (and its solver library) is imported only when used.
-_FAMILIES = {
-    "highs": "gamelp.backends.highs:HighsBackend",
-    "gurobi": "gamelp.backends.gurobi:GurobiBackend",
-    "pyomo": "gamelp.backends.pyomo:PyomoBackend",
-    "cvxpy": "gamelp.backends.cvxpy:CvxpyBackend",
-}
-# Family -> the library its module imports (asked with find_spec before the module is imported).
-_LIBRARIES = {"highs": "highspy", "gurobi": "gurobipy", "pyomo": "pyomo", "cvxpy": "cvxpy"}
-# The registered backends, in the order "auto" prefers them (what each takes: registry.CAPABILITIES).
-REGISTERED = tuple(CAPABILITIES)
+# Family name -> its descriptor: the "module:Class" imported only when used, the library asked with find_spec
+# before that, the extra that installs it.
+FAMILIES: dict[str, BackendFamily] = {family.name: family for family in registry.families()}
+# The registered backends, in the order "auto" prefers them (what each takes: registry.registered()).
+REGISTERED = tuple(registry.registered())
 
 __all__ = [
     "DEFAULT_BACKEND",
+    "FAMILIES",
     "REGISTERED",
     "Backend",
     "Capabilities",
@@ -66,6 +71,7 @@ __all__ = [
     "check",
     "get",
     "listing",
+    "refresh",
     "registered_backends",
     "solve",
 ]
@@ -75,14 +81,11 @@ def parse(backend: str) -> tuple[str, str | None]:
     """Split ``"pyomo:appsi_highs"`` into ``("pyomo", "appsi_highs")``."""
     family, _, solver = backend.partition(":")
     family = family.strip().lower()
-    if family not in _FAMILIES:
-        hint = did_you_mean(backend.strip(), (DEFAULT_BACKEND, *_FAMILIES, *REGISTERED))
+    if family not in FAMILIES:
+        hint = did_you_mean(backend.strip(), (DEFAULT_BACKEND, *FAMILIES, *REGISTERED))
+        listed = ", ".join(registry.usage())
         raise BackendError(
-            f"unknown backend {backend!r}"
-            + (
-                hint
-                or "; use one of auto, highs, gurobi, pyomo:<solver>, cvxpy:<SOLVER> (`gamelp backends` lists them)"
-            )
+            f"unknown backend {backend!r}" + (hint or f"; use one of {listed} (`gamelp backends` lists them)")
         )
     return family, (solver.strip() or None)
 
@@ -106,7 +109,7 @@ class MissingBackend(Backend):
 
 def library(backend: str) -> str:
     """The library a backend's family imports (``"cvxpy:SCS"`` -> ``"cvxpy"``, ``"gurobi"`` -> ``"gurobipy"``)."""
-    return _LIBRARIES[parse(backend)[0]]
+    return FAMILIES[parse(backend)[0]].library
 
 
 def _library_installed(backend: str) -> bool:
@@ -120,8 +123,8 @@ def get(backend: str) -> Backend:
     Raises :class:`~gamelp.errors.MissingDependency` when the family's library is not installed.
     """
     family, solver = parse(backend)
-    require(_LIBRARIES[family], f"backend {backend.strip()}")
-    module_name, class_name = _FAMILIES[family].split(":")
+    require(FAMILIES[family].library, f"backend {backend.strip()}")
+    module_name, class_name = FAMILIES[family].backend.split(":")
     return getattr(importlib.import_module(module_name), class_name)(solver)
 
 
@@ -138,7 +141,7 @@ def listing() -> list[dict]:
     ``install`` (the extra that installs a missing family library, else None).
     """
     rows = []
-    for name, capabilities in CAPABILITIES.items():
+    for name, capabilities in registry.registered().items():
         family_here = _library_installed(name)
         here = family_here and solver_installed(name)
         rows.append(
@@ -161,8 +164,28 @@ def _installed(backend: str) -> bool:
 
 
 def available_backends() -> list[Backend]:
-    """The registered backends installed here (each with ``name`` and ``capabilities``)."""
+    """The registered backends installed here (each with ``name`` and ``capabilities``).
+
+    Asked once per process per backend; :func:`refresh` asks again.
+    """
     return [b for b in registered_backends() if _installed(b.name)]
+
+
+def refresh() -> None:
+    """Forget what this process learnt about the backends, so that the next questions ask again.
+
+    Forgotten: the instances :func:`get` made, which backends are installed, the package versions read, the
+    Gurobi licence probed, and Python's own import finder caches.
+
+    For a process that installs or removes a solver package while it runs (a notebook after ``pip install``):
+    the next :func:`available_backends` asks again, and the next :func:`get` makes a new instance.
+    """
+    from gamelp.backends.gurobi_licence import _probe_restricted
+    from gamelp.deps import version
+
+    importlib.invalidate_caches()
+    for cached in (get, _installed, version, _probe_restricted):
+        cached.cache_clear()
 
 
 def _missing(form, capabilities: Capabilities) -> str | None:

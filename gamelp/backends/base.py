@@ -26,7 +26,10 @@ rows and columns to change in it, from the model's change log
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -35,6 +38,7 @@ import numpy as np
 from gamelp.backends.registry import Capabilities, solver_version
 from gamelp.backends.scaling import Scaling
 from gamelp.display import Raw, Summarised
+from gamelp.errors import BackendError
 from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
 
@@ -69,6 +73,15 @@ class Options(Summarised):
             "start": None if self.start is None else Raw(f"{self.start.size} values"),
             "extra": Raw(", ".join(self.extra)) if self.extra else None,
         }
+
+    def named(self, names: dict[str, str]) -> dict:
+        """The solver's own parameters for this solve: ``extra``, then each shared option given, under its name.
+
+        ``names`` maps the shared options a solver takes to its parameters (``{"time_limit": "limits/time"}``).
+        """
+        settings = dict(self.extra)
+        settings.update({names[key]: getattr(self, key) for key in names if getattr(self, key) is not None})
+        return settings
 
 
 @dataclass(repr=False)
@@ -172,6 +185,33 @@ class Backend:
 
     def __repr__(self) -> str:
         return f"<backend {self.name}: {', '.join(self.capabilities.names())}>"
+
+
+def refuse_solver_name(family: str, solver: str | None) -> None:
+    """Refuse ``family:solver`` for a family that drives one solver of its own (``highs``, ``scip``)."""
+    if solver:
+        raise BackendError(
+            f"backend {family!r} takes no solver name (got {solver!r}); "
+            f"for another solver use pyomo:{solver} or cvxpy:{solver.upper()}"
+        )
+
+
+@contextlib.contextmanager
+def ctrl_c_sets() -> Iterator[threading.Event]:
+    """An event that Ctrl-C sets inside the block, instead of raising ``KeyboardInterrupt`` (main thread only).
+
+    For a solver that checks a flag in its callbacks and stops, keeping what it has: Python runs the
+    handler at the next callback, which executes Python code.  Off the main thread nothing changes (Python
+    delivers signals to the main thread only), and the event is never set.
+    """
+    stop = threading.Event()
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set()) if on_main else None
+    try:
+        yield stop
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def violation(form: MatrixForm, x: np.ndarray) -> float:

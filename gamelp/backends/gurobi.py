@@ -33,7 +33,7 @@ from gamelp.backends.gurobi_licence import (  # noqa: F401 - re-exported: the te
     quiet_env,
     size_refusal,
 )
-from gamelp.backends.registry import CAPABILITIES
+from gamelp.backends.registry import GUROBI
 from gamelp.deps import installed
 from gamelp.errors import BackendError
 from gamelp.form import MatrixForm
@@ -41,6 +41,9 @@ from gamelp.solution import Status
 
 
 def _build(gp, env, form: MatrixForm):
+# The shared options and the Gurobi parameters they set.
+PARAMETERS = {"time_limit": "TimeLimit", "mip_gap": "MIPGap", "mip_abs_gap": "MIPGapAbs", "threads": "Threads"}
+
     """The gurobipy model of ``form``, its column ``MVar`` and its linear-row ``MConstr``."""
     GRB = gp.GRB
     g = gp.Model(form.name, env=env)
@@ -78,7 +81,7 @@ def _attribute(gp, obj, name: str):
 class GurobiBackend(Backend):
     """Gurobi through gurobipy: LPs, MILPs and second-order cones, duals, MIP starts, time limits."""
 
-    capabilities = CAPABILITIES["gurobi"]
+    capabilities = GUROBI.capabilities("gurobi")
 
     def __init__(self, solver: str | None = None):
         if solver:
@@ -101,15 +104,7 @@ class GurobiBackend(Backend):
             with quiet_env(gp, log_path, options.verbose) as env:
                 g, x, rows = _build(gp, env, form)
                 params: dict[str, object] = {"QCPDual": 1} if form.cones and not form.is_mip else {}
-                params.update(options.extra)
-                for key, value in (
-                    ("TimeLimit", options.time_limit),
-                    ("MIPGap", options.mip_gap),
-                    ("MIPGapAbs", options.mip_abs_gap),
-                    ("Threads", options.threads),
-                ):
-                    if value is not None:
-                        params[key] = value
+                params.update(options.named(PARAMETERS))
                 _set_params(gp, g, params)
                 if options.start is not None:
                     x.Start = options.start

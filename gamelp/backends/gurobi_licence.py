@@ -9,7 +9,8 @@ constraints).  :func:`check_size` refuses larger models up front, counting
 the cone auxiliaries, but only when the licence is the restricted one: that
 is probed once per process by optimising an empty model just over the limit.
 Setting the environment variable ``GAMELP_GUROBI_UNRESTRICTED=1`` skips the
-probe and the check (for a full licence configured in a way the probe misses).
+probe and the check (for a full licence configured in a way the probe misses);
+it is read whenever the licence is asked about, not once.
 """
 
 from __future__ import annotations
@@ -73,11 +74,20 @@ def quiet_env(gp, log_path: str | None = None, verbose: bool = False):
     return env
 
 
-@functools.cache
 def licence_is_restricted() -> bool:
-    """Whether this process's Gurobi licence is the size-limited one (probed once, cached)."""
+    """Whether this process's Gurobi licence is the size-limited one.
+
+    ``GAMELP_GUROBI_UNRESTRICTED`` is read at every call; the probe runs once per process
+    (``licence_is_restricted.cache_clear()`` forgets it, as :func:`gamelp.backends.refresh` does).
+    """
     if os.environ.get(UNRESTRICTED_ENV_VAR, "").strip() not in ("", "0"):
         return False
+    return _probe_restricted()
+
+
+@functools.cache
+def _probe_restricted() -> bool:
+    """Optimise an empty model just over the size limit: refused by the size-limited licence only."""
     gp = gurobipy()
     try:
         with quiet_env(gp) as env, gp.Model(env=env) as probe:
@@ -88,6 +98,9 @@ def licence_is_restricted() -> bool:
             return True
         raise BackendError(f"Gurobi is not usable here ({exc}); use highs or cvxpy:CLARABEL") from None
     return False
+
+
+licence_is_restricted.cache_clear = _probe_restricted.cache_clear  # type: ignore[attr-defined]
 
 
 def model_size(form: MatrixForm) -> tuple[int, int]:

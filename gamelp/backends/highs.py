@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import signal
-import threading
 import time
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -38,9 +36,11 @@ from gamelp.backends.base import (
     Session,
     objective_agrees,
 )
+    ctrl_c_sets,
 from gamelp.backends.highs_threads import use_threads
+    refuse_solver_name,
 from gamelp.backends.quiet import discard_stdout
-from gamelp.backends.registry import CAPABILITIES
+from gamelp.backends.registry import HIGHS
 from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
 from gamelp.form import Changes, MatrixForm
@@ -66,6 +66,8 @@ _STATUS = {
 _FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
 
 
+# The shared options and the HiGHS options they set.
+PARAMETERS = {"time_limit": "time_limit", "mip_gap": "mip_rel_gap", "mip_abs_gap": "mip_abs_gap", "threads": "threads"}
 def new_highs() -> highspy.Highs:
     """A silent ``highspy.Highs``: its start-up banner (highspy 1.16 and later) is dropped."""
     with discard_stdout():
@@ -109,24 +111,20 @@ def _run_interruptibly(h: highspy.Highs) -> None:
     main thread a SIGINT handler sets the flag the callbacks check; the
     handler runs at the next callback, which executes Python code.
     """
-    stop = threading.Event()
+    with ctrl_c_sets() as stop:
 
-    def check(event) -> None:
-        if stop.is_set():
-            event.interrupt()
+        def check(event) -> None:
+            if stop.is_set():
+                event.interrupt()
 
-    callbacks = (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt)
-    for callback in callbacks:
-        callback.subscribe(check)
-    on_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set()) if on_main else None
-    try:
-        h.run()
-    finally:
-        if on_main:
-            signal.signal(signal.SIGINT, previous)
+        callbacks = (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt)
         for callback in callbacks:
-            callback.unsubscribe(check)
+            callback.subscribe(check)
+        try:
+            h.run()
+        finally:
+            for callback in callbacks:
+                callback.unsubscribe(check)
     if stop.is_set() and h.getModelStatus() != highspy.HighsModelStatus.kInterrupt:
         raise KeyboardInterrupt  # pressed after HiGHS's last callback: stop here all the same
 
@@ -156,15 +154,7 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
     h.resetOptions()  # a persistent model keeps no option of an earlier solve
     h.setOptionValue("output_flag", True)
     h.setOptionValue("log_to_console", bool(options.verbose))
-    settings = dict(options.extra)
-    for key, value in (
-        ("time_limit", options.time_limit),
-        ("mip_rel_gap", options.mip_gap),
-        ("mip_abs_gap", options.mip_abs_gap),
-        ("threads", options.threads),
-    ):
-        if value is not None:
-            settings[key] = value
+    settings = options.named(PARAMETERS)
     if "threads" in settings:
         try:
             use_threads(settings["threads"])
@@ -244,14 +234,10 @@ def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
 class HighsBackend(Backend):
     """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible, persistent."""
 
-    capabilities = CAPABILITIES["highs"]
+    capabilities = HIGHS.capabilities("highs")
 
     def __init__(self, solver: str | None = None):
-        if solver:
-            raise BackendError(
-                f"backend 'highs' takes no solver name (got {solver!r}); "
-                f"for another solver use pyomo:{solver} or cvxpy:{solver.upper()}"
-            )
+        refuse_solver_name("highs", solver)
         self.name = "highs"
 
     def available(self) -> bool:

@@ -18,13 +18,14 @@ from gamelp.argtypes import finite_float as finite_float  # re-exported: the com
 from gamelp.argtypes import integer as integer
 from gamelp.argtypes import workers as workers
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.backends.registry import usage
 from gamelp.errors import OutputError
 from gamelp.io import check_writable
 
 MAX_ITERATIONS = 10**9
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 BACKEND_HELP = (
-    f"auto, highs, gurobi, pyomo:<solver> or cvxpy:<SOLVER> (default {DEFAULT_BACKEND}: HiGHS, "
+    f"{', '.join(usage()[:-1])} or {usage()[-1]} (default {DEFAULT_BACKEND}: HiGHS, "
     "or Clarabel for cone models; gamelp backends lists them)"
 )
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gamelp.backends import DEFAULT_BACKEND
+from gamelp.backends.registry import usage
 from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer, plot_path
 from gamelp.cli.output import print_json, regret_progress
 from gamelp.errors import GamelpError
@@ -50,8 +51,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
     solve.add_argument(
         "--backend",
         default=DEFAULT_BACKEND,
-        help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), highs, gurobi, "
-        "pyomo:<solver>, cvxpy:<SOLVER>",
+        help="auto (default: HiGHS, or Clarabel for the ellipsoidal cone model), " + ", ".join(usage()[1:]),
     )
     solve.add_argument(
         "--form",

@@ -248,6 +248,18 @@ def test_unrestricted_override_defers_to_the_solver(monkeypatch):
         gurobi_backend.licence_is_restricted.cache_clear()
 
 
+def test_the_unrestricted_variable_is_read_when_the_licence_is_asked_about(monkeypatch):
+    """Set after the licence was probed (and the answer remembered), it still counts: no cache to clear."""
+    pytest.importorskip("gurobipy")
+    gurobi_backend.licence_is_restricted()
+    monkeypatch.setenv(gurobi_backend.UNRESTRICTED_ENV_VAR, "1")
+    assert not gurobi_backend.licence_is_restricted()
+    monkeypatch.setenv(gurobi_backend.UNRESTRICTED_ENV_VAR, "0")
+    from gamelp.backends.gurobi_licence import _probe_restricted
+
+    assert gurobi_backend.licence_is_restricted() == _probe_restricted()
+
+
 @pytest.mark.parametrize(
     "backend", ["simplex", "cvxpy:NO_SUCH_SOLVER", "pyomo:no_such_solver", "cvxpy", "pyomo", "gurobi:foo"]
 )

@@ -25,6 +25,7 @@ import pytest
 import gamelp
 import gamelp.games
 import gamelp.models
+from gamelp.backends import registry
 from gamelp.display import Summarised, number
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.matrix import MatrixGame
@@ -279,6 +280,8 @@ BUILDERS = {
     "gamelp.backends.base.Options": _options,
     "gamelp.backends.base.Session": _session,
     "gamelp.backends.registry.Capabilities": _capabilities,
+    "gamelp.backends.registry.BackendFamily": lambda w: registry.family("cvxpy"),
+    "gamelp.backends.registry.Listed": lambda w: registry.family("highs").solvers["highs"],
     "gamelp.backends.scaling.Scaling": _scaling,
     "gamelp.model.VarBlock": lambda w: w.nash.model.variables["x"],
     "gamelp.model.ConstraintBlock": lambda w: w.nash.model.constraints["best_response"],

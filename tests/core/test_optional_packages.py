@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 
 import gamelp
-from gamelp.backends import MissingBackend, get, registered_backends, solve
-from gamelp.deps import PACKAGES, install_hint, installed, require
+from gamelp.backends import FAMILIES, MissingBackend, available_backends, get, refresh, registered_backends, solve
+from gamelp.backends.registry import families, registered, usage
+from gamelp.deps import install_hint, installed, packages, require
 from gamelp.errors import MissingDependency
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,11 +92,15 @@ def test_require_names_the_extra_and_installed_never_imports(monkeypatch):
 
 
 def test_every_optional_package_belongs_to_a_declared_extra():
-    """The extras PACKAGES names exist in pyproject.toml and list the package."""
+    """The extras the optional packages name (the backend families' among them) exist in pyproject.toml and list
+    the package; a family without an extra is a core dependency."""
     import tomllib
 
-    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    for module, (distribution, extra) in PACKAGES.items():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    core = " ".join(project["dependencies"]).lower()
+    assert all(family.library in packages() or family.distribution.lower() in core for family in families())
+    for module, (distribution, extra) in packages().items():
         assert extra in extras, (module, extra)
         named = " ".join(extras[extra]).lower().replace("_", "-")
         base = distribution.lower().replace("_", "-")
@@ -103,7 +108,7 @@ def test_every_optional_package_belongs_to_a_declared_extra():
 
 
 # ----------------------------------------------------------------------------- backend modules stay apart
-BACKEND_LIBRARIES = {"highs": {"highspy"}, "gurobi": {"gurobipy"}, "pyomo": {"pyomo"}, "cvxpy": {"cvxpy"}}
+BACKEND_LIBRARIES = {name: {family.library} for name, family in FAMILIES.items()}
 # pyomo:highs and pyomo:appsi_highs drive HiGHS through highspy: the Pyomo backend may import it inside a
 # function (to check HiGHS options), never at module level.
 LAZY_ALLOWED = {"pyomo": {"highspy"}}
@@ -146,8 +151,10 @@ def test_no_backend_module_imports_another_backend_or_its_library():
 
 
 def test_listing_backends_imports_no_backend_library():
-    """``available_backends()`` asks find_spec: in a fresh process it imports neither cvxpy nor pyomo nor gurobipy
-    beyond what the backends it constructs need; with them hidden it still answers."""
+    """``available_backends()`` asks find_spec: in a fresh process it imports no optional family's library
+    (cvxpy, pyomo, gurobipy, pyscipopt, ...) beyond what the backends it constructs need; with them hidden it still
+    answers."""
+    optional = sorted(family.library for family in families() if family.extra is not None)
     done = subprocess.run(
         [
             sys.executable,
@@ -155,9 +162,9 @@ def test_listing_backends_imports_no_backend_library():
             HIDE
             + (
                 "import gamelp\nnames = [b.name for b in gamelp.available_backends()]\n"
-                "print(names, sorted(m for m in ('cvxpy', 'pyomo', 'gurobipy') if m in sys.modules))"
+                f"print(names, sorted(m for m in {optional!r} if m in sys.modules))"
             ),
-            "cvxpy,pyomo,gurobipy",
+            ",".join(optional),
         ],
         capture_output=True,
         text=True,
@@ -175,7 +182,7 @@ def test_gamelp_backends_imports_no_solver_package():
         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
         "    assert main(['backends', '--json']) == 0\n"
         "rows = json.loads(out.getvalue())\n"
-        "solvers = ('cvxpy', 'pyomo', 'gurobipy', 'highspy', 'clarabel', 'scs', 'ecos')\n"
+        f"solvers = {tuple(family.library for family in families()) + ('clarabel', 'scs', 'ecos')!r}\n"
         "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(solvers))\n"
         "print(len(rows), sum(r['installed'] for r in rows), loaded)"
     )
@@ -208,6 +215,42 @@ def test_registered_backends_of_a_missing_library_are_placeholders(monkeypatch):
     listed = {b.name: b for b in registered_backends()}
     assert isinstance(listed["cvxpy:CLARABEL"], MissingBackend) and not listed["cvxpy:CLARABEL"].available()
     assert not isinstance(listed["highs"], MissingBackend)
+
+
+def test_refresh_forgets_which_backends_are_installed(monkeypatch):
+    """Whether a backend is installed is asked once per process; after :func:`refresh` it is asked again."""
+    import gamelp.backends as backends
+
+    before = {b.name for b in available_backends()}
+    assert "cvxpy:CLARABEL" in before
+    monkeypatch.setattr(backends, "installed", lambda module: module != "cvxpy")
+    try:
+        assert {b.name for b in available_backends()} == before  # remembered from the first time
+        refresh()
+        after = {b.name for b in available_backends()}
+        assert after == {name for name in before if not name.startswith("cvxpy:")} and "highs" in after
+    finally:
+        monkeypatch.undo()
+        refresh()
+    assert {b.name for b in available_backends()} == before
+
+
+def test_one_descriptor_per_family_generates_the_registry_and_the_texts():
+    """Each family is declared once: its backend strings are the registry's, in the order of their ranks, and the
+    help and error texts name it as its descriptor writes it."""
+    from gamelp.backends import REGISTERED
+    from gamelp.cli.args import BACKEND_HELP
+    from gamelp.errors import BackendError
+
+    assert tuple(registered()) == REGISTERED
+    assert sorted(REGISTERED) == sorted(name for family in families() for name in family.solvers)
+    assert all(name.partition(":")[0] == family.name for family in families() for name in family.solvers)
+    ranks = [entry.rank for family in families() for entry in family.solvers.values()]
+    assert len(set(ranks)) == len(ranks)  # auto's order is never a tie
+    with pytest.raises(BackendError) as info:
+        get("no_such_family")
+    for text in (str(info.value), BACKEND_HELP):
+        assert all(name in text for name in usage())
 
 
 # ----------------------------------------------------------------------------- which solver produced a result

@@ -5,14 +5,20 @@ import json
 import numpy as np
 import pytest
 
-from gamelp.backends import available_backends, check
+from gamelp.backends import REGISTERED, available_backends, check
 from gamelp.errors import BackendError
 from gamelp.game import SequenceFormGame
 from gamelp.games import poker
 from gamelp.models.determinism import solve_deterministic
 from gamelp.models.nash import sequence_form_lp, solve_equilibrium, solve_nash
 
-LP_BACKENDS = ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:CLARABEL"]
+# These, and every registered backend of a family that drives one solver of its own (highs, gurobi, scip, ...).
+LP_BACKENDS = list(
+    dict.fromkeys(
+        ["highs", "gurobi", "pyomo:appsi_highs", "pyomo:gurobi_direct", "cvxpy:HIGHS", "cvxpy:CLARABEL"]
+        + [name for name in REGISTERED if ":" not in name]
+    )
+)
 PUBLISHED = {"rps": (0.0, 1e-9), "kuhn": (-1 / 18, 1e-9), "leduc": (-0.0856, 1e-4)}
 
 
