@@ -39,11 +39,11 @@ from gamelp.errors import BackendError
 from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
-
-def _build(gp, env, form: MatrixForm):
 # The shared options and the Gurobi parameters they set.
 PARAMETERS = {"time_limit": "TimeLimit", "mip_gap": "MIPGap", "mip_abs_gap": "MIPGapAbs", "threads": "Threads"}
 
+
+def _build(gp, env, form: MatrixForm):
     """The gurobipy model of ``form``, its column ``MVar`` and its linear-row ``MConstr``."""
     GRB = gp.GRB
     g = gp.Model(form.name, env=env)

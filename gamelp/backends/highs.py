@@ -34,11 +34,11 @@ from gamelp.backends.base import (
     Options,
     RawResult,
     Session,
-    objective_agrees,
-)
     ctrl_c_sets,
-from gamelp.backends.highs_threads import use_threads
+    objective_agrees,
     refuse_solver_name,
+)
+from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.registry import HIGHS
 from gamelp.backends.scaling import Scaling
@@ -64,10 +64,10 @@ _STATUS = {
     highspy.HighsModelStatus.kInterrupt: Status.INTERRUPTED,
 }
 _FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
-
-
 # The shared options and the HiGHS options they set.
 PARAMETERS = {"time_limit": "time_limit", "mip_gap": "mip_rel_gap", "mip_abs_gap": "mip_abs_gap", "threads": "threads"}
+
+
 def new_highs() -> highspy.Highs:
     """A silent ``highspy.Highs``: its start-up banner (highspy 1.16 and later) is dropped."""
     with discard_stdout():
