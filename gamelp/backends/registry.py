@@ -206,6 +206,7 @@ REGISTRATION = (
     "gamelp.backends.registry:GUROBI",
     "gamelp.backends.registry:PYOMO",
     "gamelp.backends.registry:CVXPY",
+    "gamelp.backends.scip:SCIP",
 )
 
 
