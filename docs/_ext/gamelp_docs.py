@@ -3,6 +3,10 @@
 ``gamelp-backends``: the backend capability table, one row per backend of the registry
 (:func:`gamelp.backends.registered_backends`), in the order ``auto`` prefers them, with what each takes and
 whether it was installed where the site was built.
+
+``gamelp-backend-families``: one row per registered backend family, read from its descriptor
+(:class:`gamelp.backends.registry.BackendFamily`): its backend strings, its solver, the library its module
+imports and the extra that installs it.
 """
 
 from __future__ import annotations
@@ -55,7 +59,22 @@ class BackendTable(SphinxDirective):
         return [_table(["backend", "solver here", *CAPABILITIES], rows)]
 
 
+class FamilyTable(SphinxDirective):
+    """``gamelp-backend-families``: the registered families, as their descriptors declare them."""
+
+    def run(self) -> list[nodes.Node]:
+        """The table: a row per family, in the order they are registered (no solver package imported)."""
+        from gamelp.backends.registry import families
+
+        rows = [
+            [family.usage, family.summary, family.library, f"{family.extra} extra" if family.extra else "core"]
+            for family in families()
+        ]
+        return [_table(["backend string", "solver", "library", "install"], rows)]
+
+
 def setup(app: Sphinx) -> dict:
     """Register the directives."""
     app.add_directive("gamelp-backends", BackendTable)
+    app.add_directive("gamelp-backend-families", FamilyTable)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
