@@ -22,6 +22,7 @@ computes best responses by one bottom-up pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 
 import networkx as nx
@@ -232,18 +233,31 @@ class Treeplex(Summarised):
         One bottom-up pass: the value of a decision point is the best action's
         utility plus the values of the decision points below that action.
         """
-        utility = np.asarray(utility, dtype=float)
-        accumulated = utility.copy()
-        best = np.empty(self.num_decision_points, dtype=np.int64)
-        for j in range(self.num_decision_points - 1, -1, -1):
-            local = accumulated[self.starts[j] : self.ends[j]]
-            best[j] = int(np.argmax(local))
-            accumulated[self.parents[j]] += local[best[j]]
+        accumulated = np.array(utility, dtype=float)  # a copy: the pass adds into it
+        best = self._bottom_up(accumulated)
         x = np.zeros(self.num_sequences)
         x[0] = 1.0
         for j in range(self.num_decision_points):
             x[self.starts[j] + best[j]] = x[self.parents[j]]
         return float(accumulated[0]), x
+
+    def exact_best_response_value(self, utility: np.ndarray) -> Fraction:
+        """The value of :meth:`best_response` in rational arithmetic: ``utility`` holds Fractions (or ints)."""
+        accumulated = np.array([Fraction(u) for u in utility] + [None], dtype=object)[:-1]
+        self._bottom_up(accumulated)
+        return accumulated[0]
+
+    def _bottom_up(self, accumulated: np.ndarray) -> np.ndarray:
+        """Add each decision point's best action's value into its parent sequence, deepest first; the choices.
+
+        Works in the arithmetic of ``accumulated`` (floats, or Fractions in an object array).
+        """
+        best = np.empty(self.num_decision_points, dtype=np.int64)
+        for j in range(self.num_decision_points - 1, -1, -1):
+            local = accumulated[self.starts[j] : self.ends[j]]
+            best[j] = int(np.argmax(local))
+            accumulated[self.parents[j]] += local[best[j]]
+        return best
 
     def sequence_of(self, pair, where: str) -> int:
         """Index of the sequence ``[decision_point, action]``; faults name ``where``."""

@@ -24,7 +24,8 @@ payoffs and the deck-game thesis's form ``min e^T x s.t. C^T x >= e, x >= 0``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,9 @@ from gamelp.matrix import MatrixGame
 from gamelp.model import Model
 from gamelp.players import MATRIX_PLAYERS, opponent_of
 from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
+
+if TYPE_CHECKING:  # the exact certificate is imported where exact=True asks for it
+    from gamelp.models.exact import Certificate
 
 
 def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: bool = False) -> Model:
@@ -72,6 +76,11 @@ def sequence_form_lp(game: SequenceFormGame, player: int = 1, *, deterministic: 
     return model
 
 
+def _exact_section(certificate: Certificate | None, own: int, *, own_value: bool = True) -> dict:
+    """``{"exact": ...}``, the certificate's JSON (:meth:`~gamelp.models.exact.Certificate.to_dict`), or nothing."""
+    return {} if certificate is None else {"exact": certificate.to_dict(own, own_value=own_value)}
+
+
 @dataclass(repr=False)
 class NashResult(Summarised):
     """A solved Nash (or determinism) model of one player, with its strategy and a solver-free check."""
@@ -82,6 +91,7 @@ class NashResult(Summarised):
     strategy: np.ndarray
     solution: Solution
     model: Model
+    certificate: Certificate | None = field(default=None, kw_only=True)  # the exact certificate (exact=True)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -154,6 +164,7 @@ class NashResult(Summarised):
             "gap": self.gap,
             "wall_time": self.solution.wall_time,
             "strategy": dict(zip(self.labels, np.round(self.strategy, 12).tolist())),
+            **_exact_section(self.certificate, self.player - 1),
         }
 
 
@@ -173,7 +184,9 @@ def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str,
     return NashResult(game, player, float(solution.objective), strategy, solution, model)
 
 
-def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, **options) -> NashResult:
+def solve_nash(
+    game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *, exact: bool = False, **options
+) -> NashResult:
     """Solve player ``player``'s Nash LP on ``backend``.
 
     Parameters
@@ -184,6 +197,10 @@ def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_B
         Whose equilibrium strategy to find.
     backend : str
         A backend string (:meth:`gamelp.Model.solve`).
+    exact : bool
+        Also certify the answer exactly (:mod:`gamelp.models.exact`): both players' strategies as fractions,
+        checked in rational arithmetic, in ``certificate``; a pair that fails a check raises
+        :class:`~gamelp.models.exact.CertificateError` naming it.  Needs the duals (player ``3 - player``'s strategy).
     **options
         Solver options (``time_limit``, ``verbose``, ...).
 
@@ -193,7 +210,23 @@ def solve_nash(game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_B
         The value, the sequence-form strategy, the strategy's saddle-point gap checked without the solver, the
         model and its solution.
     """
+    if exact:
+        return _with_certificate(solve_nash(game, player, backend, **{"persistent": True, **options}))
     return solve_model(game, player, sequence_form_lp(game, player), backend, **options)
+
+
+def _with_certificate(result: NashResult) -> NashResult:
+    """``result`` with its exact certificate (:func:`gamelp.models.exact.certify_equilibrium`)."""
+    from gamelp.models.exact import certify_equilibrium
+
+    opponent = result.opponent_strategy
+    if opponent is None:
+        raise SolveError(
+            f"{result.model.name} on {result.solution.backend}: exact=True needs the duals, none came back"
+        )
+    x, y = (result.strategy, opponent) if result.player == 1 else (opponent, result.strategy)
+    result.certificate = certify_equilibrium(result.game, x, y, model=result.model, player=result.player)
+    return result
 
 
 @dataclass(repr=False)
@@ -288,10 +321,18 @@ class Equilibrium(Summarised):
             "wall_time": solution.wall_time,
             "strategy": self.strategy_dict(1),
             "opponent_strategy": self.strategy_dict(2),
+            **_exact_section(self.certificate, 0),
         }
 
+    @property
+    def certificate(self) -> Certificate | None:
+        """The exact certificate of player 1's LP (``exact=True``), else None."""
+        return self.result.certificate
 
-def solve_equilibrium(game: SequenceFormGame, backend: str = DEFAULT_BACKEND, **options) -> Equilibrium:
+
+def solve_equilibrium(
+    game: SequenceFormGame, backend: str = DEFAULT_BACKEND, *, exact: bool = False, **options
+) -> Equilibrium:
     """Both players' equilibrium strategies from one LP: player 1's Nash LP and its duals.
 
     A backend that returns no duals is refused (``SolveError``); so is a
@@ -303,6 +344,8 @@ def solve_equilibrium(game: SequenceFormGame, backend: str = DEFAULT_BACKEND, **
         The game.
     backend : str
         A backend that returns duals.
+    exact : bool
+        Also certify the pair exactly (:func:`solve_nash`; the certificate is player 1's LP's).
     **options
         Solver options.
 
@@ -311,7 +354,7 @@ def solve_equilibrium(game: SequenceFormGame, backend: str = DEFAULT_BACKEND, **
     Equilibrium
         ``x``, ``y``, the value and the pair's saddle-point gap.
     """
-    result = solve_nash(game, 1, backend, **options)
+    result = solve_nash(game, 1, backend, exact=exact, **options)
     y = result.opponent_strategy
     model = result.model.name
     if y is None:
@@ -429,6 +472,7 @@ class MatrixNashResult(Summarised):
     col_strategy: np.ndarray
     solution: Solution
     model: Model
+    certificate: Certificate | None = field(default=None, kw_only=True)  # the exact certificate (exact=True)
 
     def strategy_of(self, player: str) -> np.ndarray:
         """The strategy of ``player`` ("row" or "col")."""
@@ -493,11 +537,18 @@ class MatrixNashResult(Summarised):
             "gap": self.saddle_gap,
             "strategy": self.strategy_dict(),
             "opponent_strategy": self.strategy_dict(opponent_of(self.player)),
+            **_exact_section(self.certificate, PLAYERS.index(self.player), own_value=False),
         }
 
 
 def solve_matrix_nash(
-    game: MatrixGame, player: str = "row", backend: str = DEFAULT_BACKEND, *, form: str = "general", **options
+    game: MatrixGame,
+    player: str = "row",
+    backend: str = DEFAULT_BACKEND,
+    *,
+    form: str = "general",
+    exact: bool = False,
+    **options,
 ) -> MatrixNashResult:
     """Solve ``player``'s Nash LP of ``game`` in ``form`` on ``backend``; both strategies and the value.
 
@@ -515,6 +566,10 @@ def solve_matrix_nash(
     form : {"general", "thesis"}
         ``max v`` s.t. ``C^T p >= v e``, ``e^T p = 1``, ``p >= 0``; or Esche's (2018, Section 2.3)
         ``min e^T x`` s.t. ``C^T x >= e``, ``x >= 0``, which needs a positive value.
+    exact : bool
+        Also certify the answer exactly (:mod:`gamelp.models.exact`; the value is the row player's): both
+        strategies as fractions, checked in rational arithmetic, in ``certificate``; a pair that fails a check
+        raises :class:`~gamelp.models.exact.CertificateError` naming it.
     **options
         Solver options.
 
@@ -523,6 +578,9 @@ def solve_matrix_nash(
     MatrixNashResult
         The value, both players' mixed strategies, the model and its solution.
     """
+    if exact:
+        result = solve_matrix_nash(game, player, backend, form=form, **{"persistent": True, **options})
+        return _with_matrix_certificate(result)
     model = matrix_nash_lp(game, player, form)
     solution = model.solve(backend, **options)
     if not solution.optimal:
@@ -549,3 +607,14 @@ def solve_matrix_nash(
         other = _normalised(dual, f"{model.name} payoff duals")
     row, col = (own, other) if player == "row" else (other, own)
     return MatrixNashResult(game, player, form, value, row, col, solution, model)
+
+
+def _with_matrix_certificate(result: MatrixNashResult) -> MatrixNashResult:
+    """``result`` with its exact certificate (:func:`gamelp.models.exact.certify_matrix_equilibrium`)."""
+    from gamelp.models.exact import certify_matrix_equilibrium
+
+    general = result.model if result.form == "general" else None  # the thesis form's basis is another LP's
+    result.certificate = certify_matrix_equilibrium(
+        result.game, result.row_strategy, result.col_strategy, model=general, player=result.player
+    )
+    return result

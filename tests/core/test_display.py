@@ -241,6 +241,19 @@ def _method(world: World):
     return METHODS["pdcfr+"]
 
 
+def _certificate(world: World):
+    from gamelp.models.exact import certify_equilibrium
+
+    nash = world.nash
+    return certify_equilibrium(world.game, nash.strategy, nash.opponent_strategy, model=nash.model)
+
+
+def _exact_matrix(world: World):
+    from gamelp.models.exact import ExactMatrix
+
+    return ExactMatrix.from_floats(world.matrix.payoffs)
+
+
 def _equilibrium(world: World):
     from gamelp.models.nash import solve_equilibrium
 
@@ -294,6 +307,8 @@ BUILDERS = {
     "gamelp.models.nash.NashResult": lambda w: w.nash,
     "gamelp.regret.simplex.LocalRule": lambda w: _method(w).local,
     "gamelp.models.nash.Equilibrium": _equilibrium,
+    "gamelp.models.exact.Certificate": _certificate,
+    "gamelp.models.exact.ExactMatrix": _exact_matrix,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.determinism.KdetResult": _kdet,
     "gamelp.models.determinism.KSweep": _sweep,
