@@ -68,22 +68,10 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> Pennies:
     args = build_parser().parse_args(argv)
-    out = Path(args.out)
-    steps = {"window": args.window, "cutoff": args.cutoff, "step": args.step}
-    run = pennies.run_experiments(
-        PENNIES,
-        pennies.PAPER_START_A,
-        pennies.PAPER_START_B,
-        FIXED_PAIRS,
-        plays=args.plays,
-        runs=args.runs,
-        eta=args.eta,
-        games=args.games,
-        reps=args.reps,
-        seed=args.seed,
-        match_seed=args.seed + 1,
-        **steps,
-    )
+    options = vars(args).copy()  # the options but --out are run_experiments' parameters, the step rule's too
+    out = Path(options.pop("out"))
+    start_a, start_b = pennies.PAPER_START_A, pennies.PAPER_START_B
+    run = pennies.run_experiments(PENNIES, start_a, start_b, FIXED_PAIRS, match_seed=args.seed + 1, **options)
     step = run.step
     heads_a, heads_b = step.weights_a[..., 0], step.weights_b[..., 0]  # P(heads): the first action's weight
     (mwu_x, mwu_y), (omwu_x, omwu_y) = run.mwu, run.omwu

@@ -66,19 +66,9 @@ def build_parser() -> OneLineParser:
 
 def main(argv: list[str] | None = None) -> RockPaperScissors:
     args = build_parser().parse_args(argv)
-    out = Path(args.out)
-    run = pennies.run_experiments(
-        RPS,
-        rps.PAPER_START_A,
-        rps.PAPER_START_B,
-        rps.FIGURE2_PAIRS,
-        plays=args.plays,
-        runs=args.runs,
-        eta=args.eta,
-        games=args.games,
-        reps=args.reps,
-        seed=args.seed,
-    )
+    options = vars(args).copy()  # the options but --out are run_experiments' parameters
+    out = Path(options.pop("out"))
+    run = pennies.run_experiments(RPS, rps.PAPER_START_A, rps.PAPER_START_B, rps.FIGURE2_PAIRS, **options)
     step, mwu_x, omwu_x = run.step, run.mwu[0], run.omwu[0]
     iters = np.arange(args.plays)
     run.plot(
