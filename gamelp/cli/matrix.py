@@ -15,16 +15,19 @@ leaf sets ``func(args) -> int`` and bad input raises a ``GamelpError``.
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.backends.registry import usage
 from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer, plot_path
-from gamelp.cli.output import print_json, regret_progress
+from gamelp.cli.output import certificate_note, print_fractions, print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame, shipped_matrices
-from gamelp.models.nash import MatrixNashResult, opponent_of, player_labels
+from gamelp.models.nash import PLAYERS, MatrixNashResult, opponent_of, player_labels
 from gamelp.registry import reader
 from gamelp.regret import METHODS as REGRET_METHODS
 
@@ -88,7 +91,11 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         "--iterations", type=integer(1, MAX_ITERATIONS), default=100_000, help="first-order iteration limit"
     )
     solve.add_argument(
-        "--exact", action="store_true", help="first-order methods: polish to an exact vertex by an LP on the supports"
+        "--exact",
+        action="store_true",
+        help="with the LP: certify the answer exactly, both strategies and the value as fractions checked in "
+        "rational arithmetic on the whole game (a check that fails is named, exit 2); with a first-order method: "
+        "polish to an exact vertex by an LP on the supports",
     )
     solve.add_argument(
         "--plot",
@@ -111,6 +118,8 @@ def run_solve(args) -> int:
     game = MatrixGame.load(args.file, std_path=args.std)
     if args.robust and game.std is None:
         raise GamelpError(f"--robust needs --std STD.csv: {args.file} has no standard deviations")
+    if args.robust and args.exact and args.method == "lp":
+        raise GamelpError("--exact certifies the Nash equilibrium of the game: not with --robust")
     removed_rows: list[str] = []
     removed_cols: list[str] = []
     solved = game
@@ -136,10 +145,13 @@ def run_solve(args) -> int:
             )
         from gamelp.models.nash import solve_matrix_nash
 
-        return solve_matrix_nash(matrix, args.player, args.backend, form=args.form)
+        # With --exact HiGHS keeps the basis the certificate may solve.
+        return solve_matrix_nash(matrix, args.player, args.backend, form=args.form, persistent=args.exact)
 
     result = solve(solved)
     payload.update(_with_removed_labels(result.to_dict(), game))
+    if args.exact:
+        payload["exact"] = _certificate(args, game, payload, result.model if solved is game else None)
     if args.unique:
         from gamelp.models.uniqueness import check_uniqueness
 
@@ -153,6 +165,17 @@ def run_solve(args) -> int:
     else:
         _print_text(payload)
     return 0
+
+
+def _certificate(args, game: MatrixGame, payload: dict, model) -> dict:
+    """``--exact``: the certificate of the printed pair on the whole game (removed rows and columns at 0)."""
+    from gamelp.models.exact import certify_matrix_equilibrium
+
+    strategies = {args.player: payload["strategy"], opponent_of(args.player): payload["opponent_strategy"]}
+    row, col = ([strategies[p][label] for label in player_labels(game, p)] for p in PLAYERS)
+    general = model if args.form == "general" else None  # the thesis form's basis is another LP's
+    certificate = certify_matrix_equilibrium(game, np.array(row), np.array(col), model=general, player=args.player)
+    return certificate.to_dict(PLAYERS.index(args.player), own_value=False)
 
 
 def _plot(args, game: MatrixGame, payload: dict) -> None:
@@ -217,17 +240,28 @@ def _with_removed_labels(summary: dict, game: MatrixGame) -> dict:
 
 def _print_text(payload: dict) -> None:
     what = f"robust {payload['robust']} R={payload['radius']:g}" if "robust" in payload else "Nash"
+    exact = payload.get("exact")
+    value = Fraction(exact["value"]) if exact else None
+    shown = (
+        f"{value} (= {float(value):.10g}; exact)"
+        if value is not None
+        else f"{payload['value']:.6f} (guaranteed {payload['guaranteed_value']:.6f})"
+    )
     print(
         f"{payload['file']}: {what}, {payload['player']} player, {payload['form']} form on {payload['backend']}: "
-        f"value {payload['value']:.6f} (guaranteed {payload['guaranteed_value']:.6f})"
+        f"value {shown}"
     )
     removed = payload["removed"]
     print(
         f"removed as strictly dominated: {len(removed['rows'])} rows, {len(removed['columns'])} columns; "
         f"solved {payload['solved_shape'][0]}x{payload['solved_shape'][1]}"
     )
-    for label, probability in payload["strategy"].items():
-        if probability > 1e-9:
-            print(f"  {label:>12}  {100 * probability:6.2f}%")
+    if exact:
+        print_fractions(exact["strategy"], 12)
+        print(certificate_note(exact))
+    else:
+        for label, probability in payload["strategy"].items():
+            if probability > 1e-9:
+                print(f"  {label:>12}  {100 * probability:6.2f}%")
     if "unique" in payload:
         print(payload["uniqueness_summary"])

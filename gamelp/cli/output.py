@@ -17,6 +17,21 @@ def print_json(payload) -> None:
     print(json.dumps(payload, indent=2, default=float))
 
 
+def print_fractions(strategy: dict, width: int) -> None:
+    """An exact strategy's non-zero weights, one ``label  p/q`` line each (the empty sequence left out)."""
+    for label, weight in strategy.items():
+        if weight != "0" and label != "∅":
+            print(f"  {label:{width}s} {weight}")
+
+
+def certificate_note(exact: dict) -> str:
+    """The line after an exact certificate: how its fractions were found and how the payoffs were read."""
+    binary = exact["binary_payoffs"]
+    taken = f"{binary} taken as binary values" if binary else "none taken as its binary value"
+    how = f"certified in rational arithmetic ({exact['recovery']})"
+    return f"{how}; {exact['payoffs']} payoffs read as fractions, {taken}"
+
+
 def sweep_progress():
     """A progress bar on stderr for a k-sweep; called as ``update(done, total)``, ``done`` values of k of ``total``.
 

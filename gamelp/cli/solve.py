@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from fractions import Fraction
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import (
@@ -22,7 +23,7 @@ from gamelp.cli.args import (
     load_game_argument,
     plot_path,
 )
-from gamelp.cli.output import print_json, regret_progress
+from gamelp.cli.output import certificate_note, print_fractions, print_json, regret_progress
 from gamelp.errors import GamelpError
 from gamelp.regret import METHODS as REGRET_METHODS
 from gamelp.regret.simplex import DEFAULT_ETA
@@ -51,6 +52,12 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         action="store_true",
         help="Mangasarian's uniqueness test of the printed LP optimum; objectives and the second optimum in the "
         "input's units, tolerances read on the LP as the solver balances it (unit-free)",
+    )
+    solve.add_argument(
+        "--exact",
+        action="store_true",
+        help="certify the LP's answer exactly: both players' strategies as fractions, checked in rational "
+        "arithmetic, and the value as a fraction (a check that fails is named, exit 2)",
     )
     solve.add_argument(
         "--method",
@@ -135,9 +142,13 @@ def run_solve(args) -> int:
     game = load_game_argument(args)
     both = args.player == "both"
     own = game.player(2 if args.player == 2 else 1)  # with both: player 1, whose strategy is printed first
+    if args.exact and (args.deterministic or args.behavioural):
+        raise GamelpError(
+            "--exact certifies the Nash LP's equilibrium in sequence form: not with --deterministic or --behavioural"
+        )
     if args.method != "lp":
-        if args.deterministic or args.unique:
-            raise GamelpError("--deterministic and --unique need the LP (--method lp)")
+        if args.deterministic or args.unique or args.exact:
+            raise GamelpError("--deterministic, --unique and --exact need the LP (--method lp)")
         from gamelp.regret import solve_regret
 
         result = solve_regret(
@@ -162,14 +173,19 @@ def run_solve(args) -> int:
             )
         from gamelp.models.nash import solve_equilibrium
 
-        equilibrium = solve_equilibrium(game, args.backend, verbose=args.verbose, time_limit=args.time_limit)
+        equilibrium = solve_equilibrium(
+            game, args.backend, exact=args.exact, verbose=args.verbose, time_limit=args.time_limit
+        )
         x, y, payload = equilibrium.x, equilibrium.y, equilibrium.to_dict()
     else:
         from gamelp.models.determinism import solve_deterministic
         from gamelp.models.nash import solve_nash
 
-        solver = solve_deterministic if args.deterministic else solve_nash
-        nash = solver(game, args.player, args.backend, verbose=args.verbose, time_limit=args.time_limit)
+        options = {"verbose": args.verbose, "time_limit": args.time_limit}
+        if args.deterministic:
+            nash = solve_deterministic(game, args.player, args.backend, **options)
+        else:
+            nash = solve_nash(game, args.player, args.backend, exact=args.exact, **options)
         x, payload = nash.strategy, nash.to_dict()
         if args.unique:
             from gamelp.models.uniqueness import check_game_uniqueness
@@ -211,6 +227,9 @@ def _plot_tree(args, name: str, own, player: int, x) -> None:
 
 def _print_text(args, name: str, payload: dict) -> None:
     player = 1 if args.player == "both" else args.player
+    if "exact" in payload:
+        _print_exact(name, player, payload)
+        return
     print(f"{name}: player {player} value {payload['value']:.10g} (gap {payload['gap']:.2e}, {payload['backend']})")
     if payload["status"] not in ("optimal", "converged", "iteration_limit"):
         print(f"status: {payload['status']} (not a proven optimum)")
@@ -226,6 +245,19 @@ def _print_text(args, name: str, payload: dict) -> None:
     if args.player == "both":
         print(f"{name}: player 2 value {-payload['value']:.10g}")
         _print_strategy(args, payload["opponent_behavioural"] if args.behavioural else payload["opponent_strategy"])
+
+
+def _print_exact(name: str, player: int, payload: dict) -> None:
+    """``--exact``: the certified value and both strategies as fractions, then how they were found."""
+    exact = payload["exact"]
+    value = Fraction(exact["value"])
+    print(f"{name}: player {player} value {value} (= {float(value):.10g}; exact, {payload['backend']})")
+    if "unique" in payload:
+        print(f"unique: {payload['unique']}")
+    print_fractions(exact["strategy"], 30)
+    print(f"{name}: player {3 - player} value {-value}")
+    print_fractions(exact["opponent_strategy"], 30)
+    print(certificate_note(exact))
 
 
 def _print_strategy(args, strategy: dict) -> None:
