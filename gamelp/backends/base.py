@@ -97,6 +97,7 @@ class RawResult(Summarised):
     wall_time: float = 0.0
     log: str = ""
     iterations: int | None = None  # simplex iterations, where the solver counts them
+    nodes: int | None = None  # branch-and-bound nodes of a MIP, where the solver counts them
 
     def _summary(self) -> dict:
         return {
@@ -107,6 +108,7 @@ class RawResult(Summarised):
             "rows": None if self.row_duals is None else Raw(f"{self.row_duals.size} with duals"),
             "wall_time": Raw(f"{self.wall_time:.3g}"),
             "iterations": self.iterations,
+            "nodes": self.nodes,
         }
 
 

@@ -195,7 +195,7 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
         raw.x = np.asarray(solution.col_value, dtype=float)
         raw.objective = info.objective_function_value
     if form.is_mip:
-        raw.bound = info.mip_dual_bound
+        raw.bound, raw.nodes = info.mip_dual_bound, int(info.mip_node_count)
     elif solution.dual_valid:
         # HiGHS reports row duals and reduced costs as derivatives of the objective, for both senses.
         raw.row_duals = np.asarray(solution.row_dual, dtype=float)

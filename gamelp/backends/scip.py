@@ -166,7 +166,7 @@ def _read(model, form: MatrixForm, columns: list, rows: list, wall: float) -> Ra
         raw.x = np.array([model.getSolVal(best, column) for column in columns], dtype=float)
         raw.objective = float(model.getSolObjVal(best))
     if form.is_mip:
-        raw.bound = _bound(model.getDualbound())
+        raw.bound, raw.nodes = _bound(model.getDualbound()), int(model.getNNodes())
     elif raw.status == Status.OPTIMAL:
         raw.row_duals = np.array([model.getDualSolVal(row) for row in rows], dtype=float)
         raw.reduced_costs = form.c - form.A.T @ raw.row_duals

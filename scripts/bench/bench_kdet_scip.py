@@ -5,31 +5,30 @@
                                             [--time-limit 60] [--gap 0.01] [--out out]
 
 For each player and ``k`` the model is :func:`gamelp.models.determinism.kdet_mip`,
-flattened and scaled by the model layer exactly as gamelp's ``highs`` backend
-receives it (:func:`gamelp.backends.scaling.scale`).  HiGHS solves that form
-through the ``highs`` backend; SCIP gets the same columns, rows and bounds,
-built row by row through PySCIPOpt (no file in between, so the columns keep
-their order).  Both start from the same incumbent: the best strategy with
-``k`` or more pure points that :class:`gamelp.models.kdet_search.KdetSearch`
-finds by its greedy dive and the deterministic ILP, completed to a point of
-P(k) by solving P(k) with its ``z`` fixed.  Both get the same wall-clock time
-limit and relative gap target, one thread, and run one after the other on
-each model (so the load of a shared machine hits both alike).
+flattened and scaled by the model layer exactly as gamelp's backends receive it
+(:func:`gamelp.backends.scaling.scale`), and solved by gamelp's ``highs`` and
+``scip`` backends (the same columns, rows and bounds).  Both start from the same
+incumbent: the best strategy with ``k`` or more pure points that
+:class:`gamelp.models.kdet_search.KdetSearch` finds by its greedy dive and the
+deterministic ILP, completed to a point of P(k) by solving P(k) with its ``z``
+fixed.  Both get the same wall-clock time limit and relative gap target, one
+thread, and run one after the other on each model (so the load of a shared
+machine hits both alike).
 
-Let ``phi[ja]`` be the Nash LP with decision point ``j`` playing ``a``.
 ``--formulations forcing`` also measures P(k) with one more row per decision
-point, ``value + sum_a (LP - phi[ja]) z[ja] <= LP`` (:func:`add_forcing_rows`):
-the single-point forcing bounds written as valid inequalities linking the
-value to the determinism binaries.
+point, ``value + sum_a (LP - phi[ja]) z[ja] <= LP``
+(:func:`gamelp.models.kdet_forcing.add_forcing_rows`): the single-point forcing
+bounds written as valid inequalities linking the value to the determinism binaries.
 
 Per model it prints the start's value; the single-point forcing bound of P(k)
-(``forced``: the ``k``-th largest ``max_a phi[ja]``, since ``k`` pure points
-each cap the value at their ``phi``); and per solver the root bound (the dual
-bound when the root node was done: SCIP's ``getDualboundRoot``, HiGHS's best
-bound on the last log row after the root LP with no node processed; the final
-bound when presolve or the root node solved the model), final bound,
-incumbent, relative gap, nodes and seconds.  Then the geometric mean of the
-ratio of the two solvers' final gaps.
+(``forced``, :func:`gamelp.models.kdet_forcing.single_forcing_bound`); and per
+solver the root bound (the bound of the same solve stopped after its root node:
+HiGHS's ``mip_max_nodes`` and SCIP's ``limits/nodes`` at 1), final bound,
+incumbent, relative gap, nodes (the backends' node counts: HiGHS's
+``getInfo().mip_node_count``, SCIP's ``getNNodes``) and seconds.  Then the
+geometric mean of the ratio of the two solvers' final gaps.
+
+A sweep of P(k) over every ``k`` on SCIP alone is ``bench_kdet.py --methods mip --mip-backend scip``.
 Writes ``OUT/bench_kdet_scip.json``.
 """
 
@@ -37,31 +36,29 @@ import argparse
 import itertools
 import json
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyscipopt
-import scipy.sparse as sp
 
 from gamelp.backends import get
-from gamelp.backends.base import Options
+from gamelp.backends.base import Options, violation
 from gamelp.backends.scaling import scale
 from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
+from gamelp.deps import require
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc
 from gamelp.io import write_text
 from gamelp.model import MatrixForm
 from gamelp.models.determinism import deterministic_choices, kdet_mip
-from gamelp.models.kdet_search import UNDECIDED, KdetSearch
+from gamelp.models.kdet_forcing import add_forcing_rows, forcing_values, single_forcing_bound
+from gamelp.models.kdet_search import KdetSearch
 
-# A row of HiGHS's MIP log table: source letter, nodes processed, in queue, leaves, explored %, best bound,
-# best solution, gap, cuts, cuts in the LP, conflicts, LP iterations, time.
-_HIGHS_ROW = re.compile(r"^\s*[A-Za-z]?\s+(\d+)\s+\d+\s+\d+\s+[\d.]+%\s+(\S+)\s.*\s(\d+)\s+[\d.]+s\s*$")
-_HIGHS_NODES = re.compile(r"^\s*Nodes\s+(\d+)\s*$", re.MULTILINE)
+SOLVERS = ("highs", "scip")
+# Each backend's own option that stops a MIP after its root node (the root bound is that solve's bound).
+ROOT_ONLY = {"highs": {"mip_max_nodes": 1}, "scip": {"limits/nodes": 1}}
 
 
 def build_game(name: str) -> SequenceFormGame:
@@ -72,77 +69,18 @@ def build_game(name: str) -> SequenceFormGame:
     return SequenceFormGame.from_dict(leduc(ranks=ranks, suits=suits), f"leduc_{name}")
 
 
-def scip_model(form: MatrixForm) -> tuple[pyscipopt.Model, list]:
-    """The matrix form as a PySCIPOpt model, one variable per column in order, one linear row per row."""
-    model = pyscipopt.Model(form.name)
-    model.hideOutput()
-    kinds = np.where(form.binary, "B", np.where(form.integer, "I", "C"))
-    columns = [
-        model.addVar(
-            f"c{i}",
-            vtype=kinds[i],
-            obj=float(form.c[i]),
-            lb=None if np.isneginf(form.col_lb[i]) else float(form.col_lb[i]),
-            ub=None if np.isposinf(form.col_ub[i]) else float(form.col_ub[i]),
-        )
-        for i in range(form.c.size)
-    ]
-    A = form.A.tocsr()
-    for r in range(A.shape[0]):
-        cells = slice(A.indptr[r], A.indptr[r + 1])
-        row = pyscipopt.quicksum(float(a) * columns[j] for a, j in zip(A.data[cells], A.indices[cells]))
-        rhs = float(form.rhs[r])
-        model.addCons(
-            row <= rhs if form.row_sense[r] == "<" else row >= rhs if form.row_sense[r] == ">" else row == rhs,
-            name=f"r{r}",
-        )
-    if form.objective_constant:
-        model.addObjoffset(form.objective_constant)
-    if form.maximize:
-        model.setMaximize()
-    return model, columns
-
-
-def solve_scip(form: MatrixForm, start: np.ndarray, time_limit: float, gap: float) -> dict:
-    model, columns = scip_model(form)
-    model.setParam("limits/time", time_limit)
-    model.setParam("limits/gap", gap)
+def solve_on(backend: str, form: MatrixForm, start: np.ndarray, time_limit: float, gap: float) -> dict:
+    """Solve ``form`` on ``backend`` from ``start``: once stopped after the root node, then in full."""
+    options = {"time_limit": time_limit, "mip_gap": gap, "threads": 1, "start": start}
+    root = get(backend).solve(form, Options(**options, extra=ROOT_ONLY[backend]))
     began = time.perf_counter()
-    sol = model.createSol()
-    for column, value in zip(columns, start):
-        model.setSolVal(sol, column, float(value))
-    accepted = model.addSol(sol)  # checked when solving starts
-    model.optimize()
-    root = model.getDualboundRoot()
-    if model.isInfinity(abs(root)):  # solved in presolve, before any root node
-        root = model.getDualbound()
-    return {
-        "status": model.getStatus(),
-        "start_accepted": bool(accepted),
-        "root_bound": root,
-        "bound": model.getDualbound(),
-        "incumbent": model.getPrimalbound(),
-        "nodes": model.getNNodes(),
-        "seconds": time.perf_counter() - began,
-    }
-
-
-def solve_highs(form: MatrixForm, start: np.ndarray, time_limit: float, gap: float) -> dict:
-    began = time.perf_counter()
-    raw = get("highs").solve(form, Options(time_limit=time_limit, mip_gap=gap, threads=1, start=start))
-    rows = [
-        (int(m.group(1)), float(m.group(2)), int(m.group(3))) for m in map(_HIGHS_ROW.match, raw.log.splitlines()) if m
-    ]
-    # The root's bound: the last row after the root LP (iterations > 0) before any node was processed;
-    # without such a row the root node or presolve decided the model and the final bound is the root's.
-    root = [bound for processed, bound, iterations in rows if processed == 0 and iterations > 0] or [raw.bound]
-    nodes = _HIGHS_NODES.search(raw.log)
+    raw = get(backend).solve(form, Options(**options))
     return {
         "status": raw.status.value,
-        "root_bound": root[-1],
+        "root_bound": raw.bound if root.bound is None else root.bound,  # none after the root: solved in it
         "bound": raw.bound,
         "incumbent": raw.objective,
-        "nodes": int(nodes.group(1)) if nodes else None,
+        "nodes": raw.nodes,
         "seconds": time.perf_counter() - began,
     }
 
@@ -154,46 +92,6 @@ def starting_point(model, search: KdetSearch, k: int) -> tuple[float, np.ndarray
     solution = model.solve("highs")
     model.set_bounds("z", lb=0.0, ub=1.0)
     return solution.objective, model.full_vector(solution.values)
-
-
-def forcing_values(search: KdetSearch) -> np.ndarray:
-    """``phi[ja]`` per sequence ``ja`` (the empty sequence left out): the Nash LP with ``j`` playing ``a``."""
-    own = search.own
-    phi = np.empty(own.num_sequences - 1)
-    for s in range(1, own.num_sequences):
-        choice = np.full(own.num_decision_points, UNDECIDED)
-        choice[own.decision_point_of[s]] = s - own.starts[own.decision_point_of[s]]
-        phi[s - 1] = search.lp.solve(choice)[0]
-    return phi
-
-
-def single_forcing_bound(own, phi: np.ndarray, k: int, nash_value: float) -> float:
-    """The ``k``-th largest ``max_a phi[ja]``: P(k) makes ``k`` points pure, each caps the value at its ``phi``."""
-    best = np.maximum.reduceat(phi, own.starts - 1)
-    return float(np.sort(best)[::-1][k - 1]) if k else nash_value
-
-
-def add_forcing_rows(model, own, phi: np.ndarray, nash_value: float) -> None:
-    """Per decision point ``j``: ``value + sum_a (LP - phi[ja]) z[ja] <= LP``.
-
-    Valid for P(k): if ``j`` plays ``a`` whenever reached the value is at most
-    ``phi[ja]``, else every ``z[ja]`` of ``j`` is 0 and the row is the LP bound.
-    """
-    sequences = np.arange(1, own.num_sequences)
-    loss = np.maximum(nash_value - phi, 0.0)
-    value_row = model.objective["v"][None, :]
-    model.add_constraints(
-        "forcing_cap",
-        {
-            "v": np.repeat(value_row, own.num_decision_points, axis=0),
-            "z": sp.csr_matrix(
-                (loss, (own.decision_point_of[sequences], sequences - 1)),
-                shape=(own.num_decision_points, sequences.size),
-            ),
-        },
-        "<=",
-        nash_value,
-    )
 
 
 def in_original_units(result: dict, objective_scale: float) -> dict:
@@ -234,8 +132,8 @@ class ScipRace:
     gap: float
     solvers: list[str]
     load_average_start: tuple
-    runs: list[dict]  # player, k, formulation, start_value, single_forcing_bound, and per solver (highs, scip) its
-    #                   status, root_bound, bound, incumbent, gap, nodes, seconds (scip: start_accepted)
+    runs: list[dict]  # player, k, formulation, start_value, start_violation, single_forcing_bound, and per solver
+    #                   (highs, scip) its status, root_bound, bound, incumbent, gap, nodes, seconds
     path: str  # the JSON written
 
     @property
@@ -270,7 +168,7 @@ def build_parser() -> OneLineParser:
         default="bigm",
         help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)",
     )
-    parser.add_argument("--solvers", type=names(("highs", "scip")), default="highs,scip", help="highs and / or scip")
+    parser.add_argument("--solvers", type=names(SOLVERS), default="highs,scip", help="highs and / or scip")
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap at which both solvers stop")
     parser.add_argument(
         "--out", type=output_directory, default="out", help="directory for bench_kdet_scip.json (default %(default)s)"
@@ -289,8 +187,9 @@ def main(argv: list[str] | None = None) -> ScipRace:
                 f"argument --k{player}: player {player} of {args.game} has {total} decision points, "
                 f"so k runs from 0 to {total}"
             )
+    if "scip" in args.solvers:
+        require("pyscipopt", "bench_kdet_scip.py --solvers scip")
     load_start = os.getloadavg()
-    solvers = {name: {"highs": solve_highs, "scip": solve_scip}[name] for name in args.solvers}
     runs = []
     for player, ks in ((1, args.k1), (2, args.k2)):
         search = KdetSearch(game, player, rel_gap=args.gap)
@@ -305,8 +204,8 @@ def main(argv: list[str] | None = None) -> ScipRace:
             scaled, factors = scale(model.matrix_form())
             start = factors.scaled_start(start)
             results = {
-                name: in_original_units(solve(scaled, start, args.time_limit, args.gap), factors.objective)
-                for name, solve in solvers.items()
+                name: in_original_units(solve_on(name, scaled, start, args.time_limit, args.gap), factors.objective)
+                for name in args.solvers
             }
             forced = single_forcing_bound(search.own, phi, k, nash_value)
             runs.append(
@@ -315,6 +214,7 @@ def main(argv: list[str] | None = None) -> ScipRace:
                     "k": k,
                     "formulation": formulation,
                     "start_value": start_value,
+                    "start_violation": violation(scaled, start),
                     "single_forcing_bound": forced,
                     **results,
                 }
@@ -340,7 +240,7 @@ def main(argv: list[str] | None = None) -> ScipRace:
         game=args.game,
         time_limit=args.time_limit,
         gap=args.gap,
-        solvers=list(solvers),
+        solvers=list(args.solvers),
         load_average_start=load_start,
         runs=runs,
         path=str(path),
