@@ -276,6 +276,7 @@ def test_unknown_backend_or_solver_refused(backend):
         ("cvxpy:HIGHS", "no_such_option"),
         ("pyomo:appsi_highs", "no_such_option"),
         ("pyomo:gurobi_direct", "NoSuchParam"),
+        ("scip", "no/such/parameter"),
     ],
 )
 def test_bad_solver_option_refused(backend, option):
