@@ -25,11 +25,11 @@ The cap counts leaves (terminal positions) over the whole game, as the Python
 players count them, and a capped game is a draw (``winner`` None).
 
 The Python twin: the extension is optional (pip builds it only where it finds a C
-compiler); when it cannot be imported, importing this module warns once, in one
-line saying what it costs, and every function below runs the Python engine and search instead
+compiler); when it cannot be imported, every function below runs the Python engine and search instead
 (:func:`exact_value_python`, :func:`play_exact_python`, ...): the same values and,
 for games the cap does not stop, the same games, only slower; node and leaf counts
-are the Python search's. ``COMPILED`` tells which one runs. The tests compare the
+are the Python search's. The first search says so, once per process, in one line on stderr with
+what it costs (:data:`MISSING`). ``COMPILED`` tells which one runs. The tests compare the
 two on random positions (tests/games/test_mtg_exact.py) and check the constants the
 C source re-states (state layout, phases, moves, the rule parameters it reads)
 against the Python ones.
@@ -37,23 +37,26 @@ against the Python ones.
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 from gamelp.games.mtg.engine import EVAL_CAP, OVER, PHASE, STATE_SIZE, TURN, Game, at_cutoff, winner
 from gamelp.games.mtg.search import CapReached, Searcher
+from gamelp.notices import say_once
 
 try:
     import gamelp.games.mtg._exact as _exact
+
+    _why = ""
 except ImportError as error:  # the extension is not built: the Python twin plays instead
     _exact = None
-    warnings.warn(
-        f"gamelp: the C mini Magic search (gamelp.games.mtg._exact) is not available ({error}); pip builds it only "
-        "where it finds a C compiler. Exact games run on the Python search instead, about 14x slower per node and "
-        "a few hundred times slower per game",
-        RuntimeWarning,
-        stacklevel=2,
-    )
+    _why = f" ({error})"
+
+MISSING = (
+    f"the C mini Magic search (gamelp.games.mtg._exact) is not available{_why}; pip builds it only where it finds a "
+    "C compiler. Exact games run on the Python search instead, about 14x slower per node and a few hundred times "
+    "slower per game"
+)
+"""The notice, said once per process when the Python twin first searches (:func:`gamelp.notices.say_once`)."""
 
 COMPILED = _exact is not None
 """True when the C search runs, False when its Python twin does."""
@@ -103,6 +106,7 @@ def exact_value(
 ) -> tuple[int | None, int, int]:
     """(value for player 0: 1 or -1, None when capped; nodes; leaves) of ``state`` by the C search."""
     if _exact is None:
+        say_once(MISSING)
         return exact_value_python(game, state, cap, table_bits)
     libraries, rules = _deal(game)
     return _exact.value(libraries, rules, tuple(state), _cap(cap), table_bits)
@@ -117,6 +121,7 @@ def play_exact(
     :func:`gamelp.games.mtg.engine.at_cutoff`; 0: to the end).
     """
     if _exact is None:
+        say_once(MISSING)
         return play_exact_python(game, state, cap, table_bits, stop_life)
     libraries, rules = _deal(game)
     return ExactPlay(*_exact.play(libraries, rules, tuple(state), _cap(cap), table_bits, stop_life))
