@@ -298,12 +298,12 @@ def test_regret_method_says_when_it_stopped_at_its_iteration_limit(capsys):
 
 
 def test_kdet_sweep_passes_the_absolute_gap_to_either_method(monkeypatch, capsys):
-    """``--abs-gap`` reaches the MIP sweep (default: the solver's own) and the search (default 1e-9)."""
-    import gamelp.models.determinism as determinism
+    """``--abs-gap`` reaches the MIP sweep (default: the solver's own) and the search (default 1e-9), both called
+    by :func:`gamelp.models.kdet_search.sweep_kdet`."""
     import gamelp.models.kdet_search as kdet_search
 
     asked = []
-    sweeps = {"mip": (determinism, "k_sweep"), "search": (kdet_search, "search_sweep")}
+    sweeps = {"mip": (kdet_search, "k_sweep"), "search": (kdet_search, "search_sweep")}
     for method, (module, name) in sweeps.items():
         real = getattr(module, name)
 
