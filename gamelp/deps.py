@@ -7,8 +7,8 @@ solves every LP and MIP on HiGHS.  Everything else comes with an extra
 (:class:`~gamelp.errors.MissingDependency`, a ``GamelpError``) naming the
 extra to install, never a traceback.  :func:`installed` asks
 ``importlib.util.find_spec`` and never imports the package.  The solver
-packages' extras are those the backend families declare
-(:func:`gamelp.backends.registry.extras`); :data:`PACKAGES` holds the others.
+packages' extras are those the backend families declare (the registry hands
+them over, :func:`declare_backends`); :data:`PACKAGES` holds the others.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.util
+from collections.abc import Callable
 
 from gamelp.errors import MissingDependency
 
@@ -49,11 +50,25 @@ def installed(module: str) -> bool:
         return False
 
 
+# What the backend registry declares of its families (declare_backends): a function giving their packages
+# (import name -> (distribution, extra)) and one giving their solver distributions.  Declared by the registry
+# when it is imported (with gamelp itself), so that this module imports nothing of gamelp's but its errors.
+_BACKENDS: list[tuple[Callable[[], dict[str, tuple[str, str]]], Callable[[], tuple[str, ...]]]] = []
+
+
+def declare_backends(
+    packages: Callable[[], dict[str, tuple[str, str]]], distributions: Callable[[], tuple[str, ...]]
+) -> None:
+    """Take the backend registry's functions: its families' optional packages, and their solver distributions."""
+    _BACKENDS[:] = [(packages, distributions)]
+
+
 def packages() -> dict[str, tuple[str, str]]:
     """Import name -> (distribution, gamelp extra) of every optional package: :data:`PACKAGES` and the backends'."""
-    from gamelp.backends.registry import extras  # the registry imports this module
-
-    return {**PACKAGES, **extras()}
+    found = dict(PACKAGES)
+    for backend_packages, _ in _BACKENDS:
+        found.update(backend_packages())
+    return found
 
 
 def install_hint(module: str, extra: str | None = None) -> str:
@@ -92,7 +107,6 @@ def solver_versions() -> dict[str, str]:
     The solver packages are the backend families' libraries, then the packages they drive
     (:func:`gamelp.backends.registry.distributions`).
     """
-    from gamelp.backends.registry import distributions
-
-    found = {name: version(name) for name in distributions()}
+    names = [name for _, distributions in _BACKENDS for name in distributions()]
+    found = {name: version(name) for name in names}
     return {name: v for name, v in found.items() if v is not None}

@@ -25,7 +25,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gamelp.deps import installed
+from gamelp.deps import declare_backends, installed
 from gamelp.deps import version as _distribution_version
 from gamelp.display import Raw, Summarised
 
@@ -256,6 +256,9 @@ def distributions() -> tuple[str, ...]:
     names = [f.distribution for f in families()]
     names += [distribution for f in families() for _, distribution in f.packages.values()]
     return tuple(dict.fromkeys(names))
+
+
+declare_backends(extras, distributions)  # the missing-extra messages and `gamelp --version` name them
 
 
 def package_version(distribution: str) -> str:
