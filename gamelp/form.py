@@ -37,6 +37,8 @@ class MatrixForm(Summarised):
 
     ``row_sense`` holds one of ``'<'``, ``'>'``, ``'='`` per row of ``A``;
     ``variable_slices`` / ``row_slices`` give each block's columns / rows.
+    ``quadratic``, when not None, is the diagonal ``q >= 0`` of a convex quadratic objective term: the
+    objective is ``c^T x + 1/2 sum_j q_j x_j^2 + objective_constant``, minimised.
     """
 
     c: np.ndarray
@@ -53,6 +55,7 @@ class MatrixForm(Summarised):
     name: str = "model"
     variable_slices: dict[str, slice] = field(default_factory=dict)
     row_slices: dict[str, slice] = field(default_factory=dict)
+    quadratic: np.ndarray | None = None
 
     def _summary(self) -> dict:
         return {
@@ -60,6 +63,7 @@ class MatrixForm(Summarised):
             "shape": Raw(shape_text(self.A.shape)),
             "nonzeros": self.A.nnz,
             "cones": len(self.cones) or None,
+            "quadratic": None if self.quadratic is None else int(np.count_nonzero(self.quadratic)),
             "integer": int(self.integer.sum()) or None,
             "sense": "max" if self.maximize else "min",
         }
@@ -68,6 +72,13 @@ class MatrixForm(Summarised):
     def is_mip(self) -> bool:
         """Whether any column is integer."""
         return bool(self.integer.any())
+
+    def objective_at(self, x: np.ndarray) -> float:
+        """The objective's value at ``x``: ``c^T x``, the quadratic term if any, and the constant."""
+        value = float(self.c @ x) + self.objective_constant
+        if self.quadratic is not None:
+            value += 0.5 * float(self.quadratic @ (x * x))
+        return value
 
     def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """Cut a full variable vector into one array per variable block."""

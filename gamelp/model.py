@@ -3,7 +3,9 @@
 A :class:`Model` holds named variable blocks (continuous, binary or integer,
 with bounds and optional labels), named blocks of sparse linear constraints
 ``sum_b M_b x_b  (<= | >= | ==)  rhs``, named second-order-cone blocks
-``u = sum_b M_b x_b + c,  u_0 >= ||u_1:||_2`` and a linear objective.  Every
+``u = sum_b M_b x_b + c,  u_0 >= ||u_1:||_2`` and a linear objective, to
+which a convex diagonal quadratic term ``1/2 sum_j q_j x_j^2`` (``q >= 0``,
+minimised; :meth:`Model.set_objective`'s ``quadratic``) may be added.  Every
 backend in :mod:`gamelp.backends` reads the same flattened
 :class:`MatrixForm`, so a model written once solves anywhere with one
 argument changed::
@@ -119,6 +121,7 @@ class Model(Summarised):
     objective: dict[str, np.ndarray] = field(default_factory=dict)
     objective_constant: float = 0.0
     sense: str = "min"
+    quadratic: dict[str, np.ndarray] = field(default_factory=dict)  # block -> diagonal q_j of 1/2 q_j x_j^2
     _form: MatrixForm | None = field(default=None, init=False, repr=False, compare=False)
     # The change log: every change bumps the revision; structural ones (add_*) also move
     # _structure; value setters stamp (kind, block) with it (see changes_since).
@@ -144,6 +147,11 @@ class Model(Summarised):
     def is_mip(self) -> bool:
         """Whether any variable block is integer or binary."""
         return any(b.kind != "continuous" for b in self.variables.values())
+
+    @property
+    def is_qp(self) -> bool:
+        """Whether the objective has a quadratic term."""
+        return bool(self.quadratic)
 
     @property
     def has_cones(self) -> bool:
@@ -302,8 +310,10 @@ class Model(Summarised):
         self._changed_structure()
         return block
 
-    def set_objective(self, terms: Mapping, sense: str = "min", constant: float = 0.0) -> None:
-        """Set the linear objective ``sum_b terms[b] . x_b + constant`` to minimise or maximise.
+    def set_objective(
+        self, terms: Mapping, sense: str = "min", constant: float = 0.0, *, quadratic: Mapping | None = None
+    ) -> None:
+        """Set the objective ``sum_b terms[b] . x_b + 1/2 sum_b sum_j quadratic[b]_j x_bj^2 + constant``.
 
         Parameters
         ----------
@@ -313,6 +323,10 @@ class Model(Summarised):
             Minimise or maximise.
         constant : float
             Added to the objective's value.
+        quadratic : mapping, optional
+            Variable block (or its name) to the diagonal ``q >= 0`` of a convex quadratic term
+            ``1/2 sum_j q_j x_j^2`` (a scalar for all of the block); only with ``sense="min"``, on continuous
+            blocks, and only on backends that take a quadratic objective (``QP`` in ``gamelp backends``).
         """
         if sense not in ("min", "max"):
             raise ModelError(f"model {self.name!r}: objective sense must be 'min' or 'max', got {sense!r}")
@@ -320,10 +334,35 @@ class Model(Summarised):
         for key, coeffs in terms.items():
             block = self._block(key)
             objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
+        diagonal = self._quadratic_terms(quadratic or {}, sense)
+        had_quadratic = bool(self.quadratic)
         self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
+        self.quadratic = diagonal
+        if diagonal or had_quadratic:  # a quadratic term is structure: a persistent session rebuilds
+            self._changed_structure()
+            return
         self._changed_values(
             "objective", "", c=self._costs(), maximize=sense == "max", objective_constant=self.objective_constant
         )
+
+    def _quadratic_terms(self, quadratic: Mapping, sense: str) -> dict[str, np.ndarray]:
+        """Block name -> its checked diagonal of the quadratic term (convex: non-negative, minimised)."""
+        diagonal = {}
+        for key, weights in quadratic.items():
+            block = self._block(key)
+            what = f"quadratic objective weights of {block.name!r}"
+            values = _as_vector(weights, block.size, what)
+            if not (np.isfinite(values).all() and (values >= 0).all()):
+                raise ModelError(f"model {self.name!r}: {what} must be finite and >= 0 (a convex term)")
+            if block.kind != "continuous":
+                raise ModelError(f"model {self.name!r}: a quadratic term on the {block.kind} block {block.name!r}")
+            if values.any():
+                diagonal[block.name] = values
+        if diagonal and sense != "min":
+            raise ModelError(
+                f"model {self.name!r}: a quadratic objective term must be minimised (sense='min'), got {sense!r}"
+            )
+        return diagonal
 
     def set_rhs(self, name: str, rhs) -> None:
         """Replace the right-hand sides of constraint block ``name`` (a scalar is broadcast).
@@ -472,6 +511,12 @@ class Model(Summarised):
         )
         for array in (row_sense, rhs, col_lb, col_ub, integer, binary):
             array.setflags(write=False)  # the form is cached and shared: change the model, not the form
+        quadratic = None
+        if self.quadratic:
+            quadratic = np.zeros(n)
+            for name, weights in self.quadratic.items():
+                quadratic[self.variables[name].slice] = weights
+            quadratic.setflags(write=False)
         return MatrixForm(
             c=c,
             objective_constant=self.objective_constant,
@@ -487,6 +532,7 @@ class Model(Summarised):
             name=self.name,
             variable_slices={name: b.slice for name, b in self.variables.items()},
             row_slices={name: b.slice for name, b in self.constraints.items()},
+            quadratic=quadratic,
         )
 
     def split_values(self, x: np.ndarray) -> dict[str, np.ndarray]:
@@ -555,7 +601,7 @@ class Model(Summarised):
 
     # ----------------------------------------------------------------- showing
     def _summary(self) -> dict:
-        kind = "MIP" if self.is_mip else "SOCP" if self.cones else "LP"
+        kind = "MIP" if self.is_mip else "SOCP" if self.cones else "QP" if self.quadratic else "LP"
         return {
             "name": self.name,
             "kind": kind,

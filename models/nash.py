@@ -17,6 +17,10 @@ best-response rows are minus the opponent's equilibrium strategy, so one solve
 gives both players' strategies (:func:`solve_equilibrium`).  With ``x`` binary the same model is the deterministic ILP
 (:mod:`gamelp.models.determinism`).
 
+With ``select="min-norm"`` (:mod:`gamelp.models.select`) the strategies
+returned are not the solver's optimum but the minimum-norm point of the
+optimal face, the same on every backend that takes the QP.
+
 Matrix games (second half of the module): von Neumann's general LP for any
 payoffs and the deck-game thesis's form ``min e^T x s.t. C^T x >= e, x >= 0``
 (Esche 2018, Section 2.3), for the row and the column player.
@@ -24,7 +28,7 @@ payoffs and the deck-game thesis's form ``min e^T x s.t. C^T x >= e, x >= 0``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,6 +39,7 @@ from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
+from gamelp.models.select import check_backend, check_rule, select_on_face
 from gamelp.players import MATRIX_PLAYERS, opponent_of
 from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
 
@@ -92,6 +97,15 @@ class NashResult(Summarised):
     solution: Solution
     model: Model
     certificate: Certificate | None = field(default=None, kw_only=True)  # the exact certificate (exact=True)
+    # The selection rule that chose ``strategy`` on the optimal face (None: the LP's own) and its QP solutions
+    # (``solution`` stays the LP's).
+    select: str | None = field(default=None, kw_only=True)
+    selections: tuple[Solution, ...] = field(default=(), kw_only=True)
+
+    @property
+    def wall_time(self) -> float:
+        """Seconds the solver took: the LP and, with a selection rule, its QPs."""
+        return self.solution.wall_time + sum(qp.wall_time for qp in self.selections)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -118,7 +132,9 @@ class NashResult(Summarised):
 
         Each dual of ``M^T x - F_o^T v >= 0`` is minus the opponent's
         realisation weight of that row's sequence (the LP dual is the
-        opponent's Nash LP); the empty sequence's weight is 1.
+        opponent's Nash LP); the empty sequence's weight is 1.  With a
+        selection rule these are still the LP's duals (an optimal strategy,
+        not the selected one of the opponent: :func:`solve_equilibrium` selects both).
         """
         duals = self.solution.duals.get("best_response")
         if duals is None:
@@ -160,34 +176,55 @@ class NashResult(Summarised):
             "solver_version": self.solution.solver_version,
             "player": self.player,
             "deterministic": self.model.variables["x"].kind == "binary",
+            "select": self.select,
             "guaranteed_value": self.guaranteed_value,
             "gap": self.gap,
-            "wall_time": self.solution.wall_time,
+            "wall_time": self.wall_time,
             "strategy": dict(zip(self.labels, np.round(self.strategy, 12).tolist())),
             **_exact_section(self.certificate, self.player - 1),
         }
 
 
-def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str, **options) -> NashResult:
-    """Solve a model with a strategy block ``x`` of ``player`` and wrap the result."""
-    solution = model.solve(backend, **options)
+def _sequence_strategy(game: SequenceFormGame, player: int, solution: Solution, what: str) -> np.ndarray:
+    """The block ``x`` of ``solution`` as ``player``'s sequence-form strategy, refused if it is not one."""
     if "x" not in solution.values:
-        raise SolveError(f"{model.name} on {backend}: no solution ({solution.status})")
+        raise SolveError(f"{what}: no solution ({solution.status})")
     own = game.player(player)
     strategy = np.clip(solution.values["x"], 0.0, None)
     strategy[0] = 1.0
     if own.infeasibility(strategy) > 1e-6:
         raise SolveError(
-            f"{model.name} on {backend}: the returned x is not a sequence-form strategy "
-            f"(violation {own.infeasibility(strategy):.2e})"
+            f"{what}: the returned x is not a sequence-form strategy (violation {own.infeasibility(strategy):.2e})"
         )
+    return strategy
+
+
+def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str, **options) -> NashResult:
+    """Solve a model with a strategy block ``x`` of ``player`` and wrap the result."""
+    solution = model.solve(backend, **options)
+    strategy = _sequence_strategy(game, player, solution, f"{model.name} on {backend}")
     return NashResult(game, player, float(solution.objective), strategy, solution, model)
 
 
+def _selected_strategy(
+    game: SequenceFormGame, player: int, value: float, backend: str, select: str, **options
+) -> tuple[np.ndarray, Solution]:
+    """``player``'s strategy that ``select`` picks on the optimal face of value ``value`` (player ``player``'s)."""
+    model = sequence_form_lp(game, player)
+    solution = select_on_face(model, value, backend, select, **options)
+    return _sequence_strategy(game, player, solution, f"{model.name} on {backend}"), solution
+
+
 def solve_nash(
-    game: SequenceFormGame, player: int = 1, backend: str = DEFAULT_BACKEND, *, exact: bool = False, **options
+    game: SequenceFormGame,
+    player: int = 1,
+    backend: str = DEFAULT_BACKEND,
+    *,
+    select: str | None = None,
+    exact: bool = False,
+    **options,
 ) -> NashResult:
-    """Solve player ``player``'s Nash LP on ``backend``.
+    """Solve player ``player``'s Nash LP on ``backend``; with ``select``, the rule's point of the optimal face.
 
     Parameters
     ----------
@@ -197,6 +234,9 @@ def solve_nash(
         Whose equilibrium strategy to find.
     backend : str
         A backend string (:meth:`gamelp.Model.solve`).
+    select : {None, "min-norm"}
+        None: the LP's optimum as the solver returns it.  ``"min-norm"``: the optimal strategy of least
+        Euclidean norm, the same on every backend that takes QPs (:mod:`gamelp.models.select`; one more solve).
     exact : bool
         Also certify the answer exactly (:mod:`gamelp.models.exact`): both players' strategies as fractions,
         checked in rational arithmetic, in ``certificate``; a pair that fails a check raises
@@ -208,11 +248,18 @@ def solve_nash(
     -------
     NashResult
         The value, the sequence-form strategy, the strategy's saddle-point gap checked without the solver, the
-        model and its solution.
+        model and its solution (the LP's; a selection's QP solution is in ``selections``).
     """
     if exact:
-        return _with_certificate(solve_nash(game, player, backend, **{"persistent": True, **options}))
-    return solve_model(game, player, sequence_form_lp(game, player), backend, **options)
+        return _with_certificate(solve_nash(game, player, backend, select=select, **{"persistent": True, **options}))
+    model = sequence_form_lp(game, player)
+    if check_rule(select) is not None:
+        check_backend(model, backend)
+    result = solve_model(game, player, model, backend, **options)
+    if select is None:
+        return result
+    strategy, qp = _selected_strategy(game, player, result.value, backend, select, **options)
+    return replace(result, strategy=strategy, select=select, selections=(qp,))
 
 
 def _with_certificate(result: NashResult) -> NashResult:
@@ -238,8 +285,9 @@ class Equilibrium(Summarised):
     von Stengel 1996, Section 4), so one solve serves both players.
     """
 
-    result: NashResult  # player 1's solved LP
+    result: NashResult  # player 1's solved LP (its strategy the selected one, with a selection rule)
     y: np.ndarray
+    y_selection: Solution | None = field(default=None, kw_only=True)  # the QP that selected y (None: the duals)
 
     @property
     def game(self) -> SequenceFormGame:
@@ -317,8 +365,9 @@ class Equilibrium(Summarised):
             "backend": solution.backend,
             "solver_version": solution.solver_version,
             "player": "both",
+            "select": self.result.select,
             "gap": self.gap,
-            "wall_time": solution.wall_time,
+            "wall_time": self.result.wall_time + (0.0 if self.y_selection is None else self.y_selection.wall_time),
             "strategy": self.strategy_dict(1),
             "opponent_strategy": self.strategy_dict(2),
             **_exact_section(self.certificate, 0),
@@ -331,12 +380,19 @@ class Equilibrium(Summarised):
 
 
 def solve_equilibrium(
-    game: SequenceFormGame, backend: str = DEFAULT_BACKEND, *, exact: bool = False, **options
+    game: SequenceFormGame,
+    backend: str = DEFAULT_BACKEND,
+    *,
+    select: str | None = None,
+    exact: bool = False,
+    **options,
 ) -> Equilibrium:
     """Both players' equilibrium strategies from one LP: player 1's Nash LP and its duals.
 
     A backend that returns no duals is refused (``SolveError``); so is a
-    dual solution that is not a sequence-form strategy of player 2.
+    dual solution that is not a sequence-form strategy of player 2.  With
+    ``select``, each player's strategy is the rule's point of its optimal
+    face instead (one QP per player after the LP, on the same backend).
 
     Parameters
     ----------
@@ -344,6 +400,8 @@ def solve_equilibrium(
         The game.
     backend : str
         A backend that returns duals.
+    select : {None, "min-norm"}
+        A selection rule (:mod:`gamelp.models.select`), or None for the LP's optimum and its duals.
     exact : bool
         Also certify the pair exactly (:func:`solve_nash`; the certificate is player 1's LP's).
     **options
@@ -354,7 +412,12 @@ def solve_equilibrium(
     Equilibrium
         ``x``, ``y``, the value and the pair's saddle-point gap.
     """
-    result = solve_nash(game, 1, backend, exact=exact, **options)
+    if check_rule(select) is not None:
+        check_backend(sequence_form_lp(game, 2), backend)
+    result = solve_nash(game, 1, backend, select=select, exact=exact, **options)
+    if select is not None:
+        selected, qp = _selected_strategy(game, 2, -result.value, backend, select, **options)
+        return Equilibrium(result, selected, y_selection=qp)
     y = result.opponent_strategy
     model = result.model.name
     if y is None:
@@ -473,6 +536,9 @@ class MatrixNashResult(Summarised):
     solution: Solution
     model: Model
     certificate: Certificate | None = field(default=None, kw_only=True)  # the exact certificate (exact=True)
+    # The selection rule that chose both strategies (None: the LP's and its duals), its QP solutions row's first.
+    select: str | None = field(default=None, kw_only=True)
+    selections: tuple[Solution, ...] = field(default=(), kw_only=True)
 
     def strategy_of(self, player: str) -> np.ndarray:
         """The strategy of ``player`` ("row" or "col")."""
@@ -533,6 +599,7 @@ class MatrixNashResult(Summarised):
             "solver_version": self.solution.solver_version,
             "player": self.player,
             "form": self.form,
+            "select": self.select,
             "guaranteed_value": self.guaranteed_value,
             "gap": self.saddle_gap,
             "strategy": self.strategy_dict(),
@@ -547,13 +614,16 @@ def solve_matrix_nash(
     backend: str = DEFAULT_BACKEND,
     *,
     form: str = "general",
+    select: str | None = None,
     exact: bool = False,
     **options,
 ) -> MatrixNashResult:
     """Solve ``player``'s Nash LP of ``game`` in ``form`` on ``backend``; both strategies and the value.
 
     The thesis form refuses (``ModelError`` before solving, ``SolveError``
-    after) a game whose value is not positive, saying why.
+    after) a game whose value is not positive, saying why.  With ``select``,
+    both strategies are the rule's points of the players' optimal faces,
+    each selected by a QP in the general form's variables after the LP.
 
     Parameters
     ----------
@@ -570,6 +640,9 @@ def solve_matrix_nash(
         Also certify the answer exactly (:mod:`gamelp.models.exact`; the value is the row player's): both
         strategies as fractions, checked in rational arithmetic, in ``certificate``; a pair that fails a check
         raises :class:`~gamelp.models.exact.CertificateError` naming it.
+    select : {None, "min-norm"}
+        A selection rule (:mod:`gamelp.models.select`): the optimal mix of least Euclidean norm (the nearest
+        to uniform), the same on every backend that takes QPs; None: the LP's optimum and its duals.
     **options
         Solver options.
 
@@ -579,9 +652,12 @@ def solve_matrix_nash(
         The value, both players' mixed strategies, the model and its solution.
     """
     if exact:
-        result = solve_matrix_nash(game, player, backend, form=form, **{"persistent": True, **options})
+        result = solve_matrix_nash(game, player, backend, form=form, select=select, **{"persistent": True, **options})
         return _with_matrix_certificate(result)
     model = matrix_nash_lp(game, player, form)
+    if check_rule(select) is not None:
+        for whose in PLAYERS:
+            check_backend(matrix_nash_lp(game, whose, "general"), backend)
     solution = model.solve(backend, **options)
     if not solution.optimal:
         if form == "thesis" and solution.status in (INFEASIBLE, UNBOUNDED, INFEASIBLE_OR_UNBOUNDED):
@@ -606,7 +682,14 @@ def solve_matrix_nash(
         own = _normalised(scaled, f"{model.name} strategy")
         other = _normalised(dual, f"{model.name} payoff duals")
     row, col = (own, other) if player == "row" else (other, own)
-    return MatrixNashResult(game, player, form, value, row, col, solution, model)
+    result = MatrixNashResult(game, player, form, value, row, col, solution, model)
+    if select is None:
+        return result
+    selections = tuple(
+        select_on_face(matrix_nash_lp(game, whose, "general"), value, backend, select, **options) for whose in PLAYERS
+    )
+    row, col = (_normalised(qp.values[STRATEGY_BLOCK], f"{model.name} selected strategy") for qp in selections)
+    return replace(result, row_strategy=row, col_strategy=col, select=select, selections=selections)
 
 
 def _with_matrix_certificate(result: MatrixNashResult) -> MatrixNashResult:

@@ -15,7 +15,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-CAPABILITIES = ("LP", "MIP", "SOC", "duals", "MIP start", "time limit", "persistent")
+CAPABILITIES = ("LP", "MIP", "SOC", "QP", "duals", "MIP start", "time limit", "persistent")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> nodes.table:
@@ -49,7 +49,7 @@ class BackendTable(SphinxDirective):
         rows = []
         for backend in registered_backends():
             if isinstance(backend, MissingBackend):
-                rows.append([backend.name, f"not installed: {install_hint(library(backend.name))}"] + ["?"] * 7)
+                rows.append([backend.name, f"not installed: {install_hint(library(backend.name))}"] + ["?"] * len(CAPABILITIES))
                 continue
             names = backend.capabilities.names()
             rows.append(

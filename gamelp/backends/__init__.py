@@ -196,6 +196,10 @@ def _missing(form, capabilities: Capabilities) -> str | None:
         return "second-order cones"
     if form.is_mip and not capabilities.mip:
         return "integer variables"
+    if form.quadratic is not None and form.is_mip:
+        return "integer variables and a quadratic objective"  # gamelp's backends pass no mixed-integer QP
+    if form.quadratic is not None and not capabilities.qp:
+        return "a quadratic objective"
     return None
 
 

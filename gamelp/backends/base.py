@@ -254,7 +254,7 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
     status = raw.status
     off = violation(form, raw.x) if raw.x is not None else np.inf
     if raw.x is not None and off <= INACCURATE_LIMIT and raw.objective is not None and np.isfinite(raw.objective):
-        honest = float(form.c @ raw.x + form.objective_constant)
+        honest = form.objective_at(raw.x)
         if not objective_agrees(raw.objective, honest):
             raw.objective = honest
             status = Status.OPTIMAL_INACCURATE if status == Status.OPTIMAL else status

@@ -5,6 +5,7 @@ the sparse ``A`` and per-row senses.  A cone block ``u = M x + c,
 u_0 >= ||u_1:||`` becomes an auxiliary free ``MVar`` ``w`` tied by equality
 rows ``w - M x = c``, the bound ``w_0 >= 0`` and the quadratic constraint
 ``sum_i w_i^2 <= w_0^2``, which Gurobi recognises as a second-order cone.
+A quadratic objective term is the diagonal ``Q`` of ``setMObjective``.
 
 The pip wheel's size-limited licence is checked by
 :func:`gamelp.backends.gurobi_licence.check_size` (shared with the
@@ -18,6 +19,7 @@ import tempfile
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from gamelp.backends.base import Backend, Options, RawResult
 from gamelp.backends.gurobi_licence import (  # noqa: F401 - re-exported: the tests and users reach them here
@@ -49,7 +51,8 @@ def _build(gp, env, form: MatrixForm):
     g = gp.Model(form.name, env=env)
     vtype = np.where(form.binary, GRB.BINARY, np.where(form.integer, GRB.INTEGER, GRB.CONTINUOUS))
     x = g.addMVar(form.c.size, lb=form.col_lb, ub=form.col_ub, vtype=vtype, name="x")
-    g.setMObjective(None, form.c, form.objective_constant, sense=GRB.MAXIMIZE if form.maximize else GRB.MINIMIZE)
+    Q = None if form.quadratic is None else sp.diags(0.5 * form.quadratic, format="csr")  # x^T Q x = 1/2 sum q x^2
+    g.setMObjective(Q, form.c, form.objective_constant, sense=GRB.MAXIMIZE if form.maximize else GRB.MINIMIZE)
     rows = g.addMConstr(form.A, x, form.row_sense, form.rhs, name="row") if form.A.shape[0] else None
     for cone in form.cones:
         k = cone.matrix.shape[0]

@@ -112,8 +112,8 @@ def model_size(form: MatrixForm) -> tuple[int, int]:
 def size_refusal(form: MatrixForm, backend: str) -> str:
     """The message refusing ``form`` on ``backend`` under the size-limited licence, naming a backend that takes it."""
     n_vars, n_rows = model_size(form)
-    if form.cones:
-        allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model may have", "cvxpy:CLARABEL"
+    if form.cones or form.quadratic is not None:
+        allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model or QP may have", "cvxpy:CLARABEL"
     else:
         allowed, alternative = f"{SIZE_LIMIT} variables or constraints allowed", "highs"
     return (
@@ -126,7 +126,8 @@ def size_refusal(form: MatrixForm, backend: str) -> str:
 
 def _over_limit(form: MatrixForm) -> bool:
     n_vars, n_rows = model_size(form)
-    return max(n_vars, n_rows) > SIZE_LIMIT or (bool(form.cones) and n_vars > CONE_SIZE_LIMIT)
+    nonlinear = bool(form.cones) or form.quadratic is not None  # the licence's smaller limit holds for QPs too
+    return max(n_vars, n_rows) > SIZE_LIMIT or (nonlinear and n_vars > CONE_SIZE_LIMIT)
 
 
 def check_size(form: MatrixForm, backend: str = "gurobi") -> None:

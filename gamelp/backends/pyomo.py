@@ -5,7 +5,8 @@ Reals / Binary / Integers domain), one indexed ``Constraint`` per constraint
 block (each row a ``LinearExpression`` read off the CSR matrix, as
 ``(lower, body, upper)``), and for each cone block ``u = M x + c`` auxiliary
 variables ``u`` with ``u_0 >= 0``, the equalities ``u - M x = c`` and the
-quadratic constraint ``sum_i u_i^2 <= u_0^2``.  LPs get a ``dual``
+quadratic constraint ``sum_i u_i^2 <= u_0^2``; a quadratic objective term is
+``1/2 sum_j q_j x_j^2`` added to the objective's expression.  LPs and QPs get a ``dual``
 ``Suffix(IMPORT)``.  Components carry the block names (suffixed on a clash)
 and the dictionaries ``gamelp_variables``, ``gamelp_constraints`` (block name
 -> ``Var`` / ``Constraint``) and ``gamelp_cones`` (cone name -> its auxiliary
@@ -19,11 +20,11 @@ and the dictionaries ``gamelp_variables``, ``gamelp_constraints`` (block name
 ``pyomo:gurobi_direct``, ``pyomo:glpk``, ...).  Names that Pyomo's current
 solver interface (``pyomo.contrib.solver``) registers go through it, with
 its shared options (``time_limit``, ``rel_gap``, ``threads``), statuses,
-bounds, duals and reduced costs; other names, and cone models on a solver
-that interface only takes linearly (``gurobi_direct``), go through the legacy
-``pyomo.environ.SolverFactory``.  Cones are only given to solvers that take
-quadratic constraints (the Gurobi, CPLEX, Xpress and SCIP families; tested
-with Gurobi).  The Gurobi family is held to the pip licence's size limit
+bounds, duals and reduced costs; other names, and cone or quadratic-objective
+models on a solver that interface only takes linearly (``gurobi_direct``), go
+through the legacy ``pyomo.environ.SolverFactory``.  Cones and quadratic
+objectives are only given to solvers that take quadratic terms (the Gurobi,
+CPLEX, Xpress and SCIP families; tested with Gurobi).  The Gurobi family is held to the pip licence's size limit
 exactly like the ``gurobi`` backend.  Duals are read as d(objective)/d(rhs),
 checked for highs, appsi_highs and gurobi_direct.
 """
@@ -77,7 +78,7 @@ _CONTRIB_STATUS = {
     ContribTC.interrupted: Status.INTERRUPTED,
 }
 _WARM_START = "warmstart_discrete_vars"  # the current interface's switch for a MIP start
-# Contrib solvers that take the model only without quadratic constraints (cones then go the legacy way).
+# Contrib solvers that take the model only without quadratic terms (cones and QPs then go the legacy way).
 _CONTRIB_LINEAR_ONLY = {"gurobi_direct"}
 
 
@@ -181,6 +182,9 @@ def build(model, *, dual_suffix: bool = True) -> pe.ConcreteModel:
         linear_coefs=form.c[nonzero].tolist(),
         linear_vars=[columns[j] for j in nonzero],
     )
+    if form.quadratic is not None:
+        squared = np.flatnonzero(form.quadratic)
+        objective = objective + sum(0.5 * float(form.quadratic[j]) * columns[j] ** 2 for j in squared)
     pm.add_component(
         _component_name(pm, "objective", "obj"),
         pe.Objective(expr=objective, sense=pe.maximize if form.maximize else pe.minimize),
@@ -268,6 +272,7 @@ class PyomoBackend(Backend):
             lp=True,
             mip=True,
             soc=family.quadratic,
+            qp=family.quadratic,
             duals=True,
             mip_start=mip_start,
             time_limit=family.time_limit is not None,
@@ -290,7 +295,8 @@ class PyomoBackend(Backend):
             check_size(form, self.name)
 
     def _uses_contrib(self, form: MatrixForm) -> bool:
-        return _contrib_solver(self.solver) is not None and not (form.cones and self.solver in _CONTRIB_LINEAR_ONLY)
+        quadratic = bool(form.cones) or form.quadratic is not None
+        return _contrib_solver(self.solver) is not None and not (quadratic and self.solver in _CONTRIB_LINEAR_ONLY)
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
         """Solve ``form`` as a Pyomo model (warm-started from ``options.start`` if given)."""
@@ -388,7 +394,8 @@ class PyomoBackend(Backend):
             raw.objective = float(pe.value(next(pm.component_data_objects(pe.Objective, active=True))))
             if hasattr(pm, "dual") and raw.status == Status.OPTIMAL:
                 raw.row_duals = _row_values(form, pm, pm.dual)
-                raw.reduced_costs = form.c - form.A.T @ raw.row_duals
+                gradient = form.c if form.quadratic is None else form.c + form.quadratic * raw.x
+                raw.reduced_costs = gradient - form.A.T @ raw.row_duals
         bound = results.problem.upper_bound if form.maximize else results.problem.lower_bound
         if form.is_mip and bound is not None and np.isfinite(bound):
             raw.bound = float(bound)

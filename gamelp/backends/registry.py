@@ -37,7 +37,9 @@ class Capabilities:
     lp: bool = True
     mip: bool = False
     soc: bool = False
-    qp: bool = False  # a convex quadratic objective term (Model.set_objective's quadratic)
+    # A convex quadratic objective term (Model.set_objective's quadratic).  Not HiGHS's: its QP solver (1.16) fails
+    # on the equilibrium selection's QPs (gamelp.models.select), and cvxpy:HIGHS is the QP solver of highspy too.
+    qp: bool = False
     duals: bool = True
     mip_start: bool = False
     time_limit: bool = True
@@ -120,7 +122,7 @@ HIGHS = BackendFamily(
     extra=None,
     usage="highs",
     summary="HiGHS through highspy, embedded",
-    solvers={"highs": Listed(Capabilities(mip=True, qp=True, mip_start=True, persistent=True), 10)},
+    solvers={"highs": Listed(Capabilities(mip=True, mip_start=True, persistent=True), 10)},
 )
 GUROBI = BackendFamily(
     name="gurobi",
@@ -170,7 +172,7 @@ CVXPY = BackendFamily(
     summary="a cvxpy solver",
     solvers={
         "cvxpy:CLARABEL": Listed(Capabilities(soc=True, qp=True), 20),
-        "cvxpy:HIGHS": Listed(Capabilities(mip=True, qp=True), 40),
+        "cvxpy:HIGHS": Listed(Capabilities(mip=True), 40),
         "cvxpy:GUROBI": Listed(Capabilities(mip=True, soc=True, qp=True, mip_start=True), 50),
         "cvxpy:SCS": Listed(Capabilities(soc=True, qp=True, accuracy=1e-4), 60),
         "cvxpy:ECOS": Listed(Capabilities(soc=True, time_limit=False), 70),

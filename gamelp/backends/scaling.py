@@ -16,7 +16,7 @@ objective as one more row and each cone as one row factor (a cone must be
 scaled as a whole).  Integer columns keep ``d_j = 1``.  The scaled model is
 
     max/min  s c^T D x'  s.t.  R A D x' (sense) R b,   lb / d <= x' <= ub / d,
-    cones    k (M D x' + m),
+    cones    k (M D x' + m),   a quadratic objective term's diagonal  s q d^2,
 
 and :meth:`Scaling.unscale` maps its answer back: ``x = D x'``,
 ``objective = objective' / s``, row duals ``y = R y' / s`` and reduced costs
@@ -199,5 +199,6 @@ def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:
         col_lb=form.col_lb / factors.column,
         col_ub=form.col_ub / factors.column,
         cones=cones,
+        quadratic=None if form.quadratic is None else factors.objective * form.quadratic * factors.column**2,
     )
     return scaled, factors

@@ -1,7 +1,7 @@
 """The ``gamelp matrix`` command: solve a matrix game read from a payoff CSV or shipped by name.
 
 ``gamelp matrix solve FILE.csv|NAME [--player row|col] [--backend B] [--form general|thesis]
-[--robust interval|ellipsoidal --radius R --std STD.csv] [--unique] [--no-reduce] [--json]``
+[--robust interval|ellipsoidal --radius R --std STD.csv] [--unique] [--select min-norm] [--no-reduce] [--json]``
 
 ``NAME`` is a shipped matrix (:meth:`gamelp.matrix.MatrixGame.load`), with its
 shipped deviations for ``--robust``.  Strictly dominated rows and columns are
@@ -25,6 +25,7 @@ from gamelp.backends import DEFAULT_BACKEND
 from gamelp.backends.registry import usage
 from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer, plot_path
 from gamelp.cli.output import certificate_note, print_fractions, print_json, regret_progress
+from gamelp.cli.solve import add_select_argument, check_select
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame, shipped_matrices
 from gamelp.models.nash import PLAYERS, MatrixNashResult, opponent_of, player_labels
@@ -73,6 +74,7 @@ def add_subparser(subparsers) -> argparse.ArgumentParser:
         help="Mangasarian's uniqueness test of the printed LP optimum; objectives and the second optimum in the "
         "input's units, tolerances read on the LP as the solver balances it (unit-free)",
     )
+    add_select_argument(solve)
     solve.add_argument("--no-reduce", action="store_true", help="keep strictly dominated rows and columns")
     solve.add_argument(
         "--method",
@@ -113,6 +115,15 @@ def run_solve(args) -> int:
         raise GamelpError("--robust needs --radius R")
     if not args.robust and (args.radius is not None or args.std is not None):
         raise GamelpError("--radius and --std only make sense with --robust interval|ellipsoidal")
+    check_select(
+        args,
+        (
+            (args.method != "lp", f"--method {args.method}"),
+            (bool(args.robust), "--robust"),
+            (args.unique, "--unique (it tests the LP's own optimum)"),
+            (args.exact, "--exact (it certifies the LP's own optimum)"),
+        ),
+    )
     if args.std and reader(args.file, "matrix") is not None:
         raise GamelpError(f"--std needs a payoff CSV (a {Path(args.file).suffix} file has no deviations)")
     game = MatrixGame.load(args.file, std_path=args.std)
@@ -146,7 +157,9 @@ def run_solve(args) -> int:
         from gamelp.models.nash import solve_matrix_nash
 
         # With --exact HiGHS keeps the basis the certificate may solve.
-        return solve_matrix_nash(matrix, args.player, args.backend, form=args.form, persistent=args.exact)
+        return solve_matrix_nash(
+            matrix, args.player, args.backend, form=args.form, select=args.select, persistent=args.exact
+        )
 
     result = solve(solved)
     payload.update(_with_removed_labels(result.to_dict(), game))

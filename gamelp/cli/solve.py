@@ -2,7 +2,8 @@
 
 By the Nash LP (``--method lp``, the default), the best deterministic strategy
 (``--deterministic``, an ILP), with Mangasarian's uniqueness test (``--unique``),
-or by regret-minimisation self-play (``--method cfr+`` and the others of
+the strategy a rule selects on the optimal face (``--select min-norm``, the same on every backend that takes
+QPs: :mod:`gamelp.models.select`), or by regret-minimisation self-play (``--method cfr+`` and the others of
 :mod:`gamelp.regret`).  ``--player both`` reports both players' strategies
 from one run: one Nash LP and its duals, or one self-play run.
 """
@@ -25,6 +26,7 @@ from gamelp.cli.args import (
 )
 from gamelp.cli.output import certificate_note, print_fractions, print_json, regret_progress
 from gamelp.errors import GamelpError
+from gamelp.models.select import SELECT_RULES, check_rule
 from gamelp.regret import METHODS as REGRET_METHODS
 from gamelp.regret.simplex import DEFAULT_ETA
 
@@ -59,6 +61,7 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         help="certify the LP's answer exactly: both players' strategies as fractions, checked in rational "
         "arithmetic, and the value as a fraction (a check that fails is named, exit 2)",
     )
+    add_select_argument(solve)
     solve.add_argument(
         "--method",
         default="lp",
@@ -117,6 +120,27 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 MAX_AVERAGING_EXPONENT = 32
 
 
+def add_select_argument(parser: argparse.ArgumentParser) -> None:
+    """``--select RULE``: the rule that picks one point of the optimal face (shared by ``solve`` and ``matrix``)."""
+    parser.add_argument(
+        "--select",
+        metavar="RULE",
+        help=f"return the optimal strategy this rule selects, the same on every backend that takes QPs "
+        f"({', '.join(SELECT_RULES)}: the optimal strategy of least Euclidean norm; one QP per player after the "
+        "LP); default: the LP's optimum as the solver returns it",
+    )
+
+
+def check_select(args, refused: tuple[tuple[bool, str], ...]) -> None:
+    """Refuse an unknown ``--select`` rule (with a did-you-mean) or one given with an option it cannot go with."""
+    if args.select is None:
+        return
+    check_rule(args.select)
+    for given, option in refused:
+        if given:
+            raise GamelpError(f"--select picks an optimum of the Nash LP: it cannot go with {option}")
+
+
 def player_choice(text: str) -> int | str:
     """``1`` or ``2`` as a number, anything else as given (argparse's choices refuse it)."""
     return int(text) if text in ("1", "2") else text
@@ -139,6 +163,15 @@ def averaging_weights(text: str) -> str | float:
 
 def run_solve(args) -> int:
     """``gamelp solve``: solve a game by the LP or a regret method and print the value and strategy."""
+    check_select(
+        args,
+        (
+            (args.method != "lp", f"--method {args.method}"),
+            (args.deterministic, "--deterministic"),
+            (args.unique, "--unique (it tests the LP's own optimum)"),
+            (args.exact, "--exact (it certifies the LP's own optimum)"),
+        ),
+    )
     game = load_game_argument(args)
     both = args.player == "both"
     own = game.player(2 if args.player == 2 else 1)  # with both: player 1, whose strategy is printed first
@@ -174,7 +207,7 @@ def run_solve(args) -> int:
         from gamelp.models.nash import solve_equilibrium
 
         equilibrium = solve_equilibrium(
-            game, args.backend, exact=args.exact, verbose=args.verbose, time_limit=args.time_limit
+            game, args.backend, select=args.select, exact=args.exact, verbose=args.verbose, time_limit=args.time_limit
         )
         x, y, payload = equilibrium.x, equilibrium.y, equilibrium.to_dict()
     else:
@@ -185,7 +218,7 @@ def run_solve(args) -> int:
         if args.deterministic:
             nash = solve_deterministic(game, args.player, args.backend, **options)
         else:
-            nash = solve_nash(game, args.player, args.backend, exact=args.exact, **options)
+            nash = solve_nash(game, args.player, args.backend, select=args.select, exact=args.exact, **options)
         x, payload = nash.strategy, nash.to_dict()
         if args.unique:
             from gamelp.models.uniqueness import check_game_uniqueness
@@ -239,6 +272,8 @@ def _print_text(args, name: str, payload: dict) -> None:
             f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "
             f"equilibrium, saddle-point gap {payload['gap']:.2e}"
         )
+    if payload.get("select"):
+        print(f"selected by {payload['select']}: the optimal strategy of least Euclidean norm")
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
     _print_strategy(args, payload["behavioural"] if args.behavioural else payload["strategy"])
