@@ -49,7 +49,9 @@ class BackendTable(SphinxDirective):
         rows = []
         for backend in registered_backends():
             if isinstance(backend, MissingBackend):
-                rows.append([backend.name, f"not installed: {install_hint(library(backend.name))}"] + ["?"] * len(CAPABILITIES))
+                rows.append(
+                    [backend.name, f"not installed: {install_hint(library(backend.name))}"] + ["?"] * len(CAPABILITIES)
+                )
                 continue
             names = backend.capabilities.names()
             rows.append(
