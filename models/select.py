@@ -37,9 +37,13 @@ within ``L eps`` of the exact selection (the projection of 0 onto a polyhedron
 moves Lipschitz-continuously with its right-hand side, Hoffman's bound).  On
 Kuhn ``L`` is about 18 (``eps = 1e-5`` moves the selection by 1.8e-4), so
 ``eps`` is not the solvers' tolerance (1e-7, which would move it by 2e-6) but
-1e-9: backends whose ``v*`` agree to 1e-9 select strategies that agree to
-their QP solvers' accuracy (1e-8; SCS's 1e-6), and a ``v*`` over-estimated by
-more than ``eps`` only costs the QP solver a violation within its tolerance.  The face cannot be written without
+1e-9, and a ``v*`` over-estimated by more than ``eps`` only costs the QP
+solver a violation within its tolerance.  Measured: on Kuhn and the deck game
+every QP backend selects the same strategies to 2e-8 (SCS to 1e-4).  Leduc's
+``L`` is about 2e4: Clarabel's own LP value, 2.5e-9 from HiGHS's simplex,
+moves its selection by 5e-5, so there the value should come from a simplex
+(``auto``: HiGHS).  On Leduc 13x4 (6,007 sequences a player) Clarabel fails on
+the QP (numerical error), whatever ``eps``.  The face cannot be written without
 ``v*`` (a lexicographic formulation through the LP's duals would not help:
 being a best response to one equilibrium strategy of the opponent is
 necessary for optimality, not sufficient).
