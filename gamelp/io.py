@@ -1,20 +1,32 @@
-"""Safe file access: inputs must be regular files, outputs are written atomically.
+"""Safe file access: inputs must be regular files, outputs are written atomically or not at all.
 
 :func:`open_regular` refuses a named pipe, device or directory before
 opening it (reading a pipe would wait forever), raising the caller's error
 class naming the path.
 
 :func:`atomic_write` writes to a temporary file in the target's directory,
-flushes and fsyncs it, then ``os.replace``-s it over the target (atomic on
-POSIX within one file system).  If the block raises, or the process is killed
-mid-write, the target is untouched; the temporary file is removed on an
-exception.  A missing directory or an unwritable target is refused with a
-:class:`~gamelp.errors.OutputError` naming the path, before anything is written.
+flushes and fsyncs it, checks that the file on disk is as long as what was
+written, then ``os.replace``-s it over the target (atomic on POSIX within one
+file system).  :func:`atomic_path` does the same for a library that writes the
+temporary file by name (matplotlib, HiGHS): the file must exist and not be
+empty, and must end with the writer's last line when the caller names it
+(HiGHS reports success even when the disk filled up mid-file).  A missing
+directory or an unwritable target is refused with an
+:class:`~gamelp.errors.OutputError` naming the path, before anything is
+written.  Any failure afterwards (the disk or a quota full, a file-size
+limit, a short write, an I/O error) leaves the target as it was and removes
+the temporary file; a failed write of the disk itself is raised as one
+:class:`~gamelp.errors.OutputError` naming the target and the OS error.  If
+the process is killed mid-write the target is untouched too (a dot-file
+``.NAME.tmp-*`` stays behind).  A symbolic link at the target is replaced by
+the new file, never written through.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import math
 import os
 import stat
@@ -162,43 +174,111 @@ def check_writable(path) -> Path:
     return path
 
 
+# The errors of a write the disk refused (full, over quota, past the file-size limit, failing, read-only), whatever
+# the writer; the block's own OSErrors with another errno (a missing input file, say) pass through unchanged.
+_DISK_ERRORS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EROFS") if hasattr(errno, name)
+)
+
+
+class _IncompleteWrite(OSError):
+    """The file on disk is not what the writer wrote (shorter, empty, or without its last line)."""
+
+
+class _Extent(io.FileIO):
+    """A raw file that records how far its writes reached: the size the file must have on disk once closed."""
+
+    extent = 0
+
+    def write(self, data, /):
+        written = super().write(data)
+        if written:
+            self.extent = max(self.extent, self.tell())
+        return written
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None):
     """Context manager yielding a file object whose contents replace ``path`` only on success.
 
-    ``mode`` is ``"w"`` (text, ``encoding`` and ``newline`` apply) or ``"wb"``.
-    Use :func:`atomic_path` instead when a library writes the file by name.
+    ``mode`` is ``"w"`` (text, ``encoding`` and ``newline`` apply) or ``"wb"``.  Every byte is counted on its way
+    to the file; after the flush the file's size on disk must equal the furthest byte written (a writer that seeks
+    back, as ``zipfile`` does, is allowed).  Use :func:`atomic_path` instead when a library writes the file by name.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}")
-    text = mode == "w"
-    with (
-        atomic_path(path) as temporary,
-        open(temporary, mode, encoding=encoding if text else None, newline=newline if text else None) as handle,
-    ):
-        yield handle
+    with atomic_path(path) as temporary:
+        raw = _Extent(temporary, "w")
+        buffered = io.BufferedWriter(raw)
+        handle = io.TextIOWrapper(buffered, encoding=encoding, newline=newline) if mode == "w" else buffered
+        try:
+            yield handle
+            handle.close()  # flushes: a full disk fails here at the latest
+        except BaseException:
+            with contextlib.suppress(OSError):  # the block's own error is the one to report
+                handle.close()
+            raise
+        on_disk = os.stat(temporary).st_size
+        if on_disk != raw.extent:
+            raise _IncompleteWrite(
+                errno.EIO, f"{on_disk:,} of the {raw.extent:,} bytes written reached the disk", temporary
+            )
 
 
 @contextlib.contextmanager
-def atomic_path(path):
+def atomic_path(path, ends_with: bytes | None = None):
     """Yield a temporary path next to ``path`` to write by name; on success it replaces ``path``.
 
     The temporary name keeps ``path``'s extension, for writers that choose
-    the format by extension (matplotlib, HiGHS).
+    the format by extension (matplotlib, HiGHS).  After the block the file
+    must be non-empty and, if ``ends_with`` is given, end with those bytes (a
+    writer that ignores its own write errors leaves a truncated file, so a
+    caller that knows the format's last line names it); otherwise the target
+    is left as it was and :class:`~gamelp.errors.OutputError` says why.
     """
     path = check_writable(path)
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.stem}.tmp-", suffix=path.suffix, dir=path.parent)
+    existed = os.path.lexists(path)
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.stem}.tmp-", suffix=path.suffix, dir=path.parent)
+    except OSError as exc:
+        raise OutputError(_not_written(path, exc, existed)) from None
     os.close(descriptor)
     try:
         yield Path(temporary)
+        _check_complete(temporary, ends_with)
         _fsync_file(temporary)
         _keep_mode(path, temporary)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+        if isinstance(exc, OSError) and (exc.errno in _DISK_ERRORS or exc.filename == temporary):
+            raise OutputError(_not_written(path, exc, existed)) from exc
         raise
     _fsync_directory(path.parent)
+
+
+def _not_written(path: Path, exc: OSError, existed: bool) -> str:
+    """The one line of a refused write: the target, the OS error, and what became of the target."""
+    reason = exc.strerror or str(exc)
+    kept = "the old file is unchanged" if existed else "nothing was written"
+    return f"{path}: cannot write ({reason}); {kept}"
+
+
+def _check_complete(temporary: str, ends_with: bytes | None) -> None:
+    """Refuse a file a by-name writer left empty, or without the last bytes its format ends with."""
+    with open(temporary, "rb") as written:
+        size = written.seek(0, os.SEEK_END)
+        if size == 0:
+            raise _IncompleteWrite(errno.EIO, "the writer left the file empty; is the disk full?", temporary)
+        if ends_with:
+            written.seek(max(0, size - len(ends_with)))
+            if written.read() != ends_with:
+                raise _IncompleteWrite(
+                    errno.EIO,
+                    f"the writer stopped after {size:,} bytes, before the file's last line; is the disk full?",
+                    temporary,
+                )
 
 
 def _keep_mode(path: Path, temporary: str) -> None:

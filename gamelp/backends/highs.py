@@ -21,6 +21,7 @@ applied afresh for every solve.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import time
 from collections import Counter
@@ -44,6 +45,7 @@ from gamelp.backends.registry import HIGHS
 from gamelp.backends.scaling import Scaling
 from gamelp.errors import BackendError
 from gamelp.form import Changes, MatrixForm
+from gamelp.io import atomic_path
 from gamelp.solution import Status
 
 if TYPE_CHECKING:  # the model calls the backends, not the other way round
@@ -298,8 +300,16 @@ def _file_names(blocks) -> list[str]:
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.]")
 
 
+# The last line HiGHS writes in each format: a file without it is truncated (HiGHS says "ok" on a full disk).
+_LAST_LINE = {".lp": b"\nend\n", ".mps": b"\nENDATA\n"}
+
+
 def write(model, path: str) -> None:
-    """Write ``model`` to ``path`` (``.lp`` or ``.mps``, chosen by the extension)."""
+    """Write ``model`` to ``path`` (``.lp`` or ``.mps``, chosen by the extension), atomically.
+
+    Every HiGHS call's status is checked, and so is the file: :func:`gamelp.io.atomic_path` replaces ``path`` only by
+    a file ending with the format's last line, else ``path`` is left as it was (:class:`~gamelp.errors.OutputError`).
+    """
     if model.has_cones:
         raise BackendError(
             f"model {model.name!r} has second-order cones, which the LP and MPS formats written here cannot hold"
@@ -310,6 +320,8 @@ def write(model, path: str) -> None:
     lp = _highs_lp(model.matrix_form())
     lp.col_names_ = _file_names(model.variables.values())
     lp.row_names_ = _file_names(model.constraints.values())
-    h.passModel(lp)
-    if h.writeModel(str(path)) != highspy.HighsStatus.kOk:
-        raise BackendError(f"HiGHS could not write {path!r}")
+    if h.passModel(lp) == highspy.HighsStatus.kError:
+        raise BackendError(f"HiGHS refused model {model.name!r}, so cannot write {path!r}")
+    with atomic_path(path, ends_with=_LAST_LINE[os.path.splitext(str(path))[1]]) as temporary:
+        if h.writeModel(str(temporary)) != highspy.HighsStatus.kOk:
+            raise BackendError(f"HiGHS could not write {path!r}")

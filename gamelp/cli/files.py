@@ -7,7 +7,7 @@ import argparse
 from gamelp.cli.args import add_game_argument, integer, load_game_argument
 from gamelp.cli.output import print_json
 from gamelp.errors import GamelpError
-from gamelp.io import atomic_path
+from gamelp.io import check_writable
 from gamelp.registry import writer
 
 EXPORT_FORMATS = ("lp", "mps")
@@ -89,6 +89,7 @@ def run_export(args: argparse.Namespace) -> int:
     from gamelp.models.nash import sequence_form_lp
     from gamelp.units import normalised
 
+    path = check_writable(export_path(args.output, args.format))  # a bad -o is refused before the model is built
     # Payoffs far from 1 are divided by their range, as every solve does: HiGHS would otherwise drop
     # coefficients below 1e-9 (or write huge ones), and the file would not be the model solved.
     game, unit = normalised(load_game_argument(args), when_needed=True)
@@ -100,9 +101,7 @@ def run_export(args: argparse.Namespace) -> int:
         model = deterministic_ilp(game, args.player)
     else:
         model = sequence_form_lp(game, args.player)
-    path = export_path(args.output, args.format)
-    with atomic_path(path) as temporary:
-        model.write(str(temporary))
+    model.write(str(path))  # atomically: on any failure the file is left as it was, and no "wrote" line
     scaled = (
         ""
         if unit == 1.0
