@@ -27,6 +27,16 @@ play one match); ``run_matches`` does the rest:
   unparsable parameters, was made with other parameters, or holds a row
   outside the task set, with a value out of its column's range or with a
   seed other than the one this run derives for that match.
+* A store that holds no match is no earlier run: a run that ends before
+  storing its first match (a refused start, a misspelt ``--scheduler``)
+  removes the store it created, and a store left empty (by a kill, say) is
+  taken over by the next run, with its parameters.
+* A full disk (or any write SQLite refuses) stops the run with one
+  ``RunError`` line; every batch committed before stays, for ``--resume``.
+* The store is ``out/NAME`` where a symbolic link there (or at SQLite's
+  ``-wal``, ``-shm`` and ``-journal`` files beside it) is followed only when
+  it ends inside ``out``, and refused otherwise; the output files written
+  beside it are replaced atomically, never written through a link.
 * A tqdm bar counts matches (``progress=False`` silences it).
 
 Results never depend on the number of workers or the executor: each
@@ -41,6 +51,7 @@ sets).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -150,6 +161,7 @@ class MatchStore:
         self.names = ("pair", "match", "seed", *(c.name for c in experiment.columns))
         self._where = ":memory:" if self.path is None else str(self.path)
         existed = self.path is not None and self.path.exists()
+        self._created = self.path is not None and not existed
         try:
             self._db = sqlite3.connect(self._where)
         except sqlite3.Error as exc:
@@ -157,14 +169,16 @@ class MatchStore:
         try:
             self._open(existed)
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            self.close()
+            if _refused_write(exc):
+                raise RunError(f"{self._where}: cannot write the match store ({exc})") from exc
             if "readonly" in str(exc) or "read-only" in str(exc):
                 raise RunError(
                     f"{self._where}: the match store is read-only; make it writable or write to another directory"
                 ) from exc
             raise RunError(f"{self._where}: not a usable match store ({exc})") from exc
         except RunError:
-            self._db.close()
+            self.close()
             raise
 
     def _fail(self, message: str) -> None:
@@ -211,6 +225,10 @@ class MatchStore:
                 )
             with db:
                 db.execute("INSERT INTO run (id, params) VALUES (1, ?)", (json.dumps(self.params, sort_keys=True),))
+            return
+        if not n_rows:  # an empty store is no earlier run (module docstring): it takes this run's parameters
+            with db:
+                db.execute("UPDATE run SET params = ? WHERE id = 1", (json.dumps(self.params, sort_keys=True),))
             return
         try:
             params = json.loads(stored[0][0])
@@ -300,6 +318,12 @@ class MatchStore:
             raise RunError(
                 f"{self._where}: a match of pair {batch.pair} is already stored; is another run writing to this store?"
             ) from exc
+        except sqlite3.DatabaseError as exc:  # "database or disk is full", "disk I/O error": the batch is rolled back
+            stored = self._db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+            raise RunError(
+                f"{self._where}: cannot store a batch of {len(records)} finished matches ({exc}); the {stored:,} "
+                "matches stored before are kept: make room, then rerun with --resume"
+            ) from exc
 
     def table(self) -> np.ndarray:
         """All rows sorted by (pair, match), int64 of shape (n, 3 + columns), NULL as -1."""
@@ -308,8 +332,47 @@ class MatchStore:
         return np.asarray(rows, dtype=np.int64).reshape(-1, len(self.names))
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection; a store this run created and stored no match in is removed."""
+        try:
+            empty = self._created and self._db.execute("SELECT 1 FROM matches LIMIT 1").fetchone() is None
+        except sqlite3.Error:  # no matches table: the store was refused or could not be written as it was made
+            empty = self._created
         self._db.close()
+        if empty:
+            assert self.path is not None
+            for leftover in _store_files(self.path):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
+            self._created = False
+
+
+def _refused_write(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite failed because the disk refused a write (full, over quota, past the size limit, failing)."""
+    text = str(exc)
+    return "full" in text or "disk I/O error" in text
+
+
+def _store_files(path: Path) -> tuple[Path, ...]:
+    """The store and the files SQLite keeps beside it."""
+    return (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal")))
+
+
+def store_path(out: Path, name: str) -> Path:
+    """``out/name`` with symbolic links followed; refused in one line if it would end outside ``out``.
+
+    So would the files SQLite keeps beside it: a dangling link at any of them would create a file wherever it points.
+    """
+    inside = out.resolve()
+    path = (out / name).resolve()
+    for file in _store_files(path):
+        target = file.resolve()
+        if not target.is_relative_to(inside):
+            link = out / name if file == path else file
+            raise RunError(
+                f"{link}: a symbolic link to {target}, outside the output directory {out}; "
+                "remove it or choose another output directory"
+            )
+    return path
 
 
 # Memory a run takes per match it holds: the set of stored keys (a Python tuple each), every match's seed, and the
@@ -343,15 +406,32 @@ def open_store(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise RunError(f"{out}: the output directory is a file")
-    if not resume and (out / name).exists():
-        raise RunError(
-            f"{out / name} holds an earlier run: pass --resume to continue it, or choose another output directory"
-        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RunError(f"{out}: cannot create the output directory ({exc.strerror})") from exc
-    return out, MatchStore(out / name, experiment)
+    path = store_path(out, name)
+    if not resume and _holds_matches(path):
+        raise RunError(
+            f"{out / name} holds an earlier run: pass --resume to continue it, or choose another output directory"
+        )
+    return out, MatchStore(path, experiment)
+
+
+def _holds_matches(path: Path) -> bool:
+    """Whether the file at ``path`` is anything but a store without matches (read-only; unreadable counts as held)."""
+    if not path.exists():
+        return False
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return True
+    try:
+        return db.execute("SELECT EXISTS (SELECT 1 FROM matches)").fetchone()[0] != 0
+    except sqlite3.Error:
+        return True
+    finally:
+        db.close()
 
 
 # ----------------------------------------------------------------------------- workers

@@ -30,7 +30,8 @@ setting (threshold, games, seed, trees). A cache directory that other users
 can write to, or that another user owns, is refused, and so is an entry or a
 lock file that is not a regular file (a named pipe there would block). Training
 takes an exclusive ``fcntl.flock`` on a lock file beside the entries, so parallel
-workers that all miss the cache train once: the others wait, then load.
+workers that all miss the cache train once: the others wait, then load. Entries are written atomically
+(:func:`gamelp.io.atomic_write`): a full disk is refused in one line and leaves no partial or temporary file.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import fcntl
 import logging
 import os
 import stat
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +72,7 @@ from gamelp.games.mtg.engine import (
     is_over,
 )
 from gamelp.games.mtg.exact import exact_value, play_exact
-from gamelp.io import read_npz
+from gamelp.io import atomic_write, read_npz
 
 logger = logging.getLogger(__name__)
 
@@ -401,12 +401,14 @@ class Forest:
 
     # ---- storage ----
     def save(self, path) -> None:
-        """Write the arrays to ``path`` (.npz) atomically: a temporary file, then a rename."""
-        path = Path(path)
+        """Write the arrays to ``path`` (.npz) atomically (:func:`gamelp.io.atomic_write`).
+
+        On a full disk the write is refused with one :class:`~gamelp.errors.OutputError`, and neither a partial
+        file nor a temporary one is left behind.
+        """
         arrays = {name: getattr(self, name) for name in _ARRAYS}
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".tmp", delete=False) as handle:
+        with atomic_write(path, "wb") as handle:
             np.savez(handle, life=np.int64(self.life), features=np.array(FEATURE_NAMES), **arrays)
-        os.replace(handle.name, path)
 
     @classmethod
     def load(cls, path) -> Forest:
