@@ -214,21 +214,23 @@ def rules_of(source: str) -> _PokerRules | None:
     rules = {"kuhn": KUHN_RULES, "leduc": LEDUC_RULES}.get(name)
     if rules is None or not colon:
         return rules
-    numbers = [int(part) if part.isdecimal() else None for part in variant.split("x")]
-    if name == "kuhn" and len(numbers) == 1 and numbers[0] is not None:
-        return replace(rules, ranks=numbers[0])
-    if name == "leduc" and len(numbers) in (2, 3) and None not in numbers:
-        ranks, suits, *more = numbers
-        rounds = more[0] if more else len(rules.raise_sizes)
-        if rounds < 2:
-            raise PokerRulesError(f"{source}: a Leduc variant plays at least 2 betting rounds, got {rounds}")
-        sizes = rules.raise_sizes[:1] + rules.raise_sizes[1:2] * (rounds - 1)
-        return replace(rules, ranks=ranks, suits=suits, raise_sizes=sizes)
-    form = "kuhn:N (N cards)" if name == "kuhn" else "leduc:RxS (R ranks, S suits) or leduc:RxSxN (N betting rounds)"
-    raise PokerRulesError(f"{source}: not a variant of {name}; expected {form}, such as {_EXAMPLES[name]}")
+    if name == "kuhn" and variant.isdecimal():
+        return replace(rules, ranks=int(variant))
+    if name == "leduc":
+        try:
+            ranks, suits, rounds = parse_leduc_variant(variant, rounds=True)
+        except PokerRulesError:
+            pass  # refused below, in the game string's own terms
+        else:
+            sizes = rules.raise_sizes[:1] + rules.raise_sizes[1:2] * (rounds - 1)
+            return replace(rules, ranks=ranks, suits=suits, raise_sizes=sizes)
+    raise PokerRulesError(f"{source}: not a variant of {name}; expected {_VARIANT_FORMS[name]}")
 
 
-_EXAMPLES = {"kuhn": "kuhn:4", "leduc": "leduc:13x4"}
+_VARIANT_FORMS = {
+    "kuhn": "kuhn:N (N cards), such as kuhn:4",
+    "leduc": "leduc:RxS (R ranks, S suits) or leduc:RxSxN (N >= 2 betting rounds), such as leduc:13x4",
+}
 
 
 @register_game("kuhn", variants=True)

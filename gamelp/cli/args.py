@@ -202,10 +202,28 @@ def execution_from(args: argparse.Namespace):
 def add_game_argument(parser: argparse.ArgumentParser) -> None:
     """The positional game of the sequence-form commands (solve, kdet, validate, export, export-game)."""
     parser.add_argument(
-        "game", help="game JSON file, a built-in game (rps, kuhn, leduc), a Gambit .efg file or openspiel:GAME_STRING"
+        "game",
+        help=(
+            "a game JSON file, a built-in game (rps, kuhn, leduc), a poker variant kuhn:N (N cards) or leduc:RxS "
+            "(R ranks, S suits; leduc:RxSxN plays N betting rounds), openspiel:GAME_STRING or a Gambit .efg file"
+        ),
     )
     parser.add_argument(
         "--sum-duplicates", action="store_true", help="add up duplicate utility entries instead of refusing the file"
+    )
+
+
+SWEEP_ABS_GAP = 1e-4
+"""The absolute gap the scripts' k-sweeps accept near value 0, relative to the payoff range."""
+
+
+def add_sweep_abs_gap(parser: argparse.ArgumentParser) -> None:
+    """``--abs-gap`` of the scripts' k-sweeps (bench_kdet.py, hw2_2_3_kdeterminism.py): :data:`SWEEP_ABS_GAP`."""
+    parser.add_argument(
+        "--abs-gap",
+        type=finite_float(0.0),
+        default=SWEEP_ABS_GAP,
+        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 9.9e-4)",
     )
 
 

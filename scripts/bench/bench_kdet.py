@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
+from gamelp.cli.args import OneLineParser, add_sweep_abs_gap, finite_float, integer, output_directory, run_script
 from gamelp.errors import GamelpError, SolveError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.errors import PokerRulesError
@@ -143,12 +143,7 @@ def build_parser() -> OneLineParser:
         "--methods", type=method_list, default="mip,search", help="sweeps of the game to run (empty: the variants only)"
     )
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap target (default 1%%)")
-    parser.add_argument(
-        "--abs-gap",
-        type=finite_float(0.0),
-        default=1e-4,
-        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 9.9e-4)",
-    )
+    add_sweep_abs_gap(parser)
     parser.add_argument(
         "--mip-time-limit", type=finite_float(0.0, strict=True), default=30.0, help="seconds per MIP of k_sweep"
     )

@@ -49,7 +49,7 @@ from gamelp.backends.scaling import scale
 from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
 from gamelp.deps import require
 from gamelp.game import SequenceFormGame, load_game
-from gamelp.games.poker import leduc
+from gamelp.games.poker import leduc, parse_leduc_variant
 from gamelp.io import write_text
 from gamelp.model import MatrixForm
 from gamelp.models.determinism import deterministic_choices, kdet_mip
@@ -65,7 +65,7 @@ def build_game(name: str) -> SequenceFormGame:
     """``leduc``, ``kuhn`` or a Leduc variant ``RxS`` (R ranks, S suits)."""
     if "x" not in name:
         return load_game(name)
-    ranks, suits = (int(part) for part in name.split("x"))
+    ranks, suits = parse_leduc_variant(name)
     return SequenceFormGame.from_dict(leduc(ranks=ranks, suits=suits), f"leduc_{name}")
 
 

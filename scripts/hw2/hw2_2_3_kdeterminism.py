@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
+from gamelp.cli.args import OneLineParser, add_sweep_abs_gap, finite_float, output_directory, run_script
 from gamelp.cli.output import SWEEP_BAR
 from gamelp.game import load_game
 from gamelp.io import write_text
@@ -71,12 +71,7 @@ def build_parser() -> OneLineParser:
         default=0.01,
         help="relative gap for leduc (default 0.01, as the bench)",
     )
-    parser.add_argument(
-        "--abs-gap",
-        type=finite_float(0.0),
-        default=1e-4,
-        help="absolute gap accepted near 0, relative to the payoff range (1%% of Leduc's |V(0)| is 9.9e-4)",
-    )
+    add_sweep_abs_gap(parser)
     parser.add_argument(
         "--time-limit",
         type=finite_float(0.0, strict=True),

@@ -147,7 +147,7 @@ def test_the_leduc_rules_are_written_once():
 
     assert poker.rules_of("leduc") is poker.LEDUC_RULES and poker.rules_of("kuhn") is poker.KUHN_RULES
     assert poker.leduc_largest_payoff() == 1 + 2 * (2 + 4)
-    with pytest.raises(GamelpError, match="at least 2 betting rounds"):
+    with pytest.raises(GamelpError, match=r"leduc:RxSxN \(N >= 2 betting rounds\)"):
         load_game("leduc:3x2x1")
 
 
