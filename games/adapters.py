@@ -250,16 +250,13 @@ class YugiohEngine:
     def _advance(self, game, rng) -> None:
         """Play turns from the start of the active player's turn to its next battle choice, or to the end.
 
-        Uses :func:`gamelp.games.yugioh.play_turn`, stopping before the battle phase when it holds a choice.
+        The phases of :func:`gamelp.games.yugioh.play_turn`, stopping before the battle phase when it holds a choice.
         """
         ygo = self._ygo
         while game.winner is None:
+            if not ygo.draw_phase(game):
+                return
             me, foe = game.players[game.active], game.players[1 - game.active]
-            if game.turn > 0 or game.rules.first_turn_draw:
-                if not me.deck:
-                    game.winner, game.decked_out = 1 - game.active, True
-                    return
-                me.hand[me.deck.pop()] += 1
             ygo.main_phase(me, foe, self._attack, rng)  # the paper's main phase: every probability 1
             if game.turn > 0 and me.monsters:
                 if foe.monsters or foe.face_down:

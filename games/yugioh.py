@@ -270,16 +270,27 @@ def battle_phase(me: Player, foe: Player, policy: Policy, rng: np.random.Generat
         foe.life -= me.monsters
 
 
+def draw_phase(game: Game) -> bool:
+    """The active player draws (not on the game's first turn unless the rules say so); False if it decks out.
+
+    A player who must draw from an empty deck loses: ``game.winner`` is the foe and ``game.decked_out`` True.
+    """
+    me = game.players[game.active]
+    if game.turn > 0 or game.rules.first_turn_draw:
+        if not me.deck:
+            game.winner, game.decked_out = 1 - game.active, True
+            return False
+        me.hand[me.deck.pop()] += 1
+    return True
+
+
 def play_turn(game: Game, policies: tuple[Policy, Policy], rng: np.random.Generator) -> None:
     """Draw, main and battle phase of the active player; sets ``game.winner`` when decided."""
     if game.winner is not None:
         raise YugiohError("play_turn called on a finished game")
+    if not draw_phase(game):
+        return
     me, foe = game.players[game.active], game.players[1 - game.active]
-    if game.turn > 0 or game.rules.first_turn_draw:
-        if not me.deck:
-            game.winner, game.decked_out = 1 - game.active, True
-            return
-        me.hand[me.deck.pop()] += 1
     main_phase(me, foe, policies[game.active], rng)
     if game.turn > 0:
         battle_phase(me, foe, policies[game.active], rng)
