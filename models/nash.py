@@ -300,6 +300,11 @@ class Equilibrium(Summarised):
         return self.result.value
 
     @property
+    def select(self) -> str | None:
+        """The selection rule both strategies were chosen by (None: the plain LPs' points)."""
+        return self.result.select
+
+    @property
     def x(self) -> np.ndarray:
         """Player 1's equilibrium strategy (sequence form)."""
         return self.result.strategy

@@ -418,7 +418,7 @@ def test_gurobi_refuses_a_cone_model_over_the_licence_cone_limit():
     x = m.add_variables("x", 250, lb=-np.inf)
     m.add_cone("ball", {x: np.vstack([np.zeros(250), np.eye(250)])}, constant=np.r_[1.0, np.zeros(250)])
     m.set_objective({x: np.ones(250)}, sense="max")
-    with pytest.raises(BackendError, match=r"200 variables a cone model may have.*cvxpy:CLARABEL"):
+    with pytest.raises(BackendError, match=r"200 variables a cone model or QP may have.*cvxpy:CLARABEL"):
         m.solve("gurobi")
     assert m.solve("cvxpy:CLARABEL").objective == pytest.approx(np.sqrt(250), rel=1e-6)
 

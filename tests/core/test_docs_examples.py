@@ -167,7 +167,15 @@ def test_every_example_of_the_readme_runs_as_shown():
 def test_every_code_block_of_the_site_is_checked():
     """A fenced block in a language not run above is shown to readers unchecked: only data and directives may be."""
     shown = {"python", "console", "shell"}
-    data = {"json", "text", "{toctree}", "{eval-rst}", "{literalinclude}", "{gamelp-backends}"}
+    data = {
+        "json",
+        "text",
+        "{toctree}",
+        "{eval-rst}",
+        "{literalinclude}",
+        "{gamelp-backends}",
+        "{gamelp-backend-families}",
+    }
     for page in PAGES:
         opening = True
         for line in page.read_text(encoding="utf-8").splitlines():
