@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SCRIPTS, load_script, matrix_value, needs_rl, refusal
+from conftest import SCRIPTS, load_script, matrix_value, needs_exact_c, needs_rl, refusal
 
 LEDUC = -0.085606  # player 1's value of Leduc hold'em, to six digits
 KUHN = -1 / 18  # player 1's value of Kuhn poker
@@ -354,6 +354,7 @@ def test_bench_mtg_exact_projects_the_55_deck_matrix(bench, capsys):
     assert "the 55-deck matrix (297,000 games)" in out and "on the same 1 games: winners agree in" in out
 
 
+@needs_exact_c
 def test_bench_mtg_exact_plays_the_sweeps_games_and_compares_two_builds(bench, capsys):
     """--sweep-seed draws games the sweep plays; --baseline plays them again with another build of the C search."""
     from pathlib import Path
