@@ -7,6 +7,7 @@ themselves with hostile options, or kills them), are left out and counted in one
 runs them too, as CI does, and an explicit ``-m`` expression chooses for itself.
 """
 
+import contextlib
 import copy
 import importlib.util
 import json
@@ -82,6 +83,53 @@ def kuhn_dict():
     """A fresh, mutable copy of the Kuhn game file's JSON object."""
     text = resources.files("gamelp.games").joinpath("data", "kuhn.json").read_text()
     return copy.deepcopy(json.loads(text))
+
+
+@pytest.fixture
+def disk_full():
+    """A full disk's stand-in: ``with disk_full(n):`` fails every write past byte ``n`` of any file with EFBIG.
+
+    The block runs under a lowered file-size limit (``RLIMIT_FSIZE``, restored after): the kernel refuses the
+    write as a full disk would, for Python's own writes and those of C libraries (HiGHS, SQLite) alike, and no
+    mount is needed.  Python ignores SIGXFSZ, so the write fails instead of the process being killed.
+    """
+    resource = pytest.importorskip("resource")
+    import signal
+
+    assert signal.getsignal(signal.SIGXFSZ) == signal.SIG_IGN
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+
+    @contextlib.contextmanager
+    def limited(size: int):
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+        try:
+            yield
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+    return limited
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A real 64 KiB file system (tmpfs) at ``tmp_path/disk``, where a write past its size fails with ENOSPC.
+
+    Mounting needs root: skipped wherever ``mount`` is refused; unmounted after the test.
+    """
+    import shutil
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
 
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"

@@ -163,3 +163,96 @@ def test_a_card_list_that_is_a_pipe_is_refused_not_waited_on(tmp_path):
     os.mkfifo(pipe)
     with pytest.raises(LocmError, match="named pipe"):
         load_cards(pipe)
+
+
+# ----------------------------------------------------------------------------- a full disk (issue 45, item 3)
+
+
+def _listing(directory):
+    return sorted(p.name for p in directory.iterdir())
+
+
+@pytest.mark.parametrize("mode", ["w", "wb"])
+def test_a_full_disk_leaves_the_old_file_and_no_temporary(tmp_path, disk_full, mode):
+    target = tmp_path / "payoffs.csv"
+    old = os.urandom(64_000)
+    target.write_bytes(old)
+    with (
+        pytest.raises(OutputError) as refused,
+        disk_full(4096),
+        atomic_write(target, mode) as handle,
+    ):
+        handle.write("x" * 10_000 if mode == "w" else b"x" * 10_000)
+    assert str(refused.value) == f"{target}: cannot write (File too large); the old file is unchanged"
+    assert target.read_bytes() == old
+    assert _listing(tmp_path) == ["payoffs.csv"]
+
+
+def test_a_short_file_on_disk_is_refused(tmp_path):
+    """The size on disk must be the bytes written: a file that lost some (here cut by hand) never replaces the old."""
+    target = tmp_path / "payoffs.csv"
+    target.write_text("old\n")
+    cut = r"cannot write \(10 of the 100 bytes written reached the disk\)"
+    with pytest.raises(OutputError, match=cut), atomic_write(target) as handle:
+        handle.write("x" * 100)
+        handle.flush()
+        os.truncate(handle.buffer.raw.name, 10)
+    assert target.read_text() == "old\n"
+    assert _listing(tmp_path) == ["payoffs.csv"]
+
+
+def test_a_writer_by_name_that_leaves_an_empty_or_cut_file_is_refused(tmp_path):
+    target = tmp_path / "model.lp"
+    target.write_text("old\n")
+    with pytest.raises(OutputError, match="left the file empty"), atomic_path(target):
+        pass  # the writer "succeeded" and wrote nothing
+    with (
+        pytest.raises(OutputError, match="before the file's last line"),
+        atomic_path(target, ends_with=b"\nend\n") as temporary,
+    ):
+        temporary.write_text("minimize\n obj: x\nsubject to\n")
+    assert target.read_text() == "old\n"
+    assert _listing(tmp_path) == ["model.lp"]
+
+
+def test_an_input_error_in_the_block_is_not_reported_as_a_write_error(tmp_path):
+    with pytest.raises(FileNotFoundError), atomic_write(tmp_path / "out.csv"):
+        open(tmp_path / "missing.csv").close()
+    assert _listing(tmp_path) == []
+
+
+@pytest.mark.parametrize("fmt", ["lp", "mps"])
+@pytest.mark.parametrize("existing", [True, False])
+def test_export_on_a_full_disk_keeps_the_old_file_and_says_so_in_one_line(tmp_path, disk_full, capsys, fmt, existing):
+    """Leduc's LP (81 kB) and MPS (149 kB) files past a 4 kB limit: HiGHS says "ok", gamelp refuses in one line."""
+    from gamelp.cli import main
+
+    target = tmp_path / f"leduc.{fmt}"
+    old = os.urandom(64_000)
+    if existing:
+        target.write_bytes(old)
+    with disk_full(4096):
+        status = main(["export", "leduc", "-o", str(target)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "wrote" not in out
+    assert err.count("\n") == 1 and err.startswith(f"gamelp: error: {target}: cannot write (")
+    assert err.endswith("the old file is unchanged\n" if existing else "nothing was written\n")
+    assert _listing(tmp_path) == ([target.name] if existing else [])
+    if existing:
+        assert target.read_bytes() == old
+    assert main(["export", "leduc", "-o", str(target)]) == 0  # with room, the same command writes the whole file
+    assert target.read_bytes().endswith(b"\nend\n" if fmt == "lp" else b"\nENDATA\n")
+
+
+def test_export_on_a_real_full_tmpfs_keeps_the_old_file(small_tmpfs, capsys):
+    """The same on a real 64 KiB file system (ENOSPC, where mounting is allowed): the old 64,000 bytes stay."""
+    from gamelp.cli import main
+
+    target = small_tmpfs / "leduc.lp"
+    old = os.urandom(64_000)
+    target.write_bytes(old)
+    assert main(["export", "leduc", "-o", str(target)]) == 2
+    out, err = capsys.readouterr()
+    assert "wrote" not in out and err.count("\n") == 1 and str(target) in err and "the old file is unchanged" in err
+    assert target.read_bytes() == old
+    assert _listing(small_tmpfs) == ["leduc.lp"]

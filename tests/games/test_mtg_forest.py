@@ -216,6 +216,24 @@ def chain_forest(depth: int, life: int = 12) -> Forest:
     return Forest(left, right, feature, threshold, win, [0], life)
 
 
+def test_a_forest_cache_entry_on_a_full_disk_is_refused_leaving_nothing_behind(tmp_path, disk_full):
+    """Issue 45, item 3: the refused entry leaves neither a partial file nor its temporary; an older entry stays."""
+    from gamelp.errors import OutputError
+
+    cache = trusted_dir(tmp_path / "mtg")
+    entry = cache / cache_name(12, 1000, 0, 9)
+    chain_forest(3).save(entry)
+    before = entry.read_bytes()
+    with pytest.raises(OutputError) as refused, disk_full(4096):
+        chain_forest(2000).save(entry)  # some 200 kB of arrays
+    assert str(refused.value) == f"{entry}: cannot write (File too large); the old file is unchanged"
+    assert sorted(p.name for p in cache.iterdir()) == [entry.name]
+    assert entry.read_bytes() == before and Forest.load(entry).life == 12
+    with pytest.raises(OutputError, match="nothing was written"), disk_full(4096):
+        chain_forest(2000).save(cache / "new.npz")
+    assert sorted(p.name for p in cache.iterdir()) == [entry.name]
+
+
 def _rows(lives):
     rows = np.zeros((len(lives), len(FEATURE_NAMES)))
     rows[:, FEATURE_NAMES.index("p1_life")] = lives

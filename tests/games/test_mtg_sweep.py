@@ -459,3 +459,37 @@ def test_a_partial_game_function_resumes_by_its_arguments(tmp_path):
     np.testing.assert_array_equal(first.matrix.payoffs, again.matrix.payoffs)
     with pytest.raises(GamelpError, match=r"game_fn: stored .*rules='life 3'.*asked .*rules='life 6'"):
         sweep_with("life 6")
+
+
+SMALL_SWEEP = ["mtg", "sweep", "--creatures", "0", "--bolts", "20,24", "--games", "2", "--repeats", "1"]
+SMALL_SWEEP += ["--evaluation", "life", "--workers", "1", "--quiet"]
+
+
+def test_a_misspelt_scheduler_leaves_no_store_and_the_plain_retry_runs(tmp_path, capsys):
+    """Issue 45, item 3: the refused start used to leave an empty store, and the retry was refused as an earlier run."""
+    pytest.importorskip("dask.distributed")
+    argv = [*SMALL_SWEEP[:-3], "--quiet", "--out", str(tmp_path)]
+    assert main([*argv, "--scheduler", "tpc://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown address scheme 'tpc'" in err
+    assert list(tmp_path.iterdir()) == []
+    assert main([*argv, "--workers", "1"]) == 0
+    assert len(stored_rows(tmp_path)) == 2
+
+
+def test_output_links_are_replaced_not_written_through(tmp_path, capsys):
+    """A dangling link at an output file is replaced by the file, inside --out; the store's link out is refused."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "payoffs.csv").symlink_to(elsewhere / "payoffs.csv")
+    assert main([*SMALL_SWEEP, "--out", str(out)]) == 0
+    assert not (out / "payoffs.csv").is_symlink() and MatrixGame.from_csv(out / "payoffs.csv").payoffs.shape == (2, 2)
+    (out / sweep.STORE_NAME).unlink()
+    (out / sweep.STORE_NAME).symlink_to(elsewhere / sweep.STORE_NAME)
+    capsys.readouterr()
+    assert main([*SMALL_SWEEP, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "outside the output directory" in err
+    assert list(elsewhere.iterdir()) == []

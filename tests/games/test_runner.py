@@ -313,3 +313,89 @@ def test_a_run_too_large_for_the_machine_is_refused_before_anything_is_made(tmp_
     with pytest.raises(RunError, match=r"would need about [\d,.]+ GiB of memory, more than half of this machine"):
         run(tmp_path / "run", CoinGame(n_pairs=10, n_matches=10**9))
     assert not (tmp_path / "run").exists()
+
+
+# ----------------------------------------------------------------------------- a full disk, refused starts, links
+
+
+def test_a_full_disk_stops_the_run_in_one_line_keeping_every_committed_batch(reference, tmp_path, disk_full):
+    """Issue 45, item 3: SQLite's "disk full" (here EFBIG past a 64 kB file size) is a RunError, not a traceback."""
+    _, expected = reference
+    committed = []
+    with pytest.raises(RunError) as stopped, disk_full(64 * 1024):
+        run(tmp_path, CoinGame(n_matches=400), batch_size=5, on_batch=lambda batch, rows: committed.append(len(rows)))
+    message = str(stopped.value)
+    assert "\n" not in message and message.startswith(f"{_store(tmp_path)}: cannot store a batch of 5 finished matches")
+    assert message.endswith(
+        f"the {sum(committed):,} matches stored before are kept: make room, then rerun with --resume"
+    )
+    assert sum(committed) > 0
+    with sqlite3.connect(_store(tmp_path)) as db:
+        assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == sum(committed)
+    rows = run(tmp_path, CoinGame(n_matches=400), batch_size=50)  # with room, the resume plays the rest
+    assert rows.shape == (1200, 5)
+    np.testing.assert_array_equal(rows[rows[:, 1] < 40].reshape(3, 40, 5), expected.reshape(3, 40, 5))
+
+
+def _start(out, resume=False, **options):
+    """A run as the commands start one: a store already in ``out`` is refused unless ``resume``."""
+    _, store = runner.open_store(out, "store.sqlite", CoinGame(), resume)
+    try:
+        runner.run_matches(store, runner.Execution(progress=False, **options))
+        return store.table()
+    finally:
+        store.close()
+
+
+def test_a_refused_start_leaves_no_store_and_the_plain_retry_runs(reference, tmp_path):
+    """A run that stores no match (a bad option, a misspelt --scheduler) removes its store: the retry is accepted."""
+    with pytest.raises(RunError, match="workers must be at least 1"):
+        _start(tmp_path, workers=0)
+    assert list(tmp_path.iterdir()) == []
+    np.testing.assert_array_equal(_start(tmp_path), reference[1])
+
+
+def test_an_empty_store_is_no_earlier_run(reference, tmp_path):
+    """A store with no match (left by a kill before the first commit) is taken over, whatever parameters it holds."""
+    _start(tmp_path)
+    _edit(tmp_path, "DELETE FROM matches", 'UPDATE run SET params = \'{"game": "other"}\'')
+    np.testing.assert_array_equal(_start(tmp_path), reference[1])
+    with pytest.raises(RunError, match="holds an earlier run"):
+        _start(tmp_path)
+
+
+@pytest.mark.parametrize("link", ["store.sqlite", "store.sqlite-wal", "store.sqlite-journal"])
+def test_a_link_out_of_the_output_directory_is_refused(tmp_path, link):
+    """Issue 45, item 3: a dangling link at the store (or beside it) would create the file wherever it points."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / link).symlink_to(elsewhere / link)
+    with pytest.raises(RunError) as refused:
+        _start(out)
+    assert str(refused.value) == (
+        f"{out / link}: a symbolic link to {elsewhere / link}, outside the output directory {out}; "
+        "remove it or choose another output directory"
+    )
+    assert list(elsewhere.iterdir()) == [] and [p.name for p in out.iterdir()] == [link]
+
+
+def test_a_link_inside_the_output_directory_is_followed(reference, tmp_path):
+    (tmp_path / "store.sqlite").symlink_to("runs/first.sqlite")  # dangling until the run makes it
+    (tmp_path / "runs").mkdir()
+    np.testing.assert_array_equal(_start(tmp_path), reference[1])
+    assert (tmp_path / "store.sqlite").is_symlink() and (tmp_path / "runs" / "first.sqlite").is_file()
+    with pytest.raises(RunError, match="holds an earlier run"):
+        _start(tmp_path)
+
+
+def test_a_real_full_tmpfs_is_reported_as_sqlite_says_it(tmp_path, small_tmpfs):
+    """On a real 64 KiB file system (where mounting is allowed): "database or disk is full", one line, no traceback."""
+    committed = []
+    with pytest.raises(RunError, match=r"\(database or disk is full\); the [\d,]+ matches stored before are kept"):
+        run(small_tmpfs, CoinGame(n_matches=400), batch_size=5, on_batch=lambda b, rows: committed.append(len(rows)))
+    if committed:
+        with sqlite3.connect(f"file:{_store(small_tmpfs)}?mode=ro", uri=True) as db:
+            assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == sum(committed)
+    else:  # the disk filled before the first commit: the store is removed, as after any start that stored nothing
+        assert list(small_tmpfs.iterdir()) == []
