@@ -39,7 +39,7 @@ from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import OneLineParser, finite_float, integer, output_directory, run_script
 from gamelp.deps import require
 from gamelp.errors import SolveError
-from gamelp.io import write_text
+from gamelp.io import atomic_write, write_text
 from gamelp.matrix import MatrixGame
 from gamelp.models.nash import solve_matrix_nash
 
@@ -81,6 +81,12 @@ def require_peers(names) -> None:
     """Refuse in one line, naming the ``bench`` extra, unless every peer in ``names`` is installed."""
     for name in names:
         require(name, f"bench_matrix's peer {name}", extra="bench")
+
+
+def save_matrix(path: Path, A: np.ndarray) -> None:
+    """Write ``A`` as the ``.npy`` file the peers read, atomically: a full disk is one line, not a truncated file."""
+    with atomic_write(path, "wb") as handle:
+        np.save(handle, A)
 
 
 def run_peer(name: str, path: Path, timeout: float) -> tuple[float | None, float | None, str]:
@@ -179,7 +185,7 @@ def race_first_order(args) -> MatrixSpeed:
             row["lp"] = {"seconds": seconds, "value": lp.value, "value_difference": diff}
         if args.fo_peers:
             path = out / f"bench_matrix_{n}.npy"
-            np.save(path, A)
+            save_matrix(path, A)
             for peer in args.fo_peers:
                 seconds, value, status = run_peer(peer, path, args.timeout)
                 row[peer] = {"seconds": seconds, "value": value, "status": status}
@@ -306,7 +312,7 @@ def main(argv: list[str] | None = None) -> MatrixSpeed:
     for n in args.sizes:
         A = rng.uniform(size=(n, n))
         path = out / f"bench_matrix_{n}.npy"
-        np.save(path, A)
+        save_matrix(path, A)
         start = time.perf_counter()
         try:
             ours = solve_matrix_nash(MatrixGame(A), "row", args.backend, time_limit=args.timeout)
