@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from gamelp.treeplex import Treeplex
 
 
+def literal(text) -> str:
+    r"""``text`` as matplotlib draws it literally: every ``$`` escaped, so no label is parsed as mathematics.
+
+    Matplotlib reads a string with two unescaped ``$`` as mathtext and fails on what is not valid mathtext
+    (an action ``$\frac$``); an escaped ``\$`` is drawn as ``$``.  Every action, information set, strategy,
+    drafter and file name a figure shows goes through here.
+    """
+    return str(text).replace("$", r"\$")
+
+
 def save_figure(fig: Figure, path) -> Path:
     """Lay out ``fig`` and write it atomically to ``path``, the format taken from the extension."""
     path = Path(path)
@@ -50,15 +60,21 @@ def k_sweep_figure(curves: dict[str, list[dict]], title: str = "value against k"
     ax = fig.subplots()
     for label, rows in curves.items():
         ks, values = [r["k"] for r in rows], [r["value"] for r in rows]
-        (line,) = ax.step(ks, values, where="post", marker=".", label=label)
+        (line,) = ax.step(ks, values, where="post", marker=".", label=literal(label))
         bounds = [r.get("bound", r["value"]) for r in rows]
         if any(b > v + 1e-9 for b, v in zip(bounds, values)):
             ax.fill_between(
-                ks, values, bounds, step="post", color=line.get_color(), alpha=0.2, label=f"{label}: best bound"
+                ks,
+                values,
+                bounds,
+                step="post",
+                color=line.get_color(),
+                alpha=0.2,
+                label=literal(f"{label}: best bound"),
             )
     ax.set_xlabel("k (decision points forced deterministic)")
     ax.set_ylabel("value")
-    ax.set_title(title)
+    ax.set_title(literal(title))
     ax.grid(alpha=0.3)
     ax.legend()
     return fig
@@ -156,7 +172,7 @@ def strategy_tree_figure(treeplex: Treeplex, x, depth: int | None = None, title:
             node_size=90 if kind != "leaf" else 20,
         )
     labels = {
-        edge: (
+        edge: literal(
             f"{tree.edges[edge]['label']} {tree.edges[edge]['probability']:.2f}"
             if "probability" in tree.edges[edge]
             else tree.edges[edge]["label"]
@@ -177,10 +193,16 @@ def strategy_tree_figure(treeplex: Treeplex, x, depth: int | None = None, title:
     if len(decisions) <= MAX_NAMED_POINTS:  # information sets by name where they fit
         for node in decisions:
             ax.annotate(
-                node, position[node], xytext=(-7, 0), textcoords="offset points", ha="right", va="center", fontsize=7
+                literal(node),
+                position[node],
+                xytext=(-7, 0),
+                textcoords="offset points",
+                ha="right",
+                va="center",
+                fontsize=7,
             )
     cut = f", cut at depth {depth}" if depth is not None and any(tree.nodes[n]["kind"] == "cut" for n in tree) else ""
-    ax.set_title(title or f"player {treeplex.player}'s strategy{cut}")
+    ax.set_title(literal(title or f"player {treeplex.player}'s strategy{cut}"))
     fig.text(
         0.01,
         0.01,
@@ -219,8 +241,8 @@ def matrix_figure(game: MatrixGame, row_strategy=None, col_strategy=None, title:
 
     def ticks(labels, strategy) -> list[str]:
         if strategy is None:
-            return list(labels)
-        return [f"{label} ({p:.2f})" if p > 1e-9 else label for label, p in zip(labels, strategy)]
+            return [literal(label) for label in labels]
+        return [literal(f"{label} ({p:.2f})" if p > 1e-9 else label) for label, p in zip(labels, strategy)]
 
     if labelled:
         font = 8 if max(m, n) <= 20 else 6
@@ -228,7 +250,7 @@ def matrix_figure(game: MatrixGame, row_strategy=None, col_strategy=None, title:
         ax.set_xticks(range(n), ticks(game.col_labels, col_strategy), rotation=60, ha="right", fontsize=font)
     ax.set_xlabel("column player")
     ax.set_ylabel("row player")
-    ax.set_title(title or "payoffs, equilibrium support outlined")
+    ax.set_title(literal(title or "payoffs, equilibrium support outlined"))
     return fig
 
 

@@ -351,18 +351,18 @@ def plot_mana_curves(result: TournamentResult, path: Path) -> None:
     require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
-    from gamelp.plots import save_figure
+    from gamelp.plots import literal, save_figure
 
     costs = np.arange(MAX_COST + 1)
     fig = Figure(figsize=(7, 4))
     ax = fig.subplots()
     for name, curve in zip(result.drafters, result.mana_curves):
-        ax.plot(costs, curve, marker="o", label=name)
+        ax.plot(costs, curve, marker="o", label=literal(name))
     ax.plot(costs, reference_mana_curve(), "k--", label="all cards")
     ax.set_xticks(costs)
     ax.set_xlabel("mana cost")
     ax.set_ylabel("cards per 30-card deck")
-    ax.set_title(f"mean mana curves ({result.battler} battler)")
+    ax.set_title(literal(f"mean mana curves ({result.battler} battler)"))
     ax.grid(alpha=0.3)
     ax.legend()
     save_figure(fig, path)
@@ -373,7 +373,7 @@ def plot_similarity(result: TournamentResult, path: Path) -> None:
     require("matplotlib", "plotting")
     from matplotlib.figure import Figure
 
-    from gamelp.plots import save_figure
+    from gamelp.plots import literal, save_figure
 
     n = len(result.drafters)
     shown = np.where(np.tril(np.ones((n, n), dtype=bool)), 100 * result.similarity, np.nan)
@@ -385,8 +385,9 @@ def plot_similarity(result: TournamentResult, path: Path) -> None:
             ax.text(
                 j, i, f"{shown[i, j]:.1f}", ha="center", va="center", color="white" if shown[i, j] < 60 else "black"
             )
-    ax.set_xticks(range(n), result.drafters, rotation=45, ha="right")
-    ax.set_yticks(range(n), result.drafters)
+    names = [literal(name) for name in result.drafters]
+    ax.set_xticks(range(n), names, rotation=45, ha="right")
+    ax.set_yticks(range(n), names)
     ax.set_title("same choice on the same offers, %")
     fig.colorbar(image, ax=ax)
     save_figure(fig, path)
