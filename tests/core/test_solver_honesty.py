@@ -299,7 +299,7 @@ def test_mwu_with_an_overflowing_step_is_refused_not_printed_as_nan():
     # Kuhn's sequence-form payoffs (chance-weighted) range up to 1/3: a step of 1e308 relative to it overflows.
     done = run_cli("solve", "kuhn", "--method", "mwu", "--eta", "1e308")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip().splitlines() == [
+    assert error_lines(done.stderr) == [
         "gamelp: error: the step size eta = 1e+308 overflows on this game's payoff range 0.333333"
     ]
 
