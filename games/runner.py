@@ -15,7 +15,8 @@ play one match); ``run_matches`` does the rest:
   ``workers>1`` uses a local ``ProcessPoolExecutor`` whose workers die with their parent (Linux
   ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, plus a watchdog thread that exits
   when the parent process changes); ``scheduler="tcp://host:port"`` sends
-  the batches to a Dask distributed cluster.  The experiment travels to
+  the batches to a Dask distributed cluster (``tls://`` and ``wss://`` addresses are refused: they need
+  security settings, which gamelp does not pass).  The experiment travels to
   each worker once, then only the batches do.  At most a few batches per
   worker are in flight.
 * Every finished batch is committed to SQLite at once (``MatchStore``: a
@@ -532,6 +533,7 @@ class _Dask:
     """A Dask distributed cluster reached through its scheduler address; the experiment is scattered once."""
 
     def __init__(self, experiment: Experiment, address: str):
+        check_scheduler_address(address)
         for module in ("dask", "distributed"):  # the [dist] extra
             require(module, "--scheduler (a Dask cluster)")
         from dask.distributed import Client
@@ -602,6 +604,25 @@ class Execution:
     progress: bool = True
     resume: bool = True
     on_batch: BatchHook | None = None
+
+    def __post_init__(self) -> None:
+        if self.scheduler:
+            check_scheduler_address(self.scheduler)
+
+
+# Dask's address schemes that need security settings (certificates, an ssl.SSLContext); gamelp passes none, and
+# without them the Dask client fails with a TypeError deep inside distributed.
+SECURE_SCHEMES = ("tls", "wss")
+
+
+def check_scheduler_address(address: str) -> None:
+    """Refuse, in one line, a scheduler address whose scheme needs security settings gamelp does not pass."""
+    scheme = address.partition("://")[0].lower() if "://" in address else ""
+    if scheme in SECURE_SCHEMES:
+        raise RunError(
+            f"--scheduler {address}: a {scheme}:// scheduler needs TLS security settings (certificates), which "
+            "gamelp does not pass; use a tcp:// address (through an SSH tunnel or a private network, say)"
+        )
 
 
 MAX_AUTO_BATCH = 50  # matches per task at most when the batch size is chosen: a task's results are committed together

@@ -29,8 +29,16 @@ from gamelp.cli.args import add_execution_options, execution_from
 from gamelp.games.errors import LocmError
 
 
+def _split_names(text: str) -> list[str]:
+    """The comma-separated names of ``text``, stripped; an empty one (``,icebox``, ``a,,b``) is refused."""
+    names = [p.strip() for p in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"an empty name in {text!r}; name every agent (e.g. random)")
+    return names
+
+
 def _pair(text: str) -> tuple[str, str]:
-    names = [p.strip() for p in text.split(",") if p.strip()]
+    names = _split_names(text)
     if len(names) == 1:
         names *= 2
     if len(names) != 2:
@@ -125,7 +133,7 @@ def _cmd_tournament(args) -> int:
 
 
 def _names(text: str) -> list[str]:
-    names = [p.strip() for p in text.split(",") if p.strip()]
+    names = _split_names(text)
     if len(names) < 2:
         raise argparse.ArgumentTypeError(f"expected at least two comma-separated drafters, got {text!r}")
     return names

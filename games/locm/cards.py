@@ -9,7 +9,8 @@ Section 4.3, Table 4.1).
 
 Every array of :class:`CardTable` is indexed by ``card_id - 1`` (ids run 1..160)
 and is read-only.  ``load_cards(path)`` refuses a malformed list with a
-:class:`~gamelp.errors.LocmError` naming the file and line.
+:class:`~gamelp.errors.LocmError` naming the file and line (and the field, for a number outside the
+referee's 32-bit range).
 """
 
 from __future__ import annotations
@@ -21,9 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
+from gamelp.errors import shown
 from gamelp.games.errors import LocmError
 from gamelp.io import read_text
 
+# The numeric fields of a card line, in order, and their range: the referee's (Java) ints.
+NUMBER_FIELDS = ("card id", "cost", "attack", "defense", "player health change", "enemy health change", "card draw")
+JAVA_INT_MIN, JAVA_INT_MAX = -(2**31), 2**31 - 1
 CREATURE, GREEN_ITEM, BLUE_ITEM = 0, 1, 3  # a red item (2) follows the rules of every item
 TYPE_NAMES = ("creature", "itemGreen", "itemRed", "itemBlue")
 ABILITY_LETTERS = "BCDGLW"
@@ -108,6 +113,12 @@ def parse_cards(text: str, source: str) -> CardTable:
             bits = abilities_to_bits(abilities)
         except ValueError as exc:
             raise LocmError(f"{where}: {exc}") from None
+        for field_name, number in zip(NUMBER_FIELDS, numbers, strict=True):
+            if not JAVA_INT_MIN <= number <= JAVA_INT_MAX:  # the card arrays are int64: numpy would overflow
+                raise LocmError(
+                    f"{where}: {field_name} {shown(number)} is out of range (the referee's Java int, "
+                    f"{JAVA_INT_MIN}..{JAVA_INT_MAX})"
+                )
         if numbers[0] != len(rows) + 1:
             raise LocmError(f"{where}: card id {numbers[0]} out of order; expected {len(rows) + 1}")
         rows.append((numbers, name, TYPE_NAMES.index(type_name), bits, card_text))

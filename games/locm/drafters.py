@@ -240,8 +240,11 @@ def drafter_file(name: str) -> Path | None:
 def make_drafter(name: str):
     """The drafter called ``name``.
 
-    One of :data:`PUBLISHED_DRAFTERS`, :data:`LEARNED_DRAFTERS`, ``scores:PATH`` or ``file:PATH``.
+    One of :data:`PUBLISHED_DRAFTERS`, :data:`LEARNED_DRAFTERS`, ``scores:PATH`` or ``file:PATH``; an empty
+    name is refused (it is no drafter, not ``random``).
     """
+    if not name.strip():
+        raise LocmError(f"an empty drafter name {name!r}; name a drafter (random, max-attack, icebox, ...)")
     if name in LEARNED_DRAFTERS or name.startswith(POLICY_FILE_PREFIX):
         return load_policy(drafter_file(name), name)
     if name.startswith(SCORE_FILE_PREFIX):

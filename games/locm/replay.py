@@ -79,8 +79,8 @@ def parse_match_line(line: str, where: str) -> RecordedMatch:
         raise LocmError(f"{where}: not a referee match record (no JSON object)")
     try:
         record = json.loads(line[: end + 1])
-    except (json.JSONDecodeError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+    except (ValueError, RecursionError) as exc:  # ValueError: also an integer of more digits than Python converts
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).splitlines()[0]
         raise LocmError(f"{where}: not a referee match record ({reason})") from None
     frames = [(_texts(record, "errors", p, where), _texts(record, "outputs", p, where)) for p in ("0", "1")]
     seeds = dict(_SEED_PATTERN.findall(line[end + 1 :]))

@@ -46,6 +46,11 @@ def test_the_card_table_holds_the_160_cards_read_only():
         ("1 ; Slimer ; creature ; one ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "invalid literal"),
         ("1 ; Slimer ; creature ; 1 ; 2 ; 1 ; --X--- ; 1 ; 0 ; 0 ; text", "position 3"),
         ("2 ; Slimer ; creature ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "out of order"),
+        # Issue 45: 20-digit numbers overflowed the int64 card arrays (an OverflowError traceback).
+        ("1 ; Slimer ; creature ; 12345678901234567890 ; 2 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "cost 1234567890"),
+        ("1 ; Slimer ; creature ; 1 ; 2 ; -12345678901234567890 ; ------ ; 1 ; 0 ; 0 ; text", "defense -1234"),
+        ("1 ; Slimer ; creature ; 1 ; 2 ; 1 ; ------ ; 1 ; 0 ; 99999999999999999999 ; text", "card draw 9999"),
+        ("1 ; Slimer ; creature ; 1 ; 2147483648 ; 1 ; ------ ; 1 ; 0 ; 0 ; text", "attack 2147483648 is out"),
     ],
 )
 def test_a_malformed_card_list_is_refused_naming_file_and_line(tmp_path, line, fault):
@@ -223,3 +228,28 @@ def test_cli_refuses_a_malformed_card_list_naming_file_and_line(tmp_path, capsys
     assert "100 cards; the LOCM 1.2 draft needs 160" in capsys.readouterr().err
     path.write_text("\n".join(good) + "\n")
     assert main(["locm", "play", "--cards", str(path), "--seed", "4"]) == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--drafters", ",icebox"],
+        ["play", "--drafters", "icebox, "],
+        ["play", "--battlers", "greedy,"],
+        ["tournament", "--drafters", "icebox,,random", "--out", "never-written"],
+    ],
+)
+def test_an_empty_agent_name_is_refused_in_one_line(capsys, argv):
+    """Issue 45: an empty drafter name was dropped (``,icebox`` played icebox against itself)."""
+    with pytest.raises(SystemExit) as refused:  # argparse's refusal of the argument
+        main(["locm", *argv])
+    assert refused.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "an empty name in" in err
+
+
+def test_an_empty_drafter_name_is_no_drafter():
+    from gamelp.games.locm.drafters import make_drafter
+
+    with pytest.raises(LocmError, match="an empty drafter name"):
+        make_drafter(" ")

@@ -135,6 +135,8 @@ _SEEDS = " draftChoicesSeed=1 shufflePlayer0Seed=2 shufflePlayer1Seed=3"
             "{" + _FRAMES + ', "scores": {"0": 1, "1": 0}}' + _SEEDS.replace("=2 ", "=-9223372036854775809 "),
             "shufflePlayer0Seed='-9223372036854775809' is not a Java long",
         ),
+        # Issue 45: an integer of more digits than Python converts was a ValueError traceback.
+        ("{" + _FRAMES + ', "scores": {"0": ' + "9" * 5000 + ', "1": 0}}', "not a referee match record (Exceeds"),
     ],
 )
 def test_malformed_records_are_refused_in_one_line_naming_file_and_line(tmp_path, capsys, record, fault):

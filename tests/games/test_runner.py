@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import sys
@@ -399,3 +400,15 @@ def test_a_real_full_tmpfs_is_reported_as_sqlite_says_it(tmp_path, small_tmpfs):
             assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == sum(committed)
     else:  # the disk filled before the first commit: the store is removed, as after any start that stored nothing
         assert list(small_tmpfs.iterdir()) == []
+
+
+@pytest.mark.parametrize("address", ["tls://127.0.0.1:8786", "TLS://[::1]:8786", "wss://example.org:8786"])
+def test_a_secure_scheduler_address_is_refused_in_one_line(tmp_path, capsys, address):
+    """Issue 45: a tls:// scheduler was a TypeError traceback from distributed (no security settings are passed)."""
+    with pytest.raises(RunError, match=f"--scheduler {re.escape(address)}: a .*needs TLS security settings"):
+        runner.Execution(scheduler=address)
+    argv = ["locm", "tournament", "--drafters", "icebox,random", "--matches", "1", "--sets", "2"]
+    assert main([*argv, "--out", str(tmp_path / "out"), "--scheduler", address, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs TLS security settings" in err
+    assert not (tmp_path / "out" / "store.sqlite").exists()
