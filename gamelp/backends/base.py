@@ -31,7 +31,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -43,6 +43,8 @@ from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
 
 if TYPE_CHECKING:  # the model calls the backends, not the other way round
+    from collections.abc import Callable
+
     from gamelp.model import Model
 
 FEASIBILITY_TOLERANCE = 1e-6
@@ -214,6 +216,30 @@ def ctrl_c_sets() -> Iterator[threading.Event]:
     finally:
         if on_main:
             signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def wrapped_on_main_thread(owner: Any, attribute: str, wrap: Callable[[Any], Any]) -> Iterator[None]:
+    """``owner.attribute`` replaced by ``wrap(original)`` inside the block, on the main thread only.
+
+    How Ctrl-C reaches a solver object that a library (cvxpy, Pyomo) makes and runs out of gamelp's reach: the
+    class method that runs it, or the constructor that makes it, is wrapped for the solve to subscribe the check
+    of :func:`ctrl_c_sets`'s event.  Only the main thread wraps (the one that gets SIGINT; two threads wrapping
+    and restoring at once could leave a wrapper behind); the original is put back on leaving the block.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    own = attribute in vars(owner)
+    original = getattr(owner, attribute)
+    setattr(owner, attribute, wrap(original))
+    try:
+        yield
+    finally:
+        if own:
+            setattr(owner, attribute, original)
+        else:
+            delattr(owner, attribute)  # it was inherited: inherit it again
 
 
 def violation(form: MatrixForm, x: np.ndarray) -> float:
