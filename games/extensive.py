@@ -14,6 +14,8 @@ perfect recall (an information set is always reached after the same own sequence
   ids;
 * ``A[s1, s2] = sum`` of ``chance(z) u1(z)`` over the terminals ``z`` whose
   last sequences are ``s1`` and ``s2``.
+
+:func:`distinct_labels` numbers the actions of a node when their names repeat (or are empty), so that no two merge.
 """
 
 from __future__ import annotations
@@ -25,6 +27,18 @@ from gamelp.players import seat_of_player
 from gamelp.treeplex import Treeplex
 
 Sequence = tuple[str, str]  # (information set id, action name); None is the empty sequence
+
+
+def distinct_labels(labels: list[str]) -> list[str]:
+    """``labels`` as they are when they are distinct and none is empty; otherwise each one numbered by position.
+
+    ``["a", "b"]`` stays; ``["a", "a"]`` becomes ``["1:a", "2:a"]`` and ``["", "x"]`` ``["1", "2:x"]``.  Gambit
+    files (actions of a node, strategies of a player) and OpenSpiel games (actions named alike at one node) may
+    repeat a label; keyed by label, the repeats would merge into one action.
+    """
+    if len(set(labels)) == len(labels) and all(labels):
+        return list(labels)
+    return [f"{k}:{label}" if label else str(k) for k, label in enumerate(labels, start=1)]
 
 
 class SequenceFormBuilder:

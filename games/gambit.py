@@ -44,7 +44,7 @@ import numpy as np
 from gamelp.errors import shown
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import GambitFileError
-from gamelp.games.extensive import SequenceFormBuilder
+from gamelp.games.extensive import SequenceFormBuilder, distinct_labels
 from gamelp.games.poker import _Walk as _PokerWalk
 from gamelp.games.poker import rules_of
 from gamelp.io import read_text, write_text
@@ -374,8 +374,7 @@ class _EfgReader:
                 raise tokens.error(
                     f"chance probabilities {shown([str(p) for p in probabilities])} are not a distribution"
                 )
-            if len(set(actions)) != len(actions) or not all(actions):
-                actions = [f"{k + 1}:{action}" if action else str(k + 1) for k, action in enumerate(actions)]
+            actions = distinct_labels(actions)
             if key not in self.infosets:
                 self.infosets[key] = (actions, [float(p) for p in probabilities] or None, name or f"{player}.{number}")
         if key not in self.infosets:
@@ -503,9 +502,18 @@ def _write_openspiel_tree(game_string: str, writer: _EfgWriter) -> None:
     Refused up front, or once counted, when there are more than the OpenSpiel import enumerates
     (:data:`~gamelp.games.openspiel.DEFAULT_MAX_HISTORIES`).
     """
-    from gamelp.games.openspiel import DEFAULT_MAX_HISTORIES, PREFIX, enumerable_spiel_game
+    from gamelp.games.openspiel import PREFIX, enumerable_spiel_game, spiel_errors
 
-    stack = [enumerable_spiel_game(game_string).new_initial_state()]
+    root = enumerable_spiel_game(game_string).new_initial_state()
+    with spiel_errors(f"{PREFIX}{game_string}", "failed while walking its tree"):
+        _write_spiel_nodes(root, game_string, writer)
+
+
+def _write_spiel_nodes(root, game_string: str, writer: _EfgWriter) -> None:
+    """The preorder walk of :func:`_write_openspiel_tree` from the state ``root``."""
+    from gamelp.games.openspiel import DEFAULT_MAX_HISTORIES, PREFIX
+
+    stack = [root]
     while stack:  # preorder: children pushed in reverse
         if len(writer.lines) >= DEFAULT_MAX_HISTORIES:
             raise GambitFileError(

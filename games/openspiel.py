@@ -5,7 +5,8 @@ OpenSpiel game (simultaneous-move games through OpenSpiel's turn-based
 wrapper) into a :class:`~gamelp.game.SequenceFormGame`
 (:mod:`gamelp.games.extensive` builds it): each information state is a
 decision point whose id is OpenSpiel's information-state string and whose
-actions are OpenSpiel's action names (``state.action_to_string``); chance
+actions are OpenSpiel's action names (``state.action_to_string``; numbered ``1:a``, ``2:a`` by position when
+two at one node share a name, as the ``.efg`` reader does: :func:`~gamelp.games.extensive.distinct_labels`); chance
 probabilities are the ones OpenSpiel lists for each chance outcome.
 
 Games that are not two-player zero-sum, that sample chance without listing
@@ -16,8 +17,10 @@ the efficiency of backtrack programs", section 2): a game far beyond the
 limit, such as chess, is refused in a moment with its estimate rather than
 after minutes of enumeration.  The tree is walked with an explicit stack, so
 a game may be deeper than Python's recursion limit.  A game string is checked
-before OpenSpiel parses it (its nesting, and that a file it names is a
-regular file).
+before OpenSpiel parses it: its nesting, and a file it names (``filename=``) as gamelp checks every text file
+it reads (a regular file, within the 256 MiB cap, UTF-8).  What OpenSpiel raises while loading or walking a
+game (``SpielError``, or the ``IndexError`` and others its C++ maps to) is an :class:`OpenSpielImportError`
+naming the game string.
 :meth:`OpenSpielGame.tabular_policy` turns sequence-form strategies into an
 OpenSpiel ``TabularPolicy`` (behavioural: action probabilities per
 information state), so ``pyspiel`` can check them independently;
@@ -36,13 +39,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import gamelp.io
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.deps import install_hint, installed
-from gamelp.errors import did_you_mean
+from gamelp.errors import did_you_mean, shown
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import OpenSpielImportError
-from gamelp.games.extensive import SequenceFormBuilder
-from gamelp.io import open_regular
+from gamelp.games.extensive import SequenceFormBuilder, distinct_labels
 from gamelp.players import player_of_seat
 from gamelp.registry import register_game
 
@@ -109,6 +112,23 @@ def _native_stderr_silenced():
         os.close(saved)
 
 
+# What OpenSpiel's C++ raises through pybind11: SpielError (a RuntimeError), and the standard exceptions it maps
+# (std::out_of_range is IndexError, as in ``nfg_game`` without a file: "map::at"; invalid_argument is ValueError, ...).
+OPENSPIEL_ERRORS = (RuntimeError, IndexError, ValueError, KeyError, OverflowError)
+
+
+@contextlib.contextmanager
+def spiel_errors(where: str, doing: str):
+    """Turn an exception OpenSpiel raises in the block into one :class:`OpenSpielImportError` line naming ``where``."""
+    try:
+        yield
+    except OPENSPIEL_ERRORS as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "no reason given"
+        if type(exc).__name__ != "SpielError":
+            reason = f"{type(exc).__name__}: {reason}"
+        raise OpenSpielImportError(f"{where}: OpenSpiel {doing} ({reason})") from None
+
+
 def load_spiel_game(game_string: str):
     """The ``pyspiel`` game of ``game_string``, checked importable and turned turn-based if need be.
 
@@ -131,13 +151,9 @@ def load_spiel_game(game_string: str):
         raise OpenSpielImportError(
             f"{where}: brackets nested {deepest} deep, more than the {MAX_GAME_STRING_NESTING} a game string may have"
         )
-    try:
-        with _native_stderr_silenced():
-            _check_files(pyspiel.game_parameters_from_string(game_string), where)
-            game = pyspiel.load_game(game_string)
-    except pyspiel.SpielError as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else "no reason given"
-        raise OpenSpielImportError(f"{where}: OpenSpiel cannot load it ({reason})") from None
+    with spiel_errors(where, "cannot load it"), _native_stderr_silenced():
+        _check_files(pyspiel.game_parameters_from_string(game_string), where)
+        game = pyspiel.load_game(game_string)
     kind = game.get_type()
     if game.num_players() != 2:
         raise OpenSpielImportError(f"{where}: {game.num_players()} players; only two-player games can be imported")
@@ -155,16 +171,18 @@ def load_spiel_game(game_string: str):
 
 
 def _check_files(parameters: dict, where: str) -> None:
-    """Refuse a ``filename`` parameter (``efg_game``, ``nfg_game``, ...) that is not a regular file.
+    """Refuse a ``filename`` parameter (``efg_game``, ``nfg_game``, ...) that gamelp would not read itself.
 
-    OpenSpiel would wait forever on a named pipe, or read a device without end.
+    The checks of every text file gamelp reads (:func:`gamelp.io.read_text`): a regular file (OpenSpiel would wait
+    forever on a named pipe, or read a device without end), at most :data:`gamelp.io.MAX_TEXT_BYTES`, UTF-8 text.
+    OpenSpiel then reads the file again itself.
     """
     for key, value in parameters.items():
         if isinstance(value, dict):
             _check_files(value, where)  # a nested game; nesting is bounded by MAX_GAME_STRING_NESTING
         elif key == "filename" and isinstance(value, str):
             try:
-                open_regular(value, OpenSpielImportError, "rb").close()
+                gamelp.io.read_text(value, OpenSpielImportError, gamelp.io.MAX_TEXT_BYTES)
             except OpenSpielImportError as exc:
                 raise OpenSpielImportError(f"{where}: {exc}") from None
 
@@ -172,7 +190,8 @@ def _check_files(parameters: dict, where: str) -> None:
 def enumerable_spiel_game(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES):
     """:func:`load_spiel_game`, refused up front when its estimated size is far beyond ``max_histories``."""
     game = load_spiel_game(game_string)
-    estimate = estimate_histories(game, SIZE_MARGIN * max_histories)
+    with spiel_errors(f"{PREFIX}{game_string}", "failed while playing it out"):
+        estimate = estimate_histories(game, SIZE_MARGIN * max_histories)
     if estimate > SIZE_MARGIN * max_histories:
         raise OpenSpielImportError(
             f"{PREFIX}{game_string}: too large to enumerate: an estimated {estimate:.2g} "
@@ -212,7 +231,8 @@ def load_openspiel(game_string: str, max_histories: int = DEFAULT_MAX_HISTORIES)
     """Import ``game_string`` (e.g. ``"leduc_poker"``, ``"goofspiel(num_cards=3)"``); see the module docstring."""
     game = enumerable_spiel_game(game_string, max_histories)
     walk = _Walk(f"{PREFIX}{game_string}", max_histories)
-    walk.run(game.new_initial_state())
+    with spiel_errors(walk.where, "failed while walking its tree"):
+        walk.run(game.new_initial_state())
     pl1, pl2, A = walk.builder.build()
     return OpenSpielGame(pl1, pl2, A, game_string, game, walk.action_ids, walk.histories)
 
@@ -244,18 +264,41 @@ class _Walk:
             if state.is_terminal():
                 self.builder.terminal(last, chance * state.returns()[0])
             elif state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                if len({action for action, _ in outcomes}) != len(outcomes):
+                    self._refuse_repeated(state, state.current_player(), "(chance)", [a for a, _ in outcomes])
                 pending.extend(
                     (state, action, chance * probability, last)
-                    for action, probability in reversed(state.chance_outcomes())
+                    for action, probability in reversed(outcomes)
                     if probability > 0
                 )
             else:
                 player = state.current_player()
                 info_set = state.information_state_string(player)
-                ids = {state.action_to_string(player, action): action for action in state.legal_actions(player)}
+                legal = state.legal_actions(player)
+                if len(set(legal)) != len(legal):
+                    self._refuse_repeated(state, player, info_set, legal)
+                names = distinct_labels([state.action_to_string(player, action) for action in legal])
+                ids = dict(zip(names, legal, strict=True))  # names kept apart: OpenSpiel may repeat one at a node
                 self.builder.decision(player_of_seat(player), info_set, ids, last[player])  # OpenSpiel counts from 0
                 self.action_ids.setdefault((player, info_set), ids)
                 for name, action in reversed(ids.items()):
                     new_last = list(last)
                     new_last[player] = (info_set, name)
                     pending.append((state, action, chance, tuple(new_last)))
+
+    def _refuse_repeated(self, state, player: int, info_set: str, legal: list[int]) -> None:
+        """Refuse an action id listed twice at one node: both are one child, so the game is not the one meant.
+
+        OpenSpiel's ``efg_game`` does this: it numbers actions by name across the file, so two actions named alike
+        at one node become one id (and its own LP values the game as if the second were the first).
+        """
+        repeated = next(action for action in legal if legal.count(action) > 1)
+        hint = (
+            "; read the .efg file itself (gamelp solve FILE.efg)" if self.where.startswith(f"{PREFIX}efg_game") else ""
+        )
+        raise OpenSpielImportError(
+            f"{self.where}: OpenSpiel lists action {repeated} ({state.action_to_string(player, repeated)!r}) twice "
+            f"at information state {shown(info_set)}, both leading to one child: actions named alike at one node "
+            f"are merged{hint}"
+        )

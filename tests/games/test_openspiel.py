@@ -142,7 +142,9 @@ def test_cli_solves_and_exports_openspiel_games(tmp_path, capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-@pytest.mark.parametrize("game", ["openspiel:no_such_game", "openspiel:kuhn_poker(players=x)"])
+@pytest.mark.parametrize(
+    "game", ["openspiel:no_such_game", "openspiel:kuhn_poker(players=x)", "openspiel:nfg_game", "openspiel:efg_game"]
+)
 def test_cli_refuses_a_bad_openspiel_game_in_one_line(game):
     """OpenSpiel's C++ prints its own error (for an unknown game, the list of every game) before raising."""
     done = subprocess.run([sys.executable, "-m", "gamelp.cli", "solve", game], capture_output=True, text=True)
@@ -160,3 +162,93 @@ def test_a_deeply_nested_game_string_is_refused_before_openspiel_parses_it():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3, done.stderr[-500:]
     assert "brackets nested 20000 deep, more than the 100 a game string may have" in done.stdout
+
+
+def test_nfg_game_without_a_file_is_one_line_naming_the_game_string(capsys):
+    """Issue 45: OpenSpiel's nfg_game without filename raises IndexError (map::at), not SpielError: a traceback."""
+    with pytest.raises(OpenSpielImportError, match=r"^openspiel:nfg_game: OpenSpiel cannot load it \(IndexError: "):
+        load_openspiel("nfg_game")
+    assert main(["solve", "openspiel:nfg_game", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "openspiel:nfg_game: " in captured.err
+
+
+# P2 picks x or y; then P1 has two actions both named "a", worth 0 and 5: the game is worth 5.
+DUPLICATE_ACTIONS_EFG = """EFG 2 R "duplicate action names" { "P1" "P2" } ""
+p "" 2 1 "" { "x" "y" } 0
+p "" 1 1 "" { "a" "a" } 0
+t "" 1 "" { 0, 0 }
+t "" 2 "" { 5, -5 }
+p "" 1 2 "" { "a" "a" } 0
+t "" 1 "" { 0, 0 }
+t "" 2 "" { 5, -5 }
+"""
+
+
+def test_efg_games_merging_actions_named_alike_are_refused(tmp_path, capsys):
+    """Issue 45: OpenSpiel's efg_game gives both actions "a" one id (one child): the game read was worth 0, not 5."""
+    path = tmp_path / "duplicate.efg"
+    path.write_text(DUPLICATE_ACTIONS_EFG)
+    with pytest.raises(OpenSpielImportError, match=r"lists action 2 \('a'\) twice .*read the .efg file itself"):
+        load_openspiel(f"efg_game(filename={path})")
+    assert main(["solve", f"openspiel:efg_game(filename={path})"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert np.isclose(solve_nash(load_game(path), 1).value, 5)  # the .efg reader keeps them apart
+
+
+class _NamedAlike:
+    """A stand-in OpenSpiel state: player 2 picks x or y, then player 1 picks one of two actions named "a"."""
+
+    def __init__(self, history=()):
+        self.history = history
+
+    def is_terminal(self):
+        return len(self.history) == 2
+
+    def is_chance_node(self):
+        return False
+
+    def current_player(self):
+        return 1 - len(self.history)
+
+    def information_state_string(self, player):
+        return "".join(map(str, self.history[: 2 - player]))
+
+    def legal_actions(self, player):
+        return [0, 1]
+
+    def action_to_string(self, player, action):
+        return "xy"[action] if player == 1 else "a"
+
+    def child(self, action):
+        return _NamedAlike((*self.history, action))
+
+    def returns(self):
+        return [5.0 * self.history[1], -5.0 * self.history[1]]
+
+
+def test_actions_of_distinct_ids_named_alike_are_kept_apart():
+    """Issue 45: the import keyed actions by name, so two OpenSpiel actions named "a" merged (worth 0, not 5)."""
+    from gamelp.game import SequenceFormGame
+    from gamelp.games.openspiel import _Walk
+
+    walk = _Walk("openspiel:named_alike", 100)
+    walk.run(_NamedAlike())
+    game = SequenceFormGame(*walk.builder.build(), "named_alike")
+    assert set(game.pl1.actions.values()) == {("1:a", "2:a")} and walk.action_ids[(0, "0")] == {"1:a": 0, "2:a": 1}
+    assert np.isclose(solve_nash(game, 1).value, 5)
+
+
+def test_a_file_named_in_the_game_string_is_read_under_gamelps_cap(tmp_path, monkeypatch):
+    """Issue 45: filename= was only checked to be a regular file; gamelp's text-file cap and UTF-8 check apply."""
+    import gamelp.io
+
+    path = tmp_path / "game.efg"
+    path.write_text(DUPLICATE_ACTIONS_EFG)
+    monkeypatch.setattr(gamelp.io, "MAX_TEXT_BYTES", len(DUPLICATE_ACTIONS_EFG) - 1)
+    with pytest.raises(OpenSpielImportError, match=rf"^openspiel:efg_game\(filename={path}\): {path}: larger than"):
+        load_openspiel(f"efg_game(filename={path})")
+    monkeypatch.undo()
+    path.write_bytes(DUPLICATE_ACTIONS_EFG.replace("P1", "P\xe9").encode("latin-1"))
+    with pytest.raises(OpenSpielImportError, match="not a text file"):
+        load_openspiel(f"efg_game(filename={path})")
