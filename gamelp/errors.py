@@ -32,6 +32,10 @@ class BackendError(GamelpError):
     """A backend refuses a model or is not available."""
 
 
+class OptionError(GamelpError):
+    """A solve option is out of range or not a number (``time_limit``, ``mip_gap``, ``threads``, ``start``, ...)."""
+
+
 class MissingDependency(GamelpError):
     """An optional package that a backend or command needs is not installed (the message names the extra)."""
 

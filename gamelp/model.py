@@ -20,6 +20,13 @@ argument changed::
 Dual values follow one convention on every backend: the derivative of the
 optimal objective with respect to the constraint's right-hand side.
 
+Every number is checked when it is given (blocks added, objective, right-hand
+sides and bounds set): a NaN, a complex number, an infinity other than a free
+bound's or a free row's, a lower bound above its upper bound, a block size
+that is not a whole number or an array of the wrong dimension is a
+:class:`~gamelp.errors.ModelError`, one line naming the block and the entry,
+so that no backend ever sees it.
+
 Blocks are immutable (their arrays are read-only): change right-hand sides
 and bounds with :meth:`Model.set_rhs` and :meth:`Model.set_bounds`, and the
 objective with :meth:`Model.set_objective`.  These value setters patch the
@@ -32,6 +39,7 @@ answers with a full rebuild.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -39,13 +47,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.display import Raw, Summarised, bounds_summary, counted, model_text
-from gamelp.errors import ModelError
+from gamelp.entries import as_vector, real_array, refuse_non_finite
+from gamelp.errors import ModelError, shown
 from gamelp.form import Changes, ConeBlock, MatrixForm
 
 __all__ = ["Changes", "ConeBlock", "ConstraintBlock", "MatrixForm", "Model", "VarBlock"]
 
 VARIABLE_KINDS = ("continuous", "binary", "integer")
 SENSES = ("<=", ">=", "==")
+# The one infinite right-hand side a row may have: the one that leaves it free (a placeholder row set later).
+FREE_RHS = {"<=": np.inf, ">=": -np.inf, "==": None}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -94,17 +105,47 @@ class ConstraintBlock(Summarised):
         return slice(self.start, self.start + self.size)
 
 
-def _as_vector(value, size: int, what: str) -> np.ndarray:
-    """A read-only copy of ``value`` as ``size`` floats (a scalar is broadcast)."""
-    arr = np.asarray(value, dtype=float)
-    if arr.ndim == 0:
-        arr = np.full(size, float(arr))
+def _block_size(size, name: str) -> int:
+    """The number of variables of block ``name``: a whole number >= 0 (``2.7`` is refused, not cut to 2)."""
+    whole = isinstance(size, numbers.Integral) or (isinstance(size, numbers.Real) and float(size).is_integer())
+    if isinstance(size, bool) or not whole or size < 0:
+        raise ModelError(f"variable block {name!r}: size must be a whole number >= 0, got {shown(size)}")
+    return int(size)
+
+
+def _coefficients(coeffs, what: str) -> sp.csr_matrix:
+    """A block's coefficients (dense, sparse or a scalar) as a CSR matrix of finite real numbers."""
+    if sp.issparse(coeffs):
+        mat = sp.csr_matrix(coeffs)
+        if np.iscomplexobj(mat.data):
+            real_array(mat.toarray(), what)  # names the complex entry
+        mat = mat.astype(float)
     else:
-        arr = arr.reshape(-1).copy()
-    if arr.size != size:
-        raise ModelError(f"{what}: expected {size} values, got {arr.size}")
-    arr.setflags(write=False)
-    return arr
+        arr = real_array(coeffs, what)
+        if arr.ndim > 2:
+            raise ModelError(f"{what}: expected a matrix, got an array of shape {arr.shape}")
+        mat = sp.csr_matrix(np.atleast_2d(arr))
+    entries = mat.tocoo()  # row-major, so the first bad entry named is the first in reading order
+    refuse_non_finite(entries.data, lambda i: (int(entries.row[i]), int(entries.col[i])), what)
+    return mat
+
+
+def _checked_bounds(name: str, size: int, kind: str, lb, ub) -> tuple[np.ndarray, np.ndarray]:
+    """Block ``name``'s lower and upper bounds: finite but for -inf below and +inf above, lower <= upper."""
+    lower = as_vector(lb, size, f"variable block {name!r} lower bounds", allow=-np.inf)
+    upper = as_vector(ub, size, f"variable block {name!r} upper bounds", allow=np.inf)
+    if kind == "binary":
+        lower, upper = np.maximum(lower, 0.0), np.minimum(upper, 1.0)
+        lower.setflags(write=False)
+        upper.setflags(write=False)
+    crossed = np.flatnonzero(lower > upper)
+    if crossed.size:
+        i = int(crossed[0])
+        raise ModelError(
+            f"variable block {name!r}: entry {i} has lower bound {lower[i]} above upper bound {upper[i]}"
+            + (" (a binary variable's bounds are clipped to [0, 1])" if kind == "binary" else "")
+        )
+    return lower, upper
 
 
 @dataclass(repr=False)
@@ -175,9 +216,10 @@ class Model(Summarised):
         name : str
             The block's name, unique in the model (solutions are split by it).
         size : int
-            The number of variables.
+            The number of variables, a whole number >= 0.
         lb, ub : float or array_like
-            Lower and upper bounds, a scalar for all or one per variable (default 0 and infinity).
+            Lower and upper bounds, a scalar for all or one per variable (default 0 and infinity): finite, but for
+            ``-inf`` below and ``+inf`` above, and lower <= upper.
         kind : {"continuous", "integer", "binary"}
             The variables' kind; binary bounds are clipped to [0, 1].
         labels : sequence of str, optional
@@ -192,12 +234,8 @@ class Model(Summarised):
             raise ModelError(f"model {self.name!r}: variable block {name!r} already exists")
         if kind not in VARIABLE_KINDS:
             raise ModelError(f"variable block {name!r}: kind must be one of {VARIABLE_KINDS}, got {kind!r}")
-        size = int(size)
-        lower = _as_vector(lb, size, f"variable block {name!r} lower bounds")
-        upper = _as_vector(ub, size, f"variable block {name!r} upper bounds")
-        if kind == "binary":
-            lower = _as_vector(np.maximum(lower, 0.0), size, f"variable block {name!r} lower bounds")
-            upper = _as_vector(np.minimum(upper, 1.0), size, f"variable block {name!r} upper bounds")
+        size = _block_size(size, name)
+        lower, upper = _checked_bounds(name, size, kind, lb, ub)
         if labels is not None and len(labels) != size:
             raise ModelError(f"variable block {name!r}: {len(labels)} labels for {size} variables")
         block = VarBlock(
@@ -219,7 +257,7 @@ class Model(Summarised):
         pieces = {}
         for key, coeffs in terms.items():
             block = self._block(key)
-            mat = sp.csr_matrix(coeffs, dtype=float)
+            mat = _coefficients(coeffs, f"{what}: coefficients of variable block {block.name!r}")
             if mat.shape[1] != block.size and mat.shape[0] == block.size and mat.shape[1] == 1:
                 mat = mat.T.tocsr()
             if mat.shape[1] != block.size:
@@ -258,7 +296,8 @@ class Model(Summarised):
         sense : {"<=", ">=", "=="}
             The rows' sense.
         rhs : float or array_like
-            The right-hand sides, a scalar for all rows or one per row.
+            The right-hand sides, a scalar for all rows or one per row: finite, but for the infinity that leaves a
+            row free (``-inf`` on ``>=`` rows, ``+inf`` on ``<=`` rows).
         labels : sequence of str, optional
             One label per row.
 
@@ -277,7 +316,7 @@ class Model(Summarised):
             self.num_constraints,
             matrix,
             sense,
-            _as_vector(rhs, rows, f"constraint block {name!r} rhs"),
+            as_vector(rhs, rows, f"constraint block {name!r} rhs", allow=FREE_RHS[sense]),
             tuple(labels) if labels is not None else None,
         )
         self.constraints[name] = block
@@ -305,7 +344,7 @@ class Model(Summarised):
         matrix = self._assemble(terms, None, f"cone block {name!r}")
         if matrix.shape[0] < 1:
             raise ModelError(f"cone block {name!r}: needs at least one row")
-        block = ConeBlock(name, matrix, _as_vector(constant, matrix.shape[0], f"cone block {name!r} constant"))
+        block = ConeBlock(name, matrix, as_vector(constant, matrix.shape[0], f"cone block {name!r} constant"))
         self.cones[name] = block
         self._changed_structure()
         return block
@@ -333,10 +372,11 @@ class Model(Summarised):
         objective = {}
         for key, coeffs in terms.items():
             block = self._block(key)
-            objective[block.name] = _as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
+            objective[block.name] = as_vector(coeffs, block.size, f"objective coefficients of {block.name!r}")
         diagonal = self._quadratic_terms(quadratic or {}, sense)
         had_quadratic = bool(self.quadratic)
-        self.objective, self.sense, self.objective_constant = objective, sense, float(constant)
+        constant = float(as_vector(constant, 1, f"model {self.name!r}: objective constant")[0])
+        self.objective, self.sense, self.objective_constant = objective, sense, constant
         self.quadratic = diagonal
         if diagonal or had_quadratic:  # a quadratic term is structure: a persistent session rebuilds
             self._changed_structure()
@@ -351,7 +391,7 @@ class Model(Summarised):
         for key, weights in quadratic.items():
             block = self._block(key)
             what = f"quadratic objective weights of {block.name!r}"
-            values = _as_vector(weights, block.size, what)
+            values = as_vector(weights, block.size, what)
             if not (np.isfinite(values).all() and (values >= 0).all()):
                 raise ModelError(f"model {self.name!r}: {what} must be finite and >= 0 (a convex term)")
             if block.kind != "continuous":
@@ -379,7 +419,7 @@ class Model(Summarised):
         except KeyError:
             raise ModelError(f"model {self.name!r}: unknown constraint block {name!r}") from None
         block = self.constraints[name] = replace(
-            block, rhs=_as_vector(rhs, block.size, f"constraint block {name!r} rhs")
+            block, rhs=as_vector(rhs, block.size, f"constraint block {name!r} rhs", allow=FREE_RHS[block.sense])
         )
         self._changed_values("rhs", name, rhs=self._patched("rhs", block.slice, block.rhs))
 
@@ -394,13 +434,9 @@ class Model(Summarised):
             The new bounds; ``None`` keeps the current ones.
         """
         block = self._block(name)
-        lower = block.lb if lb is None else _as_vector(lb, block.size, f"variable block {name!r} lower bounds")
-        upper = block.ub if ub is None else _as_vector(ub, block.size, f"variable block {name!r} upper bounds")
-        if block.kind == "binary":
-            lower, upper = (
-                _as_vector(np.maximum(lower, 0.0), block.size, name),
-                _as_vector(np.minimum(upper, 1.0), block.size, name),
-            )
+        lower, upper = _checked_bounds(
+            block.name, block.size, block.kind, block.lb if lb is None else lb, block.ub if ub is None else ub
+        )
         block = self.variables[block.name] = replace(block, lb=lower, ub=upper)
         self._changed_values(
             "bounds",

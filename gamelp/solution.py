@@ -73,6 +73,7 @@ class Solution(Summarised):
     violation: float | None = None
     iterations: int | None = None  # simplex iterations, where the backend counts them
     solver_version: str = ""
+    reason: str = ""  # why the status is ``error`` when gamelp, not the solver, judged it so
 
     @property
     def optimal(self) -> bool:
@@ -90,6 +91,7 @@ class Solution(Summarised):
             "mip_gap": Raw(f"{self.mip_gap:.3g}") if self.mip_gap else None,
             "backend": self.backend,
             "solver_version": self.solver_version,
+            "reason": self.reason or None,
             "wall_time": Raw(f"{self.wall_time:.3g}"),
             "values": Raw(", ".join(f"{name}[{v.size}]" for name, v in self.values.items())),
         }

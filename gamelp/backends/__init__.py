@@ -23,11 +23,16 @@ whether each backend is installed is asked once per process
 that installs or removes a solver package while it runs.
 
 :func:`solve` is the path every solve takes: refuse what the backend cannot
-take (naming backends that can), scale the model (:mod:`gamelp.backends.scaling`),
-solve, judge the result (:func:`gamelp.backends.base.finish`), unscale it
-and split it by block; whatever the solver writes to standard output goes
-to stderr (:mod:`gamelp.backends.quiet`).  Options: ``time_limit`` (seconds), ``mip_gap``
-(relative), ``mip_abs_gap`` (absolute), ``threads``, ``verbose``, ``start`` (block name -> values, a
+take (naming backends that can), check the options
+(:class:`~gamelp.backends.base.Options`), scale the model
+(:mod:`gamelp.backends.scaling`), solve, judge the result
+(:func:`gamelp.backends.base.finish`), unscale it and split it by block.  An
+exception the solver's library raises during the solve becomes, here and
+only here, a one-line :class:`~gamelp.errors.BackendError` naming the
+backend (gamelp's own errors and bugs pass through).  Whatever the solver
+writes to standard output goes to stderr (:mod:`gamelp.backends.quiet`).
+Options: ``time_limit`` (seconds), ``mip_gap`` (relative), ``mip_abs_gap``
+(absolute), ``threads``, ``verbose``, ``start`` (block name -> values, a
 MIP start), ``persistent`` (keep the solver's model for the next solve of
 the same model, on backends that can; others solve afresh) and any
 solver-specific keyword.  Ctrl-C during a solve stops the
@@ -36,9 +41,11 @@ solver and raises :class:`~gamelp.errors.SolveInterrupted` carrying what it had.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import logging
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -48,7 +55,7 @@ from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.registry import BackendFamily, solver_installed, solver_version
 from gamelp.backends.scaling import scale
 from gamelp.deps import install_hint, installed, require
-from gamelp.errors import BackendError, SolveInterrupted, did_you_mean
+from gamelp.errors import BackendError, GamelpError, ModelError, SolveInterrupted, did_you_mean
 from gamelp.solution import Solution, Status
 
 logger = logging.getLogger(__name__)
@@ -59,6 +66,7 @@ DEFAULT_BACKEND = "auto"
 FAMILIES: dict[str, BackendFamily] = {family.name: family for family in registry.families()}
 # The registered backends, in the order "auto" prefers them (what each takes: registry.registered()).
 REGISTERED = tuple(registry.registered())
+MESSAGE_LIMIT = 300  # characters of a solver library's error message kept in the BackendError that reports it
 
 __all__ = [
     "DEFAULT_BACKEND",
@@ -210,6 +218,8 @@ def _takers(form) -> list[Backend]:
 def _resolve(model, backend: str) -> Backend:
     """The backend that will solve ``model``: ``"auto"`` takes the first registered one that can."""
     form = model.matrix_form()
+    if form.c.size == 0:
+        raise ModelError(f"model {model.name!r} has no variables: there is nothing to solve")
     if backend.strip().lower() != "auto":
         chosen = get(backend)  # a missing library: MissingDependency, naming the extra
         if chosen.package is not None:
@@ -245,6 +255,49 @@ def check(model, backend: str = DEFAULT_BACKEND) -> None:
     _resolve(model, backend)
 
 
+def _from_library(exc: Exception, libraries: set[str]) -> bool:
+    """Whether ``exc`` is a failure of one of ``libraries`` (top-level package names), not a bug of gamelp's.
+
+    Either its class is the library's own (``GurobiError``, cvxpy's ``SolverError``, Pyomo's exceptions), or it
+    was raised inside a call gamelp made into the library: the frame gamelp's last frame called is the library's.
+    An exception raised in gamelp's own code (a callback the solver runs included), or in a call gamelp made into
+    anything else (numpy, scipy), is gamelp's and is not translated.
+    """
+    if type(exc).__module__.partition(".")[0] in libraries:
+        return True
+    modules = []
+    tb = exc.__traceback__
+    while tb is not None:
+        modules.append(str(tb.tb_frame.f_globals.get("__name__", "")))
+        tb = tb.tb_next
+    ours = [i for i, name in enumerate(modules) if name == "gamelp" or name.startswith("gamelp.")]
+    callee = ours[-1] + 1 if ours else 0
+    return callee < len(modules) and modules[callee].partition(".")[0] in libraries
+
+
+@contextlib.contextmanager
+def _library_errors_to_backend_error(chosen: Backend, model_name: str) -> Iterator[None]:
+    """Turn an exception from ``chosen``'s solver library into a one-line BackendError naming the backend.
+
+    The one place where a backend's library errors become gamelp's: gamelp's own errors, interrupts and
+    programming errors in gamelp (see :func:`_from_library`) pass through unchanged.
+    """
+    libraries = {library(chosen.name), *([chosen.package] if chosen.package else [])}
+    try:
+        yield
+    except (GamelpError, MemoryError):
+        raise
+    except Exception as exc:
+        if not _from_library(exc, libraries):
+            raise
+        text = " ".join(str(exc).split()) or "no message"  # one line, however the library wrapped it
+        if len(text) > MESSAGE_LIMIT:
+            text = text[: MESSAGE_LIMIT - 3] + "..."
+        raise BackendError(
+            f"backend {chosen.name} failed on model {model_name!r}: {type(exc).__name__}: {text}"
+        ) from exc
+
+
 def solve(
     model,
     backend: str = DEFAULT_BACKEND,
@@ -268,14 +321,21 @@ def solve(
     """
     chosen = _resolve(model, backend)
     form = model.matrix_form()
+    opts = Options(  # checked here, the same for every backend
+        time_limit=time_limit,
+        mip_gap=mip_gap,
+        mip_abs_gap=mip_abs_gap,
+        threads=threads,
+        verbose=verbose,
+        start=None if start is None else Options.start_vector(form, start),
+        extra=options,
+    )
     scaled, factors = scale(form)
-    opts = Options(time_limit=time_limit, mip_gap=mip_gap, threads=threads, verbose=verbose, extra=options)
-    if mip_abs_gap is not None:
-        opts.mip_abs_gap = mip_abs_gap * factors.objective  # the backend sees the scaled objective
-    if start is not None and form.is_mip:
-        opts.start = factors.scaled_start(model.full_vector(start))
+    if opts.mip_abs_gap is not None:
+        opts.mip_abs_gap *= factors.objective  # the backend sees the scaled objective
+    opts.start = factors.scaled_start(opts.start) if opts.start is not None and form.is_mip else None
     logger.info("solving %s (%d columns, %d rows) on %s", form.name, form.c.size, form.A.shape[0], chosen.name)
-    with solver_output_to_stderr():  # a solver's own writes to standard output (banners, logs) go to stderr
+    with solver_output_to_stderr(), _library_errors_to_backend_error(chosen, form.name):
         if persistent and chosen.capabilities.persistent:
             raw = chosen.solve_persistent(model, scaled, factors, opts)
         else:
@@ -299,6 +359,7 @@ def solve(
         violation=fields["violation"],
         iterations=raw.iterations,
         solver_version=chosen.version(),
+        reason=fields["reason"],
     )
     if status == Status.INTERRUPTED:
         raise SolveInterrupted(solution)

@@ -14,6 +14,8 @@ every backend, what the result vouches for:
   "optimum" off by up to ``INACCURATE_LIMIT`` becomes ``optimal_inaccurate``
   with its values, one off by more keeps no values at all;
 * duals and reduced costs only for a continuous model at an optimum;
+* a solver's ``optimal`` without a point or a finite objective is an ``error``, its ``reason`` saying
+  what was missing;
 * ``objective_bound``: the solver's proven bound (the objective itself at
   an LP optimum), and the relative gap ``|objective - bound| / max(|objective|, 1e-10)``.
 
@@ -27,9 +29,10 @@ rows and columns to change in it, from the model's change log
 from __future__ import annotations
 
 import contextlib
+import numbers
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -38,7 +41,8 @@ import numpy as np
 from gamelp.backends.registry import Capabilities, solver_version
 from gamelp.backends.scaling import Scaling
 from gamelp.display import Raw, Summarised
-from gamelp.errors import BackendError
+from gamelp.entries import as_vector, refuse_non_finite
+from gamelp.errors import BackendError, OptionError, did_you_mean, shown
 from gamelp.form import Changes, MatrixForm
 from gamelp.solution import Status
 
@@ -51,11 +55,23 @@ FEASIBILITY_TOLERANCE = 1e-6
 INACCURATE_LIMIT = 1e-3
 INTEGRALITY_TOLERANCE = 1e-5
 OBJECTIVE_TOLERANCE = 1e-6  # a reported objective against its point's c x + constant
+# The shared numeric options: (name, least value, whether it is a whole number).
+NUMERIC_OPTIONS = (
+    ("time_limit", 0, False),
+    ("mip_gap", 0, False),
+    ("mip_abs_gap", 0, False),
+    ("threads", 1, True),
+)
 
 
 @dataclass(repr=False)
 class Options(Summarised):
-    """The option vocabulary shared by every backend; ``extra`` holds the solver's own options."""
+    """The option vocabulary shared by every backend; ``extra`` holds the solver's own options.
+
+    Checked when made, the same for every backend: ``time_limit``, ``mip_gap`` and ``mip_abs_gap`` are finite
+    numbers >= 0, ``threads`` a whole number >= 1, ``start`` finite; anything else is an
+    :class:`~gamelp.errors.OptionError`, one line naming the option (a NaN is never passed on to be ignored).
+    """
 
     time_limit: float | None = None
     mip_gap: float | None = None
@@ -64,6 +80,38 @@ class Options(Summarised):
     verbose: bool = False
     start: np.ndarray | None = None  # a feasible point over all columns, offered as a MIP start
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, least, whole in NUMERIC_OPTIONS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            kind = "a whole number" if whole else "a finite number"
+            number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            if not number or not np.isfinite(value) or (whole and not float(value).is_integer()) or value < least:
+                raise OptionError(f"option {name} must be {kind} >= {least}, got {shown(value)}")
+        if self.start is not None:
+            self.start = np.asarray(self.start, dtype=float)
+            refuse_non_finite(self.start, lambda i: (i,), "option start", error=OptionError)
+
+    @staticmethod
+    def start_vector(form: MatrixForm, start) -> np.ndarray:
+        """A MIP start given by block (name -> values) as one vector over ``form``'s columns (others at 0).
+
+        Each name must be a variable block of the form and its values that block's size of finite real numbers.
+        """
+        if not isinstance(start, Mapping):
+            raise OptionError(f"option start must map variable block names to values, got {shown(start)}")
+        x = np.zeros(form.c.size)
+        for name, values in start.items():
+            if name not in form.variable_slices:
+                hint = (
+                    did_you_mean(str(name), form.variable_slices) or f"; the blocks: {', '.join(form.variable_slices)}"
+                )
+                raise OptionError(f"option start: model {form.name!r} has no variable block {shown(name)}{hint}")
+            where = form.variable_slices[name]
+            x[where] = as_vector(values, where.stop - where.start, f"option start[{name!r}]", error=OptionError)
+        return x
 
     def _summary(self) -> dict:
         return {
@@ -289,7 +337,7 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
         status = Status.OPTIMAL_INACCURATE
     limit = INACCURATE_LIMIT if status == Status.OPTIMAL_INACCURATE else FEASIBILITY_TOLERANCE
     objective = raw.objective
-    fields: dict[str, float | np.ndarray | None] = {
+    fields: dict[str, float | np.ndarray | str | None] = {
         "objective": None,
         "x": None,
         "row_duals": None,
@@ -297,6 +345,7 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
         "bound": None,
         "mip_gap": None,
         "violation": off if raw.x is not None else None,
+        "reason": "",
     }
     if point_allowed and off <= limit and objective is not None and np.isfinite(objective):
         fields.update(objective=float(objective), x=raw.x)
@@ -304,4 +353,9 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
             fields.update(bound=float(objective), mip_gap=0.0, row_duals=raw.row_duals, reduced_costs=raw.reduced_costs)
         elif raw.bound is not None and np.isfinite(raw.bound):
             fields.update(bound=float(raw.bound), mip_gap=abs(objective - raw.bound) / max(abs(objective), 1e-10))
+    if raw.status == Status.OPTIMAL and (raw.x is None or objective is None or not np.isfinite(objective)):
+        # an "optimum" with nothing to show is no answer (a point off the constraints is judged above)
+        missing = "no point" if raw.x is None else f"no finite objective (it said {objective})"
+        status, fields["reason"] = Status.ERROR, f"the solver said optimal but returned {missing}"
+        fields.update(objective=None, x=None, row_duals=None, reduced_costs=None, bound=None, mip_gap=None)
     return status, fields
