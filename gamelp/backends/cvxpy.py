@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
+import threading
 import time
 import warnings
+from collections.abc import Iterator
 
 import cvxpy as cp
 import cvxpy.settings as cps
@@ -32,9 +34,10 @@ import numpy as np
 from cvxpy.constraints import SOC
 from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, ctrl_c_sets, wrapped_on_main_thread
 from gamelp.backends.gurobi_licence import STATUS as GUROBI_STATUS
 from gamelp.backends.gurobi_licence import loaded_gurobi_errors
+from gamelp.backends.highs import every_run_stops
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured
 from gamelp.backends.registry import SOLVER_PACKAGES
@@ -221,10 +224,11 @@ def _cvxpy_log_to_stdout():
 
 
 def _status(problem: cp.Problem, options: Options) -> Status:
-    """The status, from the solver's own model where cvxpy exposes it (Gurobi).
+    """The status, from the solver's own model or result where cvxpy exposes it (Gurobi, SCS).
 
     cvxpy folds every Gurobi limit into ``user_limit`` and, without a solution, into
-    ``infeasible_inaccurate``; Gurobi's own status says which limit it was.
+    ``infeasible_inaccurate``; Gurobi's own status says which limit it was.  SCS stopped by its time limit
+    says "solved (inaccurate - reached time_limit_secs)", which cvxpy reports as ``optimal_inaccurate``.
     """
     native = getattr(problem.solver_stats, "extra_stats", None) if problem.solver_stats else None
     if native is not None:
@@ -232,6 +236,8 @@ def _status(problem: cp.Problem, options: Options) -> Status:
             return GUROBI_STATUS.get(int(native.Status), Status.ERROR)
         except _native_read_errors():  # not a gurobipy model: read cvxpy's status
             pass
+    if isinstance(native, dict) and "reached time_limit" in str(native.get("info", {}).get("status", "")):
+        return Status.TIME_LIMIT
     if problem.status == cps.USER_LIMIT:
         return Status.TIME_LIMIT if options.time_limit is not None else Status.ITERATION_LIMIT
     return _STATUS.get(problem.status, Status.ERROR)
@@ -250,6 +256,66 @@ def _point(form: MatrixForm, problem: BlockProblem) -> np.ndarray:
             for name, block in form.variable_slices.items()
         ]
     )
+
+
+# What a solver's own result (what cvxpy's solve_via_data returns) says when it stopped on SIGINT itself.
+_STOPPED_ITSELF = {
+    "SCS": lambda result: result["info"].get("status_val") == -5,  # SCS_SIGINT
+    "ECOS": lambda result: result["info"].get("exitFlag") == -4,  # ECOS_SIGINT
+    "HIGHS": lambda result: result.get("model_status") == "kInterrupt",
+}
+_HIGHS_FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
+
+
+def _clarabel_stops(stop: threading.Event) -> contextlib.AbstractContextManager[None]:
+    """Every Clarabel solver made in the block checks ``stop`` at each iteration (its termination callback)."""
+    import clarabel
+
+    def wrap(make):
+        def made(*args, **kwargs):
+            solver = make(*args, **kwargs)
+            solver.set_termination_callback(lambda info: stop.is_set())
+            return solver
+
+        return made
+
+    return wrapped_on_main_thread(clarabel, "DefaultSolver", wrap)
+
+
+@contextlib.contextmanager
+def _stops_on(solver: str, stop: threading.Event) -> Iterator[None]:
+    """Inside the block, ``solver`` run by cvxpy stops once ``stop`` is set, and sets it if it stopped on SIGINT itself.
+
+    On the main thread: HiGHS checks ``stop`` in its interrupt callbacks
+    (:func:`~gamelp.backends.highs.every_run_stops`), Clarabel in its termination callback; SCS, ECOS and Gurobi
+    catch SIGINT themselves.  cvxpy's ``solve_via_data`` is
+    wrapped to read the solver's own result: an interrupted HiGHS MIP's feasible incumbent is handed on as a
+    limit's (cvxpy keeps no point of a status it does not know).
+    """
+
+    def wrap(solve_via_data):
+        def read(self, *args, **kwargs):
+            if stop.is_set():  # pressed while cvxpy compiled the problem: no solver run
+                raise cp.error.SolverError("interrupted before the solver started")
+            result = solve_via_data(self, *args, **kwargs)
+            stopped = _STOPPED_ITSELF.get(solver)
+            if stopped is not None and stopped(result):
+                stop.set()
+            if solver == "HIGHS" and stop.is_set() and result["info"].primal_solution_status == _HIGHS_FEASIBLE:
+                result["model_status"] = "kSolutionLimit"  # cvxpy then unpacks the incumbent
+            return result
+
+        return read
+
+    with contextlib.ExitStack() as stack:
+        if solver == "HIGHS":
+            stack.enter_context(every_run_stops(stop))
+        elif solver == "CLARABEL":
+            stack.enter_context(_clarabel_stops(stop))
+        for table in (SOLVER_MAP_CONIC, SOLVER_MAP_QP):
+            if solver in table:
+                stack.enter_context(wrapped_on_main_thread(type(table[solver]), "solve_via_data", wrap))
+        yield
 
 
 class CvxpyBackend(Backend):
@@ -320,23 +386,29 @@ class CvxpyBackend(Backend):
         began = time.perf_counter()
         # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
         # print there), never reaches standard output, and is copied to standard error when verbose.
-        with captured(echo=options.verbose) as log, _cvxpy_log_to_stdout():
+        with captured(echo=options.verbose) as log, _cvxpy_log_to_stdout(), ctrl_c_sets() as stop:
             try:
-                with warnings.catch_warnings():  # cvxpy warns of inaccurate or undecided results: the status says so
-                    warnings.simplefilter("ignore", UserWarning)
+                with warnings.catch_warnings(), _stops_on(self.solver, stop):
+                    warnings.simplefilter("ignore", UserWarning)  # cvxpy warns of inaccurate results: the status says
                     problem.solve(solver=self.solver, verbose=True, **opts)
                 failure = None
             except cp.error.SolverError as exc:
                 failure = exc
             except (TypeError, ValueError, KeyError, AttributeError) as exc:
-                if not options.extra:
+                if stop.is_set():  # the stopped solver's result, which cvxpy could not read
+                    failure = exc
+                elif not options.extra:
                     raise
-                raise BackendError(f"{self.name} rejected the options {sorted(options.extra)}: {exc}") from None
-        raw = RawResult(Status.ERROR, wall_time=time.perf_counter() - began, log=log.text)
+                else:
+                    raise BackendError(f"{self.name} rejected the options {sorted(options.extra)}: {exc}") from None
+        raw = RawResult(
+            Status.INTERRUPTED if stop.is_set() else Status.ERROR, wall_time=time.perf_counter() - began, log=log.text
+        )
         if failure is not None:
             raw.log += f"\n{failure}"
             return raw
-        raw.status = _status(problem, options)
+        if not stop.is_set():
+            raw.status = _status(problem, options)
         if problem.value is not None and np.isfinite(problem.value):
             raw.x, raw.objective = _point(form, problem), float(problem.value)
         if form.is_mip:

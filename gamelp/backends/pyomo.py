@@ -31,6 +31,7 @@ checked for highs, appsi_highs and gurobi_direct.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import time
@@ -47,8 +48,9 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, ctrl_c_sets
 from gamelp.backends.gurobi_licence import check_size, loaded_gurobi_errors
+from gamelp.backends.highs import every_run_stops
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured, discard_stdout
 from gamelp.backends.registry import pyomo_family
@@ -299,27 +301,44 @@ class PyomoBackend(Backend):
         return _contrib_solver(self.solver) is not None and not (quadratic and self.solver in _CONTRIB_LINEAR_ONLY)
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
-        """Solve ``form`` as a Pyomo model (warm-started from ``options.start`` if given)."""
-        pm = build(form, dual_suffix=not self._uses_contrib(form))
-        if options.start is not None:
-            for var, value in zip(pm.gamelp_columns, options.start):
-                var.set_value(float(value), skip_validation=True)
-        if pyomo_family(self.solver) == "highs":
+        """Solve ``form`` as a Pyomo model (warm-started from ``options.start`` if given).
+
+        Ctrl-C (on the main thread) while the model is built or solved: ``interrupted``, with what the solver had
+        (the Gurobi family catches SIGINT itself; HiGHS checks gamelp's flag in its interrupt callbacks).
+        """
+        highs = pyomo_family(self.solver) == "highs"
+        if highs:
             _check_highs_options(self.name, options.extra)
             if options.threads is not None:
                 use_threads(options.threads)
-        began = time.perf_counter()
-        # Solve with tee on and capture at the file-descriptor level, so the log always holds the
-        # solver's own output; it never reaches standard output and is copied to standard error when verbose.
-        with captured(echo=options.verbose) as log:
-            try:
-                raw = self._contrib(form, pm, options) if self._uses_contrib(form) else self._legacy(form, pm, options)
-            except BackendError:
-                raise
-            except _solve_errors() as exc:  # every one of them means "this solve failed"
-                raise BackendError(f"{self.name} failed on model {form.name!r}: {exc}") from None
+        with ctrl_c_sets() as stop:
+            pm = build(form, dual_suffix=not self._uses_contrib(form))
+            if options.start is not None:
+                for var, value in zip(pm.gamelp_columns, options.start):
+                    var.set_value(float(value), skip_validation=True)
+            began = time.perf_counter()
+            # Solve with tee on and capture at the file-descriptor level, so the log always holds the
+            # solver's own output; it never reaches standard output and is copied to standard error when verbose.
+            with captured(echo=options.verbose) as log:
+                try:
+                    raw = self._stoppable(form, pm, options, stop, highs)
+                except BackendError:
+                    raise
+                except _solve_errors() as exc:  # every one of them means "this solve failed", unless it was stopped
+                    if not stop.is_set():
+                        raise BackendError(f"{self.name} failed on model {form.name!r}: {exc}") from None
+                    raw = RawResult(Status.INTERRUPTED)
+        if stop.is_set():  # Ctrl-C during the solve, whatever Pyomo made of the stopped solver's status
+            raw.status = Status.INTERRUPTED
         raw.wall_time, raw.log = time.perf_counter() - began, log.text
         return raw
+
+    def _stoppable(self, form: MatrixForm, pm, options: Options, stop, highs: bool) -> RawResult:
+        """The solve, run only if Ctrl-C was not pressed while the model was built; a HiGHS run checks ``stop``."""
+        if stop.is_set():
+            return RawResult(Status.INTERRUPTED)
+        with every_run_stops(stop) if highs else contextlib.nullcontext():
+            return self._contrib(form, pm, options) if self._uses_contrib(form) else self._legacy(form, pm, options)
 
     def _contrib(self, form: MatrixForm, pm, options: Options) -> RawResult:
         opt = _contrib_solver(self.solver)
