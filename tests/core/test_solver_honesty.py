@@ -6,12 +6,16 @@ Every backend test takes its backends from the registry (:func:`gamelp.available
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import faulthandler
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -205,8 +209,6 @@ def test_statuses_are_a_str_enum_and_the_repr_is_short(kuhn):
 def test_sigint_stops_a_highs_solve_and_returns_what_it_had(leduc, backend):
     """The interrupt reaches HiGHS through its callbacks (SCIP through its own signal handler): the solve raises
     SolveInterrupted at once, carrying the incumbent with status 'interrupted'."""
-    import threading
-
     model = kdet_mip(leduc, 1, 140)
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     began = time.perf_counter()
@@ -220,10 +222,16 @@ def test_sigint_stops_a_highs_solve_and_returns_what_it_had(leduc, backend):
         assert sol.violation <= 1e-6 and sol.objective_bound >= sol.objective - 1e-9
 
 
-def test_ctrl_c_stops_kdet_in_the_cli_with_exit_130():
-    """`gamelp kdet leduc --player 1 --k 140` ran 522 s after SIGINT before the interrupt callback."""
+@pytest.mark.parametrize(
+    "backend",
+    ["highs", pytest.param("cvxpy:HIGHS", marks=pytest.mark.slow)],
+)
+def test_ctrl_c_stops_kdet_in_the_cli_with_exit_130(backend):
+    """`gamelp kdet leduc --player 1 --k 140` ran 522 s after SIGINT before the interrupt callback (on cvxpy:HIGHS,
+    still running 60 s after it before cvxpy's HiGHS checked gamelp's flag)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "gamelp.cli", "--log-level", "INFO", "kdet", "leduc", "--player", "1", "--k", "140"],
+        [sys.executable, "-m", "gamelp.cli", "--log-level", "INFO", "kdet", "leduc", "--player", "1", "--k", "140"]
+        + ["--backend", backend],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -231,7 +239,7 @@ def test_ctrl_c_stops_kdet_in_the_cli_with_exit_130():
     started = ""
     while "solving leduc_kdet140_pl1" not in started and process.poll() is None:
         started = process.stderr.readline()  # the solve path logs before it hands the model to the solver
-    assert "on highs" in started, started
+    assert f"on {backend}" in started, started
     time.sleep(1.0)
     assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)
@@ -240,6 +248,86 @@ def test_ctrl_c_stops_kdet_in_the_cli_with_exit_130():
     assert process.returncode == 130, err
     assert time.perf_counter() - began < 5
     assert "interrupted" in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if "interrupted" in line]) == 1, err
+
+
+@contextlib.contextmanager
+def sigint_once_solving(delay: float):
+    """SIGINT to this process ``delay`` s after the solve path logs that it hands the model to the solver.
+
+    Yields the list the time of the signal is appended to.  A solve still running 60 s later is a hang: the
+    process is stopped with its tracebacks (``faulthandler``), never left to run on.
+    """
+    logger = logging.getLogger("gamelp.backends")
+    sent: list[float] = []
+
+    def fire() -> None:
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    class Starter(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("solving") and not timers:
+                timers.append(threading.Timer(delay, fire))
+                timers[0].start()
+
+    timers: list[threading.Timer] = []
+    handler, level = Starter(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    faulthandler.dump_traceback_later(60 + delay, exit=True)
+    try:
+        yield sent
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        for timer in timers:
+            timer.cancel()
+
+
+def interrupted_soon(model: Model, backend: str, delay: float = 0.5):
+    """The solution SolveInterrupted carries when Ctrl-C comes ``delay`` s into a solve, once it came within 5 s."""
+    with sigint_once_solving(delay) as sent, pytest.raises(SolveInterrupted) as info:
+        solve(model, backend)
+    assert sent and time.perf_counter() - sent[0] < 5
+    sol = info.value.solution
+    assert sol.status == Status.INTERRUPTED and sol.backend == backend
+    return sol
+
+
+# The MIP backends beyond highs and scip (tested above), each stopped its own way (docs/guide/backends.md).
+OTHER_MIP_BACKENDS = [name for name in MIP_BACKENDS if name not in ("highs", "scip")]
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [pytest.param(name, marks=() if name == "cvxpy:HIGHS" else pytest.mark.slow) for name in OTHER_MIP_BACKENDS],
+)
+def test_sigint_stops_a_mip_on_every_backend_with_its_incumbent_and_bound(leduc, backend):
+    """Ctrl-C on pyomo:highs was 'no solution (error)'; on cvxpy:HIGHS it still ran 60 s later."""
+    sol = interrupted_soon(kdet_mip(leduc, 1, 120), backend)
+    if sol.values:  # the incumbent, where the interface hands it on (not Pyomo's appsi_highs)
+        assert sol.violation <= 1e-6 and sol.objective_bound >= sol.objective - 1e-9
+    if backend != "pyomo:appsi_highs":
+        assert sol.values and sol.objective_bound is not None
+
+
+@pytest.mark.parametrize(
+    "backend", [name for name in LP_BACKENDS if not AVAILABLE[name].capabilities.mip and name.startswith("cvxpy:")]
+)
+def test_sigint_stops_an_lp_on_every_lp_only_backend(backend):
+    """Ctrl-C on cvxpy:CLARABEL, SCS and ECOS was a failure ('error', 'optimal_inaccurate') or no stop at all."""
+    sol = interrupted_soon(sequence_form_lp(load_game("leduc:13x4"), 1), backend, delay=0.3)
+    assert sol.values == {} and sol.objective is None  # an LP stopped early vouches for no point
+
+
+def test_scs_stopped_by_its_time_limit_says_so():
+    """SCS at its time limit says 'solved (inaccurate - reached time_limit_secs)': cvxpy's optimal_inaccurate."""
+    if "cvxpy:SCS" not in AVAILABLE:
+        pytest.skip("cvxpy:SCS is not installed")
+    sol = solve(sequence_form_lp(load_game("leduc:13x4"), 1), "cvxpy:SCS", time_limit=0.2)
+    assert sol.status == Status.TIME_LIMIT and sol.values == {}
 
 
 # ----------------------------------------------------------------------------- auto and the registry
