@@ -17,11 +17,22 @@ The formats (Gambit's documentation, "Game representation formats"):
   gave them; numbers are integers, decimals or fractions ``1/3``.
 
 :func:`read_nfg` gives a :class:`~gamelp.matrix.MatrixGame` (player 1's
-payoffs; the game must be zero-sum), :func:`write_nfg` writes one (player 2
-gets the negated payoffs).  :func:`read_efg` gives a
-:class:`~gamelp.game.SequenceFormGame` of a two-player zero-sum game with
+payoffs), :func:`write_nfg` writes one (player 2 gets the negated payoffs).
+:func:`read_efg` gives a :class:`~gamelp.game.SequenceFormGame` of a two-player game with
 perfect recall (through :mod:`gamelp.games.extensive`): decision points are
 Gambit's information sets, named by their labels when those are unique.
+Labels that repeat at one node (actions) or for one player (strategies), or are empty, are numbered by
+position: ``"1:a"``, ``"2:a"``, or ``"1"`` for an empty one
+(:func:`~gamelp.games.extensive.distinct_labels`).
+
+Both readers take zero-sum and constant-sum games (many of Gambit's examples are constant-sum): when
+``u1 + u2 = c`` at every outcome a play ends in (terminal of an ``.efg``, with the outcomes on its path; profile
+of an ``.nfg``), the game read is the strategically equal zero-sum game of player 1's payoffs ``u1 - c/2``, and
+``c`` is kept as ``constant_sum`` (:class:`GambitGame`, :class:`GambitMatrixGame`; 0 for a zero-sum game).
+Player 1's payoff with the constant is then the zero-sum value ``v`` plus ``c/2``, and player 2's ``c/2 - v``:
+``gamelp solve`` and ``gamelp matrix solve`` report them so, with ``constant_sum`` and ``zero_sum_value``
+(:func:`gamelp.cli.output.add_constant_sum`).  A game whose sums differ is general-sum and refused in one line
+naming both outcomes.
 :func:`write_efg` writes the game tree of an OpenSpiel game (``openspiel:...``)
 or of the built-in poker generators (``kuhn``, ``leduc`` and their variants ``kuhn:N``,
 ``leduc:RxS``) as ``.efg``.  Faults raise :class:`GambitFileError` naming the file and the place in it.
@@ -36,6 +47,7 @@ import math
 import re
 import sys
 from collections import Counter
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -86,10 +98,13 @@ class _Tokens:
                 self.items.append(("word", word, match.start()))
         self.position = 0
 
-    def error(self, message: str) -> GambitFileError:
+    def line(self) -> int:
+        """The line of the current token."""
         offset = self.items[min(self.position, len(self.items) - 1)][2] if self.items else 0
-        line = self.text.count("\n", 0, offset) + 1
-        return GambitFileError(f"{self.source}: line {line}: {message}")
+        return self.text.count("\n", 0, offset) + 1
+
+    def error(self, message: str) -> GambitFileError:
+        return GambitFileError(f"{self.source}: line {self.line()}: {message}")
 
     def peek(self) -> str | None:
         return self.items[self.position][0] if self.position < len(self.items) else None
@@ -192,20 +207,65 @@ def _read(path, extension: str) -> _Tokens:
     return tokens
 
 
-def _check_zero_sum(tokens: _Tokens, payoffs, where: str) -> Fraction:
+class _ConstantSum:
+    """Checks that both players' payoffs add up to one constant ``c`` at every outcome a play ends in.
+
+    The first one met sets ``c``; a sum off it by more than :data:`ZERO_SUM_TOLERANCE` (relative) is refused as a
+    general-sum game.  :meth:`check` returns player 1's payoff in the zero-sum game ``u1 - c/2``.
+    """
+
+    def __init__(self, tokens: _Tokens):
+        self.tokens = tokens
+        self.constant: Fraction | None = None
+        self.where = ""
+
+    def check(self, u1: Fraction | float, total: Fraction, where: str, first: str | None = None) -> float:
+        """``u1 - c/2`` of an outcome ``where`` (``first``: how a later error names it, when it sets ``c``)."""
+        if self.constant is None:
+            self.constant, self.where = total, first or where
+        constant = self.constant
+        if abs(total - constant) > ZERO_SUM_TOLERANCE * max(1.0, abs(float(u1)), abs(float(constant))):
+            raise self.tokens.error(
+                f"{where}: payoffs {float(u1):g} and {float(total - Fraction(u1)):g} sum to {float(total):g}, but "
+                f"those of {self.where} to {float(constant):g}: a general-sum game; gamelp reads zero-sum and "
+                "constant-sum games only"
+            )
+        return float(u1) - float(constant) / 2
+
+    @property
+    def value(self) -> Fraction:
+        """``c`` (0 when no outcome was met)."""
+        return self.constant or Fraction(0)
+
+
+def _pair(tokens: _Tokens, payoffs: list[Fraction], where: str) -> tuple[Fraction, Fraction]:
+    """Player 1's payoff and the sum of both, of a list of payoffs that must have one per player."""
     if len(payoffs) != 2:
         raise tokens.error(f"{where}: {len(payoffs)} payoffs for two players")
-    if abs(payoffs[0] + payoffs[1]) > ZERO_SUM_TOLERANCE * max(1, abs(payoffs[0])):
-        raise tokens.error(
-            f"{where}: payoffs {float(payoffs[0]):g} and {float(payoffs[1]):g} do not sum to "
-            "zero; only zero-sum games can be read"
-        )
-    return payoffs[0]
+    return payoffs[0], payoffs[0] + payoffs[1]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class GambitGame(SequenceFormGame):
+    """A game read from an ``.efg`` file: the zero-sum game ``u1 - c/2`` of a constant-sum one, and ``c``."""
+
+    constant_sum: Fraction = field(default=Fraction(0), kw_only=True)
+
+
+class GambitMatrixGame(MatrixGame):
+    """A matrix game read from an ``.nfg`` file: the zero-sum payoffs ``u1 - c/2`` of a constant-sum one, and ``c``."""
+
+    def __init__(self, payoffs, row_labels, col_labels, constant_sum: Fraction = Fraction(0)):
+        super().__init__(payoffs, row_labels, col_labels)
+        self.constant_sum = constant_sum
 
 
 # ---------------------------------------------------------------------------------------- .nfg
-def read_nfg(path) -> MatrixGame:
-    """A two-player zero-sum ``.nfg`` file (payoff or outcome version) as a matrix game of player 1's payoffs."""
+def read_nfg(path) -> GambitMatrixGame:
+    """A two-player zero-sum or constant-sum ``.nfg`` file (payoff or outcome version) as a matrix game.
+
+    Its payoffs are player 1's, less half the constant sum (:class:`GambitMatrixGame`).
+    """
     tokens = _read(path, "nfg")
     tokens.take("{", "{ before the strategies")
     declared: list[list[str] | int] = []  # names, or a number of strategies (labels made once it is checked)
@@ -226,10 +286,14 @@ def read_nfg(path) -> MatrixGame:
     outcome_version = tokens.peek() == "{"
     if not outcome_version:
         _check_present(tokens, rows, cols, 2, "payoffs")
-    labels = [[str(k) for k in range(1, count + 1)] if isinstance(count, int) else count for count in declared]
+    labels = [
+        [str(k) for k in range(1, count + 1)] if isinstance(count, int) else distinct_labels(count)
+        for count in declared
+    ]
+    constant = _ConstantSum(tokens)
     if outcome_version:
         tokens.take("{", "{ before the outcomes")
-        outcomes = []
+        outcomes: list[tuple[Fraction, Fraction]] = []
         while tokens.peek() == "{":
             tokens.take("{", "{ before an outcome")
             tokens.take("str", "the outcome's name")
@@ -237,7 +301,7 @@ def read_nfg(path) -> MatrixGame:
             while tokens.peek() == "word":
                 values.append(tokens.number("a payoff"))
             tokens.take("}", "} after an outcome")
-            outcomes.append(_check_zero_sum(tokens, values, f"outcome {len(outcomes) + 1}"))
+            outcomes.append(_pair(tokens, values, f"outcome {len(outcomes) + 1}"))
         tokens.take("}", "} after the outcomes")
         _check_present(tokens, rows, cols, 1, "outcome numbers")
         payoffs = np.zeros((rows, cols))
@@ -249,16 +313,18 @@ def read_nfg(path) -> MatrixGame:
                     f"outcome {k} of profile ({labels[0][i]}, {labels[1][j]}) is not defined "
                     f"(there are {len(outcomes)})"
                 )
-            payoffs[i, j] = 0.0 if k == 0 else float(outcomes[k - 1])
+            u1, total = (Fraction(0), Fraction(0)) if k == 0 else outcomes[k - 1]
+            payoffs[i, j] = constant.check(u1, total, f"profile ({labels[0][i]}, {labels[1][j]}) (outcome {k})")
     else:
         payoffs = np.zeros((rows, cols))
         for i, j in _profiles(rows, cols):
-            pair = [tokens.number(f"payoffs of profile ({labels[0][i]}, {labels[1][j]})") for _ in range(2)]
-            payoffs[i, j] = float(_check_zero_sum(tokens, pair, f"profile ({labels[0][i]}, {labels[1][j]})"))
+            where = f"profile ({labels[0][i]}, {labels[1][j]})"
+            u1, total = _pair(tokens, [tokens.number(f"payoffs of {where}") for _ in range(2)], where)
+            payoffs[i, j] = constant.check(u1, total, where)
     if tokens.peek() is not None:
         raise tokens.error("unexpected text after the last payoff")
     try:
-        return MatrixGame(payoffs, labels[0], labels[1])
+        return GambitMatrixGame(payoffs, labels[0], labels[1], constant.value)
     except MatrixGameError as exc:
         raise GambitFileError(f"{path}: {exc}") from None
 
@@ -316,25 +382,30 @@ class _EfgReader:
         self.tokens = tokens
         self.builder = SequenceFormBuilder(tokens.source)
         self.infosets: dict[tuple[int, int], tuple[list[str], list[float] | None, str]] = {}
-        self.outcomes: dict[int, float] = {}
+        self.outcomes: dict[int, tuple[float, Fraction]] = {}  # player 1's payoff, and the sum of both
+        self.constant = _ConstantSum(tokens)
         self.outcome_words: dict[int, tuple[str, ...]] = {}  # each outcome's payoffs as first written
 
     def tree(self) -> None:
         """Every node from the root: each node's children wait on the stack, the first one on top."""
-        pending = [(1.0, 0.0, (None, None))]  # chance probability, payoff so far, both players' last sequences
+        # chance probability, payoffs so far (player 1's, and both players' sum), both players' last sequences
+        pending = [(1.0, (0.0, Fraction(0)), (None, None))]
         while pending:
             pending.extend(reversed(self.node(*pending.pop())))
 
-    def node(self, chance: float, payoff: float, last: tuple) -> list[tuple]:
+    def node(self, chance: float, payoff: tuple[float, Fraction], last: tuple) -> list[tuple]:
         """Read one node; return its children's (chance, payoff, last) in order."""
         tokens = self.tokens
         kind = tokens.take("word", "a node (c, p or t)")
         tokens.take("str", "the node's name")
         if kind == "t":
-            payoff += self.outcome()
-            if not math.isfinite(payoff):
+            line = tokens.line()
+            u1, total = self._add(payoff, self.outcome())
+            if not math.isfinite(u1):
                 raise tokens.error("the payoffs on the path to this terminal add up beyond the floating-point range")
-            self.builder.terminal(last, chance * payoff)
+            self.builder.terminal(
+                last, chance * self.constant.check(u1, total, "this terminal", f"the terminal on line {line}")
+            )
             return []
         if kind not in ("c", "p"):
             tokens.position -= 1
@@ -343,7 +414,7 @@ class _EfgReader:
         if kind == "p" and player not in (1, 2):
             raise tokens.error(f"player {player} does not exist (players are 1 and 2)")
         actions, probabilities, label = self.infoset(player, tokens.integer("the information set number"))
-        payoff += self.outcome()
+        payoff = self._add(payoff, self.outcome())
         if kind == "c":
             return [(chance * probability, payoff, last) for probability in probabilities]
         self.builder.decision(player, label, actions, last[seat_of_player(player)])
@@ -384,7 +455,13 @@ class _EfgReader:
             )
         return self.infosets[key]
 
-    def outcome(self) -> float:
+    @staticmethod
+    def _add(payoff: tuple[float, Fraction], outcome: tuple[float, Fraction]) -> tuple[float, Fraction]:
+        """Payoffs so far plus an outcome's: player 1's as a float, the sum of both exactly."""
+        return payoff[0] + outcome[0], payoff[1] + outcome[1]
+
+    def outcome(self) -> tuple[float, Fraction]:
+        """The node's outcome: player 1's payoff and the sum of both players' ((0, 0) for none)."""
         tokens = self.tokens
         number = tokens.integer("the outcome number")
         if tokens.peek() == "str":
@@ -400,22 +477,23 @@ class _EfgReader:
                     tokens.take("}", "} after the outcome payoffs")
                 else:
                     self.outcome_words.setdefault(number, words)
-                    values = tokens.numbers(f"payoffs of outcome {number}")
-                    payoff = float(_check_zero_sum(tokens, values, f"outcome {number}"))
+                    u1, total = _pair(tokens, tokens.numbers(f"payoffs of outcome {number}"), f"outcome {number}")
+                    payoff = (float(u1), total)
                     if self.outcomes.setdefault(number, payoff) != payoff:
+                        before = self.outcomes[number]
                         raise tokens.error(
-                            f"outcome {number} is given player 1's payoff {payoff:g} here and "
-                            f"{self.outcomes[number]:g} before"
+                            f"outcome {number} is given the payoffs {payoff[0]:g}, {float(total - u1):g} here and "
+                            f"{before[0]:g}, {float(before[1]) - before[0]:g} before"
                         )
         if number == 0:
-            return 0.0
+            return 0.0, Fraction(0)
         if number not in self.outcomes:
             raise tokens.error(f"outcome {number} is used before its payoffs are given")
         return self.outcomes[number]
 
 
-def read_efg(path) -> SequenceFormGame:
-    """A two-player zero-sum ``.efg`` file with perfect recall as a sequence-form game."""
+def read_efg(path) -> GambitGame:
+    """A two-player zero-sum or constant-sum ``.efg`` file with perfect recall as a sequence-form game."""
     tokens = _read(path, "efg")
     tokens.optional_string()  # comment
     reader = _EfgReader(tokens)
@@ -430,7 +508,7 @@ def read_efg(path) -> SequenceFormGame:
             "give them distinct labels (or none)"
         )
     pl1, pl2, A = reader.builder.build()
-    return SequenceFormGame(pl1, pl2, A, Path(path).stem)
+    return GambitGame(pl1, pl2, A, Path(path).stem, constant_sum=reader.constant.value)
 
 
 class _EfgWriter:

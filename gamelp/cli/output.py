@@ -68,3 +68,28 @@ def regret_progress(total: int):
             bar.close()
 
     return update
+
+
+def add_constant_sum(payload: dict, game) -> float:
+    """Report a constant-sum game's values with the constant; returns ``c`` (0 for a zero-sum game).
+
+    A game read from a Gambit file whose payoffs sum to ``c`` at every outcome (``game.constant_sum``,
+    :mod:`gamelp.games.gambit`) is solved as the zero-sum game ``u1 - c/2``: each player's payoff with the
+    constant is the zero-sum one plus ``c/2``.  So ``value`` (and ``guaranteed_value``, and the exact value),
+    whoever's it is, gain ``c/2``; ``zero_sum_value`` keeps the solved game's, ``constant_sum`` is ``c`` (as a
+    fraction, under ``exact``), and the other player's value is ``c - value``.
+    """
+    from fractions import Fraction
+
+    constant = Fraction(getattr(game, "constant_sum", 0))
+    if not constant:
+        return 0.0
+    payload["constant_sum"] = float(constant)
+    payload["zero_sum_value"] = payload["value"]
+    for key in ("value", "guaranteed_value"):
+        if key in payload:
+            payload[key] += float(constant / 2)
+    if payload.get("exact"):
+        payload["exact"]["constant_sum"] = str(constant)
+        payload["exact"]["value"] = str(Fraction(payload["exact"]["value"]) + constant / 2)
+    return float(constant)

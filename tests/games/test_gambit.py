@@ -129,7 +129,10 @@ def test_efg_of_the_poker_generators_reads_back_to_the_built_in_game(tmp_path, n
     "text, fragment",
     [
         ('NFG 1 R "" { "a" "b" "c" } { 1 1 1 }\n0 0 0\n', "3 players; gamelp handles two-player zero-sum games only"),
-        ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n', "line 2: profile (1, 1): payoffs 1 and 1 do not sum to zero"),
+        (
+            'NFG 1 R "" { "a" "b" } { 1 2 }\n1 1 0 0\n',
+            "line 2: profile (1, 2): payoffs 0 and 0 sum to 0, but those of profile (1, 1) to 2: a general-sum game",
+        ),
         ('NFG 1 R "" { "a" "b" } { 1 2 }\n1 -1 x 1\n', "line 2: expected payoffs of profile (1, 2)"),
         ('NFG 1 R "" { "a" "b" } { 1 1 }\n{ { "" 1 -1 } }\n2\n', "outcome 2 of profile (1, 1) is not defined"),
         ('EFG 2 R "" { "a" "b" }\n""\np "" 1 1 "" { "x" "y" } 0\nt "" 1 "" { 1, -1 }\n', "expected a node"),
@@ -289,5 +292,110 @@ def test_an_outcome_given_two_different_payoffs_is_refused(tmp_path):
         'EFG 2 R "" { "a" "b" }\np "" 1 1 "" { "x" "y" } 0\np "" 2 1 "" { "u" } 0\nt "" 1 "win" { 1, -1 }\n'
         'p "" 2 1 "" { "u" } 0\nt "" 1 "win" { 5, -5 }\n'
     )
-    with pytest.raises(GambitFileError, match="line 6: outcome 1 is given player 1's payoff 5 here and 1 before"):
+    with pytest.raises(GambitFileError, match="line 6: outcome 1 is given the payoffs 5, -5 here and 1, -1 before"):
         read_efg(write(tmp_path, "twice.efg", text))
+
+
+# ---------------------------------------------------------------------- constant-sum games (issue 45, item 1)
+# Matching pennies worth 10 in all: each player's payoffs add up to 10 at every terminal, 2 of them paid by an
+# outcome on the root.  Player 1's payoffs less 5 are [[2, -3], [-1, 1]]: p(H) = 2/7, value -1/7, so player 1
+# gets 5 - 1/7 = 34/7 and player 2 5 + 1/7 = 36/7.
+CONSTANT_SUM_EFG = """EFG 2 R "pennies worth 10" { "P1" "P2" } ""
+p "" 1 1 "" { "H" "T" } 1 "stake" { 1, 1 }
+p "" 2 1 "" { "h" "t" } 0
+t "" 2 "" { 6, 2 }
+t "" 3 "" { 1, 7 }
+p "" 2 1 "" { "h" "t" } 0
+t "" 4 "" { 3, 5 }
+t "" 5 "" { 5, 3 }
+"""
+CONSTANT_SUM_NFG = """NFG 1 R "pennies worth 10" { "P1" "P2" } { { "H" "T" } { "h" "t" } } ""
+7 3 4 6 2 8 6 4
+"""
+CONSTANT_SUM_OUTCOME_NFG = """NFG 1 R "pennies worth 10" { "P1" "P2" } { { "H" "T" } { "h" "t" } } ""
+{ { "" 7, 3 } { "" 4, 6 } { "" 2, 8 } { "" 6, 4 } { "unused, any sum" 0, 0 } }
+1 2 3 4
+"""
+
+
+@pytest.mark.parametrize(
+    "name, text", [("g.efg", CONSTANT_SUM_EFG), ("g.nfg", CONSTANT_SUM_NFG), ("o.nfg", CONSTANT_SUM_OUTCOME_NFG)]
+)
+def test_a_constant_sum_game_is_read_as_zero_sum_with_its_constant(tmp_path, name, text):
+    """Issue 45: Gambit's constant-sum games (4cards.efg, csg4.nfg, ...) were refused as not zero-sum."""
+    path = write(tmp_path, name, text)
+    game = read_efg(path) if name.endswith(".efg") else read_nfg(path)
+    assert game.constant_sum == 10
+    value = solve_nash(game, 1).value if name.endswith(".efg") else solve_matrix_nash(game).value
+    assert np.isclose(value, -1 / 7)  # the zero-sum game u1 - c/2
+
+
+def test_the_cli_reports_constant_sum_values_with_the_constant(tmp_path, capsys):
+    efg, nfg = write(tmp_path, "g.efg", CONSTANT_SUM_EFG), write(tmp_path, "g.nfg", CONSTANT_SUM_NFG)
+    for argv, value in [
+        (["solve", str(efg)], 34 / 7),
+        (["solve", str(efg), "--player", "2"], 36 / 7),
+        (["solve", str(efg), "--method", "cfr+", "--iterations", "3000"], 34 / 7),
+        (["matrix", "solve", str(nfg)], 34 / 7),
+        (["matrix", "solve", str(nfg), "--player", "col"], 34 / 7),  # the game's (row player's) value
+    ]:
+        assert main([*argv, "--json"]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert payload["constant_sum"] == 10 and np.isclose(payload["zero_sum_value"], value - 5, atol=1e-3)
+        assert np.isclose(payload["value"], value, atol=1e-3)
+    assert main(["solve", str(efg), "--exact", "--json"]) == 0
+    exact = json.loads(capsys.readouterr().out)["exact"]
+    assert (exact["value"], exact["constant_sum"]) == ("34/7", "10")
+    assert main(["matrix", "solve", str(nfg), "--exact", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exact"]["value"] == "34/7"
+    assert main(["solve", str(efg), "--player", "both"]) == 0
+    out = capsys.readouterr().out
+    assert "player 1 value 4.857142857" in out and "player 2 value 5.142857143" in out
+    assert "constant-sum game: the payoffs sum to 10" in out
+    assert main(["solve", str(efg), "--player", "both", "--exact"]) == 0
+    out = capsys.readouterr().out
+    assert "player 1 value 34/7" in out and "player 2 value 36/7" in out
+
+
+def test_pygambit_values_the_constant_sum_game_as_gamelp_reports_it(tmp_path, capsys):
+    """Gambit's own LP solves the constant-sum file: its equilibrium payoffs are gamelp's values with the constant."""
+    gbt = pytest.importorskip("pygambit")
+    for name, text, read in [("g.efg", CONSTANT_SUM_EFG, gbt.read_efg), ("g.nfg", CONSTANT_SUM_NFG, gbt.read_nfg)]:
+        path = write(tmp_path, name, text)
+        payoffs = [payoff for _, payoff in gbt.nash.lp_solve(read(str(path)), rational=True).equilibrium.payoffs]
+        command = ["solve", str(path), "--player", "both"] if name.endswith(".efg") else ["matrix", "solve", str(path)]
+        assert main([*command, "--json"]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert float(payoffs[0]) == pytest.approx(payload["value"], abs=1e-9)
+        assert float(payoffs[1]) == pytest.approx(payload["constant_sum"] - payload["value"], abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        (
+            CONSTANT_SUM_EFG.replace("{ 5, 3 }", "{ 5, 4 }"),
+            "line 8: this terminal: payoffs 6 and 5 sum to 11, but those of the terminal on line 4 to 10",
+        ),
+        (CONSTANT_SUM_NFG.replace("6 4\n", "6 5\n"), "profile (T, t): payoffs 6 and 5 sum to 11, but those of"),
+        (
+            CONSTANT_SUM_OUTCOME_NFG.replace("1 2 3 4", "1 2 3 0"),
+            "profile (T, t) (outcome 0): payoffs 0 and 0 sum to 0",
+        ),
+    ],
+)
+def test_a_general_sum_game_is_refused_in_one_line(tmp_path, capsys, text, fragment):
+    path = write(tmp_path, "general.efg" if text.startswith("EFG") else "general.nfg", text)
+    command = ["solve", str(path)] if text.startswith("EFG") else ["matrix", "solve", str(path)]
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err and "a general-sum game" in err
+
+
+def test_strategies_sharing_a_label_are_numbered_apart(tmp_path, capsys):
+    """Issue 45: Gambit's 2x2_bimatrix_all_zero_payoffs.nfg labels strategies "" or both "1": it was refused."""
+    text = 'NFG 1 R "all zero" { "P1" "P2" } { { "" "" } { "1" "1" } } ""\n0 0 0 0 0 0 0 0\n'
+    game = read_nfg(write(tmp_path, "zero.nfg", text))
+    assert game.row_labels == ("1", "2") and game.col_labels == ("1:1", "2:1")
+    assert main(["matrix", "solve", str(tmp_path / "zero.nfg"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 0
