@@ -6,6 +6,7 @@ pyplot, so drawing one neither picks nor forces a GUI backend and leaves no figu
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,8 @@ from matplotlib.colors import CenteredNorm  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from gamelp.io import atomic_path  # noqa: E402
+from gamelp.errors import OutputError  # noqa: E402
+from gamelp.io import atomic_write  # noqa: E402
 
 if TYPE_CHECKING:
     from gamelp.matrix import MatrixGame
@@ -40,8 +42,12 @@ def save_figure(fig: Figure, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    with atomic_path(path) as temporary:
-        fig.savefig(temporary, dpi=120, format=path.suffix.lstrip(".") or None)
+    # Drawn in memory first, the long part: a drawing stopped there (Ctrl-C, a timeout's SIGTERM) leaves no file
+    # behind, not even an empty temporary one; the bytes are then written atomically.
+    image = io.BytesIO()
+    fig.savefig(image, dpi=120, format=path.suffix.lstrip(".") or None)
+    with atomic_write(path, "wb") as handle:
+        handle.write(image.getbuffer())
     return path
 
 
@@ -81,6 +87,47 @@ def k_sweep_figure(curves: dict[str, list[dict]], title: str = "value against k"
 
 
 MAX_NAMED_POINTS = 40  # a tree picture names its decision points when it shows at most this many
+# A tree picture draws at most this many edges (actions and signals): Leduc whole has 486, and a picture of
+# 2,000 takes half a minute to lay out and is unreadable at any size.
+MAX_DRAWN_EDGES = 1_000
+
+
+def drawn_edges(treeplex: Treeplex, depth: int | None = None) -> list[int]:
+    """The edges (actions and signals) a tree picture cut below ``depth`` levels would draw, level by level.
+
+    Entry ``d`` counts the edges leaving the points at depth ``d``; the picture draws the first ``depth`` entries
+    (all of them without a cut).  One walk down the tree, the drawing's own levels.
+    """
+    graph = treeplex.graph
+    level = [next(node for node, degree in graph.in_degree() if degree == 0)]
+    counts: list[int] = []
+    while level and (depth is None or len(counts) < depth):
+        counts.append(sum(len(graph.nodes[node]["outcomes"]) for node in level))
+        level = [child for node in level for child in graph.successors(node)]
+    return counts
+
+
+def check_drawable(treeplex: Treeplex, depth: int | None = None) -> None:
+    """Refuse, in one line naming the count and :data:`MAX_DRAWN_EDGES`, a tree picture too large to read.
+
+    Cheap (no strategy, no layout), so a command checks it before it solves; the line says which ``depth``
+    would fit, if any does.
+    """
+    counts = drawn_edges(treeplex, depth)
+    total = sum(counts)
+    if total <= MAX_DRAWN_EDGES:
+        return
+    fits = [d for d in range(1, len(counts)) if sum(counts[:d]) <= MAX_DRAWN_EDGES]
+    advice = (
+        f"depth {fits[-1]} (--plot-depth {fits[-1]}) draws {sum(counts[: fits[-1]]):,}"
+        if fits
+        else f"its first level alone has {counts[0]:,}"
+    )
+    cut = "" if depth is None else f" to depth {depth}"
+    raise OutputError(
+        f"cannot draw player {treeplex.player}'s tree{cut}: it has {total:,} actions and signals, more than the "
+        f"{MAX_DRAWN_EDGES:,} a picture shows legibly; {advice}"
+    )
 
 
 def _drawing_tree(treeplex: Treeplex, x: np.ndarray, depth: int | None):
@@ -139,6 +186,7 @@ def strategy_tree_figure(treeplex: Treeplex, x, depth: int | None = None, title:
     grey where never played (at a point the strategy never reaches, the probabilities are uniform).  ``depth``
     cuts the tree below that many levels (cut points drawn as triangles).
     """
+    check_drawable(treeplex, depth)
     x = np.asarray(x, dtype=float)
     tree, root, levels = _drawing_tree(treeplex, x, depth)
     position = _tidy_layout(tree, root, levels)

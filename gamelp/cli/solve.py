@@ -175,6 +175,10 @@ def run_solve(args) -> int:
     game = load_game_argument(args)
     both = args.player == "both"
     own = game.player(2 if args.player == 2 else 1)  # with both: player 1, whose strategy is printed first
+    if args.plot:
+        from gamelp.plots import check_drawable
+
+        check_drawable(own, _plot_depth(args, own))  # a tree too large to draw is refused before the solve
     if args.exact and (args.deterministic or args.behavioural):
         raise GamelpError(
             "--exact certifies the Nash LP's equilibrium in sequence form: not with --deterministic or --behavioural"
@@ -246,9 +250,8 @@ def _plot_tree(args, name: str, own, player: int, x) -> None:
     """``--plot``: ``player``'s tree (``own``) with the strategy's probabilities, cut at ``--plot-depth``."""
     from gamelp.plots import plot_strategy_tree
 
-    depth = args.plot_depth
-    if depth is None and own.num_decision_points > PLOT_WHOLE_TREE:
-        depth = PLOT_DEPTH
+    depth = _plot_depth(args, own)
+    if args.plot_depth is None and depth is not None:
         log.warning(
             "%s: player %d has %d decision points; drawing the tree to depth %d (--plot-depth sets it)",
             name,
@@ -257,6 +260,13 @@ def _plot_tree(args, name: str, own, player: int, x) -> None:
             depth,
         )
     plot_strategy_tree(own, x, args.plot, depth=depth, title=f"{name}: player {player}'s strategy")
+
+
+def _plot_depth(args, own) -> int | None:
+    """The levels ``--plot`` draws: ``--plot-depth``, else all of a tree up to PLOT_WHOLE_TREE decision points."""
+    if args.plot_depth is None and own.num_decision_points > PLOT_WHOLE_TREE:
+        return PLOT_DEPTH
+    return args.plot_depth
 
 
 def _print_text(args, name: str, payload: dict) -> None:

@@ -120,3 +120,78 @@ def test_a_chain_below_an_action_keeps_that_action_as_parent_sequence():
     nodes[-1]["parent_sequence"] = None
     with pytest.raises(GameFileError, match=r"last own sequence on its path is \['r', 'x'\]"):
         Treeplex.from_nodes(nodes, 1)
+
+
+# ---------------------------------------------------------------- 3. trees too large to draw, no file left behind
+def _wide_game(actions: int) -> dict:
+    """Player 1 picks one of ``actions`` actions at its only decision point; player 2 picks x or y."""
+    names = [f"a{i}" for i in range(actions)]
+    return {
+        "decision_problem_pl1": [
+            {"id": "r1", "type": "decision", "actions": names, "parent_edge": None, "parent_sequence": None}
+        ],
+        "decision_problem_pl2": [
+            {"id": "r2", "type": "decision", "actions": ["x", "y"], "parent_edge": None, "parent_sequence": None}
+        ],
+        "utility_pl1": [
+            {"sequence_pl1": ["r1", a], "sequence_pl2": ["r2", "xy"[i % 2]], "value": 1.0} for i, a in enumerate(names)
+        ],
+    }
+
+
+def test_solve_plot_refuses_a_tree_too_large_before_solving(tmp_path, capsys, monkeypatch):
+    from gamelp.plots import MAX_DRAWN_EDGES
+
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(_wide_game(100_000)))
+    monkeypatch.setattr("gamelp.models.nash.solve_nash", lambda *a, **k: pytest.fail("solved before refusing"))
+    assert main(["solve", str(path), "--plot", str(tmp_path / "wide.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"100,000 actions and signals, more than the {MAX_DRAWN_EDGES:,}" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["wide.json"]
+
+
+def test_drawn_edges_are_the_pictures_edges_and_the_refusal_names_a_depth_that_fits(leduc):
+    from gamelp.errors import OutputError
+    from gamelp.plots import _drawing_tree, check_drawable, drawn_edges
+
+    for depth in (None, 1, 3, 4, 6):
+        tree, _, _ = _drawing_tree(leduc.pl2, leduc.pl2.uniform_strategy(), depth)
+        assert sum(drawn_edges(leduc.pl2, depth)) == tree.number_of_edges()
+    check_drawable(leduc.pl2)  # the whole of Leduc (486 edges) is still drawn
+    with mock_limit(100), pytest.raises(OutputError, match=r"to depth 6: it has 288 .*; depth 4 \(--plot-depth 4\)"):
+        check_drawable(leduc.pl2, 6)
+
+
+def mock_limit(limit: int):
+    from unittest import mock
+
+    return mock.patch("gamelp.plots.MAX_DRAWN_EDGES", limit)
+
+
+def test_a_drawing_stopped_by_sigterm_leaves_no_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, time\n"
+        "from matplotlib.figure import Figure\n"
+        "from gamelp.plots import save_figure\n"
+        "def slow(self, *args, **kwargs):\n"
+        "    print('drawing', flush=True)\n"
+        "    time.sleep(60)\n"
+        "Figure.savefig = slow\n"
+        "save_figure(Figure(), sys.argv[1])\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "tree.png")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline() == "drawing\n"
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=30)
+    finally:
+        child.kill()
+    assert list(tmp_path.iterdir()) == []  # no empty temporary .tree.tmp-*.png
