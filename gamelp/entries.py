@@ -25,16 +25,17 @@ def entry(index: tuple[int, ...]) -> str:
 
 
 def real_array(value, what: str, error: type[GamelpError] = ModelError) -> np.ndarray:
-    """``value`` as an array of floats; a complex or non-numeric entry is refused.
+    """``value`` as an array of floats; a complex entry (a nonzero imaginary part) or a non-numeric one is refused.
 
-    A complex number is refused even with a zero imaginary part: dropping the imaginary part silently would solve
-    another model than the one written.
+    Dropping an imaginary part silently would solve another model than the one written; a complex array whose
+    imaginary parts are all zero holds real numbers and is read as such.
     """
     arr = np.asarray(value)
     if np.iscomplexobj(arr):
-        at = np.argwhere(np.imag(arr) != 0)
-        where = f"entry {entry(tuple(int(i) for i in at[0]))} is " if at.size and arr.ndim else ""
-        raise error(f"{what}: {where}a complex number, not a real one")
+        at = np.argwhere(np.atleast_1d(np.imag(arr)) != 0)
+        if at.size:
+            raise error(f"{what}: entry {entry(tuple(int(i) for i in at[0]))} is a complex number, not a real one")
+        arr = np.real(arr)
     try:
         return arr.astype(float)
     except (TypeError, ValueError):

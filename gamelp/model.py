@@ -47,7 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gamelp.display import Raw, Summarised, bounds_summary, counted, model_text
-from gamelp.entries import as_vector, real_array, refuse_non_finite
+from gamelp.entries import as_vector, entry, real_array, refuse_non_finite
 from gamelp.errors import ModelError, shown
 from gamelp.form import Changes, ConeBlock, MatrixForm
 
@@ -118,7 +118,12 @@ def _coefficients(coeffs, what: str) -> sp.csr_matrix:
     if sp.issparse(coeffs):
         mat = sp.csr_matrix(coeffs)
         if np.iscomplexobj(mat.data):
-            real_array(mat.toarray(), what)  # names the complex entry
+            stored = mat.tocoo()
+            at = np.flatnonzero(np.imag(stored.data))
+            if at.size:
+                where = entry((int(stored.row[at[0]]), int(stored.col[at[0]])))
+                raise ModelError(f"{what}: entry {where} is a complex number, not a real one")
+            mat = sp.csr_matrix((np.real(mat.data), mat.indices, mat.indptr), shape=mat.shape)
         mat = mat.astype(float)
     else:
         arr = real_array(coeffs, what)

@@ -131,7 +131,8 @@ def test_the_infinities_a_bound_may_take_are_still_taken():
         (lambda: small(costs=(1 + 2j, 2.0)), r"^objective coefficients of 'x': entry 0 is a complex number"),
         (lambda: small(coefficients=((1.0, 1j),)), r"^constraint block 'row': .*entry \[0, 1\] is a complex number"),
         (lambda: small(coefficients=sp.csr_matrix([[1.0, 2j]])), r"'row'.*entry \[0, 1\] is a complex number"),
-        (lambda: small(rhs=[1.5 + 0j]), r"^constraint block 'row' rhs: a complex number"),
+        (lambda: small(rhs=[1.5 + 0.5j]), r"^constraint block 'row' rhs: entry 0 is a complex number"),
+        (lambda: small(lb=-1j), r"^variable block 'x' lower bounds: entry 0 is a complex number"),
         (lambda: small(ub=[1, 1 - 1j]), r"^variable block 'x' upper bounds: entry 1 is a complex number"),
     ],
 )
@@ -165,6 +166,11 @@ def test_whole_sizes_of_any_numeric_type_are_taken():
 def test_arrays_of_the_wrong_dimension_are_refused(build, pattern):
     """A 3-D coefficient array was a scipy traceback."""
     refused(ModelError, pattern, build)
+
+
+def test_complex_numbers_with_no_imaginary_part_are_read_as_real():
+    model = small(costs=np.array([1.0, 2.0], dtype=complex), coefficients=sp.csr_matrix([[1.0 + 0j, 1.0]]))
+    assert model.solve("highs").objective == pytest.approx(2.5)
 
 
 def test_rows_columns_and_nested_tuples_are_still_read():
