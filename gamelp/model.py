@@ -115,7 +115,8 @@ def _block_size(size, name: str) -> int:
 
 def _coefficients(coeffs, what: str) -> sp.csr_matrix:
     """A block's coefficients (dense, sparse or a scalar) as a CSR matrix of finite real numbers."""
-    if sp.issparse(coeffs):
+    sparse = sp.issparse(coeffs)  # a flag, so that mypy keeps coeffs as given (csr_matrix takes any sparse input)
+    if sparse:
         mat = sp.csr_matrix(coeffs)
         if np.iscomplexobj(mat.data):
             stored = mat.tocoo()
