@@ -189,7 +189,7 @@ def _clean_utility(entries: list, pl1: Treeplex, pl2: Treeplex) -> sp.csr_matrix
         vals = np.asarray(values, dtype=float)
     except (TypeError, KeyError, OverflowError):
         return None
-    if rows is None or cols is None or not np.isfinite(vals).all():
+    if rows is None or cols is None or not np.isfinite(vals).all() or _subnormal(vals).any():
         return None
     if np.unique(rows * pl2.num_sequences + cols).size != rows.size:
         return None
@@ -240,7 +240,20 @@ def _checked_utility(entries: list, pl1: Treeplex, pl2: Treeplex, source: str, s
         shape=(pl1.num_sequences, pl2.num_sequences),
     ).tocsr()
     A.sum_duplicates()
+    if not np.isfinite(A.data).all():  # duplicates added up past the largest float
+        coo = A.tocoo()
+        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
+        i, j = int(coo.row[k]), int(coo.col[k])
+        raise GameFileError(
+            f"{source}: the utility entries for the sequence pair ({pl1.labels[i]}, {pl2.labels[j]}) "
+            f"add up to {coo.data[k]}, beyond the largest floating-point number"
+        )
     return A
+
+
+def _subnormal(values: np.ndarray) -> np.ndarray:
+    """Which values are subnormal: non-zero but below the smallest normal float (2.2e-308) in magnitude."""
+    return (values != 0) & (np.abs(values) < np.finfo(float).tiny)
 
 
 def _pair(sequence: tuple[str, str] | None) -> list[str]:
@@ -254,7 +267,7 @@ def _pair(sequence: tuple[str, str] | None) -> list[str]:
 
 
 def _finite_value(value, where: str) -> float:
-    """A utility value as a float; booleans, strings, NaN, infinities and integers beyond float are refused."""
+    """A utility value as a float; booleans, strings, NaN, infinities, subnormals and too large integers are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
     try:
@@ -265,6 +278,11 @@ def _finite_value(value, where: str) -> float:
         ) from None
     if not math.isfinite(number):
         raise GameFileError(f"{where}: value must be a finite number, got {shown(value)}")
+    if _subnormal(np.array([number]))[0]:
+        raise GameFileError(
+            f"{where}: value {number!r} is subnormal (below {np.finfo(float).tiny:.1e} in magnitude), too small for "
+            "a solver to tell from 0 or to divide by: write 0, or scale the game's payoffs up"
+        )
     return number
 
 

@@ -22,10 +22,10 @@ Replay and play take ``--cards FILE`` to use another 160-card list.
 from __future__ import annotations
 
 import argparse
-import json
 
 from gamelp.argtypes import MAX_COUNT, MAX_SEED, integer
 from gamelp.cli.args import add_execution_options, execution_from
+from gamelp.cli.output import print_json
 from gamelp.games.errors import LocmError
 
 
@@ -63,7 +63,7 @@ def _cmd_replay(args) -> int:
 
     report = replay_file(args.file, _cards(args))
     if args.json:
-        print(json.dumps(report.as_dict(), indent=2))
+        print_json(report.as_dict())
     else:
         print(f"{report.consistent} of {report.matches} matches consistent; {report.turns_checked} turns checked")
         for mismatch in report.mismatches:
@@ -98,7 +98,7 @@ def _cmd_play(args) -> int:
         ],
     }
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print_json(summary)
     else:
         winner = summary["seats"][result.winner]
         print(

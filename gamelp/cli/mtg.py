@@ -8,12 +8,12 @@ for bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from dataclasses import asdict
 
 from gamelp.argtypes import MAX_COUNT
 from gamelp.cli.args import add_execution_options, execution_from, int_list, integer, output_directory, workers
+from gamelp.cli.output import print_json
 from gamelp.games.mtg import sweep
 from gamelp.games.mtg.deck import analysed_decks
 from gamelp.games.mtg.engine import EVAL_CAP, LIFE_THRESHOLD
@@ -218,7 +218,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     settings = sweep.GameSettings(**_game_options(args), imperfect_samples=args.samples)
     result = sweep.run_tournament(args.players, decks, settings=settings, out=args.out, **_batch_options(args))
     if args.json:
-        print(json.dumps(tournament_json(result), indent=2))
+        print_json(tournament_json(result))
     else:
         print(_table(result))
         print(result.summary())

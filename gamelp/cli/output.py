@@ -6,15 +6,47 @@ tqdm is imported only when a bar is made, so commands that show none never load 
 from __future__ import annotations
 
 import json
+import math
 import sys
+
+import numpy as np
+
+from gamelp.errors import GamelpError
 
 # The k-sweep's bar: "k-sweep: 3/7 values of k |███▍    | 00:02<00:03".
 SWEEP_BAR = "{desc}: {n_fmt}/{total_fmt} values of k |{bar}| {elapsed}<{remaining}"
 
 
 def print_json(payload) -> None:
-    """Print ``payload`` as indented JSON; numpy numbers are written as floats."""
-    print(json.dumps(payload, indent=2, default=float))
+    """Print ``payload`` as indented, strict JSON; numpy numbers are written as floats.
+
+    JSON has no NaN or infinity (Python would write ``NaN`` and ``Infinity``, which JSON readers refuse), so a
+    payload holding one is refused in one line naming where, and nothing is printed.
+    """
+    try:
+        text = json.dumps(payload, indent=2, default=float, allow_nan=False)
+    except ValueError:
+        where, number = _first_non_finite(payload)
+        if where is None:  # not a number: a circular reference, say
+            raise
+        raise GamelpError(f"--json: the result's {where or 'value'} is {number}, which JSON cannot write") from None
+    print(text)
+
+
+def _first_non_finite(payload, where: str = "") -> tuple[str, float] | tuple[None, None]:
+    """The key path (``value``, ``points[3].bound``) and value of the first NaN or infinity in ``payload``."""
+    if isinstance(payload, dict):
+        items = ((f"{where}.{key}" if where else str(key), value) for key, value in payload.items())
+    elif isinstance(payload, (list, tuple)):
+        items = ((f"{where}[{k}]", value) for k, value in enumerate(payload))
+    else:
+        number = float(payload) if isinstance(payload, (int, float, np.number)) else 0.0
+        return (where, number) if not math.isfinite(number) else (None, None)
+    for place, value in items:
+        found = _first_non_finite(value, place)
+        if found[0] is not None:
+            return found
+    return None, None
 
 
 def print_fractions(strategy: dict, width: int) -> None:

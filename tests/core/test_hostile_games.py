@@ -195,3 +195,45 @@ def test_a_drawing_stopped_by_sigterm_leaves_no_file(tmp_path):
     finally:
         child.kill()
     assert list(tmp_path.iterdir()) == []  # no empty temporary .tree.tmp-*.png
+
+
+# ---------------------------------------------------------------- 5. subnormal payoffs, overflowing sums, strict JSON
+@pytest.fixture
+def rps_dict():
+    from importlib import resources
+
+    return json.loads(resources.files("gamelp.games").joinpath("data", "rps.json").read_text())
+
+
+def test_validate_refuses_a_subnormal_payoff_naming_the_entry(rps_dict, tmp_path, capsys):
+    rps_dict["utility_pl1"][3]["value"] = -2e-310
+    path = tmp_path / "subnormal.json"
+    path.write_text(json.dumps(rps_dict))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "utility_pl1 entry 3: value -2e-310 is subnormal" in err
+    assert main(["export", str(path), "-o", str(tmp_path / "model.lp")]) == 2
+    assert not (tmp_path / "model.lp").exists()
+
+
+def test_validate_refuses_duplicates_that_add_up_past_the_largest_float(rps_dict, tmp_path, capsys):
+    entry = rps_dict["utility_pl1"][0]
+    rps_dict["utility_pl1"] += [dict(entry, value=1.7e308), dict(entry, value=1.7e308)]
+    path = tmp_path / "overflow.json"
+    path.write_text(json.dumps(rps_dict))
+    for command in (["validate"], ["export-game", "-o", str(tmp_path / "again.json")]):
+        assert main([*command, str(path), "--sum-duplicates"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "(d1_pl1:r, d1_pl2:p) add up to inf" in err
+    assert not (tmp_path / "again.json").exists()
+
+
+def test_json_output_is_strict_or_refused(capsys):
+    from gamelp.cli.output import print_json
+    from gamelp.errors import GamelpError
+
+    print_json({"value": np.float64(0.5), "points": [{"bound": 1.0}]})
+    assert json.loads(capsys.readouterr().out, parse_constant=pytest.fail) == {"value": 0.5, "points": [{"bound": 1.0}]}
+    with pytest.raises(GamelpError, match=r"result's points\[1\]\.bound is inf, which JSON cannot write"):
+        print_json({"value": 0.5, "points": [{"bound": 1.0}, {"bound": np.inf}]})
+    assert capsys.readouterr().out == ""
