@@ -53,7 +53,7 @@ from gamelp.backends import registry
 from gamelp.backends.base import Backend, Capabilities, Options, finish
 from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.registry import BackendFamily, solver_installed, solver_version
-from gamelp.backends.scaling import scale
+from gamelp.backends.scaling import scale, vouch
 from gamelp.deps import install_hint, installed, require
 from gamelp.errors import BackendError, GamelpError, ModelError, SolveInterrupted, did_you_mean
 from gamelp.solution import Solution, Status
@@ -341,6 +341,7 @@ def solve(
         else:
             raw = chosen.solve(scaled, opts)
     status, fields = finish(scaled, raw)
+    status, fields = vouch(form, factors, status, fields)  # the answer in the model's own units
 
     def per_block(vector, unscale, split):
         return split(unscale(np.asarray(vector, dtype=float))) if vector is not None else {}

@@ -22,6 +22,38 @@ and :meth:`Scaling.unscale` maps its answer back: ``x = D x'``,
 ``objective = objective' / s``, row duals ``y = R y' / s`` and reduced costs
 ``z = z' / (s D)``.  A model that is already well scaled (see
 :func:`needs_scaling`) is passed through unchanged.
+
+Scaling must never change an answer, only the arithmetic that finds it.  The
+solvers resolve about 1e-9 relative to numbers near 1 (feasibility and
+optimality tolerances of 1e-9 to 1e-6, absolute, in the units of the model they
+are given; HiGHS drops coefficients below 1e-9 and refuses those above 1e15),
+and a double carries 16 digits.  Hence three rules:
+
+* **Factors stay near the data's own units.**  A column's factor keeps each
+  of its finite non-zero bounds, and a row's (or cone's) factor its right-hand
+  side (constant), within ``2^±FACTOR_REACH`` (about 1e-3..1e3) of 1.  Least
+  squares alone spreads an irreducible spread over everything: ``max x + y``
+  s.t. ``1e-50 x + y <= 1``, ``0 <= x, y <= 1`` was scaled to ``x' <= 3.6e-15``,
+  below every solver's tolerance, and Gurobi answered 1 (the optimum is 2).  A
+  solver's absolute tolerance on a scaled bound or row is therefore at most
+  ``2^FACTOR_REACH`` times looser relative to the model's own numbers.
+* **What no scaling can bring within the solvers' range is refused**, never
+  dropped: after scaling, every non-zero coefficient (matrix, objective, cones)
+  must lie within ``SOLVER_LIMITS`` (1e-9..1e9: what the solvers keep, with
+  their 1e-9 tolerances still resolving the smallest against the largest).  A
+  coefficient outside it is a ratio that the model's own cycles of rows and
+  columns fix (``1e-50`` next to 1 in a row whose variables' bounds and other
+  coefficients are near 1): :func:`scale` raises
+  :class:`~gamelp.errors.BackendError`, one line naming the coefficients' span,
+  the row and the column (``coefficients span 1e-50..1 in constraint 'c' and
+  column 'x'``).  A well-scaled model (all coefficients within 1e-9..1e9, see
+  :func:`needs_scaling`) is never scaled and so never refused.
+* **The answer is checked in the model's own units.**  :func:`vouch` measures
+  the unscaled point against the unscaled model (each row's violation relative
+  to the magnitude of its terms and right-hand side, each bound's to the bound)
+  and its objective against ``c x``: an optimum that misses by more than the
+  feasibility tolerance is ``optimal_inaccurate``, one that misses by more than
+  ``INACCURATE_LIMIT`` keeps no values and has status ``error``.
 """
 
 from __future__ import annotations
@@ -30,14 +62,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import lsq_linear
 from scipy.sparse.linalg import lsqr
 
 from gamelp.display import Raw, Summarised, finite_range, show_range
+from gamelp.errors import BackendError
 from gamelp.form import ConeBlock, MatrixForm
+from gamelp.solution import Status
 
 WELL_SCALED_LOW, WELL_SCALED_HIGH = 1e-3, 1e3
 BULK_PERCENTILES = (10, 90)
 SOLVER_LIMITS = (1e-9, 1e9)  # HiGHS drops coefficients below 1e-9 in magnitude
+FACTOR_REACH = 9  # scaled bounds and right-hand sides stay within 2^±9 (about 1e-3..1e3) of 1
 
 
 @dataclass(frozen=True, repr=False)
@@ -111,6 +147,35 @@ def _log_magnitudes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, np.log2(np.abs(values[keep]))
 
 
+def _reach(form: MatrixForm, num_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper limits of the log2 factors: ``FACTOR_REACH`` about the right-hand sides and bounds.
+
+    A row with a finite non-zero right-hand side keeps ``|r_i b_i|`` within ``2^±FACTOR_REACH``, a cone its
+    largest constant, a continuous column its largest finite non-zero bound ``|bound / d_j|``.
+    """
+    m = form.A.shape[0]
+    continuous = np.flatnonzero(~form.integer)
+    magnitudes = [
+        (np.arange(m), -1.0, np.abs(form.rhs)),
+        (m + 1 + np.arange(len(form.cones)), -1.0, np.array([np.abs(k.constant).max() for k in form.cones])),
+        (
+            num_rows + np.arange(continuous.size),
+            1.0,  # a column's factor divides its bounds, a row's multiplies its right-hand side
+            np.fmax(
+                np.abs(np.where(np.isfinite(form.col_lb), form.col_lb, 0.0)),
+                np.abs(np.where(np.isfinite(form.col_ub), form.col_ub, 0.0)),
+            )[continuous],
+        ),
+    ]
+    low = np.full(num_rows + continuous.size, -np.inf)
+    high = np.full(num_rows + continuous.size, np.inf)
+    for unknowns, sign, values in magnitudes:
+        keep = np.isfinite(values) & (values > 0)
+        centre = sign * np.log2(values[keep])
+        low[unknowns[keep]], high[unknowns[keep]] = centre - FACTOR_REACH, centre + FACTOR_REACH
+    return low, high
+
+
 def _factors(form: MatrixForm) -> Scaling:
     """Curtis-Reid factors: least squares in log2, rounded to powers of two.
 
@@ -168,7 +233,11 @@ def _factors(form: MatrixForm) -> Scaling:
         (np.concatenate(eq_signs), (np.concatenate(eq_rows), np.concatenate(eq_cols))),
         shape=(target.size, num_rows + int((~form.integer).sum())),
     )
-    exponents = np.round(lsqr(system, target, atol=1e-6, btol=1e-6, iter_lim=500)[0])
+    free = np.asarray(lsqr(system, target, atol=1e-6, btol=1e-6, iter_lim=500)[0], dtype=float)
+    low, high = _reach(form, num_rows)
+    if np.any(free < low) or np.any(free > high):  # only then the bounded problem: the common case keeps lsqr's
+        free = np.asarray(lsq_linear(system, target, bounds=(low, high), lsmr_tol="auto", max_iter=500).x, dtype=float)
+    exponents = np.round(np.clip(free, low, high))
     col_exp = np.zeros(n)
     col_exp[~form.integer] = exponents[num_rows:]
     return Scaling(
@@ -201,4 +270,125 @@ def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:
         cones=cones,
         quadratic=None if form.quadratic is None else factors.objective * form.quadratic * factors.column**2,
     )
+    _refuse_unresolved(form, scaled)
     return scaled, factors
+
+
+def _coefficients(form: MatrixForm) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row, column and value of every stored coefficient: matrix rows, then the objective (row ``m``), then cones."""
+    m = form.A.shape[0]
+    pieces = [form.A.tocoo(), sp.coo_matrix(form.c.reshape(1, -1)), *(k.matrix.tocoo() for k in form.cones)]
+    offsets = np.cumsum([0, m, 1, *(k.matrix.shape[0] for k in form.cones)])
+    return (
+        np.concatenate([p.row + offset for p, offset in zip(pieces, offsets)]),
+        np.concatenate([p.col for p in pieces]),
+        np.concatenate([p.data for p in pieces]),
+    )
+
+
+def _refuse_unresolved(form: MatrixForm, scaled: MatrixForm) -> None:
+    """Raise :class:`BackendError` when a scaled coefficient lies outside ``SOLVER_LIMITS``: one line, named."""
+    low, high = SOLVER_LIMITS
+    _, _, values = _coefficients(scaled)
+    magnitudes = np.abs(values)
+    off = np.where(magnitudes > 0, np.maximum(low / magnitudes, magnitudes / high), 0.0)
+    if not np.any(off > 1):
+        return
+    worst = int(np.argmax(off))
+    rows, cols, original = _coefficients(form)  # the same entries in the same order: scaling keeps the pattern
+    i, j = rows[worst], cols[worst]
+    span = np.abs(original[((rows == i) | (cols == j)) & (original != 0)])
+    raise BackendError(
+        f"model {form.name!r}: coefficients span {span.min():.0g}..{span.max():.0g} in {_row_name(form, i)} and "
+        f"column {_column_name(form, j)}: beyond what the solvers' tolerances resolve (ratio "
+        f"{span.max() / span.min():.0g}; the best scaling leaves {magnitudes[worst]:.0g} there, outside the "
+        f"{low:.0g}..{high:.0g} solvers keep); rescale the model"
+    )
+
+
+def _within(slices: dict[str, slice], index: int) -> str | None:
+    """``'c'`` for the only member of block ``c``, ``'c'[3]`` for its fourth; None outside every block."""
+    for block, members in slices.items():
+        if members.start <= index < members.stop:
+            return repr(block) + (f"[{index - members.start}]" if members.stop - members.start > 1 else "")
+    return None
+
+
+def _row_name(form: MatrixForm, i: int) -> str:
+    """A row of :func:`_coefficients` by name: ``constraint 'c'[2]``, ``the objective``, ``cone 'k'``."""
+    m = form.A.shape[0]
+    if i < m:
+        return f"constraint {_within(form.row_slices, i) or i}"
+    if i == m:
+        return "the objective"
+    starts = np.cumsum([m + 1, *(k.matrix.shape[0] for k in form.cones)])
+    return f"cone {form.cones[int(np.searchsorted(starts, i, side='right')) - 1].name!r}"
+
+
+def _column_name(form: MatrixForm, j: int) -> str:
+    """A column by its block: ``'x'`` or ``'x'[3]``."""
+    return _within(form.variable_slices, j) or str(j)
+
+
+def unscaled_violation(form: MatrixForm, factors: Scaling, x: np.ndarray) -> float:
+    """Largest violation by ``x`` of ``form`` (the unscaled model), in the model's own units, unit-free.
+
+    A row's violation is relative to the magnitude of its terms and right-hand side (``|A_i| |x| + |b_i|``), a
+    cone's to ``|u|``, a bound's to the largest finite bound of its column (its factor ``d_j`` when both are
+    0 or infinite).  Integrality is the scaled model's (integer columns are never scaled).
+    """
+    if x.size != form.c.size or not np.isfinite(x).all():
+        return np.inf
+    activity, terms = form.A @ x, abs(form.A) @ np.abs(x) + np.abs(form.rhs)
+    excess = np.select([form.row_sense == "<", form.row_sense == ">"], [activity - form.rhs, form.rhs - activity])
+    excess = np.where(form.row_sense == "=", np.abs(activity - form.rhs), excess)
+    size = np.fmax(np.abs(np.nan_to_num(form.col_lb, neginf=0.0)), np.abs(np.nan_to_num(form.col_ub, posinf=0.0)))
+    size = np.where(size > 0, size, factors.column)
+    worst = [
+        np.max(np.where(excess > 0, excess / np.where(terms > 0, terms, 1.0), 0.0), initial=0.0),
+        np.max((form.col_lb - x) / size, initial=0.0),
+        np.max((x - form.col_ub) / size, initial=0.0),
+    ]
+    for cone in form.cones:
+        u = cone.matrix @ x + cone.constant
+        worst.append((np.linalg.norm(u[1:]) - u[0]) / max(float(np.linalg.norm(u)), np.finfo(float).tiny))
+    return float(max(worst))
+
+
+def vouch(form: MatrixForm, factors: Scaling, status: Status, fields: dict) -> tuple[Status, dict]:
+    """Check a scaled model's answer against the unscaled model ``form``; downgrade what it does not vouch for.
+
+    ``fields`` are :func:`~gamelp.backends.base.finish`'s, in the scaled model's units.  A model that was
+    not scaled is returned as it is.  Otherwise the point unscaled must satisfy ``form``
+    (:func:`unscaled_violation`) and have the objective reported (relative to ``|c| |x|`` and the constant):
+    beyond ``FEASIBILITY_TOLERANCE`` an optimum is ``optimal_inaccurate`` (with its point's own objective),
+    beyond ``INACCURATE_LIMIT`` it keeps no values and its status is ``error``.  An ``unbounded`` verdict on
+    a model whose every column is boxed (finite bounds) is a solver's error, scaled or not: status ``error``.
+    """
+    from gamelp.backends.base import FEASIBILITY_TOLERANCE, INACCURATE_LIMIT, OBJECTIVE_TOLERANCE
+
+    boxed = np.isfinite(form.col_lb).all() and np.isfinite(form.col_ub).all()
+    if boxed and status in (Status.UNBOUNDED, Status.INFEASIBLE_OR_UNBOUNDED):
+        return Status.ERROR, fields  # every column boxed: no ray exists, the verdict is the solver's error
+    unscaled = np.all(factors.row == 1) and np.all(factors.column == 1) and np.all(factors.cone == 1)
+    if fields.get("x") is None or (unscaled and factors.objective == 1):
+        return status, fields
+    x = factors.values(np.asarray(fields["x"], dtype=float))
+    off = unscaled_violation(form, factors, x)
+    honest = form.objective_at(x)
+    reported = factors.objective_value(fields["objective"])
+    size = float(np.abs(form.c) @ np.abs(x)) + abs(form.objective_constant)
+    if form.quadratic is not None:
+        size += 0.5 * float(form.quadratic @ (x * x))
+    fields = dict(fields)
+    if reported is None or abs(reported - honest) > OBJECTIVE_TOLERANCE * size:
+        off = max(off, FEASIBILITY_TOLERANCE * 2)  # not the optimum reported: at best inaccurate
+        fields["objective"] = honest * factors.objective
+    if off > INACCURATE_LIMIT:
+        keep = {"violation"}
+        return (Status.ERROR if status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE) else status), {
+            key: value if key in keep else None for key, value in fields.items()
+        }
+    if off > FEASIBILITY_TOLERANCE and status == Status.OPTIMAL:
+        status = Status.OPTIMAL_INACCURATE
+    return status, fields
