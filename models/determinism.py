@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.display import Raw, Summarised, frame
-from gamelp.errors import SolveError
+from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.nash import NashResult, sequence_form_lp, solve_model
@@ -74,8 +74,19 @@ def solve_deterministic(
     return solve_model(game, player, deterministic_ilp(game, player), backend, **options)
 
 
+def check_k(game: SequenceFormGame, player: int, k: int) -> None:
+    """Refuse a ``k`` outside ``0 .. |J_player|``: no strategy is deterministic at more points than the player has.
+
+    The one check of every ``k`` given (``gamelp kdet --k``, ``gamelp export --model kdet --k``, :func:`kdet_mip`).
+    """
+    total = game.player(player).num_decision_points
+    if not 0 <= k <= total:
+        raise ModelError(f"k must be between 0 and {total} (player {player}'s decision points), got {k}")
+
+
 def kdet_mip(game: SequenceFormGame, player: int, k: int) -> Model:
     """``P_player(k)``: the Nash LP plus binary ``z`` forcing determinism at ``k`` or more points."""
+    check_k(game, player, k)
     model = sequence_form_lp(game, player)
     model.name = f"{game.name}_kdet{k}_pl{player}"
     _add_determinism(model, game.player(player), k)

@@ -65,16 +65,14 @@ def add_subparser(commands) -> argparse.ArgumentParser:
 
 def run_kdet(args) -> int:
     """``gamelp kdet``: solve the k-determinism MIP for one ``k``, or sweep ``k``, and print the values."""
-    from gamelp.models.determinism import solve_kdet
+    from gamelp.models.determinism import check_k, solve_kdet
     from gamelp.models.kdet_search import sweep_kdet
 
     game = load_game_argument(args)
     if args.sweep == (args.k is not None):
         raise GamelpError("give exactly one of --k K or --sweep")
     if args.k is not None:
-        total = game.player(args.player).num_decision_points
-        if not 0 <= args.k <= total:
-            raise GamelpError(f"--k must be between 0 and {total} (player {args.player}'s decision points)")
+        check_k(game, args.player, args.k)
         if not (args.json or args.quiet):
             print(
                 f"{game.name}: solving player {args.player}'s k-determinism MIP at k={args.k}...",

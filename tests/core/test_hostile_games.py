@@ -237,3 +237,14 @@ def test_json_output_is_strict_or_refused(capsys):
     with pytest.raises(GamelpError, match=r"result's points\[1\]\.bound is inf, which JSON cannot write"):
         print_json({"value": 0.5, "points": [{"bound": 1.0}, {"bound": np.inf}]})
     assert capsys.readouterr().out == ""
+
+
+# ---------------------------------------------------------------- 6. one check of k
+@pytest.mark.parametrize("command", [["kdet"], ["export", "--model", "kdet"]])
+def test_export_and_kdet_refuse_the_same_k(command, tmp_path, capsys):
+    output = ["-o", str(tmp_path / "kdet.lp")] if command[0] == "export" else []
+    assert main([*command, "kuhn", "--k", "999", *output]) == 2
+    err = capsys.readouterr().err
+    assert err == "gamelp: error: k must be between 0 and 6 (player 1's decision points), got 999\n"
+    assert list(tmp_path.iterdir()) == []
+    assert main([*command, "kuhn", "--k", "6", "--player", "2", *output]) == 0
