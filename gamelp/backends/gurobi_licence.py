@@ -80,9 +80,14 @@ def licence_is_restricted() -> bool:
     ``GAMELP_GUROBI_UNRESTRICTED`` is read at every call; the probe runs once per process
     (``licence_is_restricted.cache_clear()`` forgets it, as :func:`gamelp.backends.refresh` does).
     """
-    if os.environ.get(UNRESTRICTED_ENV_VAR, "").strip() not in ("", "0"):
+    if _declared_unrestricted():
         return False
     return _probe_restricted()
+
+
+def _declared_unrestricted() -> bool:
+    """Whether ``GAMELP_GUROBI_UNRESTRICTED`` is set (to anything but empty or 0), read now."""
+    return os.environ.get(UNRESTRICTED_ENV_VAR, "").strip() not in ("", "0")
 
 
 @functools.cache
@@ -110,17 +115,28 @@ def model_size(form: MatrixForm) -> tuple[int, int]:
 
 
 def size_refusal(form: MatrixForm, backend: str) -> str:
-    """The message refusing ``form`` on ``backend`` under the size-limited licence, naming a backend that takes it."""
+    """The message refusing ``form`` on ``backend`` under the size-limited licence, naming a backend that takes it.
+
+    Gurobi itself refuses such a model even when ``GAMELP_GUROBI_UNRESTRICTED`` is set (the variable only skips
+    gamelp's own check): then the message says that the licence Gurobi found is the size-limited one after all,
+    rather than advising to set the variable.
+    """
     n_vars, n_rows = model_size(form)
     if form.cones or form.quadratic is not None:
         allowed, alternative = f"{CONE_SIZE_LIMIT} variables a cone model or QP may have", "cvxpy:CLARABEL"
     else:
         allowed, alternative = f"{SIZE_LIMIT} variables or constraints allowed", "highs"
+    if _declared_unrestricted():
+        remedy = (
+            f"{UNRESTRICTED_ENV_VAR} is set, but the licence Gurobi found is the size-limited one: point "
+            "GRB_LICENSE_FILE at the full licence, or unset the variable"
+        )
+    else:
+        remedy = f"or set {UNRESTRICTED_ENV_VAR}=1 with a full licence"
     return (
         f"model {form.name!r} has {n_vars} variables and {n_rows} linear constraints "
         f"(cone auxiliaries included), over the {allowed} under the size-limited "
-        f"pip Gurobi licence, so {backend} refuses it; use {alternative} instead "
-        f"(or set {UNRESTRICTED_ENV_VAR}=1 with a full licence)"
+        f"pip Gurobi licence, so {backend} refuses it; use {alternative} instead ({remedy})"
     )
 
 

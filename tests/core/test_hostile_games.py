@@ -248,3 +248,16 @@ def test_export_and_kdet_refuse_the_same_k(command, tmp_path, capsys):
     assert err == "gamelp: error: k must be between 0 and 6 (player 1's decision points), got 999\n"
     assert list(tmp_path.iterdir()) == []
     assert main([*command, "kuhn", "--k", "6", "--player", "2", *output]) == 0
+
+
+# ---------------------------------------------------------------- 9. the Gurobi licence message
+def test_the_size_refusal_says_something_true_when_the_variable_is_already_set(monkeypatch):
+    from gamelp.backends.gurobi_licence import UNRESTRICTED_ENV_VAR, size_refusal
+
+    form = SimpleNamespace(name="big", c=np.zeros(3000), A=np.zeros((10, 3000)), cones=[], quadratic=None)
+    monkeypatch.delenv(UNRESTRICTED_ENV_VAR, raising=False)
+    assert f"or set {UNRESTRICTED_ENV_VAR}=1 with a full licence" in size_refusal(form, "gurobi")
+    monkeypatch.setenv(UNRESTRICTED_ENV_VAR, "1")
+    message = size_refusal(form, "gurobi")
+    assert f"set {UNRESTRICTED_ENV_VAR}=1" not in message
+    assert f"{UNRESTRICTED_ENV_VAR} is set, but the licence Gurobi found is the size-limited one" in message
