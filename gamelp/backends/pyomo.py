@@ -17,7 +17,8 @@ and the dictionaries ``gamelp_variables``, ``gamelp_constraints`` (block name
     pyo.SolverFactory("appsi_highs").solve(pm)
 
 :class:`PyomoBackend` needs a solver name (``pyomo:highs``, ``pyomo:appsi_highs``,
-``pyomo:gurobi_direct``, ``pyomo:glpk``, ...).  Names that Pyomo's current
+``pyomo:gurobi_direct``, ``pyomo:glpk``, ...), one of :data:`ALLOWED_SOLVERS`: Pyomo would run a program for
+others (``asl:PATH``, ``sh``), so they are refused before Pyomo sees them.  Names that Pyomo's current
 solver interface (``pyomo.contrib.solver``) registers go through it, with
 its shared options (``time_limit``, ``rel_gap``, ``threads``), statuses,
 bounds, duals and reduced costs; other names, and cone or quadratic-objective
@@ -61,7 +62,7 @@ from gamelp.backends.highs import every_run_stops
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured, discard_stdout
 from gamelp.backends.registry import pyomo_family
-from gamelp.errors import BackendError
+from gamelp.errors import BackendError, did_you_mean, shown
 from gamelp.form import MatrixForm
 from gamelp.solution import Status
 
@@ -113,6 +114,49 @@ _FAMILIES = {
     "glpk": _Family("tmlim", "mipgap"),
     "cbc": _Family("sec", "ratioGap", "threads", "allowableGap"),
 }
+
+
+# The solver names a ``pyomo:`` backend string may give: each starts a known solver (a library, or a solver program
+# of that name on PATH).  Pyomo reads other names as programs too: ``asl:PATH`` runs the program at PATH, ``sh`` a
+# shell, ``neos`` sends the model over the network; a service that passes a user's backend string to
+# ``Model.solve`` would run them.  Documented in docs/guide/backends.md.
+ALLOWED_SOLVERS = frozenset(
+    {
+        "highs",
+        "appsi_highs",
+        "gurobi",
+        "gurobi_direct",
+        "gurobi_persistent",
+        "gurobi_direct_v2",
+        "gurobi_persistent_v2",
+        "appsi_gurobi",
+        "cplex",
+        "cplex_direct",
+        "cplex_persistent",
+        "appsi_cplex",
+        "xpress",
+        "xpress_direct",
+        "xpress_persistent",
+        "scip",
+        "scip_direct",
+        "scip_persistent",
+        "glpk",
+        "cbc",
+        "appsi_cbc",
+    }
+)
+
+
+def check_solver_name(solver: str) -> None:
+    """Refuse, in one line, a Pyomo solver name outside :data:`ALLOWED_SOLVERS` (a path, ``asl:...``, ``sh``)."""
+    if solver in ALLOWED_SOLVERS:
+        return
+    program = any(mark in solver for mark in (":", "/", "\\")) or solver in ("asl", "sh", "py")
+    reason = "names a program for Pyomo to run" if program else "is not a solver gamelp lets Pyomo start"
+    raise BackendError(
+        f"backend pyomo: the solver name {shown(solver)} {reason}; use one of {', '.join(sorted(ALLOWED_SOLVERS))}"
+        f"{did_you_mean(solver, ALLOWED_SOLVERS)}"
+    )
 
 
 def _family(solver: str) -> _Family:
@@ -272,6 +316,7 @@ class PyomoBackend(Backend):
     def __init__(self, solver: str | None = None):
         if not solver:
             raise BackendError("backend 'pyomo' needs a solver name, e.g. pyomo:highs or pyomo:gurobi_direct")
+        check_solver_name(solver)  # before Pyomo is asked anything about it
         self.solver = solver
         self.name = f"pyomo:{solver}"
         family, contrib = _family(solver), _contrib_solver(solver)

@@ -261,3 +261,31 @@ def test_the_size_refusal_says_something_true_when_the_variable_is_already_set(m
     message = size_refusal(form, "gurobi")
     assert f"set {UNRESTRICTED_ENV_VAR}=1" not in message
     assert f"{UNRESTRICTED_ENV_VAR} is set, but the licence Gurobi found is the size-limited one" in message
+
+
+# ---------------------------------------------------------------- 8. pyomo: names that may run a program
+@pytest.mark.parametrize("solver", ["asl:{program}", "sh", "{program}", "neos", "gams", "appsi_higs"])
+def test_pyomo_refuses_names_outside_the_allow_list_and_runs_nothing(solver, tmp_path, capsys):
+    pytest.importorskip("pyomo")
+    ran = tmp_path / "ran"
+    program = tmp_path / "solver.sh"
+    program.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    program.chmod(0o755)
+    assert main(["solve", "rps", "--backend", "pyomo:" + solver.format(program=program)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "use one of appsi_cbc, appsi_cplex" in err
+    assert not ran.exists()
+
+
+def test_the_pyomo_allow_list_is_the_documented_one():
+    import re
+    from pathlib import Path
+
+    from gamelp.backends.pyomo import ALLOWED_SOLVERS
+    from gamelp.backends.registry import PYOMO
+
+    guide = (Path(__file__).parents[2] / "docs" / "guide" / "backends.md").read_text()
+    section = guide.split("## Which Pyomo solver names run")[1].split("\n## ")[0]
+    table = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
+    assert {name for line in table for name in re.findall(r"`([a-z_0-9]+)`", line)} == ALLOWED_SOLVERS
+    assert {name.removeprefix("pyomo:") for name in PYOMO.solvers} <= ALLOWED_SOLVERS
