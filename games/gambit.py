@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -511,37 +512,68 @@ def read_efg(path) -> GambitGame:
     return GambitGame(pl1, pl2, A, Path(path).stem, constant_sum=reader.constant.value)
 
 
+def gambit_label(text: str) -> str:
+    """``text`` as a label Gambit accepts: well-formed UTF-8, no control characters, single inner spaces only.
+
+    Gambit (pygambit 17) refuses a label with a control character, leading or trailing whitespace or two
+    whitespace characters in a row; OpenSpiel's names have all three (goofspiel's multi-line information states,
+    matrix_rps's padded actions).  Control characters become spaces, then whitespace runs one space, stripped.
+    """
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate is no UTF-8
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    return " ".join(text.split())
+
+
+def _gambit_labels(labels: list[str]) -> list[str]:
+    """The labels of one node's actions, each :func:`gambit_label`, numbered apart if that makes two alike."""
+    return [gambit_label(label) for label in distinct_labels([gambit_label(label) for label in labels])]
+
+
 class _EfgWriter:
-    """Preorder node lines; information sets numbered per player as first met, outcomes per payoff."""
+    """Preorder node lines; information sets numbered per player as first met, outcomes per payoff.
+
+    Every label is one Gambit accepts (:func:`gambit_label`): a node's actions stay distinct, and so do a player's
+    information sets (a label that two sets' names sanitise to gets `` #2``, `` #3``, ... on the later ones).
+    """
 
     def __init__(self):
         self.lines: list[str] = []
-        self.infosets: dict[tuple[int, str], int] = {}
+        self.infosets: dict[tuple[int, str], tuple[int, str]] = {}  # number and label of each, per player
         self.infosets_of = {1: 0, 2: 0}  # information sets numbered so far, per player
+        self.labels_used: set[tuple[int, str]] = set()
         self.outcomes: dict[float, int] = {}
         self.chance_sets = 0
 
     def chance(self, outcomes: list[tuple[str, float]]) -> None:
         """A chance node: its own (unlabelled) information set."""
         self.chance_sets += 1
-        listed = " ".join(f"{_quote(name)} {_probability(p)}" for name, p in outcomes)
+        names = _gambit_labels([name for name, _ in outcomes])
+        listed = " ".join(f"{_quote(name)} {_probability(p)}" for name, (_, p) in zip(names, outcomes, strict=True))
         self.lines.append(f'c "" {self.chance_sets} "" {{ {listed} }} 0')
 
     def player(self, player: int, info_set: str, actions: list[str]) -> None:
         key = (player, info_set)
         if key not in self.infosets:
             self.infosets_of[player] += 1
-            self.infosets[key] = self.infosets_of[player]
-        number = self.infosets[key]
-        listed = " ".join(_quote(a) for a in actions)
-        self.lines.append(f'p "" {player} {number} {_quote(info_set)} {{ {listed} }} 0')
+            label = base = gambit_label(info_set)
+            copies = 1
+            while (player, label) in self.labels_used:
+                copies += 1
+                label = f"{base} #{copies}"
+            self.labels_used.add((player, label))
+            self.infosets[key] = (self.infosets_of[player], label)
+        number, label = self.infosets[key]
+        listed = " ".join(_quote(a) for a in _gambit_labels(actions))
+        self.lines.append(f'p "" {player} {number} {_quote(label)} {{ {listed} }} 0')
 
     def terminal(self, payoff: float) -> None:
         number = self.outcomes.setdefault(payoff, len(self.outcomes) + 1)
         self.lines.append(f't "" {number} "" {{ {_number(payoff)}, {_number(-payoff)} }}')
 
     def text(self, title: str) -> str:
-        return f'EFG 2 R {_quote(title)} {{ "Player 1" "Player 2" }}\n""\n\n' + "\n".join(self.lines) + "\n"
+        return (
+            f'EFG 2 R {_quote(gambit_label(title))} {{ "Player 1" "Player 2" }}\n""\n\n' + "\n".join(self.lines) + "\n"
+        )
 
 
 def _probability(p: float) -> str:

@@ -103,7 +103,9 @@ CASES = [
     ("nfg 1_000", "nfg", _nfg("{ 1 1 }", "1_000 -1_000"), "refusal"),
     ("nfg one player", "nfg", _nfg("{ 1 }", "1", players='"solo"'), "refusal"),
     ("nfg three players", "nfg", _nfg("{ 1 1 1 }", "0 0 0", players='"a" "b" "c"'), "refusal"),
-    ("nfg not zero-sum", "nfg", _nfg("{ 1 1 }", "1 1"), "refusal"),
+    ("nfg general-sum", "nfg", _nfg("{ 1 2 }", "1 1 0 0"), "refusal"),
+    ("nfg constant-sum", "nfg", _nfg("{ 1 2 }", "3 1 2 2"), 2.0),  # issue 45: u1 + u2 = 4; the value with it
+    ("nfg strategies named alike", "nfg", _nfg('{ { "" "" } { "1" "1" } }', "0 0 0 0 0 0 0 0"), 0.0),
     ("nfg truncated", "nfg", PENNIES_NFG[:40], "refusal"),
     ("nfg empty", "nfg", "", "refusal"),
     ("nfg not UTF-8", "nfg", b"NFG 1 R \xff\xfe", "refusal"),
@@ -185,6 +187,8 @@ OPENSPIEL_CASES = [
     ("openspiel efg from a pipe", "openspiel", "efg_game(filename={fifo})", "refusal"),
     ("openspiel efg from /dev/zero", "openspiel", "efg_game(filename=/dev/zero)", "refusal"),
     ("openspiel nfg from /dev/zero", "openspiel", "nfg_game(filename=/dev/zero)", "refusal"),
+    ("openspiel nfg_game without a file", "openspiel", "nfg_game", "refusal"),  # issue 45: IndexError map::at
+    ("openspiel efg_game without a file", "openspiel", "efg_game", "refusal"),
     ("openspiel efg missing", "openspiel", "efg_game(filename={tmp}/missing.efg)", "refusal"),
     ("openspiel deep efg", "openspiel", "efg_game(filename={deep})", 3000.0),
     ("openspiel kuhn", "openspiel", "kuhn_poker", -1 / 18),

@@ -399,3 +399,63 @@ def test_strategies_sharing_a_label_are_numbered_apart(tmp_path, capsys):
     assert game.row_labels == ("1", "2") and game.col_labels == ("1:1", "2:1")
     assert main(["matrix", "solve", str(tmp_path / "zero.nfg"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["value"] == 0
+
+
+# ---------------------------------------------------------------------- .efg that Gambit reads (issue 45, item 5)
+# Small OpenSpiel games whose names Gambit refused as labels: goofspiel's multi-line information states,
+# matrix_rps's and battleship's padded or multi-line names, dark_hex's boards.
+GAMBIT_ROUND_TRIP = [
+    "kuhn_poker",
+    "matrix_rps",
+    "goofspiel(num_cards=3)",
+    "dark_hex(num_rows=2,num_cols=2)",
+    "battleship(board_width=2,board_height=1,ship_sizes=[1],ship_values=[1],num_shots=2)",
+]
+
+
+@pytest.mark.parametrize("name", GAMBIT_ROUND_TRIP)
+def test_gambit_reads_the_efg_written_for_an_openspiel_game_to_the_same_value(tmp_path, capsys, name):
+    """pygambit 17 refused these files ("Invalid label: ... no control characters, must not begin or end with
+    whitespace ..."); its sequence-form LP now values them as gamelp values the OpenSpiel game."""
+    gbt = pytest.importorskip("pygambit")
+    pytest.importorskip("pyspiel")
+    from gamelp.games.openspiel import load_openspiel
+
+    path = tmp_path / "game.efg"
+    assert main(["export-game", f"openspiel:{name}", "-o", str(path)]) == 0
+    capsys.readouterr()
+    equilibrium = gbt.nash.lp_solve(gbt.read_efg(str(path)), rational=True).equilibrium
+    theirs = [float(payoff) for _, payoff in equilibrium.payoffs]
+    ours = solve_nash(load_openspiel(name), 1).value
+    assert theirs == pytest.approx([ours, -ours], abs=1e-9)
+    assert solve_nash(read_efg(path), 1).value == pytest.approx(ours, abs=1e-9)  # and gamelp reads it back
+
+
+@pytest.mark.parametrize(
+    "text, label",
+    [
+        ("  Rock  ", "Rock"),
+        ("P0 hand\nP1 bets:\t1  2\r\n", "P0 hand P1 bets: 1 2"),
+        ("a\x00b\x7fc\x85d", "a b c d"),
+        ("\ud800x", "?x"),
+        ("ok label", "ok label"),
+    ],
+)
+def test_labels_are_made_ones_gambit_accepts(text, label):
+    from gamelp.games.gambit import gambit_label
+
+    assert gambit_label(text) == label
+
+
+def test_labels_made_alike_stay_distinct():
+    from gamelp.games.gambit import _EfgWriter
+
+    writer = _EfgWriter()
+    writer.player(1, "a\nb", [" x", "x ", "y"])
+    writer.player(1, "a b", ["x"])
+    writer.player(1, "a\nb", [" x", "x ", "y"])
+    assert writer.lines == [
+        'p "" 1 1 "a b" { "1:x" "2:x" "3:y" } 0',
+        'p "" 1 2 "a b #2" { "x" } 0',
+        'p "" 1 1 "a b" { "1:x" "2:x" "3:y" } 0',
+    ]
