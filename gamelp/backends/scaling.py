@@ -248,11 +248,19 @@ def _factors(form: MatrixForm) -> Scaling:
     )
 
 
+def _identity(form: MatrixForm) -> Scaling:
+    m, n = form.A.shape
+    return Scaling(np.ones(m), np.ones(n), 1.0, np.ones(len(form.cones)))
+
+
 def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:
-    """``form`` scaled (or itself, when already well scaled) and the factors to undo it."""
+    """``form`` scaled (or itself, when already well scaled) and the factors to undo it.
+
+    When the factors (bounded by ``FACTOR_REACH``) would leave a coefficient outside ``SOLVER_LIMITS`` that the
+    model itself keeps within them, the model is solved as it is: scaling may only help.
+    """
     if not needs_scaling(form):
-        m, n = form.A.shape
-        return form, Scaling(np.ones(m), np.ones(n), 1.0, np.ones(len(form.cones)))
+        return form, _identity(form)
     factors = _factors(form)
     R, D = sp.diags(factors.row), sp.diags(factors.column)
     cones = tuple(
@@ -270,6 +278,8 @@ def scale(form: MatrixForm) -> tuple[MatrixForm, Scaling]:
         cones=cones,
         quadratic=None if form.quadratic is None else factors.objective * form.quadratic * factors.column**2,
     )
+    if _outside_limits(scaled) is not None and _outside_limits(form) is None:
+        return form, _identity(form)
     _refuse_unresolved(form, scaled)
     return scaled, factors
 
@@ -286,15 +296,25 @@ def _coefficients(form: MatrixForm) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     )
 
 
+def _outside_limits(form: MatrixForm) -> int | None:
+    """Where the coefficient farthest outside ``SOLVER_LIMITS`` is (:func:`_coefficients`' order); None if none."""
+    low, high = SOLVER_LIMITS
+    magnitudes = np.abs(_coefficients(form)[2])
+    with np.errstate(divide="ignore"):
+        off = np.where(magnitudes > 0, np.maximum(low / magnitudes, magnitudes / high), 0.0)
+    return int(np.argmax(off)) if np.any(off > 1) else None
+
+
 def _refuse_unresolved(form: MatrixForm, scaled: MatrixForm) -> None:
     """Raise :class:`BackendError` when a scaled coefficient lies outside ``SOLVER_LIMITS``: one line, named."""
     low, high = SOLVER_LIMITS
-    _, _, values = _coefficients(scaled)
-    magnitudes = np.abs(values)
-    off = np.where(magnitudes > 0, np.maximum(low / magnitudes, magnitudes / high), 0.0)
-    if not np.any(off > 1):
+    worst = _outside_limits(scaled)
+    if worst is None:
         return
-    worst = int(np.argmax(off))
+    magnitudes = np.abs(_coefficients(scaled)[2])
+    in_data = _outside_limits(form)  # named where the data itself is out of range, if scaling left that one out
+    if in_data is not None and not low <= magnitudes[in_data] <= high:
+        worst = in_data
     rows, cols, original = _coefficients(form)  # the same entries in the same order: scaling keeps the pattern
     i, j = rows[worst], cols[worst]
     span = np.abs(original[((rows == i) | (cols == j)) & (original != 0)])

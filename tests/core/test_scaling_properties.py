@@ -136,3 +136,22 @@ def test_a_reducible_spread_is_scaled_and_solved(backend):
     a, c, u = [1e-12, 2e-12, 3e-12], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]
     model = knapsack(a, c, u, 2e-12, [1.0, 1.0, 1.0])
     assert judge(model, backend, greedy(a, c, u, 2e-12), 3.0) == "right"
+
+
+def test_factors_that_would_push_a_model_within_the_limits_out_of_them_are_not_used(monkeypatch):
+    """Scaling may only help: a model whose coefficients the solvers keep (1e-4 here: scaled, being outside the
+    well-scaled bulk) is solved as it is when the factors would leave one outside 1e-9..1e9."""
+    from gamelp.backends import scaling
+
+    model = Model("kept")
+    model.add_variables("x", 2, lb=0, ub=1)
+    model.add_constraints("c", {"x": np.array([[1e-4, 1e-4]])}, "<=", 1e-4)
+    model.set_objective({"x": np.array([1.0, 1.0])}, sense="max")
+    form = model.matrix_form()
+    assert scaling.needs_scaling(form)
+    honest = scaling._factors(form)
+    ruinous = scaling.Scaling(honest.row * 2.0**-40, honest.column, honest.objective, honest.cone)
+    monkeypatch.setattr(scaling, "_factors", lambda form: ruinous)
+    scaled, factors = scaling.scale(form)
+    assert scaled is form and np.all(factors.row == 1) and np.all(factors.column == 1)
+    assert solve(model, "highs").objective == pytest.approx(1.0)
