@@ -50,10 +50,10 @@ from collections.abc import Iterator
 import numpy as np
 
 from gamelp.backends import registry
-from gamelp.backends.base import Backend, Capabilities, Options, finish
+from gamelp.backends.base import Backend, Capabilities, Options, finish, vouch
 from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.registry import BackendFamily, solver_installed, solver_version
-from gamelp.backends.scaling import scale, vouch
+from gamelp.backends.scaling import scale
 from gamelp.deps import install_hint, installed, require
 from gamelp.errors import BackendError, GamelpError, ModelError, SolveInterrupted, did_you_mean
 from gamelp.solution import Solution, Status

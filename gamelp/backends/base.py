@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import numpy as np
 
 from gamelp.backends.registry import Capabilities, solver_version
-from gamelp.backends.scaling import Scaling
+from gamelp.backends.scaling import Scaling, unscaled_violation
 from gamelp.display import Raw, Summarised
 from gamelp.entries import as_vector, refuse_non_finite
 from gamelp.errors import BackendError, OptionError, did_you_mean, shown
@@ -358,4 +358,42 @@ def finish(form: MatrixForm, raw: RawResult) -> tuple[Status, dict]:
         missing = "no point" if raw.x is None else f"no finite objective (it said {objective})"
         status, fields["reason"] = Status.ERROR, f"the solver said optimal but returned {missing}"
         fields.update(objective=None, x=None, row_duals=None, reduced_costs=None, bound=None, mip_gap=None)
+    return status, fields
+
+
+def vouch(form: MatrixForm, factors: Scaling, status: Status, fields: dict) -> tuple[Status, dict]:
+    """Check a scaled model's answer against the unscaled model ``form``; downgrade what it does not vouch for.
+
+    ``fields`` are :func:`~gamelp.backends.base.finish`'s, in the scaled model's units.  A model that was
+    not scaled is returned as it is.  Otherwise the point unscaled must satisfy ``form``
+    (:func:`~gamelp.backends.scaling.unscaled_violation`) and have the objective reported (relative to
+    ``|c| |x|`` and the constant):
+    beyond ``FEASIBILITY_TOLERANCE`` an optimum is ``optimal_inaccurate`` (with its point's own objective),
+    beyond ``INACCURATE_LIMIT`` it keeps no values and its status is ``error``.  An ``unbounded`` verdict on
+    a model whose every column is boxed (finite bounds) is a solver's error, scaled or not: status ``error``.
+    """
+    boxed = np.isfinite(form.col_lb).all() and np.isfinite(form.col_ub).all()
+    if boxed and status in (Status.UNBOUNDED, Status.INFEASIBLE_OR_UNBOUNDED):
+        return Status.ERROR, fields  # every column boxed: no ray exists, the verdict is the solver's error
+    unscaled = np.all(factors.row == 1) and np.all(factors.column == 1) and np.all(factors.cone == 1)
+    if fields.get("x") is None or (unscaled and factors.objective == 1):
+        return status, fields
+    x = factors.values(np.asarray(fields["x"], dtype=float))
+    off = unscaled_violation(form, factors, x)
+    honest = form.objective_at(x)
+    reported = factors.objective_value(fields["objective"])
+    size = float(np.abs(form.c) @ np.abs(x)) + abs(form.objective_constant)
+    if form.quadratic is not None:
+        size += 0.5 * float(form.quadratic @ (x * x))
+    fields = dict(fields)
+    if reported is None or abs(reported - honest) > OBJECTIVE_TOLERANCE * size:
+        off = max(off, FEASIBILITY_TOLERANCE * 2)  # not the optimum reported: at best inaccurate
+        fields["objective"] = honest * factors.objective
+    if off > INACCURATE_LIMIT:
+        keep = {"violation"}
+        return (Status.ERROR if status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE) else status), {
+            key: value if key in keep else None for key, value in fields.items()
+        }
+    if off > FEASIBILITY_TOLERANCE and status == Status.OPTIMAL:
+        status = Status.OPTIMAL_INACCURATE
     return status, fields

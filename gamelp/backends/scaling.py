@@ -48,7 +48,7 @@ and a double carries 16 digits.  Hence three rules:
   the row and the column (``coefficients span 1e-50..1 in constraint 'c' and
   column 'x'``).  A well-scaled model (all coefficients within 1e-9..1e9, see
   :func:`needs_scaling`) is never scaled and so never refused.
-* **The answer is checked in the model's own units.**  :func:`vouch` measures
+* **The answer is checked in the model's own units.**  :func:`gamelp.backends.base.vouch` measures
   the unscaled point against the unscaled model (each row's violation relative
   to the magnitude of its terms and right-hand side, each bound's to the bound)
   and its objective against ``c x``: an optimum that misses by more than the
@@ -68,7 +68,6 @@ from scipy.sparse.linalg import lsqr
 from gamelp.display import Raw, Summarised, finite_range, show_range
 from gamelp.errors import BackendError
 from gamelp.form import ConeBlock, MatrixForm
-from gamelp.solution import Status
 
 WELL_SCALED_LOW, WELL_SCALED_HIGH = 1e-3, 1e3
 BULK_PERCENTILES = (10, 90)
@@ -373,42 +372,3 @@ def unscaled_violation(form: MatrixForm, factors: Scaling, x: np.ndarray) -> flo
         u = cone.matrix @ x + cone.constant
         worst.append((np.linalg.norm(u[1:]) - u[0]) / max(float(np.linalg.norm(u)), np.finfo(float).tiny))
     return float(max(worst))
-
-
-def vouch(form: MatrixForm, factors: Scaling, status: Status, fields: dict) -> tuple[Status, dict]:
-    """Check a scaled model's answer against the unscaled model ``form``; downgrade what it does not vouch for.
-
-    ``fields`` are :func:`~gamelp.backends.base.finish`'s, in the scaled model's units.  A model that was
-    not scaled is returned as it is.  Otherwise the point unscaled must satisfy ``form``
-    (:func:`unscaled_violation`) and have the objective reported (relative to ``|c| |x|`` and the constant):
-    beyond ``FEASIBILITY_TOLERANCE`` an optimum is ``optimal_inaccurate`` (with its point's own objective),
-    beyond ``INACCURATE_LIMIT`` it keeps no values and its status is ``error``.  An ``unbounded`` verdict on
-    a model whose every column is boxed (finite bounds) is a solver's error, scaled or not: status ``error``.
-    """
-    from gamelp.backends.base import FEASIBILITY_TOLERANCE, INACCURATE_LIMIT, OBJECTIVE_TOLERANCE
-
-    boxed = np.isfinite(form.col_lb).all() and np.isfinite(form.col_ub).all()
-    if boxed and status in (Status.UNBOUNDED, Status.INFEASIBLE_OR_UNBOUNDED):
-        return Status.ERROR, fields  # every column boxed: no ray exists, the verdict is the solver's error
-    unscaled = np.all(factors.row == 1) and np.all(factors.column == 1) and np.all(factors.cone == 1)
-    if fields.get("x") is None or (unscaled and factors.objective == 1):
-        return status, fields
-    x = factors.values(np.asarray(fields["x"], dtype=float))
-    off = unscaled_violation(form, factors, x)
-    honest = form.objective_at(x)
-    reported = factors.objective_value(fields["objective"])
-    size = float(np.abs(form.c) @ np.abs(x)) + abs(form.objective_constant)
-    if form.quadratic is not None:
-        size += 0.5 * float(form.quadratic @ (x * x))
-    fields = dict(fields)
-    if reported is None or abs(reported - honest) > OBJECTIVE_TOLERANCE * size:
-        off = max(off, FEASIBILITY_TOLERANCE * 2)  # not the optimum reported: at best inaccurate
-        fields["objective"] = honest * factors.objective
-    if off > INACCURATE_LIMIT:
-        keep = {"violation"}
-        return (Status.ERROR if status in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE) else status), {
-            key: value if key in keep else None for key, value in fields.items()
-        }
-    if off > FEASIBILITY_TOLERANCE and status == Status.OPTIMAL:
-        status = Status.OPTIMAL_INACCURATE
-    return status, fields
