@@ -20,8 +20,8 @@ gives the reduced costs ``c + q x - A^T y`` of models without cones.
 Ctrl-C on the main thread stops the solver in place and gives ``interrupted`` (raised by the solve path as
 :class:`~gamelp.errors.SolveInterrupted`): cvxpy runs the solver out of gamelp's reach, so for the solve
 (:func:`_stops_on`) HiGHS's runs check gamelp's flag in their interrupt callbacks
-(:func:`gamelp.backends.highs.every_run_stops`; an interrupted MIP keeps its incumbent and bound), each Clarabel
-solver checks it in its termination callback, and SCS and ECOS, which catch SIGINT themselves, are read as
+(:func:`gamelp.backends.highs_interrupt.every_run_stops`; an interrupted MIP keeps its incumbent and bound),
+each Clarabel solver checks it in its termination callback, and SCS and ECOS, which catch SIGINT themselves, are read as
 interrupted off their own result (cvxpy calls that a solver error); Gurobi catches SIGINT itself and says so.
 SCS stopped by its time limit (cvxpy's ``optimal_inaccurate``) is ``time_limit``.
 """
@@ -45,7 +45,7 @@ from cvxpy.reductions.solvers.defines import SOLVER_MAP_CONIC, SOLVER_MAP_QP
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult, ctrl_c_sets, wrapped_on_main_thread
 from gamelp.backends.gurobi_licence import STATUS as GUROBI_STATUS
 from gamelp.backends.gurobi_licence import loaded_gurobi_errors
-from gamelp.backends.highs import every_run_stops
+from gamelp.backends.highs_interrupt import every_run_stops
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured
 from gamelp.backends.registry import SOLVER_PACKAGES
@@ -295,8 +295,8 @@ def _stops_on(solver: str, stop: threading.Event) -> Iterator[None]:
     """Inside the block, ``solver`` run by cvxpy stops once ``stop`` is set, and sets it if it stopped on SIGINT itself.
 
     On the main thread: HiGHS checks ``stop`` in its interrupt callbacks
-    (:func:`~gamelp.backends.highs.every_run_stops`), Clarabel in its termination callback; SCS, ECOS and Gurobi
-    catch SIGINT themselves.  cvxpy's ``solve_via_data`` is
+    (:func:`~gamelp.backends.highs_interrupt.every_run_stops`), Clarabel in its termination callback; SCS, ECOS
+    and Gurobi catch SIGINT themselves.  cvxpy's ``solve_via_data`` is
     wrapped to read the solver's own result: an interrupted HiGHS MIP's feasible incumbent is handed on as a
     limit's (cvxpy keeps no point of a status it does not know).
     """

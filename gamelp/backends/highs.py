@@ -23,10 +23,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import highspy
@@ -40,8 +38,8 @@ from gamelp.backends.base import (
     ctrl_c_sets,
     objective_agrees,
     refuse_solver_name,
-    wrapped_on_main_thread,
 )
+from gamelp.backends.highs_interrupt import checking
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import discard_stdout
 from gamelp.backends.registry import HIGHS
@@ -108,24 +106,6 @@ def _is_dense(form: MatrixForm) -> bool:
     return nonzeros >= DENSE_LP_NONZEROS and nonzeros / cells >= DENSE_LP_DENSITY
 
 
-@contextlib.contextmanager
-def _checking(h: highspy.Highs, stop: threading.Event) -> Iterator[None]:
-    """Inside the block, HiGHS's interrupt callbacks of ``h`` (simplex, IPM, MIP) stop its run once ``stop`` is set."""
-
-    def check(event) -> None:
-        if stop.is_set():
-            event.interrupt()
-
-    callbacks = (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt)
-    for callback in callbacks:
-        callback.subscribe(check)
-    try:
-        yield
-    finally:
-        for callback in callbacks:
-            callback.unsubscribe(check)
-
-
 def _run_interruptibly(h: highspy.Highs) -> None:
     """Run HiGHS; Ctrl-C during the run asks it, through its interrupt callbacks, to stop (``interrupted``).
 
@@ -134,28 +114,10 @@ def _run_interruptibly(h: highspy.Highs) -> None:
     main thread a SIGINT handler sets the flag the callbacks check; the
     handler runs at the next callback, which executes Python code.
     """
-    with ctrl_c_sets() as stop, _checking(h, stop):
+    with ctrl_c_sets() as stop, checking(h, stop):
         h.run()
     if stop.is_set() and h.getModelStatus() != highspy.HighsModelStatus.kInterrupt:
         raise KeyboardInterrupt  # pressed after HiGHS's last callback: stop here all the same
-
-
-def every_run_stops(stop: threading.Event) -> contextlib.AbstractContextManager[None]:
-    """Inside the block, every ``highspy.Highs`` run on the main thread stops, as ``interrupted``, once ``stop`` is set.
-
-    For the HiGHS a library makes and runs itself (cvxpy:HIGHS, pyomo:highs, pyomo:appsi_highs), out of gamelp's
-    reach: ``highspy.Highs.run`` is wrapped for the block (:func:`~gamelp.backends.base.wrapped_on_main_thread`)
-    so that each run subscribes the same interrupt callbacks as the ``highs`` backend's.
-    """
-
-    def wrap(run: Callable[[highspy.Highs], highspy.HighsStatus]) -> Callable[[highspy.Highs], highspy.HighsStatus]:
-        def checked_run(h: highspy.Highs) -> highspy.HighsStatus:
-            with _checking(h, stop):
-                return run(h)
-
-        return checked_run
-
-    return wrapped_on_main_thread(highspy.Highs, "run", wrap)
 
 
 def _objective_is_its_point(h: highspy.Highs, form: MatrixForm) -> bool:

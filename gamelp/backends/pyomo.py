@@ -32,7 +32,7 @@ checked for highs, appsi_highs and gurobi_direct.
 Ctrl-C on the main thread while the model is built or solved gives ``interrupted`` (raised by the solve path as
 :class:`~gamelp.errors.SolveInterrupted`), whatever Pyomo made of the stopped solver's status: the HiGHS that
 ``highs`` and ``appsi_highs`` make checks gamelp's flag in its interrupt callbacks
-(:func:`gamelp.backends.highs.every_run_stops`; ``highs`` keeps a MIP's incumbent and bound, Pyomo's appsi
+(:func:`gamelp.backends.highs_interrupt.every_run_stops`; ``highs`` keeps a MIP's incumbent and bound, Pyomo's appsi
 interface keeps no point of an interrupted run), the Gurobi family catches SIGINT itself.  Ctrl-C while the
 model is built starts no solver.
 """
@@ -58,7 +58,7 @@ from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
 from gamelp.backends.base import Backend, Capabilities, Options, RawResult, ctrl_c_sets
 from gamelp.backends.gurobi_licence import check_size, loaded_gurobi_errors
-from gamelp.backends.highs import every_run_stops
+from gamelp.backends.highs_interrupt import every_run_stops
 from gamelp.backends.highs_threads import use_threads
 from gamelp.backends.quiet import captured, discard_stdout
 from gamelp.backends.registry import pyomo_family
