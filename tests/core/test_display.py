@@ -282,8 +282,28 @@ def _locm_match(world: World):
     return MatchResult(1, 40, (tuple(range(100, 130)), tuple(range(130, 160))))
 
 
+def _gambit_game(world: World):
+    from fractions import Fraction
+
+    from gamelp.games.gambit import GambitGame
+
+    fields = {f.name: getattr(world.game, f.name) for f in dataclasses.fields(world.game) if f.init}
+    return GambitGame(**fields, constant_sum=Fraction(2))
+
+
+def _gambit_matrix(world: World):
+    from fractions import Fraction
+
+    from gamelp.games.gambit import GambitMatrixGame
+
+    m = world.matrix
+    return GambitMatrixGame(m.payoffs, m.row_labels, m.col_labels, Fraction(3))
+
+
 # The class's qualified name -> how to build one from a World.
 BUILDERS = {
+    "gamelp.games.gambit.GambitGame": _gambit_game,
+    "gamelp.games.gambit.GambitMatrixGame": _gambit_matrix,
     "gamelp.model.Model": lambda w: w.nash.model,
     "gamelp.solution.Solution": lambda w: w.nash.solution,
     "gamelp.game.SequenceFormGame": lambda w: w.game,
