@@ -107,7 +107,8 @@ def _versions() -> str:
 def main(argv=None) -> int:
     """Run the ``gamelp`` command line on ``argv`` (default: ``sys.argv[1:]``) and return the exit status.
 
-    A :class:`~gamelp.errors.GamelpError` is printed as one line and returns 2; an interrupt returns 130.
+    A :class:`~gamelp.errors.GamelpError` or a ``MemoryError`` is printed as one line and returns 2; an interrupt
+    returns 130.
     """
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -122,6 +123,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("gamelp: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:  # past every estimate: one line, never a traceback
+        print(
+            "gamelp: error: out of memory: the work did not fit in the memory this process may use "
+            "(the machine's, ulimit -v or the container's limit); try a smaller game or fewer iterations",
+            file=sys.stderr,
+        )
+        return 2
     except BrokenPipeError:  # output piped into head and the like
         sys.stderr.close()
         return 0

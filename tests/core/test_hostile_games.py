@@ -289,3 +289,47 @@ def test_the_pyomo_allow_list_is_the_documented_one():
     table = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
     assert {name for line in table for name in re.findall(r"`([a-z_0-9]+)`", line)} == ALLOWED_SOLVERS
     assert {name.removeprefix("pyomo:") for name in PYOMO.solvers} <= ALLOWED_SOLVERS
+
+
+# ---------------------------------------------------------------- 4. games too large for memory
+def test_a_game_too_large_for_the_memory_left_is_refused_before_it_is_built(kuhn_dict, monkeypatch):
+    from gamelp.errors import GameFileError
+
+    built = []
+    monkeypatch.setattr("gamelp.memory.memory_budget", lambda: (10**6, "the 1 MB of this test"))
+    monkeypatch.setattr("gamelp.treeplex.Treeplex.from_nodes", lambda *a: built.append(a))
+    many = {**kuhn_dict, "utility_pl1": kuhn_dict["utility_pl1"] * 1000}
+    with pytest.raises(
+        GameFileError,
+        match=r"building its 17 nodes, 36 actions and signals and 30,000 utility entries would need about 11 MiB .* 1 MB",
+    ):
+        SequenceFormGame.from_dict(many, "many.json")
+    assert built == []
+
+
+def test_the_memory_budget_is_the_process_limit_where_that_is_smaller(tmp_path):
+    import subprocess
+    import sys
+
+    script = (
+        "import resource\n"
+        "from gamelp.memory import _status_bytes, memory_budget\n"
+        "limit = _status_bytes('VmSize') + 200 * 2**20\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
+        "budget, why = memory_budget()\n"
+        "assert 150 * 2**20 < budget <= 200 * 2**20, budget\n"
+        "print(why)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "left under this process's limit" in done.stdout and "(ulimit -v)" in done.stdout
+
+
+def test_a_memory_error_anywhere_in_the_cli_is_one_line(monkeypatch, capsys):
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(SequenceFormGame, "from_dict", exhausted)
+    assert main(["validate", "kuhn"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gamelp: error: out of memory")
