@@ -7,7 +7,10 @@ times 1e-12 or 1e12) gets wrong values, refusals or flipped verdicts.  Every
 path that builds a model or runs a first-order method from a game's payoffs
 therefore divides them by the *payoff range* (the largest payoff magnitude,
 :func:`payoff_range`), works on payoffs in [-1, 1], and multiplies values,
-bounds and gaps back by the range.  Tolerances and gaps that a user gives
+bounds and gaps back by the range.  On a sequence-form game the range is the largest entry of ``A``, a payoff
+times the chance probability of reaching it, not the largest payoff at a terminal (the file does not keep those):
+two files of one game that split its chance moves differently have different ranges (Leduc: 0.867 built in,
+0.108 from OpenSpiel, which deals suits apart).  Tolerances and gaps that a user gives
 (``--target-gap``, ``--abs-gap``) are read relative to the payoff range.
 
 The LP backends also balance every model they solve

@@ -309,9 +309,11 @@ def solve_regret(
     strategies).  The saddle-point gap is measured every
     ``check_every`` iterations and after the last one (``checked`` lists
     them); the run stops at the first measured gap of the average at most
-    ``target_gap`` times the payoff range (the largest payoff magnitude,
-    :func:`gamelp.units.payoff_range`), so the same game in other units stops
-    at the same iteration; the gaps reported are in the game's own units.
+    ``target_gap`` times the payoff range (:func:`gamelp.units.payoff_range`: the largest entry of the payoff
+    matrix in magnitude; on a sequence-form game an entry is a payoff times the chance probability of reaching it,
+    so the range depends on how the game encodes chance: the built-in Leduc's is 0.867, OpenSpiel's Leduc, which
+    deals suits apart, 0.108), so the same game in other units stops at the same iteration; the gaps reported are
+    in the game's own units.
     ``float32=True`` (a payoff matrix only) multiplies by a float32 copy of
     the matrix while the measured gap is above the target; the gap that stops
     the run is recomputed in float64, and if it misses the target the run
@@ -334,7 +336,8 @@ def solve_regret(
     eta : float
         The MWU / OMWU step, relative to the payoff range.
     target_gap : float, optional
-        Stop at the first measured gap of the average at most this times the payoff range.
+        Stop at the first measured gap of the average at most this times the payoff range (the largest entry
+        of the chance-weighted payoff matrix in magnitude).
     alternating : bool, optional
         Alternate the players' updates (default: the method's own).
     averaging : str or float, optional

@@ -301,7 +301,7 @@ def test_a_game_too_large_for_the_memory_left_is_refused_before_it_is_built(kuhn
     many = {**kuhn_dict, "utility_pl1": kuhn_dict["utility_pl1"] * 1000}
     with pytest.raises(
         GameFileError,
-        match=r"building its 17 nodes, 36 actions and signals and 30,000 utility entries would need about 11 MiB .* 1 MB",
+        match=r"its 17 nodes, 36 actions and signals and 30,000 utility entries would need about 11 MiB .* 1 MB",
     ):
         SequenceFormGame.from_dict(many, "many.json")
     assert built == []
@@ -333,3 +333,28 @@ def test_a_memory_error_anywhere_in_the_cli_is_one_line(monkeypatch, capsys):
     assert main(["validate", "kuhn"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gamelp: error: out of memory")
+
+
+# ---------------------------------------------------------------- 7. what --target-gap is relative to
+def test_target_gap_is_relative_to_the_chance_weighted_range_as_help_and_docs_say(capsys):
+    from pathlib import Path
+
+    from gamelp.cli import build_parser
+    from gamelp.game import load_game
+    from gamelp.regret import solve_regret
+    from gamelp.units import payoff_range
+
+    pytest.importorskip("pyspiel")
+    built_in, openspiel = load_game("leduc"), load_game("openspiel:leduc_poker")
+    assert payoff_range(built_in.A) == pytest.approx(13 / 15)  # one game, chance split two ways
+    assert payoff_range(openspiel.A) == pytest.approx(13 / 120)
+    for game in (built_in, openspiel):
+        run = solve_regret(game, "dcfr", 5000, target_gap=1e-3, track_last=False)
+        assert run.converged and run.gap <= 1e-3 * payoff_range(game.A)
+    with pytest.raises(SystemExit):
+        build_parser(["solve"]).parse_args(["solve", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "largest entry of the game's payoff matrix, where payoffs are weighted by chance" in shown
+    assert "the largest payoff magnitude" not in shown.split("--target-gap")[1].split("--averaging")[0]
+    guide = (Path(__file__).parents[2] / "docs" / "guide" / "regret.md").read_text()
+    assert "0.867" in guide and "0.108" in guide
