@@ -202,8 +202,9 @@ def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8", newline:
     """Context manager yielding a file object whose contents replace ``path`` only on success.
 
     ``mode`` is ``"w"`` (text, ``encoding`` and ``newline`` apply) or ``"wb"``.  Every byte is counted on its way
-    to the file; after the flush the file's size on disk must equal the furthest byte written (a writer that seeks
-    back, as ``zipfile`` does, is allowed).  Use :func:`atomic_path` instead when a library writes the file by name.
+    to the file; after the flush the file's size on disk must reach the furthest byte written (a writer that seeks
+    back, as ``zipfile`` does, is allowed, and so is one that writes by the file descriptor, as numpy's
+    ``tofile``).  Use :func:`atomic_path` instead when a library writes the file by name.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write: mode must be 'w' or 'wb', got {mode!r}")
@@ -219,7 +220,7 @@ def atomic_write(path, mode: str = "w", encoding: str | None = "utf-8", newline:
                 handle.close()
             raise
         on_disk = os.stat(temporary).st_size
-        if on_disk != raw.extent:
+        if on_disk < raw.extent:  # more is fine: numpy's tofile writes by the descriptor, past the count
             raise _IncompleteWrite(
                 errno.EIO, f"{on_disk:,} of the {raw.extent:,} bytes written reached the disk", temporary
             )

@@ -171,6 +171,17 @@ def _solver_class(name: str):
     return SOLVER_MAP_CONIC.get(name) or SOLVER_MAP_QP.get(name)
 
 
+def _takes_quadratic_objective(solver) -> bool:
+    """Whether cvxpy hands ``solver`` a quadratic objective as it is; False where the solver's package is missing.
+
+    cvxpy's answer imports the package; a missing one is refused by name, naming the extra, before any solve.
+    """
+    try:
+        return bool(getattr(solver, "supports_quad_obj", lambda: False)())
+    except ImportError:
+        return False
+
+
 def _capabilities(name: str) -> Capabilities:
     solver = _solver_class(name)
     return Capabilities(
@@ -180,7 +191,7 @@ def _capabilities(name: str) -> Capabilities:
         # Solvers that take a quadratic objective as it is: conic ones given it as cone epigraphs (ECOS) return
         # the minimiser only to the square root of their accuracy (7e-6 on a toy QP), so they are not offered it;
         # nor is HiGHS, whose QP solver (1.16) fails on the equilibrium selection's QPs of Leduc.
-        qp=(name in SOLVER_MAP_QP or bool(getattr(solver, "supports_quad_obj", lambda: False)())) and name != "HIGHS",
+        qp=(name in SOLVER_MAP_QP or _takes_quadratic_objective(solver)) and name != "HIGHS",
         duals=True,
         mip_start=name in _REOPTIMIZE,
         time_limit=name in _TIME_LIMIT_OPTION,

@@ -571,9 +571,10 @@ def report_paired(result: Paired) -> None:
 
 
 def report_forest_accuracy(result: ForestAccuracy) -> None:
+    share = f"{result.wrong / result.positions:.1%}" if result.positions else "no position left to judge"
     print(
         f"forest at 12 life on {result.positions} positions reached by exact play ({result.games} games, "
-        f"{result.capped} skipped at the label cap): {result.wrong} wrong ({result.wrong / result.positions:.1%})"
+        f"{result.capped} skipped at the label cap): {result.wrong} wrong ({share})"
     )
 
 

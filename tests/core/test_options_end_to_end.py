@@ -90,6 +90,7 @@ BASES = {
         *("--game", "kuhn", "--methods", "cfr+", "--targets", "1e-2", "--max-iterations", "200", "--repeats", "1"),
         *("--method-max-iterations", "200", "--skip-openspiel", "--skip-python", "--out", str(tmp)),
     ],
+    ("bench/bench_exact.py",): lambda tmp: ["--games", "kuhn", "--gambit-games", "kuhn", "--gambit-timeout", "60"],
     ("bench/bench_kdet.py",): lambda tmp: [
         *("--game", "kuhn", "--methods", "search", "--variants", "", "--search-time-limit", "5"),
         *("--mip-time-limit", "5", "--out", str(tmp)),
