@@ -528,7 +528,7 @@ def _choice_lp(game: SequenceFormGame, player: int) -> Model:
 
 def _solve_with_choices(choice_lp: Model, z: np.ndarray, run):
     """Best strategy playing the choices ``z`` (1 = that action whenever its point is reached)."""
-    choice_lp.set_rhs("fixed_choice", np.where(np.round(z) > 0, 0.0, -1.0))
+    choice_lp.set_rhs("fixed_choice", np.where(z == 1, 0.0, -1.0))
     return run(choice_lp)
 
 

@@ -330,3 +330,11 @@ def test_the_cli_refuses_a_bad_name_in_one_line(tmp_path, monkeypatch, capsys, a
     captured = capsys.readouterr()
     assert captured.out == ""
     assert len(captured.err.strip().splitlines()) == 1 and line in captured.err
+
+
+def test_a_gambit_nfg_loads_by_its_suffix(tmp_path):
+    """MatrixGame.load reads a .nfg through the registered reader, a .csv as a CSV."""
+    path = tmp_path / "pennies.nfg"
+    path.write_text('NFG 1 R "pennies" { "P1" "P2" } { 2 2 }\n\n1 -1 -1 1 -1 1 1 -1\n')
+    game = MatrixGame.load(path)
+    assert game.payoffs.tolist() == [[1.0, -1.0], [-1.0, 1.0]]

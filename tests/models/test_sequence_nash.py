@@ -169,3 +169,14 @@ def test_kuhn_equilibrium_is_the_known_family(kuhn, backend):
     off_family = kuhn_family(0.1)
     off_family["dK_pl1"] = {"k": 0.9, "b": 0.1}  # king bets alpha, not 3 alpha
     assert kuhn.guaranteed_value(1, kuhn.pl1.from_behavioural(off_family)) < -1 / 18 - 1e-4
+
+
+def test_an_exact_certificate_of_player_2s_lp_keeps_each_strategy_with_its_player(kuhn):
+    """solve_nash(player 2, exact=True): the certificate's second strategy is player 2's, its value player 1's."""
+    from fractions import Fraction
+
+    result = solve_nash(kuhn, 2, exact=True)
+    assert result.certificate.value == Fraction(-1, 18)
+    assert np.allclose(result.certificate.second.astype(float), result.strategy, atol=1e-9)
+    # The floats themselves certify (each in its own polytope), no basis needed: Kuhn's fractions are small.
+    assert result.certificate.recovery.startswith("the solver's floats rounded")
