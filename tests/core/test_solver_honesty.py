@@ -287,10 +287,10 @@ def sigint_once_solving(delay: float):
 
 
 def interrupted_soon(model: Model, backend: str, delay: float = 0.5, **options):
-    """The solution SolveInterrupted carries when Ctrl-C comes ``delay`` s into a solve, once it came within 5 s."""
+    """The solution SolveInterrupted carries when Ctrl-C comes ``delay`` s into a solve, once it came within 15 s."""
     with sigint_once_solving(delay) as sent, pytest.raises(SolveInterrupted) as info:
         solve(model, backend, **options)
-    assert sent and time.perf_counter() - sent[0] < 5
+    assert sent and time.perf_counter() - sent[0] < 15  # a hang ran on past 40 s; a loaded machine is slower
     sol = info.value.solution
     assert sol.status == Status.INTERRUPTED and sol.backend == backend
     return sol
