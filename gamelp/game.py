@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,7 +35,9 @@ from gamelp.players import opponent_of
 from gamelp.treeplex import Treeplex
 
 _TOP_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
-_OPTIONAL_KEYS = ("action_names",)  # what each action or signal name means, for readers (validate prints it)
+# action_names: what each action or signal name means, for readers (validate prints it); constant_sum: the
+# constant c both players' payoffs add up to in a constant-sum game, whose file holds the zero-sum u1 - c/2.
+_OPTIONAL_KEYS = ("action_names", "constant_sum")
 _NODE_KEYS = ("id", "type", "actions", "signals", "parent_edge", "parent_sequence")
 _ENTRY_KEYS = ("sequence_pl1", "sequence_pl2", "value")
 log = logging.getLogger(__name__)
@@ -41,7 +45,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, eq=False, repr=False)
 class SequenceFormGame(Summarised):
-    """A validated two-player zero-sum game in sequence form."""
+    """A validated two-player zero-sum game in sequence form.
+
+    ``constant_sum`` is ``c`` for a constant-sum game (payoffs ``u1 + u2 = c`` at every outcome, as in many of
+    Gambit's examples): ``A`` then holds the zero-sum game ``u1 - c/2``, which has the same equilibria, and each
+    player's payoff with the constant is the zero-sum one plus ``c/2``.  It is 0 for a zero-sum game.
+    """
 
     pl1: Treeplex
     pl2: Treeplex
@@ -49,6 +58,7 @@ class SequenceFormGame(Summarised):
     name: str = "game"
     # The file's optional action_names: action or signal -> what it means (keyword-only: subclasses add fields).
     action_names: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+    constant_sum: Fraction = field(default=Fraction(0), kw_only=True)
 
     # ------------------------------------------------------------------ loading and saving
     @classmethod
@@ -74,7 +84,9 @@ class SequenceFormGame(Summarised):
         if A is None:
             A = _checked_utility(entries, pl1, pl2, source, sum_duplicates)
         names = _action_names(data.get("action_names", {}), pl1, pl2, source)
-        return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game", action_names=names)
+        constant = _constant_sum(data.get("constant_sum", 0), source)
+        name = Path(source).stem if source != "<game>" else "game"
+        return cls(pl1, pl2, A, name, action_names=names, constant_sum=constant)
 
     def to_dict(self) -> dict:
         """The JSON object of this game (nodes top-down, one utility entry per non-zero)."""
@@ -115,6 +127,8 @@ class SequenceFormGame(Summarised):
         }
         if self.action_names:
             data["action_names"] = dict(self.action_names)
+        if self.constant_sum:
+            data["constant_sum"] = str(self.constant_sum)  # exact: "10", "7/2"
         return data
 
     def to_json(self) -> str:
@@ -323,6 +337,15 @@ def _action_names(names, pl1: Treeplex, pl2: Treeplex, source: str) -> dict[str,
     if unknown:
         raise GameFileError(f"{source}: action_names names {shown(unknown[0])}, which no node has as action or signal")
     return dict(names)
+
+
+def _constant_sum(value, source: str) -> Fraction:
+    """The file's optional ``constant_sum``: a finite number, or a fraction ``"p/q"`` (at most 40 digits each)."""
+    if not isinstance(value, str):
+        return Fraction(str(_finite_value(value, f"{source}: constant_sum")))
+    if not re.fullmatch(r"-?\d{1,40}(/0*[1-9]\d{0,39})?", value):
+        raise GameFileError(f"{source}: constant_sum {shown(value)} is not a number or a fraction p/q")
+    return Fraction(value)
 
 
 def _warn_unknown_keys(data: dict, source: str) -> None:

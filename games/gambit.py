@@ -28,7 +28,8 @@ position: ``"1:a"``, ``"2:a"``, or ``"1"`` for an empty one
 Both readers take zero-sum and constant-sum games (many of Gambit's examples are constant-sum): when
 ``u1 + u2 = c`` at every outcome a play ends in (terminal of an ``.efg``, with the outcomes on its path; profile
 of an ``.nfg``), the game read is the strategically equal zero-sum game of player 1's payoffs ``u1 - c/2``, and
-``c`` is kept as ``constant_sum`` (:class:`GambitGame`, :class:`GambitMatrixGame`; 0 for a zero-sum game).
+``c`` is kept as ``constant_sum`` (:class:`~gamelp.game.SequenceFormGame`, which JSON game files keep too, and
+:class:`GambitMatrixGame`; 0 for a zero-sum game).
 Player 1's payoff with the constant is then the zero-sum value ``v`` plus ``c/2``, and player 2's ``c/2 - v``:
 ``gamelp solve`` and ``gamelp matrix solve`` report them so, with ``constant_sum`` and ``zero_sum_value``
 (:func:`gamelp.cli.output.add_constant_sum`).  A game whose sums differ is general-sum and refused in one line
@@ -48,7 +49,6 @@ import re
 import sys
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -244,13 +244,6 @@ def _pair(tokens: _Tokens, payoffs: list[Fraction], where: str) -> tuple[Fractio
     if len(payoffs) != 2:
         raise tokens.error(f"{where}: {len(payoffs)} payoffs for two players")
     return payoffs[0], payoffs[0] + payoffs[1]
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class GambitGame(SequenceFormGame):
-    """A game read from an ``.efg`` file: the zero-sum game ``u1 - c/2`` of a constant-sum one, and ``c``."""
-
-    constant_sum: Fraction = field(default=Fraction(0), kw_only=True)
 
 
 class GambitMatrixGame(MatrixGame):
@@ -493,7 +486,7 @@ class _EfgReader:
         return self.outcomes[number]
 
 
-def read_efg(path) -> GambitGame:
+def read_efg(path) -> SequenceFormGame:
     """A two-player zero-sum or constant-sum ``.efg`` file with perfect recall as a sequence-form game."""
     tokens = _read(path, "efg")
     tokens.optional_string()  # comment
@@ -509,7 +502,7 @@ def read_efg(path) -> GambitGame:
             "give them distinct labels (or none)"
         )
     pl1, pl2, A = reader.builder.build()
-    return GambitGame(pl1, pl2, A, Path(path).stem, constant_sum=reader.constant.value)
+    return SequenceFormGame(pl1, pl2, A, Path(path).stem, constant_sum=reader.constant.value)
 
 
 def gambit_label(text: str) -> str:

@@ -13,7 +13,7 @@ import sys
 
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.cli.args import BACKEND_HELP, add_game_argument, finite_float, integer, load_game_argument, plot_path
-from gamelp.cli.output import print_json, sweep_progress
+from gamelp.cli.output import add_constant_sum, constant_sum_note, print_json, sweep_progress
 from gamelp.errors import GamelpError
 
 
@@ -108,6 +108,8 @@ def run_kdet(args) -> int:
             {**row, "backend": sweep.backend, "solver_version": sweep.solver_version}
             for row in sweep.to_dict()["points"]
         ]
+    for row in rows:  # a constant-sum game: values and bounds with the constant
+        add_constant_sum(row, game)
     if args.plot:
         from gamelp.plots import plot_k_sweep
 
@@ -115,6 +117,8 @@ def run_kdet(args) -> int:
     if args.json:
         print_json(rows)
     else:
+        if note := constant_sum_note(rows[0]):
+            print(note)
         for row in rows:
             extra = (
                 f"  bound={row['bound']: .8f}  determinism={row['determinism']:4d}  {row['status']}"

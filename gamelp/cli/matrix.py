@@ -24,7 +24,14 @@ import numpy as np
 from gamelp.backends import DEFAULT_BACKEND
 from gamelp.backends.registry import usage
 from gamelp.cli.args import MAX_ITERATIONS, finite_float, integer, plot_path
-from gamelp.cli.output import add_constant_sum, certificate_note, print_fractions, print_json, regret_progress
+from gamelp.cli.output import (
+    add_constant_sum,
+    certificate_note,
+    constant_sum_note,
+    print_fractions,
+    print_json,
+    regret_progress,
+)
 from gamelp.cli.solve import add_select_argument, check_select
 from gamelp.errors import GamelpError
 from gamelp.matrix import MatrixGame, shipped_matrices
@@ -266,12 +273,8 @@ def _print_text(payload: dict) -> None:
         f"{payload['file']}: {what}, {payload['player']} player, {payload['form']} form on {payload['backend']}: "
         f"value {shown}"
     )
-    if "constant_sum" in payload:
-        print(
-            f"constant-sum game: the payoffs sum to {payload['constant_sum']:.10g}; solved as the zero-sum game "
-            f"u1 - c/2 (value {payload['zero_sum_value']:.10g}); the value above is the row player's with the "
-            f"constant's half c/2, the column player's is {payload['constant_sum'] - payload['value']:.10g}"
-        )
+    if note := constant_sum_note(payload):
+        print(f"{note}; the column player's value is {payload['constant_sum'] - payload['value']:.10g}")
     removed = payload["removed"]
     print(
         f"removed as strictly dominated: {len(removed['rows'])} rows, {len(removed['columns'])} columns; "

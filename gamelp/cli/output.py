@@ -109,7 +109,8 @@ def add_constant_sum(payload: dict, game) -> float:
     :mod:`gamelp.games.gambit`) is solved as the zero-sum game ``u1 - c/2``: each player's payoff with the
     constant is the zero-sum one plus ``c/2``.  So ``value`` (and ``guaranteed_value``, and the exact value),
     whoever's it is, gain ``c/2``; ``zero_sum_value`` keeps the solved game's, ``constant_sum`` is ``c`` (as a
-    fraction, under ``exact``), and the other player's value is ``c - value``.
+    fraction, under ``exact``), and the other player's value is ``c - value``.  A MIP's ``bound`` moves with
+    ``value``.
     """
     from fractions import Fraction
 
@@ -118,10 +119,21 @@ def add_constant_sum(payload: dict, game) -> float:
         return 0.0
     payload["constant_sum"] = float(constant)
     payload["zero_sum_value"] = payload["value"]
-    for key in ("value", "guaranteed_value"):
+    for key in ("value", "guaranteed_value", "bound"):
         if key in payload:
             payload[key] += float(constant / 2)
     if payload.get("exact"):
         payload["exact"]["constant_sum"] = str(constant)
         payload["exact"]["value"] = str(Fraction(payload["exact"]["value"]) + constant / 2)
     return float(constant)
+
+
+def constant_sum_note(payload: dict) -> str | None:
+    """The line saying how a constant-sum game's values are reported (:func:`add_constant_sum`); None if zero-sum."""
+    if "constant_sum" not in payload:
+        return None
+    constant = (payload.get("exact") or {}).get("constant_sum", f"{payload['constant_sum']:.10g}")
+    return (
+        f"constant-sum game: the payoffs sum to {constant}; solved as the zero-sum game u1 - c/2 "
+        f"(value {payload['zero_sum_value']:.10g}), each player's value given with the constant's half c/2"
+    )

@@ -24,7 +24,14 @@ from gamelp.cli.args import (
     load_game_argument,
     plot_path,
 )
-from gamelp.cli.output import add_constant_sum, certificate_note, print_fractions, print_json, regret_progress
+from gamelp.cli.output import (
+    add_constant_sum,
+    certificate_note,
+    constant_sum_note,
+    print_fractions,
+    print_json,
+    regret_progress,
+)
 from gamelp.errors import GamelpError
 from gamelp.models.select import SELECT_RULES, check_rule
 from gamelp.regret import METHODS as REGRET_METHODS
@@ -276,7 +283,8 @@ def _print_text(args, name: str, payload: dict) -> None:
         _print_exact(name, player, payload)
         return
     print(f"{name}: player {player} value {payload['value']:.10g} (gap {payload['gap']:.2e}, {payload['backend']})")
-    _print_constant_sum(payload)
+    if note := constant_sum_note(payload):
+        print(note)
     if payload["status"] not in ("optimal", "converged", "iteration_limit"):
         print(f"status: {payload['status']} (not a proven optimum)")
     if payload["status"] == "iteration_limit":
@@ -300,23 +308,14 @@ def _print_exact(name: str, player: int, payload: dict) -> None:
     exact = payload["exact"]
     value = Fraction(exact["value"])
     print(f"{name}: player {player} value {value} (= {float(value):.10g}; exact, {payload['backend']})")
-    _print_constant_sum(payload)
+    if note := constant_sum_note(payload):
+        print(note)
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
     print_fractions(exact["strategy"], 30)
     print(f"{name}: player {3 - player} value {Fraction(exact.get('constant_sum', 0)) - value}")
     print_fractions(exact["opponent_strategy"], 30)
     print(certificate_note(exact))
-
-
-def _print_constant_sum(payload: dict) -> None:
-    """The line saying how a constant-sum game's values are reported (:func:`~gamelp.cli.output.add_constant_sum`)."""
-    if "constant_sum" in payload:
-        constant = (payload.get("exact") or {}).get("constant_sum", f"{payload['constant_sum']:.10g}")
-        print(
-            f"constant-sum game: the payoffs sum to {constant}; solved as the zero-sum game u1 - c/2 "
-            f"(value {payload['zero_sum_value']:.10g}), each player's value given with the constant's half c/2"
-        )
 
 
 def _print_strategy(args, strategy: dict) -> None:

@@ -282,15 +282,6 @@ def _locm_match(world: World):
     return MatchResult(1, 40, (tuple(range(100, 130)), tuple(range(130, 160))))
 
 
-def _gambit_game(world: World):
-    from fractions import Fraction
-
-    from gamelp.games.gambit import GambitGame
-
-    fields = {f.name: getattr(world.game, f.name) for f in dataclasses.fields(world.game) if f.init}
-    return GambitGame(**fields, constant_sum=Fraction(2))
-
-
 def _gambit_matrix(world: World):
     from fractions import Fraction
 
@@ -302,7 +293,6 @@ def _gambit_matrix(world: World):
 
 # The class's qualified name -> how to build one from a World.
 BUILDERS = {
-    "gamelp.games.gambit.GambitGame": _gambit_game,
     "gamelp.games.gambit.GambitMatrixGame": _gambit_matrix,
     "gamelp.model.Model": lambda w: w.nash.model,
     "gamelp.solution.Solution": lambda w: w.nash.solution,

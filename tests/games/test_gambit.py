@@ -2,6 +2,7 @@
 
 import json
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -355,6 +356,41 @@ def test_the_cli_reports_constant_sum_values_with_the_constant(tmp_path, capsys)
     assert main(["solve", str(efg), "--player", "both", "--exact"]) == 0
     out = capsys.readouterr().out
     assert "player 1 value 34/7" in out and "player 2 value 36/7" in out
+
+
+def test_kdet_reports_a_constant_sum_games_values_with_the_constant(tmp_path, capsys):
+    """Issue 45: ``kdet`` printed the zero-sum game's values of a constant-sum game, without its constant."""
+    efg = write(tmp_path, "g.efg", CONSTANT_SUM_EFG)
+    assert main(["kdet", str(efg), "--sweep", "--json", "--quiet"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    # k = 0 is the Nash value 34/7; k = 1 the best pure strategy: H guarantees -3 + 5 = 2, T -1 + 5 = 4.
+    assert [row["k"] for row in rows] == [0, 1]
+    assert np.isclose(rows[0]["value"], 34 / 7) and np.isclose(rows[1]["value"], 4)
+    assert all(row["constant_sum"] == 10 and np.isclose(row["zero_sum_value"], row["value"] - 5) for row in rows)
+    assert all(np.isclose(row["bound"], row["value"], atol=1e-6) for row in rows)
+    assert main(["kdet", str(efg), "--k", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "constant-sum game: the payoffs sum to 10" in out and "value= 4.00000000" in out
+
+
+def test_a_json_game_file_keeps_the_constant_sum(tmp_path, capsys):
+    """Issue 45: ``export-game`` to JSON dropped a constant-sum game's constant; the file now keeps it exactly."""
+    efg, out = write(tmp_path, "g.efg", CONSTANT_SUM_EFG), tmp_path / "g.json"
+    assert main(["export-game", str(efg), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert json.loads(out.read_text())["constant_sum"] == "10"
+    assert load_game(out).constant_sum == 10
+    assert main(["solve", str(out), "--exact", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exact"]["value"] == "34/7"
+    data = json.loads(out.read_text())
+    for bad in ["1e999999999", "ten", "1/0", " 10", True, float("nan"), [10]]:
+        data["constant_sum"] = bad
+        out.write_text(json.dumps(data))
+        with pytest.raises(GameFileError, match="constant_sum"):
+            load_game(out)
+    data["constant_sum"] = 7.5
+    out.write_text(json.dumps(data))
+    assert load_game(out).constant_sum == Fraction(15, 2)
 
 
 def test_pygambit_values_the_constant_sum_game_as_gamelp_reports_it(tmp_path, capsys):
