@@ -51,10 +51,11 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
+from scipy.sparse.linalg import SuperLU, splu
 
 from gamelp.display import Raw, Summarised, shape_text
 from gamelp.errors import SolveError
+from gamelp.form import MatrixForm
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
@@ -138,7 +139,7 @@ class ExactMatrix(Summarised):
     @classmethod
     def from_floats(cls, matrix) -> ExactMatrix:
         """The matrix's floats read as rationals by :data:`PAYOFF_RULE` (explicit zeros dropped)."""
-        floats = sp.csr_array(matrix, dtype=float)
+        floats = sp.csr_array(matrix, dtype=float, copy=True)  # a copy: dropping zeros in place would edit the caller's
         floats.eliminate_zeros()
         floats.sort_indices()
         rationals, binary = rational_payoffs(floats.data)
@@ -277,51 +278,80 @@ def _reconstructed(matrix: ExactMatrix, numerators: np.ndarray, denominator: int
 _BASIC, _LOWER, _UPPER = "kBasic", "kLower", "kUpper"
 
 
+@dataclass(frozen=True, repr=False)
+class OptimalBasis:
+    """HiGHS's optimal basis of a model, its square basic system ``K`` and solvers of ``K z = b``, ``K^T w = c``.
+
+    ``columns`` and ``rows`` are HiGHS's status names (``kBasic``, ``kLower``, ``kUpper``, ``kZero``) of every
+    column and row of ``form``; ``basic`` indexes the basic columns and ``active`` the nonbasic rows (those at a
+    bound), which ``K`` (the constraint matrix's entries read by :data:`PAYOFF_RULE`) joins.
+    """
+
+    form: MatrixForm
+    columns: np.ndarray
+    rows: np.ndarray
+    basic: np.ndarray
+    active: np.ndarray
+    K: ExactMatrix
+    lu: SuperLU
+
+    @classmethod
+    def of(cls, model: Model) -> OptimalBasis:
+        """The basis of ``model``'s persistent HiGHS session, or of a new solve on HiGHS that keeps one."""
+        session = model.sessions.get("highs")
+        if session is None or session.revision != model.revision:
+            solution = model.solve("highs", persistent=True)
+            if not solution.optimal:
+                raise CertificateError(f"{model.name}: HiGHS found no optimum to take the basis of ({solution.status})")
+            session = model.sessions["highs"]
+        basis = session.solver.getBasis()
+        if not basis.valid:
+            raise CertificateError(f"{model.name}: HiGHS returned no optimal basis")
+        columns = np.array([s.name for s in basis.col_status])
+        rows = np.array([s.name for s in basis.row_status])
+        basic, active = np.flatnonzero(columns == _BASIC), np.flatnonzero(rows != _BASIC)
+        if basic.size != active.size:
+            raise CertificateError(f"{model.name}: HiGHS's basis is not square ({basic.size} x {active.size})")
+        form = model.matrix_form()
+        K = ExactMatrix.from_floats(sp.csr_array(form.A)[active][:, basic])
+        return cls(form, columns, rows, basic, active, K, splu(sp.csc_array(K.floats)))
+
+    def solve(self, rhs: np.ndarray, what: str) -> np.ndarray:
+        """The exact solution of ``K z = rhs`` (rationals over the active rows; ``z`` over the basic columns)."""
+        return _solve_rational(self.K, self.lu.solve, rhs, f"{self.form.name} {what}")
+
+    def solve_transposed(self, costs: np.ndarray, what: str) -> np.ndarray:
+        """The exact solution of ``K^T w = costs`` (rationals over the basic columns; ``w`` over the active rows)."""
+
+        def transposed(b: np.ndarray) -> np.ndarray:
+            """Solve with ``K^T`` by the same factors (scipy-stubs 1.17 leaves out SuperLU.solve's ``trans``)."""
+            return self.lu.solve(b, trans="T")  # type: ignore[call-overload]
+
+        return _solve_rational(self.K.T, transposed, costs, f"{self.form.name} {what}")
+
+
 def exact_basic_solution(model: Model) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The optimal vertex of ``model`` in rational arithmetic: values by variable block, row duals by constraint block.
 
-    The basis is HiGHS's (the model's persistent HiGHS session, or a new
-    solve on HiGHS that keeps one).  Nonbasic columns sit at their bounds,
+    The basis is HiGHS's (:meth:`OptimalBasis.of`).  Nonbasic columns sit at their bounds,
     nonbasic rows at their right-hand sides; the basic columns on those rows
     form the square system ``K z = b``, and the duals of the nonbasic rows solve
     ``K^T w = c_basic`` (derivatives of the objective, as the solution's duals).
     """
-    session = model.sessions.get("highs")
-    if session is None or session.revision != model.revision:
-        solution = model.solve("highs", persistent=True)
-        if not solution.optimal:
-            raise CertificateError(f"{model.name}: HiGHS found no optimum to take the basis of ({solution.status})")
-        session = model.sessions["highs"]
-    basis = session.solver.getBasis()
-    if not basis.valid:
-        raise CertificateError(f"{model.name}: HiGHS returned no optimal basis")
-    form = model.matrix_form()
-    columns = np.array([s.name for s in basis.col_status])
-    rows = np.array([s.name for s in basis.row_status])
-    basic, active = np.flatnonzero(columns == _BASIC), np.flatnonzero(rows != _BASIC)
-    if basic.size != active.size:
-        raise CertificateError(f"{model.name}: HiGHS's basis is not square ({basic.size} x {active.size})")
+    basis = OptimalBasis.of(model)
+    form, columns, basic, active = basis.form, basis.columns, basis.basic, basis.active
     at_upper = columns == _UPPER
     bounds = np.where(at_upper, form.col_ub, np.where(columns == _BASIC, 0.0, form.col_lb))
     bounds = np.where(np.isfinite(bounds), bounds, 0.0)  # a free nonbasic column (HiGHS's kZero) is 0
     fixed = _fractions(rational_payoffs(bounds)[0])
     fixed[basic] = Fraction(0)
-    A = sp.csr_array(form.A)
     rhs = _fractions(rational_payoffs(form.rhs[active])[0])
     if any(fixed):
-        rhs = rhs - ExactMatrix.from_floats(A[active]).matvec(fixed)
-    K = ExactMatrix.from_floats(A[active][:, basic])
-    lu = splu(sp.csc_array(K.floats))
+        rhs = rhs - ExactMatrix.from_floats(sp.csr_array(form.A)[active]).matvec(fixed)
     values = fixed.copy()
-    values[basic] = _solve_rational(K, lu.solve, rhs, f"{model.name} primal")
-    costs = _fractions(rational_payoffs(form.c[basic])[0])
+    values[basic] = basis.solve(rhs, "primal")
     duals = _fractions(np.zeros(form.A.shape[0]))
-
-    def transposed(b: np.ndarray) -> np.ndarray:
-        """Solve with ``K^T`` by the same factors (scipy-stubs 1.17 leaves out SuperLU.solve's ``trans``)."""
-        return lu.solve(b, trans="T")  # type: ignore[call-overload]
-
-    duals[active] = _solve_rational(K.T, transposed, costs, f"{model.name} duals")
+    duals[active] = basis.solve_transposed(_fractions(rational_payoffs(form.c[basic])[0]), "duals")
     return (
         {name: values[s] for name, s in form.variable_slices.items()},
         {name: duals[s] for name, s in form.row_slices.items()},

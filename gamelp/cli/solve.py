@@ -70,6 +70,13 @@ def add_subparser(commands) -> argparse.ArgumentParser:
     )
     add_select_argument(solve)
     solve.add_argument(
+        "--refine",
+        metavar="REFINEMENT",
+        help="a refined equilibrium, exact, with a behavioural strategy at every information set (quasi-perfect: "
+        "the limit of Miltersen and Sørensen's perturbed LP, both players from one LP on HiGHS: "
+        "gamelp.models.refine)",
+    )
+    solve.add_argument(
         "--method",
         default="lp",
         choices=("lp", *REGRET_METHODS),
@@ -149,6 +156,22 @@ def check_select(args, refused: tuple[tuple[bool, str], ...]) -> None:
             raise GamelpError(f"--select picks an optimum of the Nash LP: it cannot go with {option}")
 
 
+def _check_refine(args) -> None:
+    """Refuse an unknown ``--refine`` (with a did-you-mean) or one given with an option it cannot go with."""
+    from gamelp.models.refine import BACKENDS, check_refinement
+
+    check_refinement(args.refine)
+    for given, option in (
+        (args.method != "lp", f"--method {args.method}"),
+        (args.deterministic, "--deterministic"),
+        (args.unique, "--unique"),
+        (args.select is not None, "--select"),
+        (args.backend not in BACKENDS, f"--backend {args.backend} (it reads HiGHS's optimal basis: highs or auto)"),
+    ):
+        if given:
+            raise GamelpError(f"--refine solves a perturbed LP on HiGHS: it cannot go with {option}")
+
+
 def player_choice(text: str) -> int | str:
     """``1`` or ``2`` as a number, anything else as given (argparse's choices refuse it)."""
     return int(text) if text in ("1", "2") else text
@@ -180,7 +203,10 @@ def run_solve(args) -> int:
             (args.exact, "--exact (it certifies the LP's own optimum)"),
         ),
     )
+    if args.refine is not None:
+        _check_refine(args)
     game = load_game_argument(args)
+    refined = None
     both = args.player == "both"
     own = game.player(2 if args.player == 2 else 1)  # with both: player 1, whose strategy is printed first
     if args.plot:
@@ -210,6 +236,11 @@ def run_solve(args) -> int:
         y = result.y
         if both:
             payload.update(player="both", opponent_strategy=result.to_dict(2)["strategy"])
+    elif args.refine is not None:
+        from gamelp.models.refine import solve_refined
+
+        refined = solve_refined(game, args.refine, args.backend, verbose=args.verbose, time_limit=args.time_limit)
+        x, y, payload = refined.strategy_of(own.player), refined.y, refined.to_dict(args.player, exact=args.exact)
     elif both:
         if args.deterministic or args.unique:
             raise GamelpError(
@@ -242,9 +273,12 @@ def run_solve(args) -> int:
             payload.update(verdict.to_dict())
     add_constant_sum(payload, game)  # a constant-sum Gambit game: values with the constant
     if args.behavioural:
-        payload["behavioural"] = own.to_behavioural(x)
+        # A refinement's behavioural strategy is its own at every decision point (not uniform where unreached).
+        payload["behavioural"] = own.to_behavioural(x) if refined is None else refined.behavioural_of(own.player)
         if both:
-            payload["opponent_behavioural"] = game.pl2.to_behavioural(y)
+            payload["opponent_behavioural"] = (
+                game.pl2.to_behavioural(y) if refined is None else refined.behavioural_of(2)
+            )
     if args.plot:
         _plot_tree(args, game.name, own, 2 if args.player == 2 else 1, x)
     if args.json:
@@ -292,6 +326,11 @@ def _print_text(args, name: str, payload: dict) -> None:
         print(
             f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "
             f"equilibrium, saddle-point gap {payload['gap']:.2e}"
+        )
+    if payload.get("refine"):
+        print(
+            f"refined: {payload['refine']}, the limit of the perturbed equilibria "
+            f"(HiGHS's basis at eps={payload['epsilon']}, verified optimal for every small eps > 0)"
         )
     if payload.get("select"):
         print(f"selected by {payload['select']}: the optimal strategy of least Euclidean norm")

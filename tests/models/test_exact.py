@@ -183,3 +183,11 @@ def test_a_changed_matrix_payoff_fails_the_check():
         verify_matrix_equilibrium(game, ExactMatrix.from_rationals(payoffs.floats, rationals), third, third)
     with pytest.raises(CertificateError, match="the column strategy has weights summing to"):
         verify_matrix_equilibrium(game, payoffs, third, third * Fraction(999_999_999, 10**9))
+
+
+def test_reading_a_matrix_with_stored_zeros_leaves_it_as_it_was():
+    stored = sp.csr_matrix((np.array([1.0, 0.0, 3.0]), np.array([0, 1, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    before = (stored.data.copy(), stored.indices.copy(), stored.indptr.copy())
+    M = ExactMatrix.from_floats(stored)
+    assert M.nnz == 2 and list(M.rationals()) == [1, 3]
+    assert all(np.array_equal(a, b) for a, b in zip(before, (stored.data, stored.indices, stored.indptr)))

@@ -1,0 +1,61 @@
+"""``gamelp solve --refine``: the refined equilibrium on the command line, its JSON and its refusals."""
+
+import json
+
+import pytest
+
+from gamelp.cli import main
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    status = main([*map(str, args)])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("player", ["1", "2", "both"])
+def test_the_json_has_the_plain_solves_keys_and_the_refinement(capsys, player):
+    _, plain, _ = run(capsys, "solve", "kuhn", "--player", player, "--json")
+    status, out, _ = run(capsys, "solve", "kuhn", "--player", player, "--json", "--refine", "quasi-perfect")
+    floats, document = json.loads(plain), json.loads(out)
+    assert status == 0 and set(document) == set(floats) | {"refine", "epsilon"}
+    assert document["refine"] == "quasi-perfect" and document["select"] is None
+    assert document["value"] == pytest.approx(floats["value"], abs=1e-12)
+    assert document["strategy"].keys() == floats["strategy"].keys()
+    if player == "2":
+        assert document["guaranteed_value"] == pytest.approx(1 / 18, abs=1e-12)
+        assert document["strategy"]["dQ/b_pl2:c"] == pytest.approx(1 / 3, abs=1e-12)
+    if player == "both":
+        assert document["opponent_strategy"]["dK/b_pl2:c"] == 1.0
+
+
+def test_the_behavioural_strategy_is_the_refined_one_off_the_path(capsys):
+    status, out, _ = run(capsys, "solve", "kuhn", "--refine", "quasi-perfect", "--behavioural", "--json")
+    document = json.loads(out)
+    # Player 1 never checks a king; if it did, and player 2 bet, it would call (uniform would say 1/2).
+    assert status == 0 and document["behavioural"]["dK/kb_pl1"] == {"f": 0.0, "c": 1.0}
+    status, out, _ = run(capsys, "solve", "kuhn", "--refine", "quasi-perfect", "--behavioural")
+    assert status == 0 and "  dK/kb_pl1: f 0.000000, c 1.000000" in out.splitlines()
+    assert out.splitlines()[1].startswith("refined: quasi-perfect, the limit of the perturbed equilibria")
+
+
+def test_exact_prints_the_refined_strategies_as_fractions(capsys):
+    status, out, _ = run(capsys, "solve", "kuhn", "--refine", "quasi-perfect", "--exact", "--player", "2")
+    lines = out.splitlines()
+    assert status == 0 and lines[0] == "kuhn: player 2 value 1/18 (= 0.05555555556; exact, highs)"
+    assert "  dQ/b_pl2:c                     1/3" in lines and "kuhn: player 1 value -1/18" in lines
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--refine", "quasi-perfct"], "did you mean 'quasi-perfect'?"),
+        (["--refine", "quasi-perfect", "--select", "min-norm"], "cannot go with --select"),
+        (["--refine", "quasi-perfect", "--backend", "cvxpy:CLARABEL"], "cannot go with --backend cvxpy:CLARABEL"),
+        (["--refine", "quasi-perfect", "--method", "cfr+"], "cannot go with --method cfr+"),
+        (["--refine", "quasi-perfect", "--deterministic"], "cannot go with --deterministic"),
+    ],
+)
+def test_refusals_are_one_line(capsys, options, message):
+    status, out, err = run(capsys, "solve", "kuhn", *options)
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and message in err
