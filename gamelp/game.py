@@ -445,6 +445,12 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
         hint = did_you_mean(name, registry.game_names())
         if hint:
             raise GameFileError(f"{name}: no such file or built-in game{hint}")
+        if Path(name).name == name and not Path(name).suffix:  # a bare name: perhaps meant as a built-in game
+            families = ", ".join(f"{prefix}:..." for prefix in sorted(registry.FAMILIES))
+            raise GameFileError(
+                f"{name}: no such file or built-in game (the built-in games: {', '.join(registry.game_names())}; "
+                f"families: {families})"
+            )
         text, source = read_text(name, GameFileError), name
     from gamelp.memory import refuse_unless_it_fits
 

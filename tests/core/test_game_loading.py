@@ -194,6 +194,17 @@ def test_missing_file_is_a_game_file_error(tmp_path):
         load_game(tmp_path / "nope.json")
 
 
+def test_an_unknown_bare_name_lists_the_built_in_games(tmp_path, monkeypatch):
+    """A name with no path and no suffix was likely meant as a built-in game: the error says which there are."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        GameFileError,
+        match=r"nosuchgame: no such file or built-in game \(the built-in games: "
+        r"kuhn, leduc.*families: .*leduc:\.\.\.",
+    ):
+        load_game("nosuchgame")
+
+
 # ---------------------------------------------------------------------- random mutations
 _KEYS = (
     "id",
