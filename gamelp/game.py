@@ -94,18 +94,16 @@ class SequenceFormGame(Summarised):
         def nodes(tp: Treeplex) -> list[dict]:
             out = []
             point_index = {point: j for j, point in enumerate(tp.decision_points)}
-            for node_id in sorted(tp.graph.nodes, key=lambda n: tp.graph.nodes[n]["position"]):
-                info = tp.graph.nodes[node_id]
-                preds = list(tp.graph.predecessors(node_id))
-                edge = [preds[0], tp.graph.edges[preds[0], node_id]["label"]] if preds else None
-                record = {"id": node_id, "type": info["type"]}
-                if info["type"] == "decision":
-                    record["actions"] = list(info["outcomes"])
+            for node_id, point in tp.points.items():
+                edge = None if point.parent_edge is None else list(point.parent_edge)
+                record: dict[str, Any] = {"id": node_id, "type": point.type}
+                if point.type == "decision":
+                    record["actions"] = list(point.outcomes)
                     parent = tp.sequences[tp.parents[point_index[node_id]]]
                     record["parent_edge"] = edge
                     record["parent_sequence"] = None if parent is None else list(parent)
                 else:
-                    record["signals"] = list(info["outcomes"])
+                    record["signals"] = list(point.outcomes)
                     record["parent_edge"] = edge
                 out.append(record)
             return out
@@ -187,9 +185,10 @@ class SequenceFormGame(Summarised):
         return -self.best_response_value(opponent_of(p), strategy)
 
 
-# Memory a game takes while it is loaded, measured on games of 10^5 nodes (CPython 3.11, networkx 3): the parsed
-# JSON holds about 6 bytes per byte of text; the graphs, indices and payoff matrix about 310 bytes per node, action
-# or signal and utility entry (rounded up: the estimates refuse a game before a MemoryError would stop it).
+# Memory a game takes while it is loaded, measured on games of 10^5 nodes (CPython 3.11, with the networkx graphs
+# loading no longer builds): the parsed JSON holds about 6 bytes per byte of text; the graphs, indices and payoff
+# matrix about 310 bytes per node, action or signal and utility entry (rounded up: the estimates refuse a game
+# before a MemoryError would stop it).
 PARSED_BYTES_PER_CHARACTER = 7
 BUILT_BYTES_PER_ITEM = 400
 
@@ -332,7 +331,7 @@ def _action_names(names, pl1: Treeplex, pl2: Treeplex, source: str) -> dict[str,
     """The file's optional ``action_names``: each key an action or signal of the game, each value a string."""
     if not isinstance(names, dict) or not all(isinstance(v, str) for v in names.values()):
         raise GameFileError(f"{source}: action_names must map action or signal names to strings")
-    outcomes = {o for tp in (pl1, pl2) for node in tp.graph.nodes for o in tp.graph.nodes[node]["outcomes"]}
+    outcomes = {o for tp in (pl1, pl2) for point in tp.points.values() for o in point.outcomes}
     unknown = [name for name in names if name not in outcomes]
     if unknown:
         raise GameFileError(f"{source}: action_names names {shown(unknown[0])}, which no node has as action or signal")

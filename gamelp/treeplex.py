@@ -6,8 +6,9 @@ in top-down order (the JSON format of CMU 15-888 Homework 2,
 Fall 2021, part 2).  Loading
 validates it and builds
 
-* ``graph`` — a ``networkx.DiGraph`` with one node per point and an edge per
-  action or signal (edge attribute ``label``);
+* ``points`` — each node's type, actions or signals and parent edge, top-down;
+  ``graph`` builds from them, on first use, a ``networkx.DiGraph`` with one node
+  per point and an edge per action or signal (edge attribute ``label``);
 * the sequences — index 0 is the empty sequence, then the actions of each
   decision point in top-down order, so the actions of decision point ``j``
   occupy the contiguous range ``starts[j]:ends[j]``;
@@ -24,16 +25,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from gamelp.display import Summarised, strategy_frame
 from gamelp.errors import GameFileError, shown
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 EMPTY_SEQUENCE = "∅"
 NODE_TYPES = ("decision", "observation")
+
+
+class Point(NamedTuple):
+    """One node of a decision process: its type, its actions or signals, and the edge it hangs from."""
+
+    type: str
+    outcomes: tuple[str, ...]
+    parent_edge: tuple[str, str] | None  # (parent node, action or signal); None at the root
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # pragma: no mutate: never assigned to
@@ -41,7 +53,7 @@ class Treeplex(Summarised):
     """A validated decision process of one player (see the module docstring)."""
 
     player: int
-    graph: nx.DiGraph
+    points: dict[str, Point]  # every node, top-down
     decision_points: tuple[str, ...]
     actions: dict[str, tuple[str, ...]]
     parents: np.ndarray  # parent-sequence index of each decision point (0 = empty sequence)
@@ -55,7 +67,6 @@ class Treeplex(Summarised):
         where = f"{source}: decision_problem_pl{player}"
         if not isinstance(nodes, list):
             raise GameFileError(f"{where}: expected a list of nodes, got {type(nodes).__name__}")
-        graph: nx.DiGraph = nx.DiGraph()
         order: dict[str, int] = {}
         for position, node in enumerate(nodes):
             node_id = _check_node_fields(node, position, where)
@@ -64,27 +75,26 @@ class Treeplex(Summarised):
                     f"{where}: duplicate node id {node_id!r} (positions {order[node_id]} and {position})"
                 )
             order[node_id] = position
-            outcomes = node["actions"] if node["type"] == "decision" else node["signals"]
-            graph.add_node(node_id, type=node["type"], outcomes=tuple(outcomes), position=position)
 
+        points: dict[str, Point] = {}
         for node in nodes:
             edge = node["parent_edge"]
-            if edge is None:
-                continue
-            parent, label = _check_pair(edge, f"{where}: node {node['id']!r} parent_edge")
-            if parent not in graph:
-                raise GameFileError(f"{where}: node {node['id']!r} has parent_edge to unknown node {parent!r}")
-            graph.add_edge(parent, node["id"], label=label)
+            if edge is not None:
+                edge = _check_pair(edge, f"{where}: node {node['id']!r} parent_edge")
+                if edge[0] not in order:
+                    raise GameFileError(f"{where}: node {node['id']!r} has parent_edge to unknown node {edge[0]!r}")
+            outcomes = node["actions"] if node["type"] == "decision" else node["signals"]
+            points[node["id"]] = Point(node["type"], tuple(outcomes), edge)
         try:
-            _check_edges(nodes, graph, order, where)
+            _check_edges(points, order, where)
         except GameFileError:
-            _refuse_cycle(graph, where)  # a cycle is reported as a cycle rather than as the fault it causes
+            _refuse_cycle(points, where)  # a cycle is reported as a cycle rather than as the fault it causes
             raise
 
         decision_points = tuple(n["id"] for n in nodes if n["type"] == "decision")
         if not decision_points:
             raise GameFileError(f"{where}: the decision process has no decision point")
-        actions = {j: graph.nodes[j]["outcomes"] for j in decision_points}
+        actions = {j: points[j].outcomes for j in decision_points}
         _check_labels_unambiguous(decision_points, actions, where)
         index: dict[tuple[str, str] | None, int] = {None: 0}  # the empty sequence, then (point, action)
         starts, ends = [], []
@@ -95,7 +105,7 @@ class Treeplex(Summarised):
             ends.append(len(index))
 
         parents = []
-        last = _last_sequences(nodes, graph)
+        last = _last_sequences(points)
         for node in nodes:
             if node["type"] != "decision":
                 continue
@@ -114,7 +124,7 @@ class Treeplex(Summarised):
             parents.append(index[expected])
         return cls(
             player,
-            graph,
+            points,
             decision_points,
             actions,
             np.array(parents, dtype=np.int64),
@@ -122,13 +132,31 @@ class Treeplex(Summarised):
             np.array(ends, dtype=np.int64),
         )
 
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The process as a ``networkx.DiGraph``: nodes with ``type``, ``outcomes``, ``position``; edges ``label``."""
+        import networkx as nx
+
+        graph: nx.DiGraph = nx.DiGraph()
+        for position, (node_id, point) in enumerate(self.points.items()):
+            graph.add_node(node_id, type=point.type, outcomes=point.outcomes, position=position)
+        graph.add_edges_from(
+            (point.parent_edge[0], node_id, {"label": point.parent_edge[1]})
+            for node_id, point in self.points.items()
+            if point.parent_edge is not None
+        )
+        return graph
+
     def _summary(self) -> dict:
+        depth: dict[str, int] = {}
+        for node_id, point in self.points.items():  # top-down: a parent's depth is known before its children's
+            depth[node_id] = 0 if point.parent_edge is None else depth[point.parent_edge[0]] + 1
         return {
             "player": self.player,
             "decision_points": self.num_decision_points,
             "sequences": self.num_sequences,
-            "observation_points": self.graph.number_of_nodes() - self.num_decision_points,
-            "depth": nx.dag_longest_path_length(self.graph),
+            "observation_points": len(self.points) - self.num_decision_points,
+            "depth": max(depth.values()),
         }
 
     def to_frame(self, x: np.ndarray):
@@ -268,8 +296,13 @@ class Treeplex(Summarised):
         return self.index[key]
 
 
-def _refuse_cycle(graph: nx.DiGraph, where: str) -> None:
+def _refuse_cycle(points: dict[str, Point], where: str) -> None:
     """Raise naming the cycle if the parent edges form one."""
+    import networkx as nx
+
+    graph: nx.DiGraph = nx.DiGraph()
+    graph.add_nodes_from(points)
+    graph.add_edges_from((p.parent_edge[0], node_id) for node_id, p in points.items() if p.parent_edge is not None)
     try:
         cycle = nx.find_cycle(graph)
     except nx.NetworkXNoCycle:
@@ -278,7 +311,7 @@ def _refuse_cycle(graph: nx.DiGraph, where: str) -> None:
     raise GameFileError(f"{where}: the parent edges form a cycle: {path}")
 
 
-def _check_edges(nodes: list, graph: nx.DiGraph, order: dict[str, int], where: str) -> None:
+def _check_edges(points: dict[str, Point], order: dict[str, int], where: str) -> None:
     """Check that every node hangs below its parent, from one of its outcomes, alone, and that one node is the root.
 
     A cycle of parent edges always breaks the top-down order, so the caller
@@ -286,22 +319,21 @@ def _check_edges(nodes: list, graph: nx.DiGraph, order: dict[str, int], where: s
     """
     seen_edges: dict[tuple[str, str], str] = {}
     roots = []
-    for node in nodes:
-        node_id, edge = node["id"], node["parent_edge"]
-        if edge is None:
+    for node_id, point in points.items():
+        if point.parent_edge is None:
             roots.append(node_id)
             continue
-        parent, label = edge
+        parent, label = point.parent_edge
         if order[parent] >= order[node_id]:
             raise GameFileError(
                 f"{where}: node {node_id!r} comes before its parent {parent!r}; nodes must be listed top-down"
             )
-        parent_info = graph.nodes[parent]
-        if label not in parent_info["outcomes"]:
-            kind = "action" if parent_info["type"] == "decision" else "signal"
+        parent_point = points[parent]
+        if label not in parent_point.outcomes:
+            kind = "action" if parent_point.type == "decision" else "signal"
             raise GameFileError(
                 f"{where}: node {node_id!r} hangs from {kind} {label!r}, which its "
-                f"parent {parent!r} does not have (it has {list(parent_info['outcomes'])})"
+                f"parent {parent!r} does not have (it has {list(parent_point.outcomes)})"
             )
         if (parent, label) in seen_edges:
             raise GameFileError(
@@ -366,7 +398,7 @@ def _check_pair(pair, where: str) -> tuple[str, str]:
     return pair[0], pair[1]
 
 
-def _last_sequences(nodes: list, graph: nx.DiGraph) -> dict:
+def _last_sequences(points: dict[str, Point]) -> dict:
     """Each node's last own sequence: the last (decision point, action) pair on the path from the root to it.
 
     One top-down pass (the nodes are listed top-down, which :func:`_check_edges` has checked): a node below an
@@ -374,13 +406,12 @@ def _last_sequences(nodes: list, graph: nx.DiGraph) -> dict:
     20,000 observation points is walked once, not once per decision point below it.
     """
     last: dict = {}
-    for node in nodes:
-        node_id, edge = node["id"], node["parent_edge"]
-        if edge is None:
+    for node_id, point in points.items():
+        if point.parent_edge is None:
             last[node_id] = None
             continue
-        parent, label = edge
-        last[node_id] = (parent, label) if graph.nodes[parent]["type"] == "decision" else last[parent]
+        parent = point.parent_edge[0]
+        last[node_id] = point.parent_edge if points[parent].type == "decision" else last[parent]
     return last
 
 

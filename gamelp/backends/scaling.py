@@ -62,8 +62,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import lsq_linear
-from scipy.sparse.linalg import lsqr
 
 from gamelp.display import Raw, Summarised, finite_range, show_range
 from gamelp.errors import BackendError
@@ -184,6 +182,9 @@ def _factors(form: MatrixForm) -> Scaling:
     side or cone constant (``rho_i = -log2 |b_i|``) and per finite non-zero bound
     (``gamma_j = log2 |bound_j|``).
     """
+    from scipy.optimize import lsq_linear
+    from scipy.sparse.linalg import lsqr
+
     m, n = form.A.shape
     num_rows = m + 1 + len(form.cones)
     col_unknown = np.full(n, -1)

@@ -298,6 +298,7 @@ BUILDERS = {
     "gamelp.solution.Solution": lambda w: w.nash.solution,
     "gamelp.game.SequenceFormGame": lambda w: w.game,
     "gamelp.treeplex.Treeplex": lambda w: w.game.pl2,
+    "gamelp.treeplex.Point": lambda w: w.game.pl2.points[w.game.pl2.decision_points[-1]],
     "gamelp.matrix.MatrixGame": lambda w: w.matrix,
     "gamelp.backends.base.RawResult": _raw,
     "gamelp.backends.base.Options": _options,

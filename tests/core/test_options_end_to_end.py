@@ -120,6 +120,7 @@ BASES = {
         *("--repeats", "1", "--variants", "3x2", "--sizes", "10", "--regret-target", "1e-3", "--matrix-target", "1e-3"),
         *("--out", str(tmp)),
     ],
+    ("bench/bench_startup.py",): lambda tmp: ["--runs", "1"],
     ("bench/bench_sweep.py",): lambda tmp: [
         *("--creatures", "8", "--bolts", "28,32", "--games", "2", "--eval-cap", "200", "--evaluation", "life"),
         *("--workers", "1", "--batch-sizes", "2", "--out", str(tmp)),

@@ -113,3 +113,18 @@ def test_parent_edge_faults():
             Treeplex.from_nodes([node("r", ["x"]), node("a", ["y"], bad)], 1)
     ok = Treeplex.from_nodes([node("r", ["x"]), node("a", ["y"], ("r", "x"))], 1)
     assert ok.parents.tolist() == [0, 1] and ok.labels == ("∅", "r:x", "a:y")
+
+
+def test_graph_is_the_points_as_a_networkx_tree(leduc):
+    """The graph built on first use has one node per point and one edge per parent edge; its longest path is the
+    depth the summary counts without it."""
+    import networkx as nx
+
+    for own in (leduc.pl1, leduc.pl2):
+        graph = own.graph
+        assert list(graph.nodes) == list(own.points) and nx.is_arborescence(graph)
+        for position, (node_id, point) in enumerate(own.points.items()):
+            assert graph.nodes[node_id] == {"type": point.type, "outcomes": point.outcomes, "position": position}
+            parents = [(u, graph.edges[u, node_id]["label"]) for u in graph.predecessors(node_id)]
+            assert parents == ([] if point.parent_edge is None else [point.parent_edge])
+        assert own._summary()["depth"] == nx.dag_longest_path_length(graph) > 2

@@ -559,6 +559,37 @@ def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(benc
     assert "kuhn, player 1: persistent HiGHS re-solves against fresh models" in out and "FaceLP (search's)" in out
 
 
+@pytest.mark.slow
+def test_bench_startup_times_every_case_and_reads_the_import_times(bench, capsys):
+    script = bench("bench_startup")
+    result = script.main(["--runs", "1", "--top", "3"])
+    assert [case.name for case in result.cases] == list(script.CASES)
+    for case in result.cases:
+        assert 0 < case.wall_min <= case.wall_median and case.cpu_median > 0, case
+    assert len(result.heaviest_ms) == 3 and {"numpy", "scipy"} <= set(result.heaviest_ms)
+    assert list(result.heaviest_ms.values()) == sorted(result.heaviest_ms.values(), reverse=True)
+    assert result.import_ms >= sum(result.heaviest_ms.values())
+    script.report(result)
+    out = capsys.readouterr().out
+    assert "to the first solver call" in out and "imports up to the first solver call" in out
+    result.as_json = True
+    script.report(result)
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["runs"] == 1 and len(figures["cases"]) == len(script.CASES) and "as_json" not in figures
+
+
+def test_bench_startup_reads_the_import_times_by_package(bench):
+    script = bench("bench_startup")
+    stderr = (
+        "import time: self [us] | cumulative | imported package\n"
+        "import time:       120 |        120 |   numpy._core\n"
+        "import time:        80 |        200 | numpy\n"
+        "import time:      1500 |       1500 | gamelp.cli\n"
+        "first solver call at 12.5\n"
+    )
+    assert script.import_times(stderr) == {"numpy": 0.2, "gamelp": 1.5}
+
+
 @pytest.mark.parametrize(
     "game, workers, batches, args, matches",
     [
