@@ -50,7 +50,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from gamelp.backends import registry
-from gamelp.backends.base import Backend, Capabilities, Options, finish, vouch
+from gamelp.backends.base import Backend, Capabilities, Options, finish, solve_failed, vouch
 from gamelp.backends.quiet import solver_output_to_stderr
 from gamelp.backends.registry import BackendFamily, solver_installed, solver_version
 from gamelp.backends.scaling import scale
@@ -66,7 +66,6 @@ DEFAULT_BACKEND = "auto"
 FAMILIES: dict[str, BackendFamily] = {family.name: family for family in registry.families()}
 # The registered backends, in the order "auto" prefers them (what each takes: registry.registered()).
 REGISTERED = tuple(registry.registered())
-MESSAGE_LIMIT = 300  # characters of a solver library's error message kept in the BackendError that reports it
 
 __all__ = [
     "DEFAULT_BACKEND",
@@ -290,12 +289,7 @@ def _library_errors_to_backend_error(chosen: Backend, model_name: str) -> Iterat
     except Exception as exc:
         if not _from_library(exc, libraries):
             raise
-        text = " ".join(str(exc).split()) or "no message"  # one line, however the library wrapped it
-        if len(text) > MESSAGE_LIMIT:
-            text = text[: MESSAGE_LIMIT - 3] + "..."
-        raise BackendError(
-            f"backend {chosen.name} failed on model {model_name!r}: {type(exc).__name__}: {text}"
-        ) from exc
+        raise solve_failed(chosen.name, model_name, exc) from exc
 
 
 def solve(

@@ -64,6 +64,20 @@ NUMERIC_OPTIONS = (
 )
 
 
+MESSAGE_LIMIT = 300  # characters of a solver library's error message kept in the BackendError that reports it
+
+
+def solve_failed(backend: str, model_name: str, exc: Exception) -> BackendError:
+    """The one wording of a solver library's failure: ``backend B failed on model 'M': Type: message``.
+
+    The message is put on one line, however the library wrapped it, and cut at :data:`MESSAGE_LIMIT` characters.
+    """
+    text = " ".join(str(exc).split()) or "no message"
+    if len(text) > MESSAGE_LIMIT:
+        text = text[: MESSAGE_LIMIT - 3] + "..."
+    return BackendError(f"backend {backend} failed on model {model_name!r}: {type(exc).__name__}: {text}")
+
+
 @dataclass(repr=False)
 class Options(Summarised):
     """The option vocabulary shared by every backend; ``extra`` holds the solver's own options.

@@ -25,7 +25,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.backends.base import Backend, Options, RawResult
+from gamelp.backends.base import Backend, Options, RawResult, solve_failed
 from gamelp.backends.gurobi_licence import (  # noqa: F401 - re-exported: the tests and users reach them here
     CONE_SIZE_LIMIT,
     SIZE_LIMIT,
@@ -125,7 +125,7 @@ class GurobiBackend(Backend):
                 except gp.GurobiError as exc:
                     if exc.errno == TOO_LARGE:
                         raise BackendError(size_refusal(form, "gurobi")) from None
-                    raise BackendError(f"Gurobi failed on model {form.name!r}: {exc}") from None
+                    raise solve_failed(self.name, form.name, exc) from None
                 raw = RawResult(STATUS.get(g.Status, Status.ERROR), wall_time=time.perf_counter() - began)
                 if g.SolCount > 0:
                     raw.x, raw.objective = np.asarray(x.X, dtype=float), g.ObjVal

@@ -56,7 +56,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 from pyomo.opt import TerminationCondition as TC
 from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
 
-from gamelp.backends.base import Backend, Capabilities, Options, RawResult, ctrl_c_sets
+from gamelp.backends.base import Backend, Capabilities, Options, RawResult, ctrl_c_sets, solve_failed
 from gamelp.backends.gurobi_licence import check_size, loaded_gurobi_errors
 from gamelp.backends.highs_interrupt import every_run_stops
 from gamelp.backends.highs_threads import use_threads
@@ -378,7 +378,7 @@ class PyomoBackend(Backend):
                     raise
                 except _solve_errors() as exc:  # every one of them means "this solve failed", unless it was stopped
                     if not stop.is_set():
-                        raise BackendError(f"{self.name} failed on model {form.name!r}: {exc}") from None
+                        raise solve_failed(self.name, form.name, exc) from None
                     raw = RawResult(Status.INTERRUPTED)
         if stop.is_set():  # Ctrl-C during the solve, whatever Pyomo made of the stopped solver's status
             raw.status = Status.INTERRUPTED

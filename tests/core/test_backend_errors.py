@@ -30,7 +30,10 @@ def test_a_pyomo_failure_is_one_line_naming_the_model(monkeypatch):
         raise ApplicationError("Solver (highs) did not exit normally")
 
     monkeypatch.setattr(pyomo_backend.PyomoBackend, "_contrib", fail)
-    with pytest.raises(BackendError, match=r"^pyomo:highs failed on model 'small': Solver \(highs\) did not exit"):
+    with pytest.raises(
+        BackendError,
+        match=r"^backend pyomo:highs failed on model 'small': ApplicationError: Solver \(highs\) did not exit",
+    ):
         solve(small_lp(), "pyomo:highs")
 
 
