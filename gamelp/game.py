@@ -28,12 +28,15 @@ import numpy as np
 import scipy.sparse as sp
 
 import gamelp.registry as registry
+from gamelp.binary import checked_parts, game_arrays, read_binary, save_arrays
 from gamelp.display import Raw, Summarised
 from gamelp.errors import GameFileError, did_you_mean, shown
 from gamelp.io import atomic_write, read_text
 from gamelp.players import opponent_of
 from gamelp.treeplex import Treeplex
 
+BINARY_SUFFIX = ".npz"
+"""The suffix of binary game files (:mod:`gamelp.binary`), which load and save dispatch on as on ``.json``."""
 _TOP_KEYS = ("decision_problem_pl1", "decision_problem_pl2", "utility_pl1")
 # action_names: what each action or signal name means, for readers (validate prints it); constant_sum: the
 # constant c both players' payoffs add up to in a constant-sum game, whose file holds the zero-sum u1 - c/2.
@@ -87,6 +90,15 @@ class SequenceFormGame(Summarised):
         constant = _constant_sum(data.get("constant_sum", 0), source)
         name = Path(source).stem if source != "<game>" else "game"
         return cls(pl1, pl2, A, name, action_names=names, constant_sum=constant)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], source: str = "<game>") -> SequenceFormGame:
+        """Build from the arrays of a binary game file (:mod:`gamelp.binary`), checked as :meth:`from_dict` checks.
+
+        Every fault raises :class:`GameFileError` naming ``source`` and the array, node or entry.
+        """
+        pl1, pl2, A, names = checked_parts(arrays, source, _subnormal)
+        return cls(pl1, pl2, A, Path(source).stem if source != "<game>" else "game", action_names=names)
 
     def to_dict(self) -> dict:
         """The JSON object of this game (nodes top-down, one utility entry per non-zero)."""
@@ -143,7 +155,10 @@ class SequenceFormGame(Summarised):
         return "{\n" + ",\n".join(blocks) + "\n}\n"
 
     def save(self, path) -> None:
-        """Write the game file (:meth:`to_json`) to ``path`` atomically."""
+        """Write the game file to ``path`` atomically: binary for a ``.npz`` path (:mod:`gamelp.binary`), else JSON."""
+        if Path(path).suffix.lower() == BINARY_SUFFIX:
+            save_arrays(game_arrays(self), path)
+            return
         with atomic_write(path) as handle:
             handle.write(self.to_json())
 
@@ -431,7 +446,10 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     load_variant = registry.family(prefix) if colon else None
     if load_variant is not None:
         return load_variant(variant)
-    read = None if Path(name).suffix.lower() == ".json" else registry.reader(name, "game")  # JSON: this module's
+    suffix = Path(name).suffix.lower()
+    if suffix == BINARY_SUFFIX:
+        return SequenceFormGame.from_arrays(read_binary(name), name)
+    read = None if suffix == ".json" else registry.reader(name, "game")  # JSON: this module's
     if read is not None:
         return read(name)
     if Path(name).exists():

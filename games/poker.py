@@ -35,11 +35,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import numbers
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+
+from gamelp.binary import DECISION, FORMAT, OBSERVATION, VERSION, encode_texts, save_arrays
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import PokerRulesError
 from gamelp.players import player_of_seat
@@ -180,13 +184,34 @@ def leduc(
     the defaults is about -0.085606.  Three or more rounds give games with
     far more sequences (8 ranks, three rounds: 90,496 per player).
     """
+    return _leduc_rules(ranks, suits, raise_sizes, max_raises, ante).game()
+
+
+def _leduc_rules(ranks: int, suits: int, raise_sizes, max_raises: int, ante: int) -> _PokerRules:
+    """The rules of a Leduc variant, checked (at least two betting rounds)."""
     if len(tuple(raise_sizes)) < 2:
         raise PokerRulesError(
             f"leduc: raise_sizes must give one raise size per betting round (at least 2), got {raise_sizes!r}"
         )
     return replace(
         LEDUC_RULES, ranks=ranks, suits=suits, raise_sizes=tuple(raise_sizes), max_raises=max_raises, ante=ante
-    ).game()
+    )
+
+
+def leduc_arrays(
+    ranks: int = LEDUC_RULES.ranks,
+    suits: int = LEDUC_RULES.suits,
+    raise_sizes: tuple[int, ...] = LEDUC_RULES.raise_sizes,
+    max_raises: int = LEDUC_RULES.max_raises,
+    ante: int = LEDUC_RULES.ante,
+) -> dict[str, np.ndarray]:
+    """The game :func:`leduc` generates, as the arrays of a binary game file (:mod:`gamelp.binary`), by numpy.
+
+    The same nodes, ids and payoffs, listed view by view instead of depth first; a game of 10^6 sequences a
+    player takes seconds, where :func:`leduc` takes hours.  Write it with :func:`gamelp.binary.save_arrays`,
+    or make it a game with :meth:`gamelp.game.SequenceFormGame.from_arrays`.
+    """
+    return _ArrayGame(_leduc_rules(ranks, suits, raise_sizes, max_raises, ante)).arrays()
 
 
 def leduc_largest_payoff(
@@ -475,13 +500,262 @@ class _Walk:
         }
 
 
+# ---------------------------------------------------------------------------------------------------- arrays
+class _Contexts:
+    """The card tuples of length ``k`` no deal rules out: no rank more than ``suits`` times, in lexicographic order.
+
+    A player's view with ``k`` cards (its own, then the public ones) is one node per such tuple, and the deals
+    of a round are the tuples of both private cards and the public ones.  ``counts[t, r]`` is how often rank
+    ``r`` is in tuple ``t``; ``position`` maps a tuple's code (its ranks as base-``ranks`` digits) to its place,
+    -1 for a tuple ruled out.
+    """
+
+    def __init__(self, ranks: int, suits: int, k: int):
+        grid = np.indices((ranks,) * k).reshape(k, -1).T if k else np.zeros((1, 0), dtype=np.int64)
+        counts = np.stack([(grid == r).sum(axis=1) for r in range(ranks)], axis=1)
+        possible = (counts <= suits).all(axis=1)
+        self.ranks = ranks
+        self.tuples = grid[possible]
+        self.counts = counts[possible]
+        self.position = np.full(grid.shape[0], -1, dtype=np.int64)
+        self.position[possible] = np.arange(int(possible.sum()))
+
+    @property
+    def size(self) -> int:
+        return int(self.tuples.shape[0])
+
+    def find(self, tuples: np.ndarray) -> np.ndarray:
+        """The places of these tuples (rows, all possible)."""
+        k = tuples.shape[1]
+        return self.position[tuples @ (self.ranks ** np.arange(k - 1, -1, -1))]
+
+
+class _ArrayGame:
+    """A game of :class:`_PokerRules` as the arrays of :mod:`gamelp.binary`, built by numpy, without a deal walk.
+
+    The betting, whose views and terminals do not depend on the cards, is walked once with the cards as
+    placeholders.  Each view of a player then stands for one node per card tuple it can hold
+    (:class:`_Contexts`), all made at once.  Nodes, ids, signals and payoffs are those of :class:`_Walk` (listed
+    view by view: top-down, not depth-first).  Each payoff is exact: the deals of one round share the
+    denominator of their chance probabilities, over which the integer numerators are added up.
+    """
+
+    def __init__(self, rules: _PokerRules):
+        self.rules = rules
+        self.labels = _rank_labels(rules.ranks)
+        self.decisions: tuple[dict[View, tuple[str, ...]], ...] = ({}, {})
+        self.terminals: list[tuple[int, list, tuple]] = []  # (round, each player's (view, action index), payoff)
+        self.contexts = [_Contexts(rules.ranks, rules.suits, k) for k in range(len(rules.raise_sizes) + 2)]
+        self.names = [*dict.fromkeys(("k", rules.raise_action, "c", "f")), *self.labels]
+        self.name_index = {name: k for k, name in enumerate(self.names)}
+        card = ("card", None)
+        self._bet(0, "", 0, (rules.ante, rules.ante), ((card,), (card,)), (None, None))
+
+    def _bet(self, round_, history, raises, committed, views, last) -> None:
+        """The betting of :meth:`_Walk.betting`, cards left out: each player's decision views and the terminals."""
+        actor = len(history) % 2
+        actions = self.rules.legal_actions(history, raises)
+        self.decisions[actor].setdefault(views[actor], actions)
+        for a, action in enumerate(actions):
+            new_last = list(last)
+            new_last[actor] = (views[actor], a)
+            if action == "f":
+                self.terminals.append((round_, new_last, ("fold", actor, committed[actor])))
+                continue
+            new_views = list(views)
+            new_views[actor] = views[actor] + (("own", action),)
+            new_views[1 - actor] = views[1 - actor] + (("opp", action),)
+            paid = list(committed)
+            is_raise = action == self.rules.raise_action
+            if action == "c":
+                paid[actor] = committed[1 - actor]
+            elif is_raise:
+                paid[actor] = committed[1 - actor] + self.rules.raise_sizes[round_]
+            if is_raise or history + action == "k":
+                self._bet(round_, history + action, raises + is_raise, tuple(paid), tuple(new_views), tuple(new_last))
+            elif round_ + 1 == len(self.rules.raise_sizes):
+                self.terminals.append((round_, new_last, ("showdown", paid[0])))
+            else:
+                seen = tuple(view + (("public", None),) for view in new_views)
+                self._bet(round_ + 1, "", 0, tuple(paid), seen, tuple(new_last))
+
+    # ---- one player's decision process
+    def player(self, seat: int) -> tuple[dict[str, np.ndarray], dict[tuple[View, int], np.ndarray]]:
+        """The seat's node arrays, and the sequences of each (decision view, action) by card tuple."""
+        decisions = self.decisions[seat]
+        children: dict[View, dict[Event, None]] = {}
+        for view in decisions:
+            for depth in range(len(view)):
+                children.setdefault(view[:depth], {})[view[depth]] = None
+        blocks: list[tuple] = []
+        sequences: dict[tuple[View, int], np.ndarray] = {}
+        count = {"nodes": 0, "sequences": 1}  # the empty sequence is 0
+
+        def add(kind: int, view: View, where: np.ndarray, parent, edge, outcomes) -> np.ndarray:
+            """Nodes of ``view`` for the card tuples ``where``: their positions in the node list."""
+            first = count["nodes"]
+            count["nodes"] += where.size
+            blocks.append((kind, view, where, parent, edge, outcomes))
+            return np.arange(first, count["nodes"])
+
+        def visit(view: View, parent: np.ndarray, edge: np.ndarray) -> None:
+            """Add the nodes of ``view`` and below; ``parent`` and ``edge`` per card tuple: where they hang."""
+            k = sum(kind in ("card", "public") for kind, _ in view)
+            every = np.arange(self.contexts[k].size)
+            if view in decisions:
+                actions = decisions[view]
+                nodes = add(DECISION, view, every, parent, edge, [self.name_index[a] for a in actions])
+                first = count["sequences"]
+                count["sequences"] += nodes.size * len(actions)
+                for a, action in enumerate(actions):
+                    sequences[(view, a)] = first + np.arange(nodes.size) * len(actions) + a
+                    visit(view + (("own", action),), nodes, np.full(nodes.size, a))
+                return
+            if view not in children:  # the player acts no more below
+                return
+            following = sorted(children[view], key=lambda event: _ACTION_ORDER.index(event[1]) if event[1] else 0)
+            if following[0][0] in ("card", "public"):  # a card comes: a node where two ranks or more can
+                here, there = self.contexts[k], self.contexts[k + 1]
+                allowed = here.counts < self.rules.suits
+                observed = np.flatnonzero(allowed.sum(axis=1) >= 2)
+                nodes = np.full(here.size, -1, dtype=np.int64)
+                nodes[observed] = add(OBSERVATION, view, observed, parent[observed], edge[observed], allowed[observed])
+                before = here.find(there.tuples[:, :k]) if k else np.zeros(there.size, dtype=np.int64)
+                signal = np.cumsum(allowed, axis=1)[before, there.tuples[:, k]] - 1
+                seen = nodes[before] >= 0
+                visit(
+                    view + (following[0],),
+                    np.where(seen, nodes[before], parent[before]),
+                    np.where(seen, signal, edge[before]),
+                )
+                return
+            if len(following) == 1:
+                visit(view + (following[0],), parent, edge)
+                return
+            nodes = add(OBSERVATION, view, every, parent, edge, [self.name_index[event[1]] for event in following])
+            for s, event in enumerate(following):
+                visit(view + (event,), nodes, np.full(nodes.size, s))
+
+        visit((), np.array([-1]), np.array([-1]))
+        return self._assemble(seat, blocks), sequences
+
+    def _assemble(self, seat: int, blocks: list[tuple]) -> dict[str, np.ndarray]:
+        """The node arrays of the blocks (one per view, one node per card tuple), with their ids."""
+        labels = np.array(list(self.labels))
+        first_card = self.name_index[self.labels[0]]
+        kinds, parents, edges, counts, outcomes, ids = [], [], [], [], [], []
+        for kind, view, where, parent, edge, outcome in blocks:
+            kinds.append(np.full(where.size, kind, dtype=np.int8))
+            parents.append(parent)
+            edges.append(edge)
+            if isinstance(outcome, np.ndarray):  # the ranks a card can have, per node
+                counts.append(outcome.sum(axis=1))
+                outcomes.append(np.nonzero(outcome)[1] + first_card)
+            else:
+                counts.append(np.full(where.size, len(outcome)))
+                outcomes.append(np.tile(outcome, where.size))
+            template = ("d" if kind == DECISION else "o") + self._template(view) + f"_pl{player_of_seat(seat)}"
+            k = template.count("{}")
+            cards = labels[self.contexts[k].tuples[where]].tolist()
+            ids += [template.format(*row) for row in cards]
+        ids_utf8, ids_ends = encode_texts(ids)
+        return {
+            "kind": np.concatenate(kinds),
+            "parent": np.concatenate(parents).astype(np.int64),
+            "edge": np.concatenate(edges).astype(np.int64),
+            "outcome_ends": np.cumsum(np.concatenate(counts), dtype=np.int64),
+            "outcomes": np.concatenate(outcomes).astype(np.int64),
+            "ids_utf8": ids_utf8,
+            "ids_ends": ids_ends,
+        }
+
+    @staticmethod
+    def _template(view: View) -> str:
+        """:meth:`_Walk._state_text` with ``{}`` for each card."""
+        parts: list[str] = []
+        for kind, key in view:
+            if kind in ("card", "public"):
+                parts += ["{}", ""]
+            else:
+                parts[-1] += str(key)
+        return "/".join(part for part in parts if part)
+
+    # ---- the payoffs
+    def utility(self, sequences, size_pl2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Player 1's payoffs as (rows, columns, values), each pair once, non-zero, in row-major order."""
+        rules = self.rules
+        deck = rules.ranks * rules.suits
+        keys, values = [], []
+        for round_ in range(len(rules.raise_sizes)):
+            deals = self.contexts[round_ + 2]
+            cards = deals.tuples  # player 1's card, player 2's card, the public cards
+            chances = np.ones(deals.size, dtype=np.int64)
+            for i in range(cards.shape[1]):
+                chances *= rules.suits - (cards[:, :i] == cards[:, i : i + 1]).sum(axis=1)
+            denominator = math.prod(range(deck - cards.shape[1] + 1, deck + 1))
+            public = cards[:, 2:]
+            strength = [(public == cards[:, [p]]).any(axis=1) * rules.ranks + cards[:, p] for p in (0, 1)]
+            showdown = np.sign(strength[0] - strength[1])
+            round_keys, round_numerators = [], []
+            for terminal_round, last, payoff in self.terminals:
+                if terminal_round != round_:
+                    continue
+                index = []
+                for seat, (view, action) in enumerate(last):
+                    k = sum(kind in ("card", "public") for kind, _ in view)
+                    own = cards[:, [seat, *range(2, k + 1)]]
+                    index.append(sequences[seat][(view, action)][self.contexts[k].find(own)])
+                if payoff[0] == "fold":
+                    won = np.full(deals.size, payoff[2] if payoff[1] == 1 else -payoff[2], dtype=np.int64)
+                else:
+                    won = payoff[1] * showdown
+                round_keys.append(index[0] * size_pl2 + index[1])
+                round_numerators.append(won * chances)
+            key, numerator = _summed(np.concatenate(round_keys), np.concatenate(round_numerators))
+            keys.append(key)
+            values.append(numerator / denominator)
+        key, value = _summed(np.concatenate(keys), np.concatenate(values))
+        keep = value != 0
+        return key[keep] // size_pl2, key[keep] % size_pl2, value[keep]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The game as :mod:`gamelp.binary`'s arrays."""
+        (nodes1, sequences1), (nodes2, sequences2) = self.player(0), self.player(1)
+        size1 = 1 + sum(s.size for s in sequences1.values())
+        size2 = 1 + sum(s.size for s in sequences2.values())
+        rows, cols, values = self.utility((sequences1, sequences2), size2)
+        names_utf8, names_ends = encode_texts(self.names)
+        arrays = {
+            "format": np.array(FORMAT),
+            "version": np.array(VERSION, dtype=np.int64),
+            "names_utf8": names_utf8,
+            "names_ends": names_ends,
+            "utility_indptr": np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=size1)))).astype(np.int64),
+            "utility_indices": cols.astype(np.int64),
+            "utility_values": values,
+            "action_names_keys": np.array(self.names[:4]),
+            "action_names_values": np.array([ACTION_NAMES[a] for a in self.names[:4]]),
+        }
+        for p, nodes in ((1, nodes1), (2, nodes2)):
+            arrays |= {f"pl{p}_{name}": array for name, array in nodes.items()}
+        return arrays
+
+
+def _summed(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys, increasing, and the sum of the values of each."""
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[first], np.add.reduceat(values, first) if values.size else values
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the built-in game files (and optionally a bigger Leduc variant) to OUTDIR."""
     parser = argparse.ArgumentParser(
         prog="python -m gamelp.games.poker",
         description="Write rps.json, kuhn.json and leduc.json (sequence-form game files) "
         "generated from the rules; any --leduc-* option also writes that Leduc "
-        "variant as leduc_r<ranks>_s<suits>_m<max raises>_b<sizes>_a<ante>.json.",
+        "variant as leduc_r<ranks>_s<suits>_m<max raises>_b<sizes>_a<ante>.json (.npz with --binary).",
     )
     parser.add_argument("outdir", type=Path, help="directory to write the JSON files to")
     default = {key: getattr(LEDUC_RULES, key) for key in ("ranks", "suits", "raise_sizes", "max_raises", "ante")}
@@ -505,6 +779,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"raises allowed per round (default {default['max_raises']})",
     )
     parser.add_argument("--leduc-ante", type=int, default=default["ante"], help=f"ante (default {default['ante']})")
+    parser.add_argument(
+        "--binary",
+        action="store_true",
+        help="write the Leduc variant as a binary game file (.npz), made by numpy: seconds for 10^6 sequences",
+    )
     args = parser.parse_args(argv)
 
     variant = dict(
@@ -517,23 +796,37 @@ def main(argv: list[str] | None = None) -> int:
     extra = {}
     if variant != default:
         sizes = "-".join(map(str, variant["raise_sizes"]))
-        name = (
-            f"leduc_r{variant['ranks']}_s{variant['suits']}_m{variant['max_raises']}_b{sizes}_a{variant['ante']}.json"
-        )
+        name = f"leduc_r{variant['ranks']}_s{variant['suits']}_m{variant['max_raises']}_b{sizes}_a{variant['ante']}"
         try:
-            extra[name] = leduc(**variant)
+            extra[name] = leduc_arrays(**variant) if args.binary else leduc(**variant)
         except PokerRulesError as error:
             parser.error(str(error))
     paths = write_builtin_data(args.outdir)
-    paths += [write_game(game, args.outdir / name) for name, game in extra.items()]
     for path in paths:
         game = json.loads(path.read_text(encoding="utf-8"))
-        (j1, s1), (j2, s2) = game_size(game).values()
-        print(
-            f"{path}: player 1 {j1} decision points / {s1} sequences, "
-            f"player 2 {j2} / {s2}, {len(game['utility_pl1'])} payoff entries"
-        )
+        _print_size(path, *game_size(game).values(), len(game["utility_pl1"]))
+    for name, made in extra.items():
+        if isinstance(made, dict) and "format" in made:
+            path = save_arrays(made, args.outdir / f"{name}.npz")
+            _print_size(path, *(_arrays_size(made, p) for p in (1, 2)), made["utility_values"].size)
+        else:
+            path = write_game(made, args.outdir / f"{name}.json")
+            _print_size(path, *game_size(made).values(), len(made["utility_pl1"]))
     return 0
+
+
+def _arrays_size(arrays: dict[str, np.ndarray], player: int) -> tuple[int, int]:
+    """(decision points, sequences without the empty one) of a player in a binary game file's arrays."""
+    kind, ends = arrays[f"pl{player}_kind"], arrays[f"pl{player}_outcome_ends"]
+    counts = np.diff(ends, prepend=0)
+    return int((kind == DECISION).sum()), int(counts[kind == DECISION].sum())
+
+
+def _print_size(path: Path, pl1: tuple[int, int], pl2: tuple[int, int], entries: int) -> None:
+    print(
+        f"{path}: player 1 {pl1[0]} decision points / {pl1[1]} sequences, "
+        f"player 2 {pl2[0]} / {pl2[1]}, {entries} payoff entries"
+    )
 
 
 if __name__ == "__main__":
