@@ -26,7 +26,7 @@ The arrays (``P`` is 1 or 2):
 
 The sequences and each decision point's parent sequence follow from the nodes (the last own action on the
 path), as the JSON loader checks them.  The treeplex read from a file (:class:`ArrayTreeplex`) builds its
-``networkx`` graph and its names only when asked for them, so loading and regret solving a game of 10^6
+nodes' records and its names only when asked for them, so loading and regret solving a game of 10^6
 sequences never makes a Python object per node.
 """
 
@@ -41,7 +41,7 @@ import scipy.sparse as sp
 
 from gamelp.errors import GameFileError, shown
 from gamelp.io import atomic_write, read_npz
-from gamelp.treeplex import Treeplex, _check_labels_unambiguous
+from gamelp.treeplex import Point, Treeplex, _check_labels_unambiguous
 
 FORMAT = "gamelp sequence-form game"
 VERSION = 1
@@ -120,8 +120,8 @@ def _check_texts(data: np.ndarray, ends: np.ndarray, where: str) -> None:
 class ArrayTreeplex(Treeplex):
     """A treeplex read from arrays: the sequence form at once, the graph and the names when asked for.
 
-    ``parents``, ``starts`` and ``ends`` are what the solvers use; ``graph``, ``decision_points`` and
-    ``actions`` (and so the labels) are built from the node arrays on first use.
+    ``parents``, ``starts`` and ``ends`` are what the solvers use; ``points``, ``decision_points`` and
+    ``actions`` (and so the labels and the graph) are built from the node arrays on first use.
     """
 
     def __init__(self, player: int, nodes: dict[str, np.ndarray], names: list[str], ids: list[str], sequence_form):
@@ -169,20 +169,18 @@ class ArrayTreeplex(Treeplex):
         )
 
     @cached_property
-    def graph(self):
-        """The decision process as a ``networkx.DiGraph``, as :meth:`Treeplex.from_nodes` builds it."""
-        import networkx as nx
-
-        graph: nx.DiGraph = nx.DiGraph()
+    def points(self) -> dict[str, Point]:
+        """Every node, top-down: its type, outcomes and parent edge, as :meth:`Treeplex.from_nodes` makes them."""
         kind, parent, edge = (self.nodes[k].tolist() for k in ("kind", "parent", "edge"))
-        for position, node_id in enumerate(self.ids):
-            graph.add_node(node_id, type=_KINDS[kind[position]], outcomes=self.outcomes_of(position), position=position)
-        for position, node_id in enumerate(self.ids):
-            if parent[position] >= 0:
-                graph.add_edge(
-                    self.ids[parent[position]], node_id, label=self.outcomes_of(parent[position])[edge[position]]
-                )
-        return graph
+        outcomes = [self.outcomes_of(position) for position in range(len(self.ids))]
+        return {
+            node_id: Point(
+                _KINDS[kind[k]],
+                outcomes[k],
+                None if parent[k] < 0 else (self.ids[parent[k]], outcomes[parent[k]][edge[k]]),
+            )
+            for k, node_id in enumerate(self.ids)
+        }
 
     def _summary(self) -> dict:
         return {
@@ -424,25 +422,22 @@ def _utility(arrays, pl1: Treeplex, pl2: Treeplex, source: str, subnormal) -> sp
 
 # ---------------------------------------------------------------------------------------------------- writing
 def _node_arrays(treeplex: Treeplex, name_index: dict[str, int]) -> dict[str, np.ndarray]:
-    """A treeplex's nodes as the format's arrays (from its graph, in the order the file listed them)."""
-    graph = treeplex.graph
-    order = sorted(graph.nodes, key=lambda node: graph.nodes[node]["position"])
-    position = {node: k for k, node in enumerate(order)}
+    """A treeplex's nodes as the format's arrays, in the order the file listed them."""
+    points = treeplex.points
+    position = {node: k for k, node in enumerate(points)}
     kind, parent, edge, counts, outcomes = [], [], [], [], []
-    for node in order:
-        info = graph.nodes[node]
-        kind.append(_KINDS.index(info["type"]))
-        counts.append(len(info["outcomes"]))
-        outcomes += [name_index[o] for o in info["outcomes"]]
-        preds = list(graph.predecessors(node))
-        if preds:
-            label = graph.edges[preds[0], node]["label"]
-            parent.append(position[preds[0]])
-            edge.append(graph.nodes[preds[0]]["outcomes"].index(label))
-        else:
+    for point in points.values():
+        kind.append(_KINDS.index(point.type))
+        counts.append(len(point.outcomes))
+        outcomes += [name_index[o] for o in point.outcomes]
+        if point.parent_edge is None:
             parent.append(-1)
             edge.append(-1)
-    ids_utf8, ids_ends = encode_texts(order)
+        else:
+            above, label = point.parent_edge
+            parent.append(position[above])
+            edge.append(points[above].outcomes.index(label))
+    ids_utf8, ids_ends = encode_texts(list(points))
     return {
         "kind": np.array(kind, dtype=np.int8),
         "parent": np.array(parent, dtype=np.int64),
@@ -460,9 +455,7 @@ def game_arrays(game) -> dict[str, np.ndarray]:
         names = game.pl1.names
         players = [game.pl1.nodes, game.pl2.nodes]
     else:
-        names = sorted(
-            {o for tp in (game.pl1, game.pl2) for node in tp.graph.nodes for o in tp.graph.nodes[node]["outcomes"]}
-        )
+        names = sorted({o for tp in (game.pl1, game.pl2) for point in tp.points.values() for o in point.outcomes})
         name_index = {name: k for k, name in enumerate(names)}
         players = [_node_arrays(tp, name_index) for tp in (game.pl1, game.pl2)]
     A = sp.csr_matrix(game.A)

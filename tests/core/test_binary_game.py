@@ -27,6 +27,7 @@ def test_a_game_written_and_read_back_is_the_same_game(name, tmp_path):
     for ours, theirs in ((back.pl1, game.pl1), (back.pl2, game.pl2)):
         assert np.array_equal(ours.parents, theirs.parents) and np.array_equal(ours.starts, theirs.starts)
         assert ours.decision_points == theirs.decision_points and ours.actions == theirs.actions
+        assert ours.points == theirs.points
     assert (back.A != game.A).nnz == 0 and back.action_names == game.action_names
     # a game read from a binary file writes the same file again
     again = tmp_path / "again.npz"
@@ -34,7 +35,7 @@ def test_a_game_written_and_read_back_is_the_same_game(name, tmp_path):
     assert again.read_bytes() == path.read_bytes()
 
 
-def test_the_summary_of_an_array_treeplex_matches_the_graphs(tmp_path):
+def test_the_summary_of_an_array_treeplex_matches_the_node_lists(tmp_path):
     game = load_game("leduc")
     game.save(tmp_path / "leduc.npz")
     back = load_game(tmp_path / "leduc.npz")

@@ -10,9 +10,7 @@ from gamelp.games import poker
 
 
 def _nodes(treeplex):
-    graph = treeplex.graph
-    parent = {v: (u, graph.edges[u, v]["label"]) for u, v in graph.edges}
-    return {n: (graph.nodes[n]["type"], graph.nodes[n]["outcomes"], parent.get(n)) for n in graph.nodes}
+    return dict(treeplex.points)
 
 
 VARIANTS = {
