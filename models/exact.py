@@ -309,10 +309,14 @@ class OptimalBasis:
             raise CertificateError(f"{model.name}: HiGHS returned no optimal basis")
         columns = np.array([s.name for s in basis.col_status])
         rows = np.array([s.name for s in basis.row_status])
+        return cls.from_status(model.matrix_form(), columns, rows)
+
+    @classmethod
+    def from_status(cls, form: MatrixForm, columns: np.ndarray, rows: np.ndarray) -> OptimalBasis:
+        """The basis with these statuses of ``form``'s columns and rows (HiGHS's names), factorised."""
         basic, active = np.flatnonzero(columns == _BASIC), np.flatnonzero(rows != _BASIC)
         if basic.size != active.size:
-            raise CertificateError(f"{model.name}: HiGHS's basis is not square ({basic.size} x {active.size})")
-        form = model.matrix_form()
+            raise CertificateError(f"{form.name}: the basis is not square ({basic.size} x {active.size})")
         K = ExactMatrix.from_floats(sp.csr_array(form.A)[active][:, basic])
         return cls(form, columns, rows, basic, active, K, splu(sp.csc_array(K.floats)))
 

@@ -41,13 +41,27 @@ every small ``eps > 0`` exactly when its lowest-order nonzero coefficient is
 positive (or it is zero): feasibility is checked lexicographically, in
 rational arithmetic.  The algorithm: solve the LP on HiGHS at
 ``eps = 1 / (4 n)`` (``n`` the most actions at a decision point, so the
-perturbed polytope has an interior), take its optimal basis, check it
-symbolically; if a check fails, divide ``eps`` by 4 and try again.  A basis
-that passes is optimal on an interval ``(0, eps_0)``, so its polynomials are
-the perturbed equilibria there and their constant terms are the limit: the
-quasi-perfect strategies, verified once more to be a Nash equilibrium of the
-unperturbed game (:func:`gamelp.models.exact.verify_equilibrium`), which also
-gives the value as a fraction.
+perturbed polytope has an interior), take its optimal basis and check it
+symbolically.  A basis feasible for small ``eps`` but not optimal is improved
+by exact primal simplex steps on the polynomial solution (entering: a column
+or row whose reduced cost or dual has the wrong lowest-order sign; leaving:
+the lexicographically first bound met; Bland's rule among equals, so it cannot
+cycle), the lexicographic simplex method of Dantzig, Orden and Wolfe (1955).
+A basis infeasible for small ``eps`` sends the search back to HiGHS with
+``eps`` divided by 4.  (Solving at a tiny ``eps`` alone fails on deep games:
+on Leduc, whose sequences are four actions deep, the last change of optimal
+basis lies below ``eps = 1/800``, where ``eps^4`` is under HiGHS's
+tolerances; from HiGHS's basis at ``eps = 1/48``, 24 exact steps reach it.)
+A basis that passes is optimal on an interval ``(0, eps_0)``, so its
+polynomials are the perturbed equilibria there and their constant terms are
+the limit: the quasi-perfect strategies, verified once more to be a Nash
+equilibrium of the unperturbed game
+(:func:`gamelp.models.exact.verify_equilibrium`), which also gives the value
+as a fraction.  The polynomials themselves are kept
+(:attr:`RefinedEquilibrium.perturbed`): they are the trembles against which
+each limit strategy is a best response at every information set, the
+definition of quasi-perfection, which the tests check by an independent walk
+of the trees.
 
 Behavioural strategies everywhere.  At a decision point ``j`` with parent
 sequence ``p``, the probability of action ``a`` is the limit of the perturbed
@@ -90,6 +104,8 @@ log = logging.getLogger(__name__)
 BACKENDS = ("auto", "highs")  # the symbolic check reads HiGHS's optimal basis
 # eps is divided by this after a basis fails the symbolic check, at most MAX_TRIES times in all.
 SHRINK, MAX_TRIES = 4, 8
+# Exact simplex steps tried on a basis that is feasible for small eps but not optimal, before eps shrinks.
+MAX_PIVOTS = 200
 
 Polynomial = list  # coefficient vectors (object arrays of Fractions) of eps^0, eps^1, ...
 
@@ -199,72 +215,154 @@ class SymbolicSolution:
 
     values: Polynomial
     duals: Polynomial
+    pivots: int  # exact simplex steps from HiGHS's basis
 
 
-def symbolic_solution(lp: PerturbedLP, basis: OptimalBasis) -> SymbolicSolution:
-    """The basic solution of ``basis`` as polynomials, if optimal for every small ``eps > 0``; else CertificateError.
+def _primal(lp: PerturbedLP, basis: OptimalBasis) -> Polynomial:
+    """The basic solution's column values as polynomials.
 
-    Primal: nonbasic columns at their bounds (polynomials), nonbasic rows at their right-hand sides; the basic
-    columns solve ``K z_B = r_k`` power by power.  Dual: ``K^T w = c_B`` power by power, and the reduced costs
-    ``c_N - A_N^T w``.  Signs are read lexicographically (:func:`lexicographic_sign`).
+    Nonbasic ``x`` sit at ``l_1(eps)`` and ``v`` at 0; the basic columns solve ``K z_B = r_k`` power by power
+    (the nonbasic rows at their right-hand sides).
     """
-    form, name = basis.form, lp.model.name
+    form, name, columns = basis.form, lp.model.name, basis.columns
     n, degree = form.A.shape[1], len(lp.lower) - 1
-    A = sp.csr_array(form.A)
-    columns, basic, active = basis.columns, basis.basic, basis.active
-    nonbasic = np.setdiff1d(np.arange(n), basic)
     fixed = [_zeros(n) for _ in range(degree + 1)]
-    for j in nonbasic:
+    for j in np.setdiff1d(np.arange(n), basis.basic):
         if columns[j] == "kZero" and not lp.bounded[j]:
             continue  # a free nonbasic column (v) sits at 0
         if columns[j] != "kLower" or not lp.bounded[j]:
             raise CertificateError(f"{name}: column {j} is nonbasic at {columns[j]}, not at its lower bound")
         for k in range(degree + 1):
             fixed[k][j] = lp.lower[k][j]
-    rhs = _fractions(rational_payoffs(form.rhs)[0])
-    rows_active = ExactMatrix.from_floats(A[active])
+    rhs = _fractions(rational_payoffs(form.rhs[basis.active])[0])
+    rows = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
     values = []
     for k in range(degree + 1):
-        right = (rhs[active] if k == 0 else _zeros(active.size)) - rows_active.matvec(fixed[k])
+        right = (rhs if k == 0 else _zeros(rhs.size)) - rows.matvec(fixed[k])
         z = fixed[k].copy()
-        z[basic] = basis.solve(right, f"primal (eps^{k})") if any(right) else _zeros(basic.size)
+        z[basis.basic] = basis.solve(right, f"primal (eps^{k})") if any(right) else _zeros(basis.basic.size)
         values.append(z)
-    # Primal feasibility of the basic columns and of the rows off their bounds.
-    for j in basic[lp.bounded[basic]]:
+    return values
+
+
+def _slacks(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial) -> tuple[np.ndarray, Polynomial]:
+    """The rows off their bounds (basic rows) and their activity minus right-hand side, as polynomials."""
+    form = basis.form
+    inactive = np.setdiff1d(np.arange(form.A.shape[0]), basis.active)
+    rows = ExactMatrix.from_floats(sp.csr_array(form.A)[inactive])
+    rhs = _fractions(rational_payoffs(form.rhs[inactive])[0])
+    return inactive, [rows.matvec(z) - (rhs if k == 0 else 0) for k, z in enumerate(values)]
+
+
+def _primal_fault(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial) -> str | None:
+    """Why the basic solution is infeasible for small ``eps`` (a column below its bound, a row violated), or None."""
+    for j in basis.basic[lp.bounded[basis.basic]]:
         if lexicographic_sign([z - b for z, b in zip(_column(values, j), _column(lp.lower, j))]) < 0:
-            raise CertificateError(f"{name}: basic column {j} falls below its lower bound for small eps")
-    inactive = np.setdiff1d(np.arange(A.shape[0]), active)
-    rows_inactive = ExactMatrix.from_floats(A[inactive])
-    activity = [rows_inactive.matvec(z) for z in values]
+            return f"basic column {j} falls below its lower bound for small eps"
+    inactive, slacks = _slacks(lp, basis, values)
     for position, i in enumerate(inactive):
-        slack = [a[position] - (rhs[i] if k == 0 else 0) for k, a in enumerate(activity)]
-        sign = lexicographic_sign(slack)
-        if (
-            (form.row_sense[i] == ">" and sign < 0)
-            or (form.row_sense[i] == "<" and sign > 0)
-            or (form.row_sense[i] == "=" and sign != 0)
-        ):
-            raise CertificateError(f"{name}: row {i} is violated for small eps")
-    # Dual feasibility: row duals and reduced costs with the signs of an optimum (of a maximum; flipped for a min).
-    direction = 1 if form.maximize else -1
+        sign = lexicographic_sign(_column(slacks, position))
+        if sign < 0 or (basis.form.row_sense[i] == "=" and sign != 0):
+            return f"row {i} is violated for small eps"
+    return None
+
+
+def _duals(lp: PerturbedLP, basis: OptimalBasis) -> tuple[Polynomial, Polynomial]:
+    """The row duals ``K^T w = c_B`` and the reduced costs ``c - A^T w`` of every column, power by power."""
+    form = basis.form
+    A = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
     duals, reduced = [], []
-    columns_nonbasic = ExactMatrix.from_floats(A[active][:, nonbasic]).T
-    for k in range(degree + 1):
-        costs = lp.costs[k]
-        w = _zeros(A.shape[0])
-        if any(costs[basic]):
-            w[active] = basis.solve_transposed(costs[basic], f"duals (eps^{k})")
+    for k, costs in enumerate(lp.costs):
+        w = _zeros(form.A.shape[0])
+        if any(costs[basis.basic]):
+            w[basis.active] = basis.solve_transposed(costs[basis.basic], f"duals (eps^{k})")
         duals.append(w)
-        reduced.append(costs[nonbasic] - columns_nonbasic.matvec(w[active]))
-    for position, j in enumerate(nonbasic):
-        sign = direction * lexicographic_sign(_column(reduced, position))
-        if sign > 0 or (columns[j] == "kZero" and sign != 0):
-            raise CertificateError(f"{name}: nonbasic column {j} has a reduced cost of the wrong sign for small eps")
-    for i in active:
-        sign = direction * lexicographic_sign(_column(duals, i))
-        if (form.row_sense[i] == ">" and sign > 0) or (form.row_sense[i] == "<" and sign < 0):
-            raise CertificateError(f"{name}: row {i} has a dual of the wrong sign for small eps")
-    return SymbolicSolution(values, duals)
+        reduced.append(costs - A.T.matvec(w[basis.active]))
+    return duals, reduced
+
+
+def _improving(basis: OptimalBasis, duals: Polynomial, reduced: Polynomial) -> tuple[str, int, int] | None:
+    """The first nonbasic column or row whose move improves the maximum for small ``eps`` (Bland's rule), or None.
+
+    A column at its lower bound improves with a positive reduced cost, a free one at 0 with a nonzero one (moving
+    its way); a ``>=`` row at its bound with a positive dual (raising its activity).  Returned as (``"column"`` or
+    ``"row"``, index, direction).
+    """
+    for j in np.setdiff1d(np.arange(basis.form.A.shape[1]), basis.basic):
+        sign = lexicographic_sign(_column(reduced, j))
+        if sign > 0 or (basis.columns[j] == "kZero" and sign != 0):
+            return "column", int(j), sign
+    for i in basis.active:
+        if basis.form.row_sense[i] == ">" and lexicographic_sign(_column(duals, i)) > 0:
+            return "row", int(i), 1
+    return None
+
+
+def _pivot(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial, entering: tuple[str, int, int]) -> OptimalBasis:
+    """One primal simplex step on the polynomial solution: ``entering`` moves, the first bound it meets leaves.
+
+    The step is a polynomial in ``eps`` for each blocking bound (a basic ``x`` reaching ``l_1``, a basic ``>=``
+    row reaching its right-hand side); the lexicographically least one blocks, the lowest index among equals.
+    """
+    form, name = basis.form, lp.model.name
+    kind, index, direction = entering
+    A = sp.csr_array(form.A)
+    change = _zeros(form.A.shape[1])
+    if kind == "column":
+        change[index] = Fraction(direction)
+        right = ExactMatrix.from_floats(A[basis.active][:, [index]]).matvec(_fractions([-direction]))
+    else:
+        right = _fractions((basis.active == index).astype(int).tolist())
+    change[basis.basic] = basis.solve(right, "pivot direction")
+    blocking = []
+    for j in basis.basic[lp.bounded[basis.basic]]:
+        if change[j] < 0:
+            gap = [z - b for z, b in zip(_column(values, j), _column(lp.lower, j))]
+            blocking.append((tuple(g / -change[j] for g in gap), 0, int(j)))
+    inactive, slacks = _slacks(lp, basis, values)
+    moves = ExactMatrix.from_floats(A[inactive]).matvec(change)
+    for position, i in enumerate(inactive):
+        if moves[position] < 0 and form.row_sense[i] == ">":
+            blocking.append((tuple(s / -moves[position] for s in _column(slacks, position)), 1, int(i)))
+    if not blocking:
+        raise SolveError(f"{name}: the perturbed LP is unbounded along {kind} {index} (it should not be)")
+    _, leaving_kind, leaving = min(blocking)
+    columns, rows = basis.columns.copy(), basis.rows.copy()
+    if kind == "column":
+        columns[index] = "kBasic"
+    else:
+        rows[index] = "kBasic"
+    if leaving_kind == 0:
+        columns[leaving] = "kLower"
+    else:
+        rows[leaving] = "kLower"
+    return OptimalBasis.from_status(form, columns, rows)
+
+
+def symbolic_solution(lp: PerturbedLP, basis: OptimalBasis, max_pivots: int = 0) -> SymbolicSolution:
+    """The basic solution of ``basis`` as polynomials, if optimal for every small ``eps > 0``; else CertificateError.
+
+    A basis that is feasible for small ``eps`` but not optimal is improved by up to ``max_pivots`` exact primal
+    simplex steps (:func:`_pivot`) on the polynomial solution, Bland's rule choosing; one that is infeasible, or
+    still not optimal after them, is refused (the message says why).
+    """
+    pivots = 0
+    while True:
+        values = _primal(lp, basis)
+        fault = _primal_fault(lp, basis, values)
+        if fault is not None:
+            raise CertificateError(f"{lp.model.name}: {fault}")
+        duals, reduced = _duals(lp, basis)
+        entering = _improving(basis, duals, reduced)
+        if entering is None:
+            return SymbolicSolution(values, duals, pivots)
+        if pivots == max_pivots:
+            kind, index, _ = entering
+            raise CertificateError(
+                f"{lp.model.name}: {kind} {index} still improves for small eps after {pivots} pivots"
+            )
+        basis = _pivot(lp, basis, values, entering)
+        pivots += 1
 
 
 def behavioural(treeplex: Treeplex, poly: Polynomial) -> dict[str, dict[str, Fraction]]:
@@ -286,16 +384,20 @@ class RefinedEquilibrium(Summarised):
 
     ``certificate`` holds the value (player 1's) and the sequence-form strategies as fractions, checked to be a
     Nash equilibrium in rational arithmetic; ``behaviour`` each player's behavioural strategy (player 1's first),
-    ``epsilon`` the perturbation whose optimal basis was verified for every smaller one, ``solution`` HiGHS's
-    answer to the perturbed LP at that ``epsilon`` and ``tries`` how many ``epsilon`` were solved.
+    ``perturbed`` the perturbed equilibria ``x(eps)``, ``y(eps)`` themselves (polynomials, valid near 0: the
+    trembles that make the limit quasi-perfect), ``epsilon`` the perturbation HiGHS solved last, ``solution`` its
+    answer, ``pivots`` the exact simplex steps from its basis to the one verified optimal for every small ``eps``
+    and ``tries`` how many ``epsilon`` were solved.
     """
 
     game: SequenceFormGame
     refinement: str
     certificate: Certificate
     behaviour: tuple[dict[str, dict[str, Fraction]], dict[str, dict[str, Fraction]]]
+    perturbed: tuple[Polynomial, Polynomial]  # x(eps) and y(eps): the perturbed equilibria near 0, exactly
     epsilon: Fraction
     tries: int
+    pivots: int
     solution: Solution
     wall_time: float
 
@@ -365,6 +467,7 @@ class RefinedEquilibrium(Summarised):
             "select": None,
             "refine": self.refinement,
             "epsilon": str(self.epsilon),
+            "pivots": self.pivots,
             "guaranteed_value": self.game.guaranteed_value(own, self.strategy_of(own)),
             "gap": self.gap,
             "wall_time": self.wall_time,
@@ -385,6 +488,7 @@ def solve_refined(
     *,
     epsilon: Fraction | None = None,
     max_tries: int = MAX_TRIES,
+    max_pivots: int = MAX_PIVOTS,
     **options,
 ) -> RefinedEquilibrium:
     """A quasi-perfect equilibrium of ``game``: both players' exact limit strategies (the module docstring).
@@ -401,6 +505,8 @@ def solve_refined(
         The first perturbation tried (default ``1 / (4 n)``, ``n`` the most actions at a decision point).
     max_tries : int
         How many perturbations (each the last divided by 4) to solve before giving up.
+    max_pivots : int
+        Exact simplex steps that may improve a basis feasible for small ``eps`` (:func:`symbolic_solution`).
     **options
         Solver options (``time_limit``, ``verbose``, ...).
 
@@ -431,7 +537,7 @@ def solve_refined(
         if not solution.optimal:
             raise SolveError(f"{lp.model.name} on highs at eps={eps}: no optimum ({solution.status})")
         try:
-            symbolic = symbolic_solution(lp, OptimalBasis.of(lp.model))
+            symbolic = symbolic_solution(lp, OptimalBasis.of(lp.model), max_pivots)
         except CertificateError as error:
             failure = str(error)
             log.info("eps=%s: %s", eps, failure)
@@ -471,4 +577,7 @@ def _limit(
         payoffs.binary,
     )
     behaviour = (behavioural(game.pl1, x_poly), behavioural(game.pl2, y_poly))
-    return RefinedEquilibrium(game, refinement, certificate, behaviour, lp.epsilon, tries, solution, wall)
+    perturbed = (x_poly, y_poly)
+    return RefinedEquilibrium(
+        game, refinement, certificate, behaviour, perturbed, lp.epsilon, tries, symbolic.pivots, solution, wall
+    )

@@ -329,8 +329,8 @@ def _print_text(args, name: str, payload: dict) -> None:
         )
     if payload.get("refine"):
         print(
-            f"refined: {payload['refine']}, the limit of the perturbed equilibria "
-            f"(HiGHS's basis at eps={payload['epsilon']}, verified optimal for every small eps > 0)"
+            f"refined: {payload['refine']}, the limit of the perturbed equilibria (HiGHS's basis at "
+            f"eps={payload['epsilon']}, exact pivots {payload['pivots']}: optimal for every small eps > 0)"
         )
     if payload.get("select"):
         print(f"selected by {payload['select']}: the optimal strategy of least Euclidean norm")

@@ -1,11 +1,20 @@
 """Quasi-perfect equilibria (gamelp.models.refine), checked for sequential rationality by an independent tree walk.
 
-The check (:func:`sequentially_rational_faults`) uses neither the LP nor the module: the opponent plays its
-behavioural strategy with trembles, ``(1 - eps) b(a|h) + eps / |A(h)|`` at every information set, so every
-sequence weight is a polynomial in ``eps``; each player's payoff per own sequence is then a polynomial, and one
-bottom-up walk of the player's decision points gives the best continuation value of every action.  An action
-played with positive probability must be a best one for every small ``eps > 0``: polynomials compared
-lexicographically (coefficient tuples, lowest power first).
+The check (:func:`sequentially_rational_faults`) uses neither the LP nor the module's code.  Each player faces
+the opponent's strategy with trembles, given as sequence weights that are polynomials in ``eps``; the player's
+payoff per own sequence is then a polynomial, and one bottom-up walk of the player's decision points gives the
+best continuation value of every action.  An action played with positive probability must be a best one:
+
+* against the perturbed equilibria the module returns (``RefinedEquilibrium.perturbed``, completely mixed for
+  ``eps > 0`` and tending to the limit), for every small ``eps`` (polynomials compared lexicographically, as
+  coefficient tuples).  This is van Damme's (1984) definition of a quasi-perfect equilibrium, with the LP's
+  perturbed strategies as the witness trembles: passing it proves the refinement, whatever the LP did.
+* against the opponent's limit behaviour with uniform trembles ``(1 - eps) b(a|h) + eps / |A(h)|``, in the limit
+  (the beliefs at each set from the lowest order at which it is reached, as in a sequential equilibrium): a
+  plain check that the Nash LP's off-path play fails.  A quasi-perfect equilibrium need not pass it where a set
+  is reached only by trembles, whose beliefs then depend on how the opponent trembles: on Kuhn and the small
+  game below it passes; on Leduc 12 off-path actions (of the plain LP's 164) are not best against uniform
+  trembles, while all are against the perturbed strategies.
 """
 
 from fractions import Fraction
@@ -23,6 +32,9 @@ from gamelp.models.refine import (
     sequence_depths,
     solve_refined,
 )
+
+# Leduc's value under the payoff rule (tests/models/test_exact.py finds it from the Nash LP's basis).
+LEDUC_VALUE = Fraction(-1454920850547486749701863871533, 16995463438839962469905132501930)
 
 
 # ----------------------------------------------------------------------------- the independent check
@@ -58,15 +70,25 @@ def trembled(treeplex, behaviour: dict) -> list[tuple]:
     return weights
 
 
-def sequentially_rational_faults(game: SequenceFormGame, behaviours: tuple[dict, dict]) -> list[str]:
+def uniform_trembles(game, behaviours) -> tuple[list[tuple], list[tuple]]:
+    """Both players' behaviour with uniform trembles (:func:`trembled`)."""
+    return trembled(game.pl1, behaviours[0]), trembled(game.pl2, behaviours[1])
+
+
+def perturbed_trembles(refined) -> tuple[list[tuple], list[tuple]]:
+    """The refined equilibrium's perturbed strategies ``x(eps)``, ``y(eps)`` as one polynomial per sequence."""
+    return tuple([tuple(c[i] for c in poly) for i in range(len(poly[0]))] for poly in refined.perturbed)
+
+
+def sequentially_rational_faults(game, behaviours, trembles, *, in_the_limit: bool = False) -> list[str]:
     """Each (player, decision point, action) played with positive probability that is not a best response there
-    to the trembling opponent for every small eps (an empty list: the pair is sequentially rational)."""
+    to the opponent's ``trembles`` for every small eps, or ``in_the_limit`` (an empty list: sequentially rational).
+    """
     faults = []
     A = game.A.tocoo()
     payoffs = [rational_payoff(float(v)) for v in A.data]
     for player in (1, 2):
-        own, opponent = game.player(player), game.player(3 - player)
-        opponent_weights = trembled(opponent, behaviours[2 - player])
+        own, opponent_weights = game.player(player), trembles[2 - player]
         utility: list[tuple] = [()] * own.num_sequences
         for i, j, value in zip(A.row.tolist(), A.col.tolist(), payoffs):
             mine, theirs, sign = (i, j, 1) if player == 1 else (j, i, -1)
@@ -76,13 +98,23 @@ def sequentially_rational_faults(game: SequenceFormGame, behaviours: tuple[dict,
             point = own.decision_points[j]
             local = _padded([best[s] for s in range(own.starts[j], own.ends[j])])
             top = max(local)
-            # The order at which the opponent (and chance) reach the set: the limit beliefs live there.
+            # In the limit only the lowest order at which the set is reached counts (the beliefs live there).
             order = next((k for k in range(len(top)) if any(q[k] for q in local)), 0)
+            shown = slice(order, order + 1) if in_the_limit else slice(None)
             for action, value in zip(own.actions[point], local):
-                if behaviours[player - 1][point][action] > 0 and value[order : order + 1] != top[order : order + 1]:
+                if behaviours[player - 1][point][action] > 0 and value[shown] != top[shown]:
                     faults.append(f"player {player} at {point!r} plays {action!r}, not a best response")
             best[own.parents[j]] = _add(best[own.parents[j]], top)
     return faults
+
+
+def assert_quasi_perfect(game, refined) -> None:
+    """Quasi-perfect against its perturbed strategies, with a behavioural strategy at every decision point."""
+    assert sequentially_rational_faults(game, refined.behaviour, perturbed_trembles(refined)) == []
+    for player in (1, 2):
+        behaviour = refined.behaviour[player - 1]
+        assert list(behaviour) == list(game.player(player).decision_points)
+        assert all(sum(local.values()) == 1 and min(local.values()) >= 0 for local in behaviour.values())
 
 
 # ----------------------------------------------------------------------------- games
@@ -135,12 +167,20 @@ def _behaviours(game, x, y) -> tuple[dict, dict]:
 def test_the_nash_lp_on_kuhn_folds_a_king_off_its_path_and_the_quasi_perfect_equilibrium_calls(kuhn):
     plain = solve_equilibrium(kuhn, "highs")  # HiGHS's vertex: player 1 never checks a king, and folds it if it did
     assert plain.gap == pytest.approx(0.0, abs=1e-12)
-    assert sequentially_rational_faults(kuhn, _behaviours(kuhn, plain.x, plain.y)) == [
+    behaviours = _behaviours(kuhn, plain.x, plain.y)
+    assert sequentially_rational_faults(kuhn, behaviours, uniform_trembles(kuhn, behaviours), in_the_limit=True) == [
         "player 1 at 'dK/kb_pl1' plays 'f', not a best response"
     ]
     refined = solve_refined(kuhn)
     assert refined.behaviour[0]["dK/kb_pl1"] == {"f": 0, "c": 1}
-    assert sequentially_rational_faults(kuhn, refined.behaviour) == []
+    assert_quasi_perfect(kuhn, refined)
+    uniform = uniform_trembles(kuhn, refined.behaviour)
+    assert sequentially_rational_faults(kuhn, refined.behaviour, uniform, in_the_limit=True) == []
+    # Folding the king there instead fails against the perturbed strategies too.
+    folding = ({**refined.behaviour[0], "dK/kb_pl1": {"f": 1, "c": 0}}, refined.behaviour[1])
+    assert sequentially_rational_faults(kuhn, folding, perturbed_trembles(refined)) == [
+        "player 1 at 'dK/kb_pl1' plays 'f', not a best response"
+    ]
 
 
 def test_a_nash_equilibrium_that_mixes_off_the_path_fails_the_check_and_the_refined_one_passes():
@@ -150,30 +190,50 @@ def test_a_nash_equilibrium_that_mixes_off_the_path_fails_the_check_and_the_refi
     mixed[1].update(h1={"l": Fraction(2, 3), "r": Fraction(1, 3)}, h2={"l": Fraction(1, 3), "r": Fraction(2, 3)})
     x, y = (_sequence_form(game.player(k), mixed[k - 1]) for k in (1, 2))
     assert verify_equilibrium(game, payoffs, x, y) == 1  # a Nash equilibrium, exactly
-    assert sequentially_rational_faults(game, mixed) == [
+    assert sequentially_rational_faults(game, mixed, uniform_trembles(game, mixed), in_the_limit=True) == [
         "player 2 at 'h2' plays 'l', not a best response",
         "player 2 at 'h1' plays 'r', not a best response",
     ]
     refined = solve_refined(game)
-    assert sequentially_rational_faults(game, refined.behaviour) == []
+    assert_quasi_perfect(game, refined)
+    uniform = uniform_trembles(game, refined.behaviour)
+    assert sequentially_rational_faults(game, refined.behaviour, uniform, in_the_limit=True) == []
     assert refined.behaviour[1]["h1"] == {"l": 1, "r": 0} and refined.behaviour[1]["h2"] == {"l": 0, "r": 1}
     assert refined.exact_value == 1 and refined.behaviour[0]["r"] == {"out": 1, "in1": 0, "in2": 0}
-    worse = ({"r": {"out": 0, "in1": 1, "in2": 0}}, refined.behaviour[1])
-    assert sequentially_rational_faults(game, worse) == ["player 1 at 'r' plays 'in1', not a best response"]
+    going_in = ({"r": {"out": 0, "in1": 1, "in2": 0}}, refined.behaviour[1])
+    assert sequentially_rational_faults(game, going_in, perturbed_trembles(refined)) == [
+        "player 1 at 'r' plays 'in1', not a best response"
+    ]
 
 
-def test_kuhn_quasi_perfect_is_a_nash_equilibrium_worth_minus_one_eighteenth_and_sequentially_rational(kuhn):
+def test_kuhn_quasi_perfect_is_a_nash_equilibrium_worth_minus_one_eighteenth(kuhn):
     refined = solve_refined(kuhn)
-    assert refined.exact_value == Fraction(-1, 18)
+    assert refined.exact_value == Fraction(-1, 18) and refined.value == pytest.approx(-1 / 18, abs=1e-15)
     assert refined.gap == pytest.approx(0.0, abs=1e-12)
     assert kuhn.guaranteed_value(1, refined.x) == pytest.approx(-1 / 18, abs=1e-12)
     assert kuhn.guaranteed_value(2, refined.y) == pytest.approx(1 / 18, abs=1e-12)
-    assert sequentially_rational_faults(kuhn, refined.behaviour) == []
-    # Every decision point has a behavioural strategy, the unreached ones included.
-    for player in (1, 2):
-        behaviour = refined.behaviour[player - 1]
-        assert set(behaviour) == set(kuhn.player(player).decision_points)
-        assert all(sum(local.values()) == 1 for local in behaviour.values())
+    # Player 1 bets the jack a third of the time (the end of the family alpha in [0, 1/3]) and always bets the king.
+    assert refined.behaviour[0]["dJ_pl1"] == {"k": Fraction(2, 3), "b": Fraction(1, 3)}
+    assert refined.behaviour[0]["dK_pl1"] == {"k": 0, "b": 1}
+    # The perturbed strategies tend to the limit and keep every sequence above eps^|s|.
+    x_poly, _ = refined.perturbed
+    assert list(x_poly[0]) == list(refined.certificate.first)
+    assert all(lexicographic_sign([c[s] for c in x_poly]) > 0 for s in range(1, kuhn.pl1.num_sequences))
+
+
+@pytest.mark.slow
+def test_leduc_quasi_perfect_passes_the_check_where_the_nash_lp_fails(leduc):
+    refined = solve_refined(leduc)  # about 25 s on 2 loaded cores: HiGHS's basis at eps = 1/48, then 24 exact pivots
+    assert refined.exact_value == LEDUC_VALUE and refined.pivots > 0
+    assert_quasi_perfect(leduc, refined)
+    plain = solve_equilibrium(leduc, "highs")
+    behaviours = _behaviours(leduc, plain.x, plain.y)
+    plain_faults = sequentially_rational_faults(
+        leduc, behaviours, uniform_trembles(leduc, behaviours), in_the_limit=True
+    )
+    uniform = uniform_trembles(leduc, refined.behaviour)
+    refined_faults = sequentially_rational_faults(leduc, refined.behaviour, uniform, in_the_limit=True)
+    assert len(plain_faults) > 10 * len(refined_faults)
 
 
 def test_the_sequence_depths_and_the_perturbed_bounds(kuhn):
@@ -185,6 +245,13 @@ def test_the_sequence_depths_and_the_perturbed_bounds(kuhn):
     assert lexicographic_sign([0, 0, Fraction(-1, 9), 5]) == -1 and lexicographic_sign([0, 0]) == 0
 
 
+def test_a_basis_needing_pivots_is_refused_without_them_and_found_with_them(kuhn):
+    with pytest.raises(SolveError, match="no basis optimal for every small eps in 1 tries; the last: .* improves"):
+        solve_refined(kuhn, epsilon=Fraction(1, 8), max_tries=1, max_pivots=0)
+    refined = solve_refined(kuhn, epsilon=Fraction(1, 8), max_tries=1)
+    assert refined.pivots >= 1 and refined.exact_value == Fraction(-1, 18)
+
+
 def test_refusals(kuhn):
     with pytest.raises(ModelError, match="did you mean 'quasi-perfect'"):
         solve_refined(kuhn, "quasi-perfct")
@@ -192,5 +259,3 @@ def test_refusals(kuhn):
         solve_refined(kuhn, backend="cvxpy:CLARABEL")
     with pytest.raises(ModelError, match="epsilon"):
         solve_refined(kuhn, epsilon=Fraction(1, 2))
-    with pytest.raises(SolveError, match="no basis optimal for every small eps in 1 tries"):
-        solve_refined(kuhn, epsilon=Fraction(1, 8), max_tries=1)

@@ -18,7 +18,7 @@ def test_the_json_has_the_plain_solves_keys_and_the_refinement(capsys, player):
     _, plain, _ = run(capsys, "solve", "kuhn", "--player", player, "--json")
     status, out, _ = run(capsys, "solve", "kuhn", "--player", player, "--json", "--refine", "quasi-perfect")
     floats, document = json.loads(plain), json.loads(out)
-    assert status == 0 and set(document) == set(floats) | {"refine", "epsilon"}
+    assert status == 0 and set(document) == set(floats) | {"refine", "epsilon", "pivots"}
     assert document["refine"] == "quasi-perfect" and document["select"] is None
     assert document["value"] == pytest.approx(floats["value"], abs=1e-12)
     assert document["strategy"].keys() == floats["strategy"].keys()
