@@ -24,6 +24,10 @@ class MatrixFileError(GamelpError):
     """A payoff or deviation CSV is malformed."""
 
 
+class StrategyFileError(GamelpError):
+    """A strategy (a file, or one given in code) is not a strategy of the game it is evaluated in."""
+
+
 class ModelError(GamelpError):
     """A declarative model is inconsistent (bad shapes, unknown blocks, ...)."""
 

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 import gamelp.registry as registry
 from gamelp.binary import checked_parts, game_arrays, read_binary, save_arrays
 from gamelp.display import Raw, Summarised
-from gamelp.errors import GameFileError, did_you_mean, shown
+from gamelp.errors import GameFileError, GamelpError, did_you_mean, shown
 from gamelp.io import atomic_write, read_text
 from gamelp.players import opponent_of
 from gamelp.treeplex import Treeplex
@@ -194,6 +194,14 @@ class SequenceFormGame(Summarised):
     def saddle_point_gap(self, x: np.ndarray, y: np.ndarray) -> float:
         """``max_x' x'^T A y - min_y' x^T A y'``: 0 at an equilibrium, the sum of both players' regrets."""
         return self.best_response_value(1, y) + self.best_response_value(2, x)
+
+    def action_named(self, p: int, point: str, action) -> str | None:
+        """The name of ``action`` at ``point``, a decision point of player ``p``; None if the point has no such action.
+
+        Actions are named as the game file names them; a game imported from elsewhere also takes its source's
+        own numbers for them (OpenSpiel's action ids: :class:`gamelp.games.openspiel.OpenSpielGame`).
+        """
+        return action if isinstance(action, str) and action in self.player(p).actions[point] else None
 
     def guaranteed_value(self, p: int, strategy: np.ndarray) -> float:
         """The utility player ``p`` secures with ``strategy`` against a best-responding opponent."""
@@ -483,8 +491,11 @@ def load_game(path_or_name, *, sum_duplicates: bool = False, schema: bool = Fals
     return SequenceFormGame.from_dict(data, source, sum_duplicates=sum_duplicates)
 
 
-def parse_json(text: str, source: str):
-    """Parse a JSON document strictly: duplicate keys and absurd nesting are refused naming ``source``."""
+def parse_json(text: str, source: str, error: type[GamelpError] = GameFileError, what: str = "a game file"):
+    """Parse a JSON document strictly: duplicate keys and absurd nesting are refused naming ``source``.
+
+    Each refusal is an ``error``; ``what`` names what the document should be (``"a game file"``).
+    """
 
     def refuse_duplicates(pairs):
         unique = dict(pairs)
@@ -495,15 +506,15 @@ def parse_json(text: str, source: str):
             if key in seen:
                 owner = unique.get("id")
                 where = f" in node {owner!r}" if isinstance(owner, str) else ""
-                raise GameFileError(f"{source}: duplicate key {key!r}{where} (JSON would keep only the last one)")
+                raise error(f"{source}: duplicate key {key!r}{where} (JSON would keep only the last one)")
             seen.add(key)
         return unique
 
     try:
         return json.loads(text, object_pairs_hook=refuse_duplicates)
     except json.JSONDecodeError as exc:
-        raise GameFileError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        raise error(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
-        raise GameFileError(f"{source}: JSON nested too deeply to be a game file") from None
+        raise error(f"{source}: JSON nested too deeply to be {what}") from None
     except ValueError as exc:  # an integer literal beyond Python's digit limit
-        raise GameFileError(f"{source}: not valid JSON ({exc})") from None
+        raise error(f"{source}: not valid JSON ({exc})") from None

@@ -262,19 +262,33 @@ class Treeplex(Summarised):
         One bottom-up pass: the value of a decision point is the best action's
         utility plus the values of the decision points below that action.
         """
-        accumulated = np.array(utility, dtype=float)  # a copy: the pass adds into it
+        value, best = self.best_response_choices(np.array(utility, dtype=float))
+        return float(value), self.pure_strategy(best)
+
+    def best_response_choices(self, utility: np.ndarray):
+        """The value of :meth:`best_response` and its action at *every* decision point, reached or not.
+
+        ``best[j]`` is the position, among ``actions[decision_points[j]]``,
+        of the action taken at decision point ``j``: the best one given the
+        values below it, also where the response's own earlier choices never
+        lead.  Floats stay floats; an object array of Fractions is worked in
+        exactly.
+        """
+        accumulated = utility.copy()  # the pass adds into it
         best = self._bottom_up(accumulated)
+        return accumulated[0], best
+
+    def pure_strategy(self, choices: np.ndarray) -> np.ndarray:
+        """The sequence form (0 / 1 weights) of the pure strategy taking action ``choices[j]`` at decision point j."""
         x = np.zeros(self.num_sequences)
         x[0] = 1.0
         for j in range(self.num_decision_points):
-            x[self.starts[j] + best[j]] = x[self.parents[j]]
-        return float(accumulated[0]), x
+            x[self.starts[j] + choices[j]] = x[self.parents[j]]
+        return x
 
     def exact_best_response_value(self, utility: np.ndarray) -> Fraction:
         """The value of :meth:`best_response` in rational arithmetic: ``utility`` holds Fractions (or ints)."""
-        accumulated = np.array([Fraction(u) for u in utility] + [None], dtype=object)[:-1]
-        self._bottom_up(accumulated)
-        return accumulated[0]
+        return self.best_response_choices(np.array([Fraction(u) for u in utility] + [None], dtype=object)[:-1])[0]
 
     def _bottom_up(self, accumulated: np.ndarray) -> np.ndarray:
         """Add each decision point's best action's value into its parent sequence, deepest first; the choices.

@@ -46,7 +46,7 @@ from gamelp.errors import did_you_mean, shown
 from gamelp.game import SequenceFormGame
 from gamelp.games.errors import OpenSpielImportError
 from gamelp.games.extensive import SequenceFormBuilder, distinct_labels
-from gamelp.players import player_of_seat
+from gamelp.players import player_of_seat, seat_of_player
 from gamelp.registry import register_game
 
 PREFIX = "openspiel:"
@@ -71,6 +71,13 @@ class OpenSpielGame(SequenceFormGame):
     # (player, information state) -> {action name: OpenSpiel action id}
     action_ids: dict = field(default_factory=dict)
     histories: int = 0
+
+    def action_named(self, p: int, point: str, action) -> str | None:
+        """The name of ``action`` at ``point`` (player ``p``'s): an action name, or OpenSpiel's action id."""
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            ids = self.action_ids.get((seat_of_player(p), point), {})
+            return next((name for name, number in ids.items() if number == action), None)
+        return super().action_named(p, point, action)
 
     def tabular_policy(self, x: np.ndarray, y: np.ndarray):
         """Both players' sequence-form strategies as one OpenSpiel ``TabularPolicy`` of :attr:`spiel_game`."""

@@ -79,7 +79,7 @@ class CertificateError(SolveError):
 
 
 # ----------------------------------------------------------------------------- payoffs as rationals
-def rational_payoff(value: float, max_denominator: int = MAX_PAYOFF_DENOMINATOR) -> Fraction:
+def rational_payoff(value: float, max_denominator: int = MAX_PAYOFF_DENOMINATOR, tolerance: float = 0.0) -> Fraction:
     """The rational a float payoff stands for by :data:`PAYOFF_RULE`.
 
     The smallest denominator ``q <= max_denominator`` whose closest fraction
@@ -88,25 +88,35 @@ def rational_payoff(value: float, max_denominator: int = MAX_PAYOFF_DENOMINATOR)
     rounds to the float, the closest one with that bound does too.  A float
     no such fraction explains is returned as its exact binary value, whose
     denominator exceeds ``max_denominator``.
+
+    With a ``tolerance``, a fraction within ``tolerance`` of the float
+    explains it too (the rule of strategies printed to a number of decimals,
+    :data:`gamelp.models.evaluate.PROBABILITY_RULE`): the closest fraction of
+    bounded denominator gets no farther as the bound grows, so the bisection
+    holds.
     """
     binary = Fraction(value)
-    if float(binary.limit_denominator(max_denominator)) != value:
+
+    def explains(fraction: Fraction) -> bool:
+        return float(fraction) == value or abs(fraction - binary) <= tolerance
+
+    if not explains(binary.limit_denominator(max_denominator)):
         return binary
     low, high = 1, max_denominator
     while low < high:
         middle = (low + high) // 2
-        if float(binary.limit_denominator(middle)) == value:
+        if explains(binary.limit_denominator(middle)):
             high = middle
         else:
             low = middle + 1
     return binary.limit_denominator(low)
 
 
-def rational_payoffs(values: np.ndarray) -> tuple[np.ndarray, int]:
+def rational_payoffs(values: np.ndarray, tolerance: float = 0.0) -> tuple[np.ndarray, int]:
     """Each float of ``values`` as its rational (:func:`rational_payoff`), and how many were taken as binary."""
     values = np.asarray(values, dtype=float)
     unique, inverse = np.unique(values, return_inverse=True)
-    rationals = np.array([rational_payoff(float(v)) for v in unique] + [None], dtype=object)[:-1]
+    rationals = np.array([rational_payoff(float(v), tolerance=tolerance) for v in unique] + [None], dtype=object)[:-1]
     binary = np.array([q.denominator > MAX_PAYOFF_DENOMINATOR for q in rationals], dtype=bool)
     return rationals[inverse.reshape(values.shape)], int(binary[inverse].sum())
 

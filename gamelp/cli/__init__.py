@@ -2,7 +2,7 @@
 
 One module per command family, each with ``add_subparser(commands)`` whose
 leaves set ``func(args) -> exit status``: :mod:`~gamelp.cli.solve`,
-:mod:`~gamelp.cli.kdet`, :mod:`~gamelp.cli.backends`, :mod:`~gamelp.cli.files`
+:mod:`~gamelp.cli.evaluate`, :mod:`~gamelp.cli.kdet`, :mod:`~gamelp.cli.backends`, :mod:`~gamelp.cli.files`
 (``validate``, ``export``, ``export-game``), :mod:`~gamelp.cli.matrix`, and the
 simulator groups :mod:`~gamelp.cli.mtg` and :mod:`~gamelp.cli.locm`, which are
 imported only when their command runs (or for help), so ``gamelp solve`` loads
@@ -21,12 +21,12 @@ import logging
 import sys
 
 from gamelp.backends.quiet import stdout_to_stderr
-from gamelp.cli import backends, files, kdet, matrix, solve
+from gamelp.cli import backends, evaluate, files, kdet, matrix, solve
 from gamelp.cli.args import LOG_LEVELS, OneLineParser, log_level
 from gamelp.errors import GamelpError
 
 # The command families loaded with the parser, in the order --help lists them.
-CORE_FAMILIES = (solve, kdet, backends, files, matrix)
+CORE_FAMILIES = (solve, evaluate, kdet, backends, files, matrix)
 # Command groups whose modules load a simulator, registered only when their command runs (or for help).
 SIMULATOR_GROUPS = {
     "mtg": ("gamelp.cli.mtg", "the mini Magic: The Gathering simulator"),
@@ -51,8 +51,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="gamelp",
         description="Solve two-player zero-sum games with mathematical programming: sequence-form game files "
-        "(solve, kdet, validate, export, export-game), the solver backends (backends), payoff matrices (matrix) "
-        "and the game simulators (mtg, locm).",
+        "(solve, evaluate, kdet, validate, export, export-game), the solver backends (backends), payoff matrices "
+        "(matrix) and the game simulators (mtg, locm).",
     )
     parser.add_argument(
         "--version",

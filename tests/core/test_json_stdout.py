@@ -17,10 +17,12 @@ import lzma
 import subprocess
 import sys
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from conftest import SCRIPTS, commands_with
 
+KUHN_ALWAYS_BET = str(Path(__file__).parents[2] / "docs" / "guide" / "kuhn-always-bet.json")
 ESCHE_8C = str(resources.files("gamelp.games").joinpath("data", "esche_8c_payoffs.csv"))
 
 
@@ -43,6 +45,10 @@ EXAMPLES = {
         ["solve", "kuhn", "--method", "cfr+", "--iterations", "50", "--json"],
         ["solve", "kuhn", "--deterministic", "--json"],
         ["solve", "kuhn", "--unique", "--json"],
+    ],
+    ("gamelp", "evaluate"): lambda tmp: [
+        ["evaluate", "kuhn", KUHN_ALWAYS_BET, "--json"],
+        ["evaluate", "kuhn", KUHN_ALWAYS_BET, "--exact", "--json"],
     ],
     ("gamelp", "kdet"): lambda tmp: [
         ["kdet", "kuhn", "--player", "1", "--k", "2", "--json"],
