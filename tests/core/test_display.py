@@ -254,6 +254,12 @@ def _exact_matrix(world: World):
     return ExactMatrix.from_floats(world.matrix.payoffs)
 
 
+def _evaluation(world: World):
+    from gamelp.models.evaluate import evaluate
+
+    return evaluate(world.game, world.nash.strategy, 1)
+
+
 def _equilibrium(world: World):
     from gamelp.models.nash import solve_equilibrium
 
@@ -319,6 +325,8 @@ BUILDERS = {
     "gamelp.regret.simplex.LocalRule": lambda w: _method(w).local,
     "gamelp.models.nash.Equilibrium": _equilibrium,
     "gamelp.models.exact.Certificate": _certificate,
+    "gamelp.models.evaluate.Evaluation": _evaluation,
+    "gamelp.models.evaluate.PlayerEvaluation": lambda w: _evaluation(w).players[0],
     "gamelp.models.exact.ExactMatrix": _exact_matrix,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.determinism.KdetResult": _kdet,
