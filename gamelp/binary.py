@@ -313,13 +313,11 @@ def _treeplex(arrays: dict[str, np.ndarray], player: int, names: list[str], sour
             f"{where}: node {ids[owner]!r} names outcome {int(outcomes[k])}, not in the {len(names)} names"
         )
     owner_of_outcome = np.repeat(np.arange(n), counts)
-    order = np.lexsort((outcomes, owner_of_outcome))
-    repeated = (np.diff(owner_of_outcome[order]) == 0) & (np.diff(outcomes[order]) == 0)
-    if repeated.any():
-        k = int(order[np.flatnonzero(repeated)[0]])
-        raise GameFileError(
-            f"{where}: node {ids[owner_of_outcome[k]]!r} lists {names[outcomes[k]]!r} twice among its outcomes"
-        )
+    pairs = np.sort(owner_of_outcome * len(names) + outcomes)  # one key per (node, outcome)
+    repeated = np.flatnonzero(np.diff(pairs) == 0)
+    if repeated.size:
+        owner, name = divmod(int(pairs[repeated[0]]), len(names))
+        raise GameFileError(f"{where}: node {ids[owner]!r} lists {names[name]!r} twice among its outcomes")
     roots = np.flatnonzero(parent < 0)
     if roots.size != 1 or roots[0] != 0:
         shown_roots = [ids[k] for k in roots[:5].tolist()]
@@ -344,10 +342,10 @@ def _treeplex(arrays: dict[str, np.ndarray], player: int, names: list[str], sour
         )
     outcome_starts = outcome_ends - counts
     slot = outcome_starts[child_parent] + child_edge  # the global outcome each child hangs from
-    order = np.argsort(slot, kind="stable")
-    twice = np.flatnonzero(np.diff(slot[order]) == 0)
-    if twice.size:
-        a, b = int(order[twice[0]]) + 1, int(order[twice[0] + 1]) + 1
+    if (np.diff(np.sort(slot)) == 0).any():
+        order = np.argsort(slot, kind="stable")
+        first = int(np.flatnonzero(np.diff(slot[order]) == 0)[0])
+        a, b = int(order[first]) + 1, int(order[first + 1]) + 1
         label = names[outcomes[slot[a - 1]]]
         raise GameFileError(
             f"{where}: nodes {ids[a]!r} and {ids[b]!r} both hang from edge ({ids[parent[a]]!r}, {label!r})"
@@ -400,19 +398,20 @@ def _utility(arrays, pl1: Treeplex, pl2: Treeplex, source: str, subnormal) -> sp
         raise GameFileError(
             f"{where}: entry {k} has column {int(indices[k])}, not a sequence of player 2 (1..{n2 - 1})"
         )
-    rows = np.repeat(np.arange(n1, dtype=np.int64), np.diff(indptr))
-    keys = rows * n2 + indices
-    disorder = np.flatnonzero(np.diff(keys) <= 0)
-    if disorder.size:
-        k = int(disorder[0]) + 1
-        what = "repeats" if keys[k] == keys[k - 1] else "comes after a larger column"
-        raise GameFileError(
-            f"{where}: entry {k} ({pl1.labels[rows[k]]}, {pl2.labels[indices[k]]}) {what} in its row; "
-            "each pair once, columns increasing"
-        )
-    bad = np.flatnonzero(~np.isfinite(values) | subnormal(values))
-    if bad.size:
-        k = int(bad[0])
+    steps = np.diff(indices) <= 0  # within a row, the columns must increase
+    boundaries = indptr[1:-1]
+    steps[boundaries[(boundaries > 0) & (boundaries < indices.size)] - 1] = False  # a new row starts
+    bad_values = ~np.isfinite(values) | subnormal(values)
+    if steps.any() or bad_values.any():
+        rows = np.repeat(np.arange(n1, dtype=np.int64), np.diff(indptr))
+        if steps.any():
+            k = int(np.flatnonzero(steps)[0]) + 1
+            what = "repeats" if indices[k] == indices[k - 1] else "comes after a larger column"
+            raise GameFileError(
+                f"{where}: entry {k} ({pl1.labels[rows[k]]}, {pl2.labels[indices[k]]}) {what} in its row; "
+                "each pair once, columns increasing"
+            )
+        k = int(np.flatnonzero(bad_values)[0])
         raise GameFileError(
             f"{where}: entry {k} ({pl1.labels[rows[k]]}, {pl2.labels[indices[k]]}) has value {float(values[k])!r}, "
             "not a finite normal number"

@@ -182,6 +182,10 @@ HOSTILE = {
         _changed(utility_indices=_swap(0, 1)),
         "entry 1 (dJ_pl1:k, dQ/k_pl2:k) comes after a larger column",
     ),
+    "payoff pair twice": (
+        _changed(utility_indices=_set(1, 5)),
+        "entry 1 (dJ_pl1:k, dQ/k_pl2:k) repeats in its row; each pair once",
+    ),
     "payoff not finite": (_changed(utility_values=_set(4, np.nan)), "has value nan, not a finite normal number"),
     "payoff subnormal": (_changed(utility_values=_set(4, 1e-310)), "has value 1e-310, not a finite normal number"),
     "payoff rows short": (_changed(utility_indptr=lambda a: a[:-1]), "utility_indptr has 13 entries, expected 14"),

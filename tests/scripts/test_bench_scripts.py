@@ -528,6 +528,24 @@ def test_bench_large_solves_leduc_by_lp_and_regret_to_the_target(bench, tmp_path
     assert again.generate_seconds is None  # the game file is reused
 
 
+@pytest.mark.slow
+def test_bench_large_runs_openspiels_cfr_plus_on_the_same_game(bench, tmp_path, capsys):
+    pytest.importorskip("pyspiel")
+    script = bench("bench_large")
+    params = script.universal_poker(ranks=3, suits=2, raise_sizes=(2, 4), max_raises=2, ante=1)
+    assert params["numBoardCards"] == "0 1" and params["maxRaises"] == "2 2" and params["stack"] == "13 13"
+    argv = ["--ranks", "3", "--raise-sizes", "2", "4", "--methods", "cfr+", "--target", "1e-3", "--out", str(tmp_path)]
+    result = script.main([*argv, "--openspiel-seconds", "300", "--openspiel-check-every", "50"])
+    row = result.openspiel
+    assert row["status"].endswith(" iterations") and 0 < row["gap"] <= 1e-3 * 13 and row["peak_mb"] > 0
+    assert [step["phase"] for step in row["steps"][:2]] == ["game loaded", "solver built"]
+    assert result.generate_mb > 0 and result.rows[0]["gap"] <= 1e-3 * 13
+    script.report(result)
+    assert "OpenSpiel C++ CFR+ on universal_poker: " in capsys.readouterr().out
+    stopped = script.main([*argv, "--openspiel-seconds", "0.5"]).openspiel  # stopped before it converges
+    assert stopped["status"].startswith("stopped at 0.5 s: ") and stopped["gap"] is None
+
+
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
     script = bench("bench_persistent")
     result = script.main(
