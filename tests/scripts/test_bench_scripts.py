@@ -578,22 +578,38 @@ def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(benc
 
 
 @pytest.mark.slow
-def test_bench_startup_times_every_case_and_reads_the_import_times(bench, capsys):
+def test_bench_startup_times_both_trees_with_cached_bytecode(bench, monkeypatch, capsys):
     script = bench("bench_startup")
-    result = script.main(["--runs", "1", "--top", "3"])
-    assert [case.name for case in result.cases] == list(script.CASES)
+    cases = {name: script.CASES[name] for name in ("import gamelp", "to the first solver call")}
+    monkeypatch.setattr(script, "CASES", cases)
+    tree = str(script.THIS_TREE)
+    result = script.main(["--runs", "1", "--top", "3", "--baseline", tree])
+    assert result.bytecode and result.trees == {"this tree": tree, "baseline": tree}
+    assert [(case.name, case.tree) for case in result.cases] == [(n, t) for n in cases for t in result.trees]
     for case in result.cases:
         assert 0 < case.wall_min <= case.wall_median and case.cpu_median > 0, case
-    assert len(result.heaviest_ms) == 3 and {"numpy", "scipy"} <= set(result.heaviest_ms)
-    assert list(result.heaviest_ms.values()) == sorted(result.heaviest_ms.values(), reverse=True)
-    assert result.import_ms >= sum(result.heaviest_ms.values())
+    for heaviest in result.heaviest_ms.values():
+        assert len(heaviest) == 3 and {"numpy", "scipy"} <= set(heaviest)
+        assert list(heaviest.values()) == sorted(heaviest.values(), reverse=True)
+    assert result.import_ms["baseline"] >= sum(result.heaviest_ms["baseline"].values())
     script.report(result)
     out = capsys.readouterr().out
-    assert "to the first solver call" in out and "imports up to the first solver call" in out
+    assert "cached bytecode" in out and "baseline: imports up to the first solver call" in out
     result.as_json = True
     script.report(result)
     figures = json.loads(capsys.readouterr().out)
-    assert figures["runs"] == 1 and len(figures["cases"]) == len(script.CASES) and "as_json" not in figures
+    assert figures["runs"] == 1 and len(figures["cases"]) == 4 and "as_json" not in figures
+
+
+def test_bench_startup_refuses_a_baseline_that_is_not_a_source_tree(bench, tmp_path):
+    from gamelp.errors import GamelpError
+
+    script = bench("bench_startup")
+    (tmp_path / "gamelp").mkdir()
+    with pytest.raises(
+        GamelpError, match=r"--baseline .*: not a source tree of gamelp \(no gamelp/__init__.py, models"
+    ):
+        script.main(["--baseline", str(tmp_path)])
 
 
 def test_bench_startup_reads_the_import_times_by_package(bench):
