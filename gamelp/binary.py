@@ -316,8 +316,8 @@ def _treeplex(arrays: dict[str, np.ndarray], player: int, names: list[str], sour
     pairs = np.sort(owner_of_outcome * len(names) + outcomes)  # one key per (node, outcome)
     repeated = np.flatnonzero(np.diff(pairs) == 0)
     if repeated.size:
-        owner, name = divmod(int(pairs[repeated[0]]), len(names))
-        raise GameFileError(f"{where}: node {ids[owner]!r} lists {names[name]!r} twice among its outcomes")
+        owner, which = divmod(int(pairs[repeated[0]]), len(names))
+        raise GameFileError(f"{where}: node {ids[owner]!r} lists {names[which]!r} twice among its outcomes")
     roots = np.flatnonzero(parent < 0)
     if roots.size != 1 or roots[0] != 0:
         shown_roots = [ids[k] for k in roots[:5].tolist()]
