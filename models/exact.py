@@ -48,10 +48,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import SuperLU, splu
 
 from gamelp.display import Raw, Summarised, shape_text
 from gamelp.errors import SolveError
@@ -60,6 +60,9 @@ from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
 from gamelp.treeplex import Treeplex
+
+if TYPE_CHECKING:
+    from scipy.sparse.linalg import SuperLU
 
 MAX_PAYOFF_DENOMINATOR = 10**6
 PAYOFF_RULE = (
@@ -324,6 +327,8 @@ class OptimalBasis:
     @classmethod
     def from_status(cls, form: MatrixForm, columns: np.ndarray, rows: np.ndarray) -> OptimalBasis:
         """The basis with these statuses of ``form``'s columns and rows (HiGHS's names), factorised."""
+        from scipy.sparse.linalg import splu
+
         basic, active = np.flatnonzero(columns == _BASIC), np.flatnonzero(rows != _BASIC)
         if basic.size != active.size:
             raise CertificateError(f"{form.name}: the basis is not square ({basic.size} x {active.size})")
