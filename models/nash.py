@@ -19,7 +19,7 @@ gives both players' strategies (:func:`solve_equilibrium`).  With ``x`` binary t
 
 With ``select="min-norm"`` (:mod:`gamelp.models.select`) the strategies
 returned are not the solver's optimum but the minimum-norm point of the
-optimal face, the same on every backend that takes the QP.
+optimal face, the same on every backend (a QP, then an exact step on its active set).
 
 Matrix games (second half of the module): von Neumann's general LP for any
 payoffs and the deck-game thesis's form ``min e^T x s.t. C^T x >= e, x >= 0``
@@ -39,7 +39,15 @@ from gamelp.errors import ModelError, SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
-from gamelp.models.select import check_backend, check_rule, select_on_face
+from gamelp.models.select import (
+    Selection,
+    check_rule,
+    matrix_values,
+    qp_backend,
+    select_on_face,
+    selection_section,
+    sequence_values,
+)
 from gamelp.players import MATRIX_PLAYERS, opponent_of
 from gamelp.solution import INFEASIBLE, INFEASIBLE_OR_UNBOUNDED, UNBOUNDED, Solution
 
@@ -97,10 +105,10 @@ class NashResult(Summarised):
     solution: Solution
     model: Model
     certificate: Certificate | None = field(default=None, kw_only=True)  # the exact certificate (exact=True)
-    # The selection rule that chose ``strategy`` on the optimal face (None: the LP's own) and its QP solutions
+    # The selection rule that chose ``strategy`` on the optimal face (None: the LP's own) and its selections
     # (``solution`` stays the LP's).
     select: str | None = field(default=None, kw_only=True)
-    selections: tuple[Solution, ...] = field(default=(), kw_only=True)
+    selections: tuple[Selection, ...] = field(default=(), kw_only=True)
 
     @property
     def wall_time(self) -> float:
@@ -177,6 +185,7 @@ class NashResult(Summarised):
             "player": self.player,
             "deterministic": self.model.variables["x"].kind == "binary",
             "select": self.select,
+            **selection_section(self.selections),
             "guaranteed_value": self.guaranteed_value,
             "gap": self.gap,
             "wall_time": self.wall_time,
@@ -208,11 +217,12 @@ def solve_model(game: SequenceFormGame, player: int, model: Model, backend: str,
 
 def _selected_strategy(
     game: SequenceFormGame, player: int, value: float, backend: str, select: str, **options
-) -> tuple[np.ndarray, Solution]:
+) -> tuple[np.ndarray, Selection]:
     """``player``'s strategy that ``select`` picks on the optimal face of value ``value`` (player ``player``'s)."""
     model = sequence_form_lp(game, player)
-    solution = select_on_face(model, value, backend, select, **options)
-    return _sequence_strategy(game, player, solution, f"{model.name} on {backend}"), solution
+    selection = select_on_face(model, value, backend, select, sequence_values(game, player), **options)
+    solution = replace(selection.solution, values={"x": selection.strategy})
+    return _sequence_strategy(game, player, solution, f"{model.name} on {backend}"), selection
 
 
 def solve_nash(
@@ -236,7 +246,7 @@ def solve_nash(
         A backend string (:meth:`gamelp.Model.solve`).
     select : {None, "min-norm"}
         None: the LP's optimum as the solver returns it.  ``"min-norm"``: the optimal strategy of least
-        Euclidean norm, the same on every backend that takes QPs (:mod:`gamelp.models.select`; one more solve).
+        Euclidean norm, the same on every backend (:mod:`gamelp.models.select`; a QP and an exact step more).
     exact : bool
         Also certify the answer exactly (:mod:`gamelp.models.exact`): both players' strategies as fractions,
         checked in rational arithmetic, in ``certificate``; a pair that fails a check raises
@@ -248,13 +258,13 @@ def solve_nash(
     -------
     NashResult
         The value, the sequence-form strategy, the strategy's saddle-point gap checked without the solver, the
-        model and its solution (the LP's; a selection's QP solution is in ``selections``).
+        model and its solution (the LP's; a selection's QP and exact step are in ``selections``).
     """
     if exact:
         return _with_certificate(solve_nash(game, player, backend, select=select, **{"persistent": True, **options}))
     model = sequence_form_lp(game, player)
     if check_rule(select) is not None:
-        check_backend(model, backend)
+        qp_backend(model, backend)
     result = solve_model(game, player, model, backend, **options)
     if select is None:
         return result
@@ -287,7 +297,7 @@ class Equilibrium(Summarised):
 
     result: NashResult  # player 1's solved LP (its strategy the selected one, with a selection rule)
     y: np.ndarray
-    y_selection: Solution | None = field(default=None, kw_only=True)  # the QP that selected y (None: the duals)
+    y_selection: Selection | None = field(default=None, kw_only=True)  # how y was selected (None: the duals)
 
     @property
     def game(self) -> SequenceFormGame:
@@ -371,6 +381,7 @@ class Equilibrium(Summarised):
             "solver_version": solution.solver_version,
             "player": "both",
             "select": self.result.select,
+            **selection_section(self.result.selections + ((self.y_selection,) if self.y_selection else ())),
             "gap": self.gap,
             "wall_time": self.result.wall_time + (0.0 if self.y_selection is None else self.y_selection.wall_time),
             "strategy": self.strategy_dict(1),
@@ -418,7 +429,7 @@ def solve_equilibrium(
         ``x``, ``y``, the value and the pair's saddle-point gap.
     """
     if check_rule(select) is not None:
-        check_backend(sequence_form_lp(game, 2), backend)
+        qp_backend(sequence_form_lp(game, 2), backend)
     result = solve_nash(game, 1, backend, select=select, exact=exact, **options)
     if select is not None:
         selected, qp = _selected_strategy(game, 2, -result.value, backend, select, **options)
@@ -541,9 +552,9 @@ class MatrixNashResult(Summarised):
     solution: Solution
     model: Model
     certificate: Certificate | None = field(default=None, kw_only=True)  # the exact certificate (exact=True)
-    # The selection rule that chose both strategies (None: the LP's and its duals), its QP solutions row's first.
+    # The selection rule that chose both strategies (None: the LP's and its duals), its selections row's first.
     select: str | None = field(default=None, kw_only=True)
-    selections: tuple[Solution, ...] = field(default=(), kw_only=True)
+    selections: tuple[Selection, ...] = field(default=(), kw_only=True)
 
     def strategy_of(self, player: str) -> np.ndarray:
         """The strategy of ``player`` ("row" or "col")."""
@@ -605,6 +616,7 @@ class MatrixNashResult(Summarised):
             "player": self.player,
             "form": self.form,
             "select": self.select,
+            **selection_section(self.selections),
             "guaranteed_value": self.guaranteed_value,
             "gap": self.saddle_gap,
             "strategy": self.strategy_dict(),
@@ -647,7 +659,7 @@ def solve_matrix_nash(
         raises :class:`~gamelp.models.exact.CertificateError` naming it.
     select : {None, "min-norm"}
         A selection rule (:mod:`gamelp.models.select`): the optimal mix of least Euclidean norm (the nearest
-        to uniform), the same on every backend that takes QPs; None: the LP's optimum and its duals.
+        to uniform), the same on every backend; None: the LP's optimum and its duals.
     **options
         Solver options.
 
@@ -662,7 +674,7 @@ def solve_matrix_nash(
     model = matrix_nash_lp(game, player, form)
     if check_rule(select) is not None:
         for whose in PLAYERS:
-            check_backend(matrix_nash_lp(game, whose, "general"), backend)
+            qp_backend(matrix_nash_lp(game, whose, "general"), backend)
     solution = model.solve(backend, **options)
     if not solution.optimal:
         if form == "thesis" and solution.status in (INFEASIBLE, UNBOUNDED, INFEASIBLE_OR_UNBOUNDED):
@@ -691,9 +703,12 @@ def solve_matrix_nash(
     if select is None:
         return result
     selections = tuple(
-        select_on_face(matrix_nash_lp(game, whose, "general"), value, backend, select, **options) for whose in PLAYERS
+        select_on_face(
+            matrix_nash_lp(game, whose, "general"), value, backend, select, matrix_values(game, whose), **options
+        )
+        for whose in PLAYERS
     )
-    row, col = (_normalised(qp.values[STRATEGY_BLOCK], f"{model.name} selected strategy") for qp in selections)
+    row, col = (_normalised(selection.strategy, f"{model.name} selected strategy") for selection in selections)
     return replace(result, row_strategy=row, col_strategy=col, select=select, selections=selections)
 
 

@@ -9,65 +9,116 @@ returns instead the one point that a strictly convex rule picks.
 
 The rule ``min-norm``.  For player ``p`` with the Nash LP of
 :func:`gamelp.models.nash.sequence_form_lp` (``max f_o^T v`` s.t.
-``M^T x - F_o^T v >= 0``, ``F_p x = f_p``, ``x >= 0``) and its value ``v*``::
-
-    1.  v* = the LP's optimum (one solve, on the chosen backend);
-    2.  min  1/2 ||x||_2^2
-        s.t. M^T x - F_o^T v >= 0,   F_p x = f_p,   x >= 0,   v free
-             f_o^T v >= v* - eps                    (the optimal face, relaxed by eps)
-
-on the same backend (with ``auto``: HiGHS the LP, Clarabel the QP), with
-``eps = 1e-9 (1 + |v*|)``.  The objective's Hessian is the identity on ``x``, so it is strictly convex in
-``x`` and the minimiser ``x`` is unique (``v`` need not be: only ``x`` is
+``M^T x - F_o^T v >= 0``, ``F_p x = f_p``, ``x >= 0``) and its value ``v*``,
+the selected strategy is the minimiser of ``1/2 ||x||_2^2`` over the optimal
+face ``{x : (x, v) feasible, f_o^T v >= v*}``.  The objective is strictly
+convex in ``x``, so the minimiser is unique (``v`` need not be: only ``x`` is
 reported).  A matrix game's row player is the same with the simplex:
-``min 1/2 ||p||^2`` s.t. ``C^T p >= (v* - eps) e``, ``e^T p = 1``, ``p >= 0``
-(the column player's: ``C q <= (v* + eps) e``); on the simplex
-``||p - e/n||^2 = ||p||^2 - 1/n``, so the selected mix is the optimal mix
-nearest the uniform one.  In the sequence form, for a fixed weight ``x_s``
-of the sequence leading to an information set, ``sum_a x_sa^2`` is least when
-that weight is spread as evenly over the actions as the face allows: the
-rule prefers mixing evenly among equally good actions, at every information
-set, weighting each set by how often the player's own choices reach it.
+``min 1/2 ||p||^2`` s.t. ``C^T p >= v* e``, ``e^T p = 1``, ``p >= 0`` (the
+column player's: ``C q <= v* e``); on the simplex ``||p - e/n||^2 = ||p||^2 -
+1/n``, so the selected mix is the optimal mix nearest the uniform one.  In the
+sequence form, for a fixed weight ``x_s`` of the sequence leading to an
+information set, ``sum_a x_sa^2`` is least when that weight is spread as
+evenly over the actions as the face allows: the rule prefers mixing evenly
+among equally good actions, at every information set, weighting each set by
+how often the player's own choices reach it.
 
-Why a relaxed face, and why so little.  ``v*`` is known only to the solver's
-tolerance: with ``eps = 0`` the face may be empty in floating point.  With
-``eps > 0`` the selected strategy guarantees at least ``v* - eps`` (it is
-optimal to ``eps``, and to the QP solver's feasibility tolerance), and it lies
-within ``L eps`` of the exact selection (the projection of 0 onto a polyhedron
-moves Lipschitz-continuously with its right-hand side, Hoffman's bound).  On
-Kuhn ``L`` is about 18 (``eps = 1e-5`` moves the selection by 1.8e-4), so
-``eps`` is not the solvers' tolerance (1e-7, which would move it by 2e-6) but
-1e-9, and a ``v*`` over-estimated by more than ``eps`` only costs the QP
-solver a violation within its tolerance.  Measured: on Kuhn and the deck game
-every QP backend selects the same strategies to 2e-8 (SCS to 1e-4).  Leduc's
-``L`` is about 2e4: Clarabel's own LP value, 2.5e-9 from HiGHS's simplex,
-moves its selection by 5e-5, so there the value should come from a simplex
-(``auto``: HiGHS).  On Leduc 13x4 (6,007 sequences a player) Clarabel fails on
-the QP (numerical error), whatever ``eps``.  The face cannot be written without
-``v*`` (a lexicographic formulation through the LP's duals would not help:
-being a best response to one equilibrium strategy of the opponent is
-necessary for optimality, not sufficient).
+How it is computed: an approximate minimiser, then an exact active-set step.
 
-Cost: one LP and one QP per player selected (:func:`solve_equilibrium
-<gamelp.models.nash.solve_equilibrium>` with a rule: one LP and two QPs).
-Backends that take the QP are those with the ``QP`` capability
-(``gamelp backends``); the others are refused before any work, with the names
-of those that can.
+1.  ``v*``: the LP, on the backend asked for.
+2.  An approximate minimiser: the QP ``min 1/2 ||x||^2`` over the face
+    relaxed to ``f_o^T v >= v* - eps`` (``eps = 1e-9 (1 + |v*|)``), on the
+    backend asked for when it takes QPs (``QP`` in ``gamelp backends``) and
+    the model, else on the first installed backend that does (``auto``:
+    Clarabel); ``auto`` also when the backend's point is missing or too far
+    for step 3 (SCS on Leduc: "optimal_inaccurate", or 4e-3 away).
+    This point is only approximate: the face is a thin slab, and
+    the minimiser moves Lipschitz-continuously with its right-hand side
+    (Hoffman's bound) by ``L eps`` plus the QP solver's own tolerance times
+    ``L``; ``L`` is about 18 on Kuhn but 2e4 on Leduc, where backends' QP
+    answers differ by 5e-5.
+3.  The exact step (the same on every backend).  The minimiser of a convex QP
+    is the minimiser of the equality-constrained QP on its active set
+    (Nocedal and Wright 2006, Numerical Optimization, Section 16.5: the
+    active-set methods' subproblem).  From the approximate point, gamelp
+    reads the active set: the zero sequences ``Z`` (``x_s <= theta``) and
+    the opponent's sequences ``T`` whose rows are tight (slack ``<= theta``)
+    at the opponent's exact best-response values ``v(x)`` (bottom-up).
+    Then it solves ``min 1/2 ||x||^2`` s.t. ``F_p x = f_p``, ``x_Z = 0``,
+    ``(M^T x - F_o^T v)_T = 0`` through its KKT system: a sparse LU of the
+    regularised (quasi-definite) system, iteratively refined on the system
+    itself, which may be singular (its ``x`` is unique, its multipliers
+    need not be).  ``v*`` appears nowhere in it: when ``T`` holds the
+    support of an opponent equilibrium ``y*`` and ``Z`` the sequences where
+    ``y*`` leaves slack, complementary slackness (von Stengel 1996, Section
+    4) fixes ``f_o^T v = v*`` on that affine set exactly, so the face's
+    value row is implied and the answer does not inherit the LP's rounding.
+4.  Verification, without the solver: the point is a sequence-form strategy
+    (``x >= -1e-12``, ``F_p x = f_p`` to 1e-9), optimal (its guaranteed value,
+    by an exact best response, is ``v*`` to ``1e-7 (1 + |v*|)``), and the
+    minimiser: the KKT conditions of step 2's QP hold with multipliers of the
+    right signs (``>= 0`` on the tight rows, the zero bounds and the value
+    row), found by a feasibility LP (``scipy.optimize.linprog``, HiGHS) when
+    the KKT solve's own minimum-norm multipliers have a wrong sign.
+    Thresholds ``theta`` from :data:`THRESHOLDS` are tried in turn; the first
+    verified point is the answer.  Two verified points are the same point (the
+    minimiser is unique), so every backend whose approximate point leads to
+    a verified one returns the same strategy to rounding (1e-12).  If none
+    verifies, the approximate point is returned and the result says so
+    (:class:`Selection`'s ``polished`` is False, with the reason).
+
+Measured (``scripts/bench/bench_select.py``, ``tests/models/test_select.py``):
+on Kuhn, Leduc and the Esche deck game every installed backend's selection is
+verified, and all are equal to the last bit.  SCS's own QP point on Leduc is
+too far for step 3 (or missing), so there the point comes from ``auto``.
+
+HiGHS (1.16) is not offered the QP: its active-set QP solver stops with
+"QP solver claims optimality, but with primal infeasibilities" (8e-5) on
+Leduc's face, whatever the Hessian's form (triangular, without the zero
+diagonal of ``v``, regularised), presolve, solver choice or face written by
+complementary slackness.  The default install (HiGHS alone) therefore cannot
+select; ``pip install gamelp[cvxpy]`` adds Clarabel.
+
+Cost: one LP, and per player selected one QP and the exact step
+(:func:`solve_equilibrium <gamelp.models.nash.solve_equilibrium>` with a rule:
+one LP, two QPs, two exact steps).
 """
 
 from __future__ import annotations
 
 import copy
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.optimize import linprog
 
-from gamelp.errors import ModelError, SolveError, did_you_mean
+from gamelp.backends import check
+from gamelp.display import Raw, Summarised
+from gamelp.errors import BackendError, ModelError, SolveError, did_you_mean
+from gamelp.form import MatrixForm
+from gamelp.game import SequenceFormGame
+from gamelp.matrix import MatrixGame
 from gamelp.model import Model
 from gamelp.solution import Solution
 
 SELECT_RULES = ("min-norm",)
-# The optimal face is relaxed by this much, relative to 1 + |v*| (see the module docstring).
+# The optimal face is relaxed by this much, relative to 1 + |v*|, for the approximate QP (see the module docstring).
 FACE_TOLERANCE = 1e-9
+# Active-set thresholds tried in turn on the approximate point (weights in [0, 1]; slacks in payoff units).
+THRESHOLDS = (1e-5, 1e-6, 1e-4, 1e-7, 1e-8)
+# The KKT system's regularisation and the refinement steps on it (see _kkt_solve).
+REGULARISATION = 1e-9
+REFINEMENTS = 60
+# Verification: the strategy's guaranteed value within this of v* (relative to 1 + |v*|); KKT residuals and
+# multiplier signs within this relative to 1 + the largest weight.
+VALUE_TOLERANCE = 1e-7
+KKT_TOLERANCE = 1e-8
+# Where the QP goes when the backend asked for cannot take it.
+FALLBACK_QP_BACKEND = "auto"
 
 
 def check_rule(select: str | None) -> str | None:
@@ -79,18 +130,30 @@ def check_rule(select: str | None) -> str | None:
 
 
 def face_tolerance(value: float) -> float:
-    """``eps``: how far below the value ``v*`` the optimal face is relaxed (see the module)."""
+    """``eps``: how far below the value ``v*`` the approximate QP's face is relaxed (see the module)."""
     return FACE_TOLERANCE * (1.0 + abs(value))
 
 
-def check_backend(model: Model, backend: str) -> None:
-    """Refuse, before any solve, a backend that cannot take the selection's QP of the Nash LP ``model``.
+def qp_backend(model: Model, backend: str) -> str:
+    """The backend that takes the selection's QP of the Nash LP ``model``: ``backend`` if it can, else ``auto``.
 
-    The refusal names the backends that can (``model`` itself is not changed).
+    ``model`` itself is not changed.  With no installed backend that takes the QP, a ``BackendError`` naming the
+    extra that adds one (HiGHS's own QP solver is not offered it: see the module).
     """
-    from gamelp.backends import check
-
-    check(face_qp(copy.deepcopy(model), 0.0, 0.0), backend)
+    qp = face_qp(copy.deepcopy(model), 0.0, 0.0)
+    try:
+        check(qp, backend)
+        return backend
+    except BackendError:
+        pass
+    try:
+        check(qp, FALLBACK_QP_BACKEND)
+    except BackendError:
+        raise BackendError(
+            "select needs a backend that takes QPs (none installed: HiGHS's QP solver fails on these faces); "
+            "pip install 'gamelp[cvxpy]' adds Clarabel"
+        ) from None
+    return FALLBACK_QP_BACKEND
 
 
 def face_qp(model: Model, value: float, tolerance: float, strategy: str = "x") -> Model:
@@ -110,30 +173,259 @@ def face_qp(model: Model, value: float, tolerance: float, strategy: str = "x") -
     return model
 
 
-def select_on_face(model: Model, value: float, backend: str, rule: str, **options) -> Solution:
-    """Solve ``rule``'s QP over the optimal face of the Nash LP ``model`` (changed in place), of value ``value``.
+# ------------------------------------------------------------------ the value variables a strategy implies
+def sequence_values(game: SequenceFormGame, player: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``x -> v(x)``: the opponent's decision-point values of the Nash LP at ``x``, by an exact best response.
+
+    ``v_d = min_a (M^T x)_{da} + sum of the values below (d, a)``: the largest ``v`` feasible with ``x``, so
+    every row the best response plays is tight (``v_root`` is ``x``'s guaranteed value).
+    """
+    opp = game.player(3 - player)
+    M = game.payoff_matrix(player)
+
+    def values(x: np.ndarray) -> np.ndarray:
+        accumulated = -np.asarray(M.T @ x, dtype=float)  # the opponent's utility of each of its sequences
+        opp._bottom_up(accumulated)
+        v = np.empty(opp.num_decision_points + 1)
+        v[0] = -accumulated[0]
+        for j in range(opp.num_decision_points):
+            v[j + 1] = -accumulated[opp.starts[j] : opp.ends[j]].max()
+        return v
+
+    return values
+
+
+def matrix_values(game: MatrixGame, player: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``p -> (v,)``: the general matrix LP's value variable at a mix, what the mix guarantees (one entry)."""
+    C = game.payoffs
+    if player == "row":
+        return lambda p: np.array([(C.T @ p).min()])
+    return lambda q: np.array([(C @ q).max()])
+
+
+# ------------------------------------------------------------------ the exact step
+@dataclass(repr=False)
+class Selection(Summarised):
+    """A selected strategy: the approximate QP's solution and whether the exact step verified the point.
+
+    ``strategy`` is the selected ``x``; ``polished`` says whether it is the verified solution of the active
+    set's KKT system (else it is the QP's point, and ``note`` says why); ``zeros`` and ``tight`` count the
+    active set; ``polish_time`` is the exact step's seconds.
+    """
+
+    rule: str
+    strategy: np.ndarray
+    solution: Solution
+    polished: bool
+    note: str
+    polish_time: float = 0.0
+    zeros: int = 0
+    tight: int = 0
+
+    @property
+    def wall_time(self) -> float:
+        """The QP's seconds and the exact step's."""
+        return self.solution.wall_time + self.polish_time
+
+    def _summary(self) -> dict:
+        return {
+            "rule": self.rule,
+            "qp_backend": self.solution.backend,
+            "polished": self.polished,
+            "note": self.note,
+            "wall_time": Raw(f"{self.wall_time:.3g}"),
+        }
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the rule, the QP's backend, whether the point was verified, and why not."""
+        return {
+            "rule": self.rule,
+            "qp_backend": self.solution.backend,
+            "polished": self.polished,
+            "note": self.note,
+            "zero_sequences": self.zeros,
+            "tight_rows": self.tight,
+        }
+
+
+def selection_section(selections) -> dict:
+    """``{"selection": [...]}``, each selection's JSON (:meth:`Selection.to_dict`), or nothing without any."""
+    return {"selection": [selection.to_dict() for selection in selections]} if selections else {}
+
+
+@dataclass
+class _Step:
+    """One try of the exact step: the point, or why not; and the active set's size."""
+
+    x: np.ndarray | None
+    why: str
+    zeros: int
+    tight: int
+
+
+def _slack(form: MatrixForm, z: np.ndarray) -> np.ndarray:
+    """Each row's slack at ``z`` (``>= 0`` when satisfied; equality rows: 0)."""
+    activity = form.A @ z - form.rhs
+    return np.where(form.row_sense == ">", activity, np.where(form.row_sense == "<", -activity, 0.0))
+
+
+def _value_row(form: MatrixForm) -> np.ndarray:
+    """The LP objective as a constraint's gradient, oriented so that the face is ``gradient . z >= bound``."""
+    return form.c if form.maximize else -form.c
+
+
+def _verify(form: MatrixForm, x: np.ndarray, values, value: float, zero: np.ndarray, rows: np.ndarray, m) -> str:
+    """Why ``x`` is not the face's minimiser, or ``""`` (see the module docstring, step 4)."""
+    xs = form.variable_slices["x"]
+    if x.min() < -1e-12:
+        return f"a zero-weight sequence left out of the active set (weight {x.min():.1e})"
+    x = np.clip(x, 0.0, None)
+    z = form.full_vector({"x": x, "v": values(x)})
+    equality = form.row_sense == "="
+    if np.abs(form.A[equality] @ z - form.rhs[equality]).max(initial=0.0) > 1e-9:
+        return "not a strategy (the polytope's rows)"
+    if _slack(form, z).min(initial=0.0) < -1e-9:
+        return "infeasible rows at its own best-response values"
+    guaranteed = float(form.c @ z) + form.objective_constant
+    if abs(guaranteed - value) > VALUE_TOLERANCE * (1.0 + abs(value)):
+        return f"not optimal (guarantees {guaranteed:.10g}, the LP {value:.10g})"
+    # KKT: grad = sum over the active constraints of multiplier * gradient, the inequalities' multipliers >= 0.
+    n = z.size
+    gradient = np.zeros(n)
+    gradient[xs] = x
+    sense = form.row_sense[rows]
+    orient = np.where(sense == "<", -1.0, 1.0)
+    columns = [
+        (form.A[rows].T @ sp.diags(orient)).tocsc(),
+        sp.eye(n, format="csc")[:, np.flatnonzero(zero)],
+        sp.csc_matrix(_value_row(form)[:, None]),
+    ]
+    lower = np.concatenate([np.where(sense == "=", -np.inf, 0.0), np.zeros(int(zero.sum())), [0.0]])
+    scale = KKT_TOLERANCE * (1.0 + float(np.abs(x).max()))
+    # The KKT solve's own multipliers first (min-norm ones: degenerate faces have many), then a bounded search.
+    if m is not None:
+        on_rows = -m * orient
+        on_bounds = (gradient - columns[0] @ on_rows)[zero]
+        if (np.concatenate([on_rows, on_bounds, [0.0]]) >= lower - scale).all():
+            return ""
+    # A feasibility LP (HiGHS, through scipy): multipliers of those signs that make the gradient exactly.
+    stacked = sp.hstack(columns, format="csc")
+    found = linprog(
+        np.zeros(stacked.shape[1]),
+        A_eq=stacked,
+        b_eq=gradient,
+        bounds=[(None if low == -np.inf else float(low), None) for low in lower],
+        method="highs",
+    )
+    if found.status != 0:
+        return "not the minimiser (no KKT multipliers of the right signs)"
+    return ""
+
+
+def _kkt_solve(kkt: sp.csc_matrix, rhs: np.ndarray, kept: int) -> np.ndarray | None:
+    """A solution of the (maybe singular) KKT system ``kkt w = rhs``, or None if it has none.
+
+    The system is regularised to ``kkt + diag(delta I, -delta I)`` (quasi-definite: its sparse LU is stable)
+    and that factor iterated on the residual of the system itself (iterative refinement, the proximal-point
+    iteration), which converges to an exact solution of a consistent system: ``x`` is unique, the multipliers
+    need not be.
+    """
+    size = kkt.shape[0]
+    regularised = (kkt + sp.diags(np.r_[np.full(kept, REGULARISATION), np.full(size - kept, -REGULARISATION)])).tocsc()
+    factor = spla.splu(regularised)
+    solution = np.zeros(size)
+    scale = 1.0 + float(np.abs(rhs).max(initial=0.0))
+    for _ in range(REFINEMENTS):
+        residual = rhs - kkt @ solution
+        if np.abs(residual).max(initial=0.0) <= 1e-13 * scale:
+            break
+        solution += factor.solve(residual)
+    return solution if np.abs(rhs - kkt @ solution).max(initial=0.0) <= 1e-9 * scale else None
+
+
+def _exact_step(form: MatrixForm, approximate: np.ndarray, values, value: float, theta: float) -> _Step:
+    """The active set at threshold ``theta``, its equality QP solved, and the answer verified (step 3 and 4)."""
+    xs = form.variable_slices["x"]
+    n = form.c.size
+    z = form.full_vector({"x": approximate, "v": values(approximate)})
+    zero = np.zeros(n, dtype=bool)
+    zero[xs] = approximate <= theta
+    rows = (form.row_sense == "=") | (_slack(form, z) <= theta)
+    keep = ~zero
+    A = form.A[rows][:, keep]
+    kept, tight = int(keep.sum()), int(rows.sum())
+    hessian = np.zeros(n)
+    hessian[xs] = 1.0
+    kkt = sp.csc_matrix(sp.bmat([[sp.diags(hessian[keep]), A.T], [A, None]]))
+    rhs = np.concatenate([np.zeros(kept), form.rhs[rows]])
+    solution = _kkt_solve(kkt, rhs, kept)
+    if solution is None:
+        return _Step(None, "the active set's equations are inconsistent", int(zero.sum()), tight)
+    full = np.zeros(n)
+    full[keep] = solution[:kept]
+    x = full[xs]
+    why = _verify(form, x, values, value, zero, rows, solution[kept:])
+    return _Step(None if why else np.clip(x, 0.0, None), why, int(zero.sum()), int(rows.sum()))
+
+
+def polish(form: MatrixForm, approximate: np.ndarray, values, value: float) -> _Step:
+    """The verified exact minimiser near ``approximate`` (``x`` None when no threshold verifies: the last reason).
+
+    ``form`` is the Nash LP's (blocks ``x`` and ``v``), ``values`` maps a strategy to its ``v`` (the
+    opponent's best-response values, :func:`sequence_values`, :func:`matrix_values`) and ``value`` is the LP's.
+    """
+    approximate = np.clip(np.asarray(approximate, dtype=float), 0.0, None)
+    step = _Step(None, "no threshold tried", 0, 0)
+    for theta in THRESHOLDS:
+        step = _exact_step(form, approximate, values, value, theta)
+        if step.x is not None:
+            return step
+    return step
+
+
+def select_on_face(
+    model: Model, value: float, backend: str, rule: str, values: Callable[[np.ndarray], np.ndarray], **options
+) -> Selection:
+    """``rule``'s point of the optimal face of the Nash LP ``model`` (changed in place), of value ``value``.
 
     Parameters
     ----------
     model : Model
-        A freshly built Nash LP whose strategy block is ``x``; it becomes the selection's QP.
+        A freshly built Nash LP whose strategy block is ``x`` and value block ``v``; it becomes the QP.
     value : float
         The LP's optimum ``v*``, solved on ``backend``.
     backend : str
-        The backend asked for: the one that solved the LP, or ``"auto"`` (Clarabel takes the QP).
+        The backend asked for; the QP goes to it if it takes it, else to ``auto`` (:func:`qp_backend`).
     rule : str
         One of :data:`SELECT_RULES`.
+    values : callable
+        A strategy's value variables (:func:`sequence_values`, :func:`matrix_values`).
     **options
         Solver options.
 
     Returns
     -------
-    Solution
-        The QP's optimum; ``values["x"]`` is the selected strategy.
+    Selection
+        The selected strategy (verified, or the QP's point and why not), and the QP's solution.
     """
     check_rule(rule)
+    form = model.matrix_form()
+    taker = qp_backend(model, backend)
     face_qp(model, value, face_tolerance(value))
-    solution = model.solve(backend, **options)
-    if "x" not in solution.values:
-        raise SolveError(f"{model.name} on {backend}: the selection's QP has no optimum ({solution.status})")
-    return solution
+    spent, raw = 0.0, None
+    for attempt in dict.fromkeys((taker, FALLBACK_QP_BACKEND)):
+        # The backend's approximate point first; if it gives none, or none the exact step verifies (SCS on
+        # Leduc: "optimal_inaccurate", or a point 4e-3 away), the fallback's.
+        solution = model.solve(attempt, **options)
+        if "x" not in solution.values:
+            continue
+        began = time.perf_counter()
+        step = polish(form, solution.values["x"], values, value)
+        spent += time.perf_counter() - began
+        if step.x is not None:
+            note = f"exact on its active set ({step.zeros} zero sequences, {step.tight} rows tight)"
+            return Selection(rule, step.x, solution, True, note, spent, step.zeros, step.tight)
+        raw = Selection(rule, solution.values["x"], solution, False, f"the QP's point: {step.why}", spent)
+    if raw is None:
+        raise SolveError(f"{model.name} on {taker}: the selection's QP has no optimum ({solution.status})")
+    return raw

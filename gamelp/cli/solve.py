@@ -334,6 +334,9 @@ def _print_text(args, name: str, payload: dict) -> None:
         )
     if payload.get("select"):
         print(f"selected by {payload['select']}: the optimal strategy of least Euclidean norm")
+        for selection in payload.get("selection", []):
+            if not selection["polished"]:
+                print(f"not verified exactly ({selection['note']})")
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
     _print_strategy(args, payload["behavioural"] if args.behavioural else payload["strategy"])
