@@ -101,11 +101,21 @@ def run_evaluate(args) -> int:
     return 0
 
 
+# A fraction longer than this is shown as its float and the size of its denominator (--json writes it whole).
+LONGEST_FRACTION = 40
+
+
 def _shown(value) -> str:
     """A value of the JSON payload as text: a fraction as written (and its float), a float to 10 digits."""
     if not isinstance(value, str):
         return f"{value:.10g}"
-    return f"{value} (= {float(Fraction(value)):.10g})" if "/" in value else value
+    if "/" not in value:
+        return value
+    fraction = Fraction(value)
+    if len(value) > LONGEST_FRACTION:
+        digits = len(str(fraction.denominator))
+        return f"{float(fraction):.10g} (exactly a fraction whose denominator has {digits} digits; --json writes it)"
+    return f"{value} (= {float(fraction):.10g})"
 
 
 def _print_text(result: Evaluation, source: str) -> None:

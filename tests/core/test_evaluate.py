@@ -298,3 +298,17 @@ def test_an_array_needs_its_player_and_length(kuhn):
         evaluate(kuhn, np.ones(13))
     with pytest.raises(StrategyFileError, match="3 weights, but player 1 has 13"):
         evaluate(kuhn, [1.0, 0.5, 0.5], 1)
+
+
+def test_a_long_exact_fraction_is_shown_by_its_float_and_size(capsys, tmp_path, kuhn):
+    odd = {
+        point: {actions[0]: 0.723456789012345, actions[1]: 0.276543210987655}
+        for point, actions in kuhn.pl1.actions.items()
+    }
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(odd))
+    first = _printed(capsys, ["evaluate", "kuhn", str(path), "--exact"]).splitlines()
+    assert "exactly a fraction whose denominator has" in first[0] and "; --json writes it)" in first[0]
+    assert first[-1].startswith("exact: probabilities read as fractions (12 taken as binary values)")
+    payload = json.loads(_printed(capsys, ["evaluate", "kuhn", str(path), "--exact", "--json"]))
+    assert Fraction(payload["guaranteed_value"]) == evaluate(kuhn, str(path), exact=True).guaranteed_value
