@@ -1,7 +1,8 @@
 """Benchmark: how time and peak memory grow with the size of the game, and the fitted exponent of each family.
 
     python scripts/bench/bench_scaling.py [--repeats 3] [--variants 3x2,4x3,6x3,8x4,13x4,5x2x3,8x2x3]
-        [--regret-target 1e-4] [--sizes 250,500,1000,2000] [--matrix-target 1e-6] [--budget 900] [--out out/]
+        [--regret-target 1e-4] [--sizes 250,500,1000,2000] [--matrix-target 1e-6] [--budget 900]
+        [--format npz|json] [--out out/]
 
 Three families, each timed at growing sizes, every point in a fresh Python
 process (its peak resident memory, ``ru_maxrss``, is that point's alone; the
@@ -20,7 +21,8 @@ seconds beside the wall clock's, which a shared machine stretches):
   ``dcfr+``) to ``--matrix-target``; size = ``n``.
 
 Each variant's game file is written once, into ``--out``, before the clock
-starts (and reused).  A point whose first run takes more than a minute runs
+starts (and reused): a binary game file (:mod:`gamelp.binary`) by default,
+the JSON format with ``--format json``.  A point whose first run takes more than a minute runs
 only once; a point past ``--budget`` seconds is stopped, and the family's
 larger points are skipped: the table goes to the largest size that fits.
 The fitted exponent is the slope of log(seconds) against log(size), least
@@ -100,8 +102,8 @@ def leduc_rules(label: str, *, raise_sizes_only: bool = False) -> dict:
     return rules if raise_sizes_only else {"ranks": ranks, "suits": suits} | rules
 
 
-def game_file(label: str, out: Path) -> Path:
-    """The variant's game file in ``out``, written by the poker generator unless it is there already.
+def game_file(label: str, out: Path, suffix: str = "npz") -> Path:
+    """The variant's game file in ``out`` (binary, ``npz``, or ``json``), written unless it is there already.
 
     The generator runs in a process of its own: Linux passes a process's
     largest resident size on to the processes it starts (``ru_maxrss``
@@ -111,7 +113,7 @@ def game_file(label: str, out: Path) -> Path:
     """
     from gamelp.games.errors import PokerRulesError
 
-    path = out / f"leduc_{label}.json"
+    path = out / f"leduc_{label}.{suffix}"
     if not path.exists():
         done = subprocess.run(
             [sys.executable, __file__, "--generate", label, str(path)], capture_output=True, text=True
@@ -122,11 +124,19 @@ def game_file(label: str, out: Path) -> Path:
 
 
 def generate(label: str, path: str) -> int:
-    """Write the variant's game file (the child process of :func:`game_file`); 2 if the rules are refused."""
+    """Write the variant's game file (the child process of :func:`game_file`); 2 if the rules are refused.
+
+    A ``.npz`` path gets the binary game file made by numpy (:func:`gamelp.games.poker.leduc_arrays`), any other
+    the JSON file of the generator's walk over every deal (:func:`gamelp.games.poker.leduc`).
+    """
+    from gamelp.binary import save_arrays
     from gamelp.games import poker
 
     try:
-        poker.write_game(poker.leduc(**leduc_rules(label)), path)
+        if path.endswith(".npz"):
+            save_arrays(poker.leduc_arrays(**leduc_rules(label)), path)
+        else:
+            poker.write_game(poker.leduc(**leduc_rules(label)), path)
     except poker.PokerRulesError as error:
         print(error, file=sys.stderr)
         return 2
@@ -236,6 +246,13 @@ def build_parser() -> OneLineParser:
         "--budget", type=finite_float(0.0, strict=True), default=900.0, help="seconds per process (default 900)"
     )
     parser.add_argument(
+        "--format",
+        choices=("npz", "json"),
+        default="npz",
+        help="the variants' game files: npz (binary, made by numpy; default) or json (the generator's walk over "
+        "every deal); seconds include loading them",
+    )
+    parser.add_argument(
         "--out", type=output_directory, default="out", help="directory for the game files, the JSON and the plot"
     )
     return parser
@@ -249,7 +266,11 @@ def main(argv: list[str] | None = None) -> Scaling:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     try:
-        paths = {label: str(game_file(label, out)) for label in args.variants if {"lp", "regret"} & set(args.families)}
+        paths = {
+            label: str(game_file(label, out, args.format))
+            for label in args.variants
+            if {"lp", "regret"} & set(args.families)
+        }
     except PokerRulesError as error:
         parser.error(str(error))
     load = {"before": os.getloadavg()}

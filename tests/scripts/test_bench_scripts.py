@@ -481,7 +481,22 @@ def test_bench_scaling_times_every_family_and_fits_the_exponents(bench, tmp_path
         assert slope == pytest.approx(expected)
     script.report(result)
     assert "lp: seconds grow like size^" in capsys.readouterr().out
-    assert (tmp_path / "leduc_3x2.json").exists()  # the variants' files, written once before the clock starts
+    assert (tmp_path / "leduc_3x2.npz").exists()  # the variants' files, written once before the clock starts
+
+
+@pytest.mark.slow
+def test_bench_scaling_writes_the_same_game_in_both_formats(bench, tmp_path):
+    from gamelp.game import load_game
+
+    script = bench("bench_scaling")
+    games = [load_game(script.game_file("3x2", tmp_path, suffix)) for suffix in ("npz", "json")]
+
+    def payoffs(game) -> dict:  # by sequence labels: the binary file numbers the sequences in another order
+        A = game.A.tocoo()
+        return {(game.pl1.labels[i], game.pl2.labels[j]): v for i, j, v in zip(A.row, A.col, A.data) if v}
+
+    assert games[0].A.shape == (337, 337) and len(payoffs(games[0])) == 966
+    assert payoffs(games[0]) == payoffs(games[1])
 
 
 def test_bench_scaling_stops_a_family_at_the_first_point_past_the_budget(bench, tmp_path, capsys):
