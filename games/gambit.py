@@ -44,6 +44,7 @@ The module registers both readers and the writer in gamelp's game registry
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import sys
@@ -98,11 +99,14 @@ class _Tokens:
             elif word is not None:
                 self.items.append(("word", word, match.start()))
         self.position = 0
+        self.line_ends: list[int] | None = None
 
     def line(self) -> int:
-        """The line of the current token."""
+        """The line of the current token (a binary search among the line ends, found once)."""
+        if self.line_ends is None:
+            self.line_ends = [match.start() for match in re.finditer("\n", self.text)]
         offset = self.items[min(self.position, len(self.items) - 1)][2] if self.items else 0
-        return self.text.count("\n", 0, offset) + 1
+        return bisect.bisect_left(self.line_ends, offset) + 1
 
     def error(self, message: str) -> GambitFileError:
         return GambitFileError(f"{self.source}: line {self.line()}: {message}")
