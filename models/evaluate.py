@@ -60,6 +60,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -69,8 +70,10 @@ from gamelp.errors import StrategyFileError, did_you_mean, shown
 from gamelp.game import PARSED_BYTES_PER_CHARACTER, SequenceFormGame, parse_json
 from gamelp.io import MAX_TEXT_BYTES, read_text
 from gamelp.matrix import MatrixGame
-from gamelp.models.exact import MAX_PAYOFF_DENOMINATOR, PAYOFF_RULE, ExactMatrix, rational_payoff
 from gamelp.treeplex import Treeplex
+
+if TYPE_CHECKING:  # the exact machinery (scipy's sparse solvers) is imported where exact=True asks for it
+    from gamelp.models.exact import ExactMatrix
 
 PROBABILITY_TOLERANCE = 1e-6
 """How far an information set's probabilities may sum from 1 (or sequence weights from their parent's)."""
@@ -184,6 +187,8 @@ class Evaluation(Summarised):
         }
         payload["renormalised"] = self.renormalised
         if self.exact:
+            from gamelp.models.exact import PAYOFF_RULE
+
             payload.update(
                 probability_rule=PROBABILITY_RULE,
                 binary_probabilities=self.binary_probabilities,
@@ -255,6 +260,8 @@ class _Reader:
         return number
 
     def _rational(self, value: float) -> Fraction:
+        from gamelp.models.exact import MAX_PAYOFF_DENOMINATOR, rational_payoff
+
         rational = rational_payoff(value, tolerance=PRINTED_PRECISION)
         self.tally.binary += rational.denominator > MAX_PAYOFF_DENOMINATOR
         return rational
@@ -641,6 +648,8 @@ def evaluate(
         source = str(strategy) if isinstance(strategy, (str, Path)) else "<strategy>"
     vectors, tally = _read(game, strategy, player, source, exact)
     matrix = isinstance(game, MatrixGame)
+    if exact:
+        from gamelp.models.exact import ExactMatrix
     payoffs = ExactMatrix.from_floats(game.payoffs if isinstance(game, MatrixGame) else game.A) if exact else None
     evaluated = [
         _matrix_response(game, p, own, payoffs)
