@@ -121,6 +121,25 @@ class _PokerRules:
             return ("f", "c", self.raise_action) if can_raise else ("f", "c")
         return ("k", self.raise_action) if can_raise else ("k",)
 
+    def after(self, round_: int, history: str, action: str, committed: tuple[int, int], views: tuple) -> tuple:
+        """One betting action: both players' views after it, their stakes, and whether the round goes on.
+
+        The actor sees its own action, the other player the opponent's; a call matches the stake, a raise
+        tops it by the round's size.  The round goes on after a raise or a first check, and ends at a call
+        or a check after a check (a fold, which ends the hand, is the caller's).
+        """
+        actor = len(history) % 2
+        new_views = list(views)
+        new_views[actor] = views[actor] + (("own", action),)
+        new_views[1 - actor] = views[1 - actor] + (("opp", action),)
+        paid = list(committed)
+        is_raise = action == self.raise_action
+        if action == "c":
+            paid[actor] = committed[1 - actor]
+        elif is_raise:
+            paid[actor] = committed[1 - actor] + self.raise_sizes[round_]
+        return tuple(new_views), tuple(paid), is_raise or history + action == "k"
+
     def showdown(self, cards: tuple[int, int], public: tuple[int, ...]) -> int:
         """+1 if player 1 wins, -1 if it loses, 0 for a split: a pair with a public card, else the higher rank."""
         strength = [(rank in public, rank) for rank in cards]
@@ -383,29 +402,14 @@ class _Walk:
                 stake_lost = committed[actor]
                 self._add(new_last, prob * (-stake_lost if actor == 0 else stake_lost))
                 continue
-            new_views = list(views)
-            new_views[actor] = views[actor] + (("own", action),)
-            new_views[1 - actor] = views[1 - actor] + (("opp", action),)
-            paid = list(committed)
-            is_raise = action == self.rules.raise_action
-            if action == "c":
-                paid[actor] = committed[1 - actor]
-            elif is_raise:
-                paid[actor] = committed[1 - actor] + self.rules.raise_sizes[round_]
-            if is_raise or history + action == "k":
+            new_views, paid, goes_on = self.rules.after(round_, history, action, committed, views)
+            if goes_on:
+                is_raise = action == self.rules.raise_action
                 self.betting(
-                    cards,
-                    public,
-                    prob,
-                    round_,
-                    history + action,
-                    raises + is_raise,
-                    tuple(paid),
-                    tuple(new_views),
-                    tuple(new_last),
+                    cards, public, prob, round_, history + action, raises + is_raise, paid, new_views, tuple(new_last)
                 )
             else:  # a call, or a check after a check
-                self._end_round(cards, public, prob, round_, tuple(paid), tuple(new_views), tuple(new_last))
+                self._end_round(cards, public, prob, round_, paid, new_views, tuple(new_last))
 
     def _end_round(self, cards, public, prob, round_, committed, views, last):
         """After a call or check-check: reveal a public card and bet again, or show down."""
@@ -562,22 +566,15 @@ class _ArrayGame:
             if action == "f":
                 self.terminals.append((round_, new_last, ("fold", actor, committed[actor])))
                 continue
-            new_views = list(views)
-            new_views[actor] = views[actor] + (("own", action),)
-            new_views[1 - actor] = views[1 - actor] + (("opp", action),)
-            paid = list(committed)
-            is_raise = action == self.rules.raise_action
-            if action == "c":
-                paid[actor] = committed[1 - actor]
-            elif is_raise:
-                paid[actor] = committed[1 - actor] + self.rules.raise_sizes[round_]
-            if is_raise or history + action == "k":
-                self._bet(round_, history + action, raises + is_raise, tuple(paid), tuple(new_views), tuple(new_last))
+            new_views, paid, goes_on = self.rules.after(round_, history, action, committed, views)
+            if goes_on:
+                is_raise = action == self.rules.raise_action
+                self._bet(round_, history + action, raises + is_raise, paid, new_views, tuple(new_last))
             elif round_ + 1 == len(self.rules.raise_sizes):
                 self.terminals.append((round_, new_last, ("showdown", paid[0])))
             else:
                 seen = tuple(view + (("public", None),) for view in new_views)
-                self._bet(round_ + 1, "", 0, tuple(paid), seen, tuple(new_last))
+                self._bet(round_ + 1, "", 0, paid, seen, tuple(new_last))
 
     # ---- one player's decision process
     def player(self, seat: int) -> tuple[dict[str, np.ndarray], dict[tuple[View, int], np.ndarray]]:
