@@ -227,10 +227,15 @@ class Selection(Summarised):
         """The QP's seconds and the exact step's."""
         return self.solution.wall_time + self.polish_time
 
+    @property
+    def qp_backend(self) -> str:
+        """The backend that solved the approximate QP."""
+        return self.solution.backend
+
     def _summary(self) -> dict:
         return {
             "rule": self.rule,
-            "qp_backend": self.solution.backend,
+            "qp_backend": self.qp_backend,
             "polished": self.polished,
             "note": self.note,
             "wall_time": Raw(f"{self.wall_time:.3g}"),
@@ -240,11 +245,11 @@ class Selection(Summarised):
         """JSON-ready: the rule, the QP's backend, whether the point was verified, and why not."""
         return {
             "rule": self.rule,
-            "qp_backend": self.solution.backend,
+            "qp_backend": self.qp_backend,
             "polished": self.polished,
             "note": self.note,
-            "zero_sequences": self.zeros,
-            "tight_rows": self.tight,
+            "zeros": self.zeros,
+            "tight": self.tight,
         }
 
 

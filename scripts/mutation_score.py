@@ -63,6 +63,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
             "tests/models/test_nash_math.py",
             "tests/models/test_results.py",
             "tests/models/test_sequence_nash.py",
+            "tests/models/test_select.py",
             DISPLAY,
         ],
     ),

@@ -169,6 +169,13 @@ def _matrix_nash(world: World):
     return solve_matrix_nash(world.matrix)
 
 
+def _selection(world: World):
+    """A selection's record, its strategy the LP's own (its summary and JSON, without solving a QP)."""
+    from gamelp.models.select import Selection
+
+    return Selection("min-norm", world.nash.strategy, world.nash.solution, False, "the QP's point: a builder", 0.01)
+
+
 def _regret(world: World):
     from gamelp.regret import solve_regret
 
@@ -329,6 +336,7 @@ BUILDERS = {
     "gamelp.models.evaluate.PlayerEvaluation": lambda w: _evaluation(w).players[0],
     "gamelp.models.exact.ExactMatrix": _exact_matrix,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
+    "gamelp.models.select.Selection": _selection,
     "gamelp.models.determinism.KdetResult": _kdet,
     "gamelp.models.determinism.KSweep": _sweep,
     "gamelp.models.determinism.SweepPoint": lambda w: _sweep(w).points[-1],

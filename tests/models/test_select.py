@@ -16,7 +16,7 @@ from scipy.optimize import linprog
 
 from gamelp import available_backends
 from gamelp.cli import main
-from gamelp.errors import ModelError
+from gamelp.errors import BackendError, ModelError
 from gamelp.game import load_game
 from gamelp.matrix import MatrixGame
 from gamelp.model import Model
@@ -191,6 +191,25 @@ def test_backends_without_qp_leave_the_qp_to_auto(kuhn):
     (selection,) = selected.selections
     assert BACKENDS[selection.solution.backend].capabilities.qp
     assert selected.to_dict()["selection"][0]["qp_backend"] == selection.solution.backend
+
+
+def test_without_a_qp_backend_select_is_refused_before_the_lp(kuhn, esche, monkeypatch):
+    """With no installed backend that takes QPs, one line naming the extra, before any LP; plain solves unaffected."""
+    import gamelp.models.nash as nash
+    import gamelp.models.select as select_module
+
+    def refuse(model, backend):
+        raise BackendError(f"{backend} cannot take {model.name}")
+
+    monkeypatch.setattr(select_module, "check", refuse)
+    assert solve_nash(kuhn, 1).value == pytest.approx(-1 / 18)
+    assert solve_equilibrium(kuhn).value == pytest.approx(-1 / 18)
+    assert solve_matrix_nash(esche).select is None
+    monkeypatch.setattr(nash, "solve_model", lambda *args, **kwargs: pytest.fail("the LP was solved"))
+    refusal = r"select needs a backend that takes QPs .*pip install 'gamelp\[cvxpy\]' adds Clarabel"
+    for solve in (lambda: solve_nash(kuhn, 2, select=SELECT), lambda: solve_equilibrium(kuhn, select=SELECT)):
+        with pytest.raises(BackendError, match=refusal):
+            solve()
 
 
 def test_a_wrong_active_set_is_not_verified(kuhn, kuhn_reference):
