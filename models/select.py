@@ -93,8 +93,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-from scipy.optimize import linprog
 
 from gamelp.backends import check
 from gamelp.display import Raw, Summarised
@@ -314,6 +312,8 @@ def _verify(form: MatrixForm, x: np.ndarray, values, value: float, zero: np.ndar
         if (np.concatenate([on_rows, on_bounds, [0.0]]) >= lower - scale).all():
             return ""
     # A feasibility LP (HiGHS, through scipy): multipliers of those signs that make the gradient exactly.
+    from scipy.optimize import linprog  # only where a selection runs: gamelp's start-up stays off it
+
     stacked = sp.hstack(columns, format="csc")
     found = linprog(
         np.zeros(stacked.shape[1]),
@@ -335,6 +335,8 @@ def _kkt_solve(kkt: sp.csc_matrix, rhs: np.ndarray, kept: int) -> np.ndarray | N
     iteration), which converges to an exact solution of a consistent system: ``x`` is unique, the multipliers
     need not be.
     """
+    import scipy.sparse.linalg as spla  # only where a selection runs: gamelp's start-up stays off it
+
     size = kkt.shape[0]
     regularised = (kkt + sp.diags(np.r_[np.full(kept, REGULARISATION), np.full(size - kept, -REGULARISATION)])).tocsc()
     factor = spla.splu(regularised)
