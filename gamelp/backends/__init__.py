@@ -1,7 +1,8 @@
 """Solver backends behind one protocol, a registry of them, and the one solve path they share.
 
-Backend strings: ``"auto"`` (the default: HiGHS for LPs and MIPs, Clarabel
-for models with cones), ``"highs"`` (highspy), ``"gurobi"`` (gurobipy),
+Backend strings: ``"auto"`` (the default: HiGHS for LPs and MIPs, its LP
+method chosen by the LP's size, :func:`gamelp.backends.highs.lp_method`;
+Clarabel for models with cones), ``"highs"`` (highspy), ``"gurobi"`` (gurobipy),
 ``"pyomo:<solver>"`` (a Pyomo solver name, e.g. ``highs``, ``appsi_highs``,
 ``gurobi_direct``, ``glpk``), ``"cvxpy:<SOLVER>"`` (an installed cvxpy
 solver, e.g. ``CLARABEL``, ``SCS``, ``HIGHS``, ``GUROBI``) and ``"scip"``

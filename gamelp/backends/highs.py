@@ -1,11 +1,15 @@
 """HiGHS through highspy's matrix API: the embedded default backend for LPs and MILPs.
 
 The whole model is passed in one ``HighsLp`` (column-wise sparse matrix), so
-building costs one sparse conversion, not a Python loop over rows.  A large,
-dense LP (a big payoff matrix) goes to HiGHS's interior-point method with
-crossover, which is several times faster there than simplex (n = 1000 random
-matrix game: 6 s against 28 s) and still ends at a vertex with exact duals;
-pass ``solver=...`` to choose.  HiGHS has no cones.  The solve runs with
+building costs one sparse conversion, not a Python loop over rows.  An LP
+solved afresh goes to HiGHS's interior-point method with crossover when it is
+large (:data:`LARGE_LP_NONZEROS` non-zeros: the Nash LP of ``leduc:8x4`` and
+larger) or dense (a big payoff matrix), where it beats the dual simplex
+(n = 1000 random matrix game: 6 s against 28 s; ``leduc:13x4``'s Nash LP:
+``scripts/bench/bench_leduc13x4.py``), and still ends at a vertex with exact
+duals and a basis; a smaller LP, and a persistent re-solve (which starts from
+the last basis), goes to the dual simplex.  Pass ``solver=...`` to choose
+(:func:`lp_method` is the rule).  HiGHS has no cones.  The solve runs with
 HiGHS's interrupt callbacks on, so Ctrl-C stops it within a callback's time
 and the result has status ``interrupted``.
 
@@ -55,6 +59,9 @@ if TYPE_CHECKING:  # the model calls the backends, not the other way round
 # An LP with at least this many non-zeros, at least this dense, defaults to the interior-point method.
 DENSE_LP_NONZEROS = 200_000
 DENSE_LP_DENSITY = 0.2
+# An LP with at least this many non-zeros defaults to the interior-point method, however sparse (measured on the
+# Nash LPs of Leduc variants by scripts/bench/bench_leduc13x4.py: the dual simplex wins below, the IPM above).
+LARGE_LP_NONZEROS = 25_000
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -100,10 +107,20 @@ def _highs_lp(form: MatrixForm) -> highspy.HighsLp:
     return lp
 
 
-def _is_dense(form: MatrixForm) -> bool:
+def lp_method(form: MatrixForm, *, warm: bool = False) -> dict[str, str]:
+    """The HiGHS options of the method an LP gets when the caller names none (a MIP: none).
+
+    The interior-point method with crossover for an LP solved afresh that is large (at least
+    :data:`LARGE_LP_NONZEROS` non-zeros) or dense (at least :data:`DENSE_LP_NONZEROS` non-zeros, a fraction
+    :data:`DENSE_LP_DENSITY` of its cells); else HiGHS's own choice, the dual simplex.  ``warm``: a re-solve
+    of a kept model, whose simplex starts from the last basis, stays on the simplex.
+    """
+    if form.is_mip or warm:
+        return {}
     nonzeros = form.A.nnz
     cells = max(form.A.shape[0] * form.A.shape[1], 1)
-    return nonzeros >= DENSE_LP_NONZEROS and nonzeros / cells >= DENSE_LP_DENSITY
+    dense = nonzeros >= DENSE_LP_NONZEROS and nonzeros / cells >= DENSE_LP_DENSITY
+    return {"solver": "ipm", "run_crossover": "on"} if dense or nonzeros >= LARGE_LP_NONZEROS else {}
 
 
 def _run_interruptibly(h: highspy.Highs) -> None:
@@ -129,10 +146,11 @@ def _objective_is_its_point(h: highspy.Highs, form: MatrixForm) -> bool:
     return objective_agrees(h.getInfo().objective_function_value, honest)
 
 
-def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> RawResult:
+def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float, *, warm: bool = False) -> RawResult:
     """Solve the model ``h`` holds (``form``) with this solve's options only, and read the result.
 
     ``began``: when the caller started passing or changing the model (the wall time counts from there).
+    ``warm``: ``h`` holds the basis of an earlier solve of the same model (:func:`lp_method`).
 
     The log is collected through HiGHS's logging callback (no log file: a
     file per solve cost more than a warm re-solve of Leduc's LP).
@@ -151,8 +169,8 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float) -> 
             use_threads(settings["threads"])
         except ValueError as exc:
             raise BackendError(f"HiGHS rejected option {exc}") from None
-    if not form.is_mip and "solver" not in settings and _is_dense(form):
-        settings["solver"] = "ipm"
+    if "solver" not in settings:
+        settings = {**lp_method(form, warm=warm), **settings}
     for key, value in settings.items():
         if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
             raise BackendError(f"HiGHS rejected option {key}={value!r}")
@@ -252,12 +270,13 @@ class HighsBackend(Backend):
         with session.lock if session is not None else contextlib.nullcontext():
             changes = session.pending(model, form, factors) if session is not None else None
             try:
+                warm = session is not None and changes is not None  # the kept basis is the simplex's start
                 if session is None or changes is None:
                     session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)
                 else:
                     _apply(session.solver, form, changes)
                     session.form, session.revision = form, model.revision
-                raw = _run(session.solver, form, options, began)
+                raw = _run(session.solver, form, options, began, warm=warm)
             except BaseException:
                 model.sessions.pop(self.name, None)  # the solver's state is unknown: rebuild next time
                 raise

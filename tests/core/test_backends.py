@@ -19,6 +19,7 @@ import pytest
 from gamelp.backends import available_backends, check, solve
 from gamelp.backends import gurobi as gurobi_backend
 from gamelp.errors import BackendError
+from gamelp.game import load_game
 from gamelp.model import Model
 from gamelp.solution import INFEASIBLE, OPTIMAL, UNBOUNDED
 
@@ -436,6 +437,49 @@ def test_highs_sends_a_large_dense_lp_to_the_interior_point_method():
     assert default.value == pytest.approx(simplex.value, abs=1e-12)
     assert np.allclose(default.row_strategy, simplex.row_strategy, atol=1e-9)
     assert np.allclose(default.col_strategy, simplex.col_strategy, atol=1e-9)
+
+
+def test_the_lp_method_rule_switches_to_the_interior_point_method_at_its_size(monkeypatch):
+    """At LARGE_LP_NONZEROS non-zeros and above the IPM with crossover, below it HiGHS's choice; a MIP and a
+    warm re-solve never."""
+    from gamelp.backends import highs as highs_backend
+    from gamelp.models.determinism import deterministic_ilp
+    from gamelp.models.nash import sequence_form_lp
+
+    game = load_game("leduc")
+    form = sequence_form_lp(game, 1).matrix_form()
+    ipm = {"solver": "ipm", "run_crossover": "on"}
+    for threshold, expected in ((form.A.nnz, ipm), (form.A.nnz + 1, {})):
+        monkeypatch.setattr(highs_backend, "LARGE_LP_NONZEROS", threshold)
+        assert highs_backend.lp_method(form) == expected
+        assert highs_backend.lp_method(form, warm=True) == {}
+        assert highs_backend.lp_method(deterministic_ilp(game, 1).matrix_form()) == {}
+
+
+def test_a_large_sparse_lp_ends_at_the_simplex_vertex_by_the_interior_point_method(monkeypatch):
+    """Leduc's Nash LP, made "large" here: the IPM and its crossover give the simplex's value, player 2's
+    strategy from the duals at gap 0, and a basis the exact certificate reads; a persistent re-solve after a
+    change starts from that basis on the simplex."""
+    from gamelp.backends import highs as highs_backend
+    from gamelp.models.nash import sequence_form_lp, solve_equilibrium
+
+    game = load_game("leduc")
+    monkeypatch.setattr(highs_backend, "LARGE_LP_NONZEROS", sequence_form_lp(game, 1).matrix_form().A.nnz)
+    default, simplex = solve_equilibrium(game), solve_equilibrium(game, solver="simplex")
+    assert "Ipx: Crossover optimal" in default.solution.log
+    assert "IPX" not in simplex.solution.log
+    assert default.value == pytest.approx(simplex.value, abs=1e-12)
+    assert default.gap < 1e-12
+    certified = solve_equilibrium(game, exact=True)
+    assert "Ipx: Crossover optimal" in certified.solution.log
+    assert float(certified.certificate.value) == pytest.approx(simplex.value, abs=1e-12)
+    model = sequence_form_lp(game, 1)
+    first = model.solve("highs", persistent=True)
+    model.set_bounds("x", ub=np.ones(game.pl1.num_sequences))  # implied already: the same optimum
+    again = model.solve("highs", persistent=True)
+    assert "Ipx: Crossover optimal" in first.log
+    assert "IPX" not in again.log
+    assert again.objective == pytest.approx(first.objective, abs=1e-12)
 
 
 # ----------------------------------------------------------------------------- reduced costs

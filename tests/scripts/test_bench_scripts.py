@@ -561,6 +561,28 @@ def test_bench_large_runs_openspiels_cfr_plus_on_the_same_game(bench, tmp_path, 
     assert stopped["status"].startswith("stopped at 0.5 s: ") and stopped["gap"] is None
 
 
+@pytest.mark.slow
+def test_bench_leduc13x4_solves_leduc_by_every_method_to_the_value(bench, capsys):
+    script = bench("bench_leduc13x4")
+    argv = ["--games", "leduc", "--pdlp-limit", "5", "--polish-target", "1e-2", "--json"]
+    result = script.main(argv)
+    rows = {row.method: row for row in result.rows}
+    assert list(rows) == ["(load)", *script.METHODS]
+    assert rows["(load)"].sequences == 337 and rows["(load)"].nonzeros == 1928
+    for method in ("default", "two-lps", "dual-simplex", "primal-simplex", "ipm", "cfr+polish"):  # at a vertex
+        assert rows[method].status == "optimal" and rows[method].gap < 1e-12
+        assert rows[method].value == pytest.approx(LEDUC, abs=1e-6)
+    assert "crossover" in rows["ipm"].detail and "crossover" not in rows["dual-simplex"].detail
+    assert "CFR+" in rows["cfr+polish"].detail and "simplex iterations" in rows["cfr+polish"].detail
+    for method in ("ipm-no-crossover", "pdlp", "clarabel"):  # interior or first-order points: near it
+        row = rows[method]
+        assert row.status == "refused" or (row.gap < 1e-4 and row.value == pytest.approx(LEDUC, abs=1e-4))
+    assert all(row.cpu >= 0 and row.wall > 0 for row in result.rows)
+    script.report(result)
+    printed = json.loads(capsys.readouterr().out)
+    assert [row["method"] for row in printed["rows"]] == list(rows) and len(printed["load"]) == 3
+
+
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
     script = bench("bench_persistent")
     result = script.main(
@@ -681,6 +703,7 @@ def test_bench_sweep_plays_the_same_matches_in_every_configuration(
     [
         ("bench_mtg.py", ["--games", "0"], "argument --games: must be between 1 and 1000000, got 0"),
         ("bench_nash.py", ["--variants", "3y2"], "argument --variants: expected variants like 3x2,4x2"),
+        ("bench_leduc13x4.py", ["--methods", "ipm,simplex"], "argument --methods: expected methods among default,"),
         (
             "bench_kdet.py",
             ["--methods", "mip,lp", "--out", "out"],
