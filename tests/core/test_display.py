@@ -26,6 +26,7 @@ import gamelp
 import gamelp.games
 import gamelp.models
 from gamelp.backends import registry
+from gamelp.binary import game_arrays
 from gamelp.display import Summarised, number
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.matrix import MatrixGame
@@ -311,6 +312,7 @@ BUILDERS = {
     "gamelp.solution.Solution": lambda w: w.nash.solution,
     "gamelp.game.SequenceFormGame": lambda w: w.game,
     "gamelp.treeplex.Treeplex": lambda w: w.game.pl2,
+    "gamelp.binary.ArrayTreeplex": lambda w: SequenceFormGame.from_arrays(game_arrays(w.game)).pl2,
     "gamelp.treeplex.Point": lambda w: w.game.pl2.points[w.game.pl2.decision_points[-1]],
     "gamelp.matrix.MatrixGame": lambda w: w.matrix,
     "gamelp.backends.base.RawResult": _raw,
