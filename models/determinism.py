@@ -11,6 +11,32 @@ decision point ``j`` plays ``a`` whenever it is reached::
     sum_a z[ja] <= 1                 for every decision point j (one_action)
     sum z >= k                                                (at_least_k)
 
+The deterministic ILP counts its value in grains.  Every entry of the payoff
+matrix is a whole multiple of a grain ``g`` (:func:`value_grain`; Kuhn's 1/6,
+the homework's Leduc 1/30, OpenSpiel's Leduc 1/120: payoffs in chips times
+chance probabilities), and a pure strategy's value against a pure best
+response is ``x^T A y`` with 0/1 vectors, a sum of entries: a whole multiple
+of ``g``.  So the model maximises ``g * w`` with ``w`` integer and
+``g * w <= f_o^T v``::
+
+    max  g w
+    s.t. M^T x - F_o^T v >= 0,  F_p x = f_p,  g w - f_o^T v <= 0   (value_grains)
+         x binary,  v free,  w integer
+
+The LP relaxation is still the Nash LP, and no formulation can close the
+whole gap: the best pure maximin strategy of a game with chance moves is
+NP-hard to find (D. Koller and N. Megiddo, "The complexity of two-person
+zero-sum games in extensive form", Games and Economic Behavior 4, 1992), so
+branch-and-bound must prove the bound.  What the grain buys is the end of that
+proof: a solver that detects an integral objective (HiGHS logs "Objective
+function is integral with scale 120"; Gurobi and SCIP detect it too) rounds
+every node's bound down to a whole grain and stops once the bound is less than
+one grain above the incumbent, where a plain objective ``f_o^T v`` waits for
+the bound to meet the incumbent.  On OpenSpiel's Leduc (player 2: Nash value
+0.0856, best pure value -1/6, found within seconds) that last stretch was most
+of the search (``scripts/bench/bench_det_ilp.py``).  Games whose entries have
+no grain (:func:`value_grain` returns None), or one in units far from 1, keep the plain objective.
+
 The value ``V(k)`` is a non-increasing step function from the LP value
 (``k = 0``) to the deterministic ILP value (``k = |J_p|``).  :func:`k_sweep`
 exploits that instead of solving ``|J_p| + 1`` independent MIPs:
@@ -36,8 +62,10 @@ solve ran).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -60,11 +88,60 @@ SOLVER_ABS_GAP = 1e-6
 # Strategies whose values differ by less than this (on payoffs divided by their range) count as equally good.
 VALUE_TIE = 1e-12
 STATUSES = ("optimal", "implied", "time_limit", "open")
+# value_grain: the largest denominator read off an entry, the relative error allowed in that reading, and the
+# most grains the largest entry may span.
+GRAIN_DENOMINATOR = 10**6
+GRAIN_TOLERANCE = 1e-12
+GRAIN_STEPS = 1e6
+# The grains deterministic_ilp counts in: HiGHS failed on Kuhn's ILP with payoffs times 1e-12 (a grain of 1.7e-13).
+GRAIN_LIMITS = (1e-6, 1e6)
+
+
+def value_grain(game: SequenceFormGame, player: int = 1) -> float | None:
+    """The grain ``g`` of pure values: every payoff-matrix entry is a whole multiple of ``g``; None if none is found.
+
+    Each entry divided by the largest, read as a fraction of denominator at most :data:`GRAIN_DENOMINATOR`, must
+    be its float to :data:`GRAIN_TOLERANCE` (relative); ``g`` is their greatest common divisor times the largest
+    entry.  None also when the fractions' common denominator exceeds :data:`GRAIN_DENOMINATOR` squared, or the
+    largest entry spans more than :data:`GRAIN_STEPS` grains (an integer value that fine would prune nothing).
+    """
+    entries = np.unique(np.abs(game.payoff_matrix(player).data))
+    entries = entries[entries > 0]
+    if not entries.size:
+        return None
+    unit = float(entries[-1])  # read relative to the largest entry, so that the payoffs' units do not matter
+    grain = Fraction(0)
+    for entry in (entries / unit).tolist():
+        fraction = Fraction(entry).limit_denominator(GRAIN_DENOMINATOR)
+        if abs(float(fraction) - entry) > GRAIN_TOLERANCE * entry:
+            return None
+        grain = Fraction(
+            math.gcd(grain.numerator * fraction.denominator, fraction.numerator * grain.denominator),
+            grain.denominator * fraction.denominator,
+        )
+        if grain.denominator > GRAIN_DENOMINATOR**2:
+            return None
+    if 1 / grain > GRAIN_STEPS:
+        return None
+    return float(grain) * unit
 
 
 def deterministic_ilp(game: SequenceFormGame, player: int = 1) -> Model:
-    """The Nash model with binary ``x``: the best pure (deterministic) strategy."""
-    return sequence_form_lp(game, player, deterministic=True)
+    """The Nash model with binary ``x``, its value counted in grains: the best pure (deterministic) strategy.
+
+    With a grain ``g`` (:func:`value_grain`) the objective is ``g * w``, ``w`` integer, ``g * w <= f_o^T v``
+    (rows ``value_grains``): the module docstring says why.  A grain outside :data:`GRAIN_LIMITS` (payoffs in
+    units far from 1) keeps the plain objective: the integer column is never scaled (:mod:`gamelp.backends.scaling`),
+    so its coefficient must be one the solvers resolve as it is.
+    """
+    model = sequence_form_lp(game, player, deterministic=True)
+    grain = value_grain(game, player)
+    if grain is not None and GRAIN_LIMITS[0] <= grain <= GRAIN_LIMITS[1]:
+        w = model.add_variables("grains", 1, lb=-np.inf, kind="integer", labels=("value",))
+        value = model.objective["v"][None, :]
+        model.add_constraints("value_grains", {"v": -value, w: np.array([[grain]])}, "<=", 0.0)
+        model.set_objective({w: np.array([grain])}, sense="max")
+    return model
 
 
 def solve_deterministic(
@@ -314,8 +391,8 @@ def k_sweep(
 ) -> KSweep:
     """Value against ``k = 0..|J_player|``, solving as few MIPs as the step structure allows.
 
-    ``P(|J|)`` (the deterministic ILP) is solved first: its strategy is a
-    feasible start for every ``k``.  Then per value level: ``P(k)`` at the
+    ``P(|J|)`` is solved first, as the deterministic ILP (:func:`deterministic_ilp`, its value in grains): its
+    strategy is a feasible start for every ``k``.  Then per value level: ``P(k)`` at the
     first ``k`` of the level, started from the better of the best known
     strategy with enough determinism and a greedy step from the previous
     level (:func:`_greedy_step`, LPs only, re-solved by changing the
@@ -334,8 +411,7 @@ def k_sweep(
     game, unit = normalised(game)
     sweep = _Sweep(game, player, backend, (mip_gap, abs_gap), persistent, options)
     total = sweep.total
-    sweep.value_model.set_rhs("at_least_k", total)
-    sweep.record(total, sweep.run(sweep.value_model))
+    sweep.record(total, sweep.run(deterministic_ilp(game, player)))  # P(|J|): the deterministic ILP, in grains
     sweep.time_at[total] = sweep.wall  # the deterministic ILP, solved first
     k = 0
     while k < total:
@@ -393,7 +469,7 @@ class _Sweep:
         sol = model.solve(
             self.backend,
             mip_gap=self.mip_gap,
-            mip_abs_gap=self.abs_gap if model is self.value_model else None,
+            mip_abs_gap=None if model is self.level_model else self.abs_gap,  # P(k)'s gap, the ILP's included
             start=start,
             persistent=self.persistent and not model.is_mip,
             **self.options,

@@ -69,7 +69,12 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     ),
     "models/determinism.py": (
         "gamelp.models.determinism",
-        ["tests/models/test_determinism_math.py", "tests/models/test_determinism.py", DISPLAY],
+        [
+            "tests/models/test_determinism_math.py",
+            "tests/models/test_determinism.py",
+            "tests/models/test_determinism_grains.py",
+            DISPLAY,
+        ],
     ),
     "models/kdet_search.py": (
         "gamelp.models.kdet_search",
