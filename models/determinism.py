@@ -32,9 +32,10 @@ proof: a solver that detects an integral objective (HiGHS logs "Objective
 function is integral with scale 120"; Gurobi and SCIP detect it too) rounds
 every node's bound down to a whole grain and stops once the bound is less than
 one grain above the incumbent, where a plain objective ``f_o^T v`` waits for
-the bound to meet the incumbent.  On OpenSpiel's Leduc (player 2: Nash value
-0.0856, best pure value -1/6, found within seconds) that last stretch was most
-of the search (``scripts/bench/bench_det_ilp.py``).  Games whose entries have
+the bound to meet the incumbent.  It shortens the proof's end, not its bulk:
+on OpenSpiel's Leduc (player 2: Nash value 0.0856, best pure value -1/6, found
+within seconds) the bound must still fall from the root's -0.03 to -1/6 + 1/120
+(``scripts/bench/bench_det_ilp.py`` measures both formulations).  Games whose entries have
 no grain (:func:`value_grain` returns None), or one in units far from 1, keep the plain objective.
 
 The value ``V(k)`` is a non-increasing step function from the LP value
