@@ -3,9 +3,10 @@
 By the Nash LP (``--method lp``, the default), the best deterministic strategy
 (``--deterministic``, an ILP), with Mangasarian's uniqueness test (``--unique``),
 the strategy a rule selects on the optimal face (``--select min-norm``, the same on every backend that takes
-QPs: :mod:`gamelp.models.select`), or by regret-minimisation self-play (``--method cfr+`` and the others of
-:mod:`gamelp.regret`).  ``--player both`` reports both players' strategies
-from one run: one Nash LP and its duals, or one self-play run.
+QPs: :mod:`gamelp.models.select`), a quasi-perfect equilibrium, exact and defined at every information set
+(``--refine quasi-perfect``: :mod:`gamelp.models.refine`), or by regret-minimisation self-play (``--method cfr+``
+and the others of :mod:`gamelp.regret`).  ``--player both`` reports both players' strategies from one run: one
+Nash LP and its duals, one perturbed LP, or one self-play run.
 """
 
 from __future__ import annotations

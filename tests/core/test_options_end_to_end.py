@@ -91,6 +91,7 @@ BASES = {
         *("--method-max-iterations", "200", "--skip-openspiel", "--skip-python", "--out", str(tmp)),
     ],
     ("bench/bench_exact.py",): lambda tmp: ["--games", "kuhn", "--gambit-games", "kuhn", "--gambit-timeout", "60"],
+    ("bench/bench_refine.py",): lambda tmp: ["--games", "kuhn_poker", "--openspiel-eps", "1e-4"],
     ("bench/bench_kdet.py",): lambda tmp: [
         *("--game", "kuhn", "--methods", "search", "--variants", "", "--search-time-limit", "5"),
         *("--mip-time-limit", "5", "--out", str(tmp)),

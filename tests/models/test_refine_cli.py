@@ -1,6 +1,9 @@
 """``gamelp solve --refine``: the refined equilibrium on the command line, its JSON and its refusals."""
 
+import importlib.util
 import json
+from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +62,21 @@ def test_exact_prints_the_refined_strategies_as_fractions(capsys):
 def test_refusals_are_one_line(capsys, options, message):
     status, out, err = run(capsys, "solve", "kuhn", *options)
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_the_benchmark_compares_openspiels_perturbed_lp_with_the_exact_limit(capsys):
+    pytest.importorskip("pyspiel")
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "bench_refine.py"
+    spec = importlib.util.spec_from_file_location("bench_refine", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    result = script.main(["--games", "kuhn_poker", "--openspiel-eps", "1e-2,1e-4"])
+    (ours,) = result.games
+    assert ours["value"] == Fraction(-1, 18) and ours["information_sets"] == 12
+    coarse, fine = result.openspiel
+    # OpenSpiel's answer at one eps is a perturbed equilibrium: off by about eps from the limit.
+    assert coarse["status"] == fine["status"] == "ok" and fine["largest"] < coarse["largest"]
+    assert 1e-3 < coarse["largest"] < 5e-2 and fine["largest"] < 1e-3 and fine["differing"] == 0
+    script.report(result)
+    assert "kuhn_poker" in capsys.readouterr().out
