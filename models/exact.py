@@ -292,7 +292,7 @@ _BASIC, _LOWER, _UPPER = "kBasic", "kLower", "kUpper"
 
 
 @dataclass(frozen=True, repr=False)
-class OptimalBasis:
+class OptimalBasis(Summarised):
     """HiGHS's optimal basis of a model, its square basic system ``K`` and solvers of ``K z = b``, ``K^T w = c``.
 
     ``columns`` and ``rows`` are HiGHS's status names (``kBasic``, ``kLower``, ``kUpper``, ``kZero``) of every
@@ -334,6 +334,9 @@ class OptimalBasis:
             raise CertificateError(f"{form.name}: the basis is not square ({basic.size} x {active.size})")
         K = ExactMatrix.from_floats(sp.csr_array(form.A)[active][:, basic])
         return cls(form, columns, rows, basic, active, K, splu(sp.csc_array(K.floats)))
+
+    def _summary(self) -> dict:
+        return {"shape": Raw(shape_text(self.K.shape)), "nonzeros": self.K.nnz, "rows": self.rows.size}
 
     def solve(self, rhs: np.ndarray, what: str) -> np.ndarray:
         """The exact solution of ``K z = rhs`` (rationals over the active rows; ``z`` over the basic columns)."""

@@ -158,7 +158,7 @@ def _padded(poly: Polynomial, degree: int, n: int) -> Polynomial:
 
 
 @dataclass(frozen=True)
-class PerturbedLP:
+class _PerturbedLP:
     """Player 1's perturbed Nash LP at one ``eps``, and its bounds and costs as exact polynomials in ``eps``.
 
     ``lower`` and ``costs`` are over all the model's columns; ``bounded`` marks those with a lower bound (``x``;
@@ -173,7 +173,7 @@ class PerturbedLP:
     opponent_lower: Polynomial  # l_2(eps) over player 2's sequences
 
 
-def perturbed_lp(game: SequenceFormGame, epsilon: Fraction) -> PerturbedLP:
+def perturbed_lp(game: SequenceFormGame, epsilon: Fraction) -> _PerturbedLP:
     """Player 1's perturbed Nash LP (the module docstring) at ``epsilon``, with its exact polynomial data."""
     model = sequence_form_lp(game, 1)
     model.name = f"{game.name}_quasi_perfect_pl1"
@@ -206,11 +206,11 @@ def perturbed_lp(game: SequenceFormGame, epsilon: Fraction) -> PerturbedLP:
         },
         sense="max",
     )
-    return PerturbedLP(model, epsilon, lower, bounded, costs, opp_lower)
+    return _PerturbedLP(model, epsilon, lower, bounded, costs, opp_lower)
 
 
 @dataclass(frozen=True)
-class SymbolicSolution:
+class _SymbolicSolution:
     """A basis's primal values (by column) and row duals as polynomials in ``eps``, both feasible near 0."""
 
     values: Polynomial
@@ -218,7 +218,7 @@ class SymbolicSolution:
     pivots: int  # exact simplex steps from HiGHS's basis
 
 
-def _primal(lp: PerturbedLP, basis: OptimalBasis) -> Polynomial:
+def _primal(lp: _PerturbedLP, basis: OptimalBasis) -> Polynomial:
     """The basic solution's column values as polynomials.
 
     Nonbasic ``x`` sit at ``l_1(eps)`` and ``v`` at 0; the basic columns solve ``K z_B = r_k`` power by power
@@ -245,7 +245,7 @@ def _primal(lp: PerturbedLP, basis: OptimalBasis) -> Polynomial:
     return values
 
 
-def _slacks(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial) -> tuple[np.ndarray, Polynomial]:
+def _slacks(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial) -> tuple[np.ndarray, Polynomial]:
     """The rows off their bounds (basic rows) and their activity minus right-hand side, as polynomials."""
     form = basis.form
     inactive = np.setdiff1d(np.arange(form.A.shape[0]), basis.active)
@@ -254,7 +254,7 @@ def _slacks(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial) -> tuple[n
     return inactive, [rows.matvec(z) - (rhs if k == 0 else 0) for k, z in enumerate(values)]
 
 
-def _primal_fault(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial) -> str | None:
+def _primal_fault(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial) -> str | None:
     """Why the basic solution is infeasible for small ``eps`` (a column below its bound, a row violated), or None."""
     for j in basis.basic[lp.bounded[basis.basic]]:
         if lexicographic_sign([z - b for z, b in zip(_column(values, j), _column(lp.lower, j))]) < 0:
@@ -267,7 +267,7 @@ def _primal_fault(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial) -> s
     return None
 
 
-def _duals(lp: PerturbedLP, basis: OptimalBasis) -> tuple[Polynomial, Polynomial]:
+def _duals(lp: _PerturbedLP, basis: OptimalBasis) -> tuple[Polynomial, Polynomial]:
     """The row duals ``K^T w = c_B`` and the reduced costs ``c - A^T w`` of every column, power by power."""
     form = basis.form
     A = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
@@ -298,7 +298,7 @@ def _improving(basis: OptimalBasis, duals: Polynomial, reduced: Polynomial) -> t
     return None
 
 
-def _pivot(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial, entering: tuple[str, int, int]) -> OptimalBasis:
+def _pivot(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial, entering: tuple[str, int, int]) -> OptimalBasis:
     """One primal simplex step on the polynomial solution: ``entering`` moves, the first bound it meets leaves.
 
     The step is a polynomial in ``eps`` for each blocking bound (a basic ``x`` reaching ``l_1``, a basic ``>=``
@@ -339,7 +339,7 @@ def _pivot(lp: PerturbedLP, basis: OptimalBasis, values: Polynomial, entering: t
     return OptimalBasis.from_status(form, columns, rows)
 
 
-def symbolic_solution(lp: PerturbedLP, basis: OptimalBasis, max_pivots: int = 0) -> SymbolicSolution:
+def symbolic_solution(lp: _PerturbedLP, basis: OptimalBasis, max_pivots: int = 0) -> _SymbolicSolution:
     """The basic solution of ``basis`` as polynomials, if optimal for every small ``eps > 0``; else CertificateError.
 
     A basis that is feasible for small ``eps`` but not optimal is improved by up to ``max_pivots`` exact primal
@@ -355,7 +355,7 @@ def symbolic_solution(lp: PerturbedLP, basis: OptimalBasis, max_pivots: int = 0)
         duals, reduced = _duals(lp, basis)
         entering = _improving(basis, duals, reduced)
         if entering is None:
-            return SymbolicSolution(values, duals, pivots)
+            return _SymbolicSolution(values, duals, pivots)
         if pivots == max_pivots:
             kind, index, _ = entering
             raise CertificateError(
@@ -550,8 +550,8 @@ def solve_refined(
 def _limit(
     game: SequenceFormGame,
     refinement: str,
-    lp: PerturbedLP,
-    symbolic: SymbolicSolution,
+    lp: _PerturbedLP,
+    symbolic: _SymbolicSolution,
     tries: int,
     solution: Solution,
     wall: float,

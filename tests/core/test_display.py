@@ -268,6 +268,18 @@ def _evaluation(world: World):
     return evaluate(world.game, world.nash.strategy, 1)
 
 
+def _optimal_basis(world: World):
+    from gamelp.models.exact import OptimalBasis
+
+    return OptimalBasis.of(world.nash.model)
+
+
+def _refined(world: World):
+    from gamelp.models.refine import solve_refined
+
+    return solve_refined(load_game("kuhn"))  # Leduc's takes half a minute, its 13 x 4 variant far longer
+
+
 def _equilibrium(world: World):
     from gamelp.models.nash import solve_equilibrium
 
@@ -337,6 +349,8 @@ BUILDERS = {
     "gamelp.models.evaluate.Evaluation": _evaluation,
     "gamelp.models.evaluate.PlayerEvaluation": lambda w: _evaluation(w).players[0],
     "gamelp.models.exact.ExactMatrix": _exact_matrix,
+    "gamelp.models.exact.OptimalBasis": _optimal_basis,
+    "gamelp.models.refine.RefinedEquilibrium": _refined,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.select.Selection": _selection,
     "gamelp.models.determinism.KdetResult": _kdet,
