@@ -1,7 +1,7 @@
 """Benchmark: the ways to solve both players of a large sequence-form game, side by side in one run.
 
     python scripts/bench/bench_leduc13x4.py [--games leduc:13x4,...] [--methods default,ipm,...]
-        [--repeats 1] [--pdlp-limit 60] [--polish-target 1e-3] [--json]
+        [--repeats 1] [--pdlp-limit 60] [--polish-target 1e-3]
 
 For each game (default ``leduc:13x4``, 6,007 sequences a player) it loads the game once, then times every
 method on player 1's Nash LP, both players' strategies from that one solve (player 2's is read from the
@@ -32,7 +32,7 @@ import contextlib
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -74,7 +74,6 @@ class LpMethods:
     rows: list[Row]
     load: tuple[float, float, float]
     repeats: int
-    json: bool = False  # print one JSON document instead of the table
 
 
 def _both(game: SequenceFormGame, backend: str, **options) -> tuple[str, float, float, str]:
@@ -184,7 +183,6 @@ def build_parser() -> OneLineParser:
         default=1e-3,
         help="CFR+'s saddle-point gap, relative to the payoff range, before the polish (default %(default)s)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     return parser
 
 
@@ -235,15 +233,10 @@ def main(argv: list[str] | None = None) -> LpMethods:
                 )
                 best = run if best is None or run.cpu < best.cpu else best
             rows.append(best)
-    return LpMethods(rows, os.getloadavg(), args.repeats, args.json)
+    return LpMethods(rows, os.getloadavg(), args.repeats)
 
 
 def report(result: LpMethods) -> None:
-    if result.json:
-        from gamelp.cli.output import print_json
-
-        print_json({"load": result.load, "repeats": result.repeats, "rows": [asdict(row) for row in result.rows]})
-        return
     load = ", ".join(f"{x:.1f}" for x in result.load)
     print(
         f"Both players of player 1's Nash LP (one solve), build + solve; the fastest CPU of {result.repeats}; "
