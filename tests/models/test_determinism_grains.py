@@ -1,9 +1,12 @@
 """The deterministic ILP counted in grains: the grain itself, the optimum it keeps, and node order not mattering."""
 
 import copy
+import importlib.util
+import json
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -123,3 +126,27 @@ def test_kuhn_with_its_nodes_shuffled_has_the_same_deterministic_values(kuhn, ku
         result = solve_deterministic(game, player)
         assert result.value == pytest.approx(solve_deterministic(kuhn, player).value, abs=1e-9)
         assert result.guaranteed_value == pytest.approx(result.value, abs=1e-9)
+
+
+def test_bench_det_ilp_solves_both_formulations_at_the_kuhn_values(kuhn, capsys):
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "bench_det_ilp.py"
+    spec = importlib.util.spec_from_file_location("bench_det_ilp", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    bench, as_json = script.main(["--games", "kuhn", "--backends", "highs", "--time-limit", "30", "--json"])
+    assert as_json and bench.grains == {"kuhn": {1: pytest.approx(1 / 6), 2: pytest.approx(1 / 6)}}
+    assert [(case.player, case.formulation) for case in bench.cases] == [
+        (1, "grains"),
+        (1, "plain"),
+        (2, "grains"),
+        (2, "plain"),
+    ]
+    for case in bench.cases:
+        assert case.status == "optimal" and not case.refused
+        assert case.value == pytest.approx(solve_deterministic(kuhn, case.player).value, abs=1e-9)
+        assert case.bound == pytest.approx(case.value, abs=1e-6)
+    script.report((bench, True))
+    assert len(json.loads(capsys.readouterr().out)["cases"]) == 4
+    script.report((bench, False))
+    table = capsys.readouterr().out.splitlines()
+    assert len(table) == 5 and all("stopped at" not in row for row in table)
