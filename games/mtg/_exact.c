@@ -5,19 +5,35 @@
  * gamelp.games.mtg.search without an evaluation cut-off: alpha-beta minimax
  * (Knuth & Moore 1975) on win = 1 / loss = -1 for player 0, with a
  * transposition table of (lower, upper) bounds. The table is a fixed array of
- * 4-entry buckets keyed by the whole packed state (no false hits); a full
- * bucket gives up the entry whose subtree took the least work. It is
- * allocated in huge pages where the system allows (see new_table): the
- * search's cost is mostly the table's random probes.
+ * 2-entry buckets (one 64-byte cache line) keyed by the whole packed state (no
+ * false hits); a full bucket gives up the entry whose subtree took the least
+ * work. It is allocated in huge pages where the system allows (see new_table).
+ *
+ * The search's cost is mostly the table's cache misses, so the search removes
+ * them where it can:
+ * - the table keeps main-phase positions only (the positions where most lines
+ *   of a turn meet again); the other phases' positions are searched without it;
+ * - a node makes all its children before searching the first, and asks the
+ *   processor for their buckets at once (prefetch), so their misses overlap;
+ * - a position where the player to act can win at once with the Lightning
+ *   Bolts in hand and the mana to cast them (in the main phase, a land first
+ *   when one may still be played; in the defender's window after attacks on
+ *   the attacker) is scored as won without a search: bolting the opponent's
+ *   face until dead is a legal line nothing can interrupt.
  *
  * Inside the tree, a player who may play a Mountain plays it before anything
  * else: with these cards a land on the battlefield is never worth less than
  * the same land in hand (more mana, a smaller hand to discard from, and no
  * option of the opponent depends on it), so the pruning keeps every value.
- * At the root every legal move is searched, in the Python engine's order, and
- * a player's move is the first best one, so a game played here is the game
- * the Python players play. gamelp.games.mtg.exact wraps this module; the tests compare
- * every transition with the Python engine.
+ *
+ * A game (play) is searched once for the value of its opening position; then,
+ * at each decision, every move of the losing side loses, so its first best
+ * move is its first legal move (no search), and the winning side plays its
+ * first winning move in the Python engine's order (the last move needs no
+ * search when the others lose). So a game played here is the game the Python
+ * players play, move for move, whatever the order the search tries moves in.
+ * gamelp.games.mtg.exact wraps this module; the tests compare every transition
+ * with the Python engine.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -288,12 +304,12 @@ typedef struct {
  * the table and allocates one of that size; the module's m_free frees it. */
 typedef struct {
     Entry *entries;
-    uint64_t mask; /* bucket index mask (in units of entries, a multiple of 4) */
+    uint64_t mask; /* bucket index mask (in units of entries, a multiple of BUCKET) */
     int bits;
     uint8_t generation;
 } Table;
 
-#define BUCKET 4
+#define BUCKET 2 /* entries of 32 bytes: a bucket is one 64-byte cache line */
 
 /* A byte per field: parse_state admits only fields within KEY_MIN..KEY_MAX (a signed byte), so no two states
  * share a key. */
@@ -319,15 +335,22 @@ static uint64_t hash_key(const uint8_t *key) {
     return mix(w[0] ^ mix(w[1] ^ mix(w[2] ^ mix(w[3]))));
 }
 
-static Entry *probe(Table *t, const uint8_t *key) {
+/* The bucket of a key: the parent computes its children's and asks the processor for them (prefetch) before
+ * searching the first, so the table's cache misses overlap instead of coming one after the other. */
+static Entry *bucket_of(const Table *t, const uint8_t *key) {
     Entry *bucket = t->entries + (hash_key(key) & t->mask);
+    __builtin_prefetch(bucket);
+    return bucket;
+}
+
+static Entry *probe(const Table *t, Entry *bucket, const uint8_t *key) {
     for (int i = 0; i < BUCKET; i++)
         if (bucket[i].generation == t->generation && memcmp(bucket[i].key, key, STATE_SIZE) == 0) return bucket + i;
     return NULL;
 }
 
-static void store(Table *t, const uint8_t *key, int lower, int upper, uint64_t work) {
-    Entry *bucket = t->entries + (hash_key(key) & t->mask), *slot = NULL;
+static void store(const Table *t, Entry *bucket, const uint8_t *key, int lower, int upper, uint64_t work) {
+    Entry *slot = NULL;
     for (int i = 0; i < BUCKET && !slot; i++)
         if (bucket[i].generation != t->generation || memcmp(bucket[i].key, key, STATE_SIZE) == 0) slot = bucket + i;
     if (!slot) {
@@ -365,7 +388,39 @@ static int leaf(Search *x) {
     return x->stop;
 }
 
-static int search(Search *x, const int *s, int alpha, int beta) {
+/* 1 or -1 when the player to act at s wins at once by bolting the opponent (see the header), else 0. */
+static int forced_win(const Deal *g, const int *s) {
+    int a = BASE[s[ACTIVE]], d = BASE[1 - s[ACTIVE]], damage = g->rules.bolt_damage;
+    if (damage <= 0) return 0;
+    if (s[PHASE] == MAIN || s[PHASE] == PAY) {
+        int mana = s[a + MANA] + (!s[LAND_PLAYED] && s[a + HAND_M] ? 1 : 0);
+        int bolts = s[a + HAND_L] < mana ? s[a + HAND_L] : mana;
+        if (s[d + LIFE] <= damage * bolts) return s[ACTIVE] == 0 ? 1 : -1;
+    } else if (s[PHASE] == RESPOND && g->rules.instant_bolts) {
+        int bolts = s[d + HAND_L] < s[d + MANA] ? s[d + HAND_L] : s[d + MANA];
+        if (s[a + LIFE] <= damage * bolts) return s[ACTIVE] == 0 ? -1 : 1;
+    }
+    return 0;
+}
+
+/* A position about to be searched: its state and, for a main-phase position not over nor won by force, its key and
+ * its table bucket (asked for in advance); otherwise bucket is NULL and the table is not used there. */
+typedef struct {
+    State s;
+    uint8_t key[STATE_SIZE];
+    Entry *bucket;
+} Position;
+
+static void position(Search *x, Position *p) {
+    p->bucket = NULL;
+    if (p->s[PHASE] == OVER || forced_win(x->deal, p->s)) return;
+    if (p->s[PHASE] != MAIN) return; /* the table keeps main-phase positions only */
+    pack(p->s, p->key);
+    p->bucket = bucket_of(x->table, p->key);
+}
+
+static int search(Search *x, const Position *p, int alpha, int beta) {
+    const int *s = p->s;
     x->nodes++;
     if ((x->nodes & SIGNAL_CHECK_MASK) == 0 && PyErr_CheckSignals() < 0) x->stop = INTERRUPTED;
     if (x->stop) return 0;
@@ -373,9 +428,12 @@ static int search(Search *x, const int *s, int alpha, int beta) {
         leaf(x);
         return s[WINNER] == 0 ? 1 : -1;
     }
-    uint8_t key[STATE_SIZE];
-    pack(s, key);
-    Entry *entry = probe(x->table, key);
+    int forced = forced_win(x->deal, s);
+    if (forced) {
+        leaf(x);
+        return forced;
+    }
+    Entry *entry = p->bucket ? probe(x->table, p->bucket, p->key) : NULL;
     if (entry) {
         int lower = entry->lower, upper = entry->upper;
         if (lower >= beta || lower == upper) return lower;
@@ -383,37 +441,23 @@ static int search(Search *x, const int *s, int alpha, int beta) {
         if (lower > alpha) alpha = lower;
         if (upper < beta) beta = upper;
     }
-    int alpha0 = alpha, beta0 = beta, moves[MAX_MOVES], n = legal_moves(x->deal, s, moves), best;
+    int alpha0 = alpha, beta0 = beta, moves[MAX_MOVES], n = legal_moves(x->deal, s, moves);
     if (moves[0] == MV_M) n = 1; /* a land first: weakly dominant (see the header) */
+    int maximise = maximiser_moves(s), best = maximise ? -2 : 2;
     long long nodes0 = x->nodes;
-    State child;
-    if (maximiser_moves(s)) {
-        best = -2;
-        for (int i = 0; i < n; i++) {
-            step(x->deal, s, moves[i], child);
-            int v = search(x, child, alpha, beta);
-            if (x->stop) return 0;
-            if (v > best) {
-                best = v;
-                if (v > alpha) {
-                    alpha = v;
-                    if (alpha >= beta) break;
-                }
-            }
-        }
-    } else {
-        best = 2;
-        for (int i = 0; i < n; i++) {
-            step(x->deal, s, moves[i], child);
-            int v = search(x, child, alpha, beta);
-            if (x->stop) return 0;
-            if (v < best) {
-                best = v;
-                if (v < beta) {
-                    beta = v;
-                    if (alpha >= beta) break;
-                }
-            }
+    Position children[MAX_MOVES];
+    for (int i = 0; i < n; i++) {
+        step(x->deal, s, moves[i], children[i].s);
+        position(x, children + i);
+    }
+    for (int i = 0; i < n; i++) {
+        int v = search(x, children + i, alpha, beta);
+        if (x->stop) return 0;
+        if (maximise ? v > best : v < best) {
+            best = v;
+            if (maximise && v > alpha) alpha = v;
+            if (!maximise && v < beta) beta = v;
+            if (alpha >= beta) break;
         }
     }
     int lower = -1, upper = 1;
@@ -423,26 +467,31 @@ static int search(Search *x, const int *s, int alpha, int beta) {
         lower = best;
     else
         lower = upper = best;
-    store(x->table, key, lower, upper, (uint64_t)(x->nodes - nodes0));
+    if (p->bucket) store(x->table, p->bucket, p->key, lower, upper, (uint64_t)(x->nodes - nodes0));
     return best;
 }
 
-/* The first best move in move order (Searcher.best_move); -1 when stopped. */
-static int best_move(Search *x, const int *s) {
-    int moves[MAX_MOVES], n = legal_moves(x->deal, s, moves), maximise = maximiser_moves(s);
-    int chosen = -1, best = maximise ? -2 : 2;
+static int value_of(Search *x, const int *s) {
+    Position p;
+    memcpy(p.s, s, sizeof(State));
+    position(x, &p);
+    return search(x, &p, -1, 1);
+}
+
+/* The first best move in the engine's move order (Searcher.best_move) at a position of known value for player 0;
+ * -1 when stopped. Every move of the losing side loses, so its first best move is its first move; the winning side
+ * plays its first winning move, and when none of the others wins, the last move is the winning one. */
+static int best_move(Search *x, const int *s, int value) {
+    int moves[MAX_MOVES], n = legal_moves(x->deal, s, moves);
+    if (value != (maximiser_moves(s) ? 1 : -1)) return moves[0];
     State child;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n - 1; i++) {
         step(x->deal, s, moves[i], child);
-        int v = maximise ? search(x, child, best > -1 ? best : -1, 1) : search(x, child, -1, best < 1 ? best : 1);
+        int v = value_of(x, child);
         if (x->stop) return -1;
-        if (maximise ? v > best : v < best) {
-            chosen = moves[i];
-            best = v;
-            if (maximise ? best >= 1 : best <= -1) break;
-        }
+        if (v == value) return moves[i];
     }
-    return chosen;
+    return moves[n - 1];
 }
 
 /* ---- Python glue ---------------------------------------------------------- */
@@ -616,7 +665,7 @@ static PyObject *py_value(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOLi", &libraries, &rules, &state, &cap, &table_bits)) return NULL;
     if (parse_deal(libraries, rules, &g) < 0 || parse_state(state, s) < 0) return NULL;
     if (open_search(self, &x, &g, cap, table_bits) < 0) return NULL;
-    int v = search(&x, s, -1, 1);
+    int v = value_of(&x, s);
     PyObject *value = x.stop == CAPPED ? Py_NewRef(Py_None) : PyLong_FromLong(v);
     return close_search(&x, Py_BuildValue("(NLL)", value, x.nodes, x.leaves));
 }
@@ -636,8 +685,10 @@ static PyObject *py_play(PyObject *self, PyObject *args) {
     if (parse_deal(libraries, rules, &g) < 0 || parse_state(state, s) < 0) return NULL;
     if (open_search(self, &x, &g, cap, table_bits) < 0) return NULL;
     settle(&g, s);
+    int value = 0; /* the value of the positions of the game played, for player 0, once searched */
     while (s[PHASE] != OVER && !at_cutoff(s, stop_life)) {
-        int move = best_move(&x, s);
+        if (!value) value = value_of(&x, s);
+        int move = x.stop ? -1 : best_move(&x, s, value);
         if (move < 0) break;
         step(&g, s, move, next);
         memcpy(s, next, sizeof(State));

@@ -474,8 +474,13 @@ def _end(s, the_winner: int) -> None:
 
 
 def _suffix_counts(library) -> tuple[tuple[int, int, int], ...]:
-    counts = np.zeros((len(library) + 1, 3), dtype=np.int64)
-    if library:
-        onehot = np.eye(3, dtype=np.int64)[np.asarray(library)]
-        counts[:-1] = np.cumsum(onehot[::-1], axis=0)[::-1]
-    return tuple(tuple(int(x) for x in row) for row in counts)
+    """The (Mountain, Bolt, Devil) counts of every suffix of ``library``, the empty one last.
+
+    A plain loop: a deal's 60 cards take microseconds, where numpy's set-up took a tenth of a millisecond.
+    """
+    counts = [0, 0, 0]
+    rows = [(0, 0, 0)]
+    for card in reversed(library):
+        counts[card] += 1
+        rows.append((counts[0], counts[1], counts[2]))
+    return tuple(reversed(rows))

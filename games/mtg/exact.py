@@ -8,12 +8,14 @@ order, same "first best move" rule, so a game played by :func:`play_exact` is
 the game :func:`gamelp.games.mtg.match.play_game` plays with two perfect players
 and ``life_threshold=0``, at a few hundred times the speed. Its transposition
 table is a fixed array (``table_bits``: 2**22 entries of 32 bytes by default,
-in 2 MiB pages on Linux) that keeps the entries whose subtrees took the most
-work, and inside the tree a player who may play a Mountain plays it first
-(weakly dominant; see ``_exact.c``). So the counts of nodes and leaves, and hence where the cap
+in 2 MiB pages on Linux) of main-phase positions that keeps the entries whose
+subtrees took the most work; inside the tree a player who may play a Mountain
+plays it first (weakly dominant) and a player who can bolt the opponent dead at
+once wins there without a search; and a game is searched once for its value,
+after which the losing side's first move is its first best move without a
+search (see ``_exact.c``). So the counts of nodes and leaves, and hence where the cap
 falls, differ from the Python search's (the C search resolves many games the
-Python search gives up on); values, and the winners of games neither search
-caps, cannot.
+Python search gives up on); values, and the games neither search caps, cannot.
 
 Every state field must lie in -128..127 (``KEY_MIN``..``KEY_MAX``): the table's key
 holds a field in one byte, so the C glue refuses a field outside with a ValueError
@@ -21,8 +23,10 @@ naming it (and so does the Python twin). The table lives in the module's state: 
 allocated at the size the caller's ``table_bits`` asks, allocated anew when a call asks
 another size, and freed with the module.
 
-The cap counts leaves (terminal positions) over the whole game, as the Python
-players count them, and a capped game is a draw (``winner`` None).
+The cap counts leaves (terminal positions, and positions won at once) over the
+whole game, as the Python players count them, and a capped game is a draw
+(``winner`` None). :func:`gamelp.games.mtg.match.play_game` plays exact games
+uncapped (every game decided); the cap serves the callers that budget a search.
 
 The Python twin: the extension is optional (pip builds it only where it finds a C
 compiler); when it cannot be imported, every function below runs the Python engine and search instead

@@ -3,8 +3,9 @@
 Plays the same perfect-information games, to their end (Esche 2018, ch. 2.1,
 without the evaluation function: ``life_threshold=0``), between random pairs of
 Appendix B's 33 decks (``--max-creatures 16``: the 55 decks of Table 3.4),
-seats alternating, at the thesis's cap of 500,000 leaves per game
-(``--cap``): first with the C search (:mod:`gamelp.games.mtg.exact`), then
+seats alternating, every game decided (exact play has no cap since the
+search decides the games the thesis's cap of 500,000 leaves drew): first with
+the C search (:mod:`gamelp.games.mtg.exact`), then
 with both searches on the first ``--python-games`` of them. Prints games and
 nodes per second of each, the ratio, whether the winners agree, the median and
 largest game, and the one-core time the C search would take for the whole
@@ -14,12 +15,12 @@ matrix of the pool, 200 games a pair (528 pairs for 33 decks, 1,485 for 55).
 (by ``--seed``) from the sweep of the pool at seed S: the very games that
 ``esche_table_3_4.py --analysed --games 200 --seed S`` plays (S = 3: the shipped
 55-deck matrix), so the projection is that run's. It also reports where the
-nodes go: the share of the heaviest 1% of games, the games the cap drew, and
+nodes go: the share of the heaviest 1% of games, and
 the value search of each dealt position (the work of proving who wins; a game
 searches again at every decision, one table for the game).
 
     python scripts/bench/bench_mtg_exact.py [--games 1000] [--python-games 150] [--seed 0]
-    python scripts/bench/bench_mtg_exact.py --max-creatures 16 --games 20 --python-games 0 --cap 50000000
+    python scripts/bench/bench_mtg_exact.py --max-creatures 16 --games 20 --python-games 0
     python scripts/bench/bench_mtg_exact.py --max-creatures 16 --sweep-seed 3 --games 3000 --python-games 0
 
 ``--baseline PATH`` names another build of the C search (the ``_exact*.so`` of
@@ -47,7 +48,7 @@ from gamelp.cli.args import OneLineParser, integer, run_script
 from gamelp.errors import GamelpError
 from gamelp.games.mtg import exact, play_game
 from gamelp.games.mtg.deck import analysed_decks
-from gamelp.games.mtg.engine import EVAL_CAP, Game
+from gamelp.games.mtg.engine import Game
 from gamelp.games.mtg.exact import exact_value
 from gamelp.games.mtg.match import GameSettings
 from gamelp.games.mtg.sweep import deck_game_seed
@@ -120,7 +121,7 @@ class ExactSpeed:
         return self.python_same.cpu_seconds / self.c_same.cpu_seconds
 
 
-def play(name: str, deals, compiled: bool, cap: int) -> SearchRun:
+def play(name: str, deals, compiled: bool) -> SearchRun:
     """Play every (deck1, deck2, seed, first) of ``deals`` to its end, as the exact sweep plays a game."""
     start, cpu = time.perf_counter(), time.process_time()
     results = [
@@ -129,7 +130,7 @@ def play(name: str, deals, compiled: bool, cap: int) -> SearchRun:
             deck2,
             seed=seed,
             first=first,
-            settings=GameSettings(life_threshold=0, evaluation="life", eval_cap=cap),
+            settings=GameSettings(life_threshold=0, evaluation="life"),
             compiled=compiled,
         )
         for deck1, deck2, seed, first in deals
@@ -172,7 +173,7 @@ def searching_with(module):
         exact._exact = current
 
 
-def compare_builds(deals, baseline, repeats: int, cap: int) -> tuple[dict, bool]:
+def compare_builds(deals, baseline, repeats: int) -> tuple[dict, bool]:
     """CPU seconds (and load) of both builds on the same games, alternating; whether their games are identical."""
     builds = {"this build": exact._exact, "baseline": baseline}
     timings: dict = {name: [] for name in builds}
@@ -181,19 +182,19 @@ def compare_builds(deals, baseline, repeats: int, cap: int) -> tuple[dict, bool]
         for name in builds if r % 2 == 0 else reversed(builds):
             load = os.getloadavg()[0]
             with searching_with(builds[name]):
-                run = play("C", deals, compiled=True, cap=cap)
+                run = play("C", deals, compiled=True)
             timings[name].append((run.cpu_seconds, load))
             played.setdefault(name, []).append((run.winners, run.game_nodes))
     identical = all(p == played["this build"][0] for runs in played.values() for p in runs)
     return timings, identical
 
 
-def value_searches(deals, cap: int) -> tuple[int, float]:
+def value_searches(deals) -> tuple[int, float]:
     """Nodes and CPU seconds of the C value search of every dealt position (``play_game``'s deal)."""
     cpu, nodes = time.process_time(), 0
     for deck1, deck2, seed, first in deals:
         game, state = Game.deal(deck1, deck2, np.random.default_rng(seed), first)
-        nodes += exact_value(game, state, cap)[1]
+        nodes += exact_value(game, state)[1]
     return nodes, time.process_time() - cpu
 
 
@@ -227,9 +228,6 @@ def build_parser() -> OneLineParser:
         default=8,
         help="deck pool: Appendix B's 33 decks (8, default) or Table 3.4's 55 (16)",
     )
-    parser.add_argument(
-        "--cap", type=integer(1), default=EVAL_CAP, help="leaves per game before a draw (default: %(default)s)"
-    )
     parser.add_argument("--baseline", type=Path, default=None, help="another build of the C search to compare")
     parser.add_argument("--repeats", type=integer(1), default=3, help="runs of each build with --baseline")
     parser.add_argument(
@@ -253,19 +251,19 @@ def main(argv: list[str] | None = None) -> ExactSpeed:
         decks = analysed_decks(args.max_creatures)
         deals = sweep_deals(decks, args.games, args.sweep_seed, rng)
 
-    c_run = play("C", deals, compiled=True, cap=args.cap)
+    c_run = play("C", deals, compiled=True)
     nodes = sorted(c_run.game_nodes)
     if args.sweep_seed is not None:
-        value_nodes, value_seconds = value_searches(deals, args.cap)
+        value_nodes, value_seconds = value_searches(deals)
     timings, identical = {}, None
     if baseline is not None:
-        timings, identical = compare_builds(deals, baseline, args.repeats, args.cap)
+        timings, identical = compare_builds(deals, baseline, args.repeats)
     c_same = python_same = None
     python_count = min(args.python_games, len(deals))
     if python_count:
         same = deals[:python_count]
-        c_same = play("C", same, compiled=True, cap=args.cap)
-        python_same = play("Python", same, compiled=False, cap=args.cap)
+        c_same = play("C", same, compiled=True)
+        python_same = play("Python", same, compiled=False)
     per_game = c_run.cpu_seconds / c_run.games
     matrix_games = len(decks) * (len(decks) - 1) // 2 * GAMES_PER_PAIR
     return ExactSpeed(
@@ -303,7 +301,7 @@ def report(result: ExactSpeed) -> None:
         print(
             f"the value search of the dealt positions: {result.value_nodes:,} nodes "
             f"({100 * result.value_nodes / result.c.nodes:.1f}% of the games' nodes), "
-            f"{result.value_seconds:.1f} CPU s; {result.c.draws} of {result.c.games} games drawn at the cap"
+            f"{result.value_seconds:.1f} CPU s; {result.c.draws} of {result.c.games} games drawn"
         )
     if result.c_same is not None:
         _row(result.c_same)

@@ -16,10 +16,10 @@ rule changes) is played by the C search: about 0.02 CPU seconds a game over
 random pairs of the 55 decks (``bench_mtg_exact.py --max-creatures 16``);
 ``--analysed --games 20`` (29,700 games) took 9 minutes of one core;
 ``--analysed --games 200 --seed 3 --workers 2`` (297,000 games) 47 minutes on two,
-the matrix shipped as ``games/data/mtg_exact_55_payoffs.csv``. The search's table
-now sits in huge pages: the same games, node for node, take 1.55 times less CPU
-(600 of that run's games, ``bench_mtg_exact.py --sweep-seed 3 --baseline``), so
-about 30 minutes on two cores (projected, not rerun).
+the matrix shipped as ``games/data/mtg_exact_55_payoffs.csv``, with 106 games drawn
+at the thesis's cap. Exact play is now uncapped and about 3 times cheaper a game
+(docs/esche-reproduction.md, Section 8): every game is decided, and the cells those
+draws were left out of were replayed into the shipped matrix.
 ``--creatures`` and ``--bolts`` shrink the grid.
 """
 
