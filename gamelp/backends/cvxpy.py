@@ -396,31 +396,35 @@ class CvxpyBackend(Backend):
 
     def solve(self, form: MatrixForm, options: Options) -> RawResult:
         """Solve ``form`` through cvxpy (warm-started from ``options.start`` if given); the solver's log is captured."""
-        problem = build(form)
-        opts = self._options(form, options)
-        if options.start is not None:
-            for name, block in form.variable_slices.items():
-                problem.var_blocks[name].value = options.start[block]
-            opts["warm_start"] = True
-        began = time.perf_counter()
-        # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
-        # print there), never reaches standard output, and is copied to standard error when verbose.
-        failure: Exception | None = None
-        with captured(echo=options.verbose) as log, _cvxpy_log_to_stdout(), ctrl_c_sets() as stop:
-            try:
-                with warnings.catch_warnings(), _stops_on(self.solver, stop):
-                    warnings.simplefilter("ignore", UserWarning)  # cvxpy warns of inaccurate results: the status says
-                    problem.solve(solver=self.solver, verbose=True, **opts)
-                failure = None
-            except cp.error.SolverError as exc:
-                failure = exc
-            except (TypeError, ValueError, KeyError, AttributeError) as exc:
-                if stop.is_set():  # the stopped solver's result, which cvxpy could not read
+        # Ctrl-C from the start of the build sets the flag (cvxpy builds large problems slowly): never a
+        # KeyboardInterrupt outside the solve.
+        with ctrl_c_sets() as stop:
+            problem = build(form)
+            opts = self._options(form, options)
+            if options.start is not None:
+                for name, block in form.variable_slices.items():
+                    problem.var_blocks[name].value = options.start[block]
+                opts["warm_start"] = True
+            began = time.perf_counter()
+            # The solver always logs; the log is captured at the file-descriptor level (compiled solvers
+            # print there), never reaches standard output, and is copied to standard error when verbose.
+            failure: Exception | None = None
+            with captured(echo=options.verbose) as log, _cvxpy_log_to_stdout():
+                try:
+                    if not stop.is_set():  # Ctrl-C while the problem was built: no solve
+                        with warnings.catch_warnings(), _stops_on(self.solver, stop):
+                            warnings.simplefilter("ignore", UserWarning)  # inaccurate results: the status says so
+                            problem.solve(solver=self.solver, verbose=True, **opts)
+                    failure = None
+                except cp.error.SolverError as exc:
                     failure = exc
-                elif not options.extra:
-                    raise
-                else:
-                    raise BackendError(f"{self.name} rejected the options {sorted(options.extra)}: {exc}") from None
+                except (TypeError, ValueError, KeyError, AttributeError) as exc:
+                    if stop.is_set():  # the stopped solver's result, which cvxpy could not read
+                        failure = exc
+                    elif not options.extra:
+                        raise
+                    else:
+                        raise BackendError(f"{self.name} rejected the options {sorted(options.extra)}: {exc}") from None
         raw = RawResult(
             Status.INTERRUPTED if stop.is_set() else Status.ERROR, wall_time=time.perf_counter() - began, log=log.text
         )
