@@ -81,6 +81,10 @@ EXAMPLES = {
     ],
     ("gamelp", "locm", "replay"): lambda tmp: [["locm", "replay", _locm_two_matches(tmp), "--json"]],
     ("gamelp", "locm", "play"): lambda tmp: [["locm", "play", "--seed", "3", "--json"]],
+    ("script", "bench/bench_det_ilp.py"): lambda tmp: [
+        ["--games", "kuhn", "--players", "1", "--backends", "highs", "--json"]
+    ],
+    ("script", "bench/bench_startup.py"): lambda tmp: [["--runs", "1", "--json"]],
 }
 
 
