@@ -141,6 +141,23 @@ def int_list(text: str) -> list[int]:
     return values
 
 
+def name_list(allowed=None, example: str = ""):
+    """The type of a non-empty comma-separated list of names, each one of ``allowed`` when given.
+
+    ``example`` (``"kuhn,leduc"``) shows the form in the error when ``allowed`` does not list the choices.
+    """
+    choices = None if allowed is None else tuple(allowed)
+
+    def parse(text: str) -> list[str]:
+        names = [part.strip() for part in text.split(",") if part.strip()]
+        if names and len(names) <= MAX_LIST and (choices is None or all(name in choices for name in names)):
+            return names
+        wanted = f"some of {', '.join(choices)}" if choices is not None else f"comma-separated names like {example}"
+        raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}")
+
+    return parse
+
+
 def worker_counts(text: str) -> list[int]:
     """Parse a list of local worker-process counts (as :func:`int_list`), each from 1 to ``MAX_WORKERS``."""
     counts = int_list(text)

@@ -18,7 +18,6 @@ value is compared with gamelp's.  Times are wall seconds on a machine that may
 be shared.
 """
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, finite_float, run_script
+from gamelp.cli.args import OneLineParser, finite_float, name_list, run_script
 from gamelp.deps import require
 from gamelp.game import load_game
 from gamelp.games.gambit import write_efg
@@ -95,25 +94,17 @@ def gambit(name: str, folder: Path, timeout: float) -> dict:
     return {**row, "status": "ok", "seconds": float(seconds), "value": Fraction(value)}
 
 
-def name_list(text: str) -> list[str]:
-    """``kuhn,leduc``: game names (the poker generators' names and variants, which Gambit's writer knows)."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected game names like kuhn,leduc,leduc:13x4, got {text!r}")
-    return names
-
-
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--games",
-        type=name_list,
+        type=name_list(example="kuhn,leduc,leduc:13x4"),
         default="kuhn,leduc,leduc:13x4",
         help="games gamelp certifies, comma-separated (default: %(default)s)",
     )
     parser.add_argument(
         "--gambit-games",
-        type=name_list,
+        type=name_list(example="kuhn,leduc,leduc:13x4"),
         default="kuhn,leduc",
         help="games Gambit's rational LP is timed on: kuhn, leduc or their variants (default: %(default)s)",
     )

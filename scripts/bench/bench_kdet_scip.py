@@ -46,7 +46,7 @@ import numpy as np
 from gamelp.backends import get
 from gamelp.backends.base import Options, violation
 from gamelp.backends.scaling import scale
-from gamelp.cli.args import OneLineParser, finite_float, output_directory, run_script
+from gamelp.cli.args import OneLineParser, finite_float, name_list, output_directory, run_script
 from gamelp.deps import require
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.games.poker import leduc, parse_leduc_variant
@@ -110,19 +110,6 @@ def k_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
 
 
-def names(allowed: tuple[str, ...]):
-    """Type of a comma-separated list of names from ``allowed``."""
-
-    def parse(text: str) -> list[str]:
-        chosen = [name.strip() for name in text.split(",") if name.strip()]
-        unknown = [name for name in chosen if name not in allowed]
-        if unknown or not chosen:
-            raise argparse.ArgumentTypeError(f"expected some of {', '.join(allowed)}, got {text!r}")
-        return chosen
-
-    return parse
-
-
 @dataclass
 class ScipRace:
     """One run per player, k and formulation: the start, the forcing bound and each solver's figures."""
@@ -164,11 +151,11 @@ def build_parser() -> OneLineParser:
     )
     parser.add_argument(
         "--formulations",
-        type=names(("bigm", "forcing")),
+        type=name_list(("bigm", "forcing")),
         default="bigm",
         help="bigm (kdet_mip as it is) and / or forcing (plus the forcing rows, add_forcing_rows)",
     )
-    parser.add_argument("--solvers", type=names(SOLVERS), default="highs,scip", help="highs and / or scip")
+    parser.add_argument("--solvers", type=name_list(SOLVERS), default="highs,scip", help="highs and / or scip")
     parser.add_argument("--gap", type=finite_float(0.0), default=0.01, help="relative gap at which both solvers stop")
     parser.add_argument(
         "--out", type=output_directory, default="out", help="directory for bench_kdet_scip.json (default %(default)s)"

@@ -27,7 +27,6 @@ the game in none.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -36,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamelp.cli.args import OneLineParser, finite_float, integer, run_script
+from gamelp.cli.args import OneLineParser, finite_float, integer, name_list, run_script
 from gamelp.errors import GamelpError, SolveError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.models.nash import sequence_form_lp, solve_equilibrium, solve_nash
@@ -158,20 +157,11 @@ def measure(game: SequenceFormGame, method: str, args) -> tuple[str, float | Non
     return _cfr_polish(game, args.polish_target)
 
 
-def method_list(text: str) -> list[str]:
-    """``default,ipm``: methods of :data:`METHODS`."""
-    methods = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown or not methods:
-        raise argparse.ArgumentTypeError(f"expected methods among {', '.join(METHODS)}, got {text!r}")
-    return methods
-
-
 def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="leduc:13x4", help="comma-separated games (default %(default)s)")
     parser.add_argument(
-        "--methods", type=method_list, default=",".join(METHODS), help="comma-separated methods (default: all)"
+        "--methods", type=name_list(METHODS), default=",".join(METHODS), help="comma-separated methods (default: all)"
     )
     parser.add_argument("--repeats", type=integer(1), default=1, help="runs per method; the fastest (default 1)")
     parser.add_argument(

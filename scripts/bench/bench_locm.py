@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gamelp.cli.args import OneLineParser, finite_float, integer, run_script, worker_counts
+from gamelp.cli.args import OneLineParser, finite_float, integer, name_list, run_script, worker_counts
 from gamelp.games.locm.battlers import BATTLERS, make_battler
 from gamelp.games.locm.draft import RefereeSeeds, draft_offers, shuffled_deck
 from gamelp.games.locm.engine import PASS, State
@@ -204,20 +204,12 @@ class LocmSpeed:
         }
 
 
-def battler_list(text: str) -> list[str]:
-    chosen = [name.strip() for name in text.split(",") if name.strip()]
-    unknown = [name for name in chosen if name not in BATTLERS]
-    if unknown or not chosen:
-        raise argparse.ArgumentTypeError(f"expected battlers among {', '.join(BATTLERS)}, got {text!r}")
-    return chosen
-
-
 def build_parser() -> OneLineParser:
     parser = OneLineParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
     )
     parser.add_argument(
-        "--battlers", type=battler_list, default="max-attack,greedy", help="comma-separated (default: both)"
+        "--battlers", type=name_list(BATTLERS), default="max-attack,greedy", help="comma-separated (default: both)"
     )
     parser.add_argument(
         "--seconds", type=finite_float(0.0, strict=True), default=20.0, help="wall time per measurement (default: 20)"

@@ -30,7 +30,7 @@ import argparse
 import time
 from dataclasses import dataclass
 
-from gamelp.cli.args import OneLineParser, run_script
+from gamelp.cli.args import OneLineParser, name_list, run_script
 from gamelp.deps import require
 from gamelp.games.openspiel import load_openspiel
 from gamelp.models.nash import solve_equilibrium
@@ -97,14 +97,6 @@ def openspiel(game, refined, eps: float) -> dict:
     }
 
 
-def name_list(text: str) -> list[str]:
-    """``kuhn_poker,leduc_poker``: OpenSpiel game strings."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected OpenSpiel game names like kuhn_poker,leduc_poker, got {text!r}")
-    return names
-
-
 def eps_list(text: str) -> list[float]:
     """``1e-2,1e-4``: perturbations in (0, 0.1]."""
     try:
@@ -120,7 +112,7 @@ def build_parser() -> OneLineParser:
     parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--games",
-        type=name_list,
+        type=name_list(example="kuhn_poker,leduc_poker"),
         default="kuhn_poker",
         help="OpenSpiel games, comma-separated (default: %(default)s)",
     )
