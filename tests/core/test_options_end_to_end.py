@@ -122,6 +122,13 @@ BASES = {
         *("--out", str(tmp)),
     ],
     ("bench/bench_startup.py",): lambda tmp: ["--runs", "1"],
+    ("bench/bench_select.py",): lambda tmp: ["--games", "kuhn", "--repeats", "1"],
+    ("bench/bench_det_ilp.py",): lambda tmp: [
+        *("--games", "kuhn", "--players", "1", "--backends", "highs", "--time-limit", "5")
+    ],
+    ("bench/bench_leduc13x4.py",): lambda tmp: [
+        *("--games", "kuhn", "--methods", "default,pdlp,cfr+polish", "--pdlp-limit", "5", "--polish-target", "1e-2")
+    ],
     ("bench/bench_sweep.py",): lambda tmp: [
         *("--creatures", "8", "--bolts", "28,32", "--games", "2", "--eval-cap", "200", "--evaluation", "life"),
         *("--workers", "1", "--batch-sizes", "2", "--out", str(tmp)),

@@ -558,7 +558,8 @@ def test_bench_large_runs_openspiels_cfr_plus_on_the_same_game(bench, tmp_path, 
     script.report(result)
     assert "OpenSpiel C++ CFR+ on universal_poker: " in capsys.readouterr().out
     stopped = script.main([*argv, "--openspiel-seconds", "0.5"]).openspiel  # stopped before it converges
-    assert stopped["status"].startswith("stopped at 0.5 s: ") and stopped["gap"] is None
+    # A fast machine may have measured a gap by then (1.22 on CI's), never the target.
+    assert stopped["status"].startswith("stopped at 0.5 s: ") and (stopped["gap"] is None or stopped["gap"] > 1e-3 * 13)
 
 
 @pytest.mark.slow
