@@ -14,7 +14,6 @@ them over, :func:`declare_backends`); :data:`PACKAGES` holds the others.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import importlib.util
 from collections.abc import Callable
 
@@ -95,6 +94,8 @@ def require(module: str, what: str, extra: str | None = None) -> None:
 @functools.cache
 def version(distribution: str) -> str | None:
     """The installed version of ``distribution`` (read from its metadata, nothing imported), or None."""
+    import importlib.metadata  # 12 ms of email parsing, wanted only when a version is asked for
+
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
