@@ -43,7 +43,7 @@ from gamelp.models.select import (
     Selection,
     check_rule,
     matrix_values,
-    qp_backend,
+    qp_backends,
     select_on_face,
     selection_section,
     sequence_values,
@@ -264,7 +264,7 @@ def solve_nash(
         return _with_certificate(solve_nash(game, player, backend, select=select, **{"persistent": True, **options}))
     model = sequence_form_lp(game, player)
     if check_rule(select) is not None:
-        qp_backend(model, backend)
+        qp_backends(model, backend)
     result = solve_model(game, player, model, backend, **options)
     if select is None:
         return result
@@ -429,7 +429,7 @@ def solve_equilibrium(
         ``x``, ``y``, the value and the pair's saddle-point gap.
     """
     if check_rule(select) is not None:
-        qp_backend(sequence_form_lp(game, 2), backend)
+        qp_backends(sequence_form_lp(game, 2), backend)
     result = solve_nash(game, 1, backend, select=select, exact=exact, **options)
     if select is not None:
         selected, qp = _selected_strategy(game, 2, -result.value, backend, select, **options)
@@ -674,7 +674,7 @@ def solve_matrix_nash(
     model = matrix_nash_lp(game, player, form)
     if check_rule(select) is not None:
         for whose in PLAYERS:
-            qp_backend(matrix_nash_lp(game, whose, "general"), backend)
+            qp_backends(matrix_nash_lp(game, whose, "general"), backend)
     solution = model.solve(backend, **options)
     if not solution.optimal:
         if form == "thesis" and solution.status in (INFEASIBLE, UNBOUNDED, INFEASIBLE_OR_UNBOUNDED):

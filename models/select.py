@@ -29,9 +29,14 @@ How it is computed: an approximate minimiser, then an exact active-set step.
 2.  An approximate minimiser: the QP ``min 1/2 ||x||^2`` over the face
     relaxed to ``f_o^T v >= v* - eps`` (``eps = 1e-9 (1 + |v*|)``), on the
     backend asked for when it takes QPs (``QP`` in ``gamelp backends``) and
-    the model, else on the first installed backend that does (``auto``:
-    Clarabel); ``auto`` also when the backend's point is missing or too far
-    for step 3 (SCS on Leduc: "optimal_inaccurate", or 4e-3 away).
+    the model, then, when it cannot or its point is missing or too far for
+    step 3 (SCS on Leduc: "optimal_inaccurate", or 4e-3 away), on each
+    installed backend of :data:`FALLBACK_QP_BACKENDS` in turn (HiGHS, then
+    Clarabel).  HiGHS's active-set QP solver (1.16) ends Leduc's face QP with
+    primal infeasibilities of about 8e-5, which at its default tolerance
+    (1e-7) it reports as a solve error; the point only seeds step 3, so HiGHS
+    is given :data:`APPROXIMATE_QP_OPTIONS` (a feasibility tolerance of 1e-4,
+    and an iteration limit against the stalls seen on ``leduc:13x4``).
     This point is only approximate: the face is a thin slab, and
     the minimiser moves Lipschitz-continuously with its right-hand side
     (Hoffman's bound) by ``L eps`` plus the QP solver's own tolerance times
@@ -69,19 +74,11 @@ How it is computed: an approximate minimiser, then an exact active-set step.
 
 Measured (``scripts/bench/bench_select.py``, ``tests/models/test_select.py``):
 on Kuhn, Leduc and the Esche deck game every installed backend's selection is
-verified, and all are equal to the last bit.  SCS's own QP point on Leduc is
-too far for step 3 (or missing), so there the point comes from ``auto``.
-Cost (the bench, HiGHS for the LP, load average 14): Kuhn 0.33 s against
-the LP's 0.002 s, Leduc 0.67 s against 0.074 s (nine times); on Leduc 13x4
-(6,007 sequences a player) Clarabel stops with an error on player 2's QP, so
-the selection fails there, and it stays off by default.
-
-HiGHS (1.16) is not offered the QP: its active-set QP solver stops with
-"QP solver claims optimality, but with primal infeasibilities" (8e-5) on
-Leduc's face, whatever the Hessian's form (triangular, without the zero
-diagonal of ``v``, regularised), presolve, solver choice or face written by
-complementary slackness.  The default install (HiGHS alone) therefore cannot
-select; ``pip install gamelp[cvxpy]`` adds Clarabel.
+verified, HiGHS's included, and all are equal to the last bit.  SCS's own QP
+point on Leduc is too far for step 3 (or missing), so there the point comes
+from HiGHS.  On Leduc 13x4 (6,007 sequences a player) no QP solver gives a
+point the exact step verifies (HiGHS's stalls, Clarabel stops with an error on
+player 2's), so the selection fails there, and it stays off by default.
 
 Cost: one LP, and per player selected one QP and the exact step
 (:func:`solve_equilibrium <gamelp.models.nash.solve_equilibrium>` with a rule:
@@ -100,7 +97,7 @@ import scipy.sparse as sp
 
 from gamelp.backends import check
 from gamelp.display import Raw, Summarised
-from gamelp.errors import BackendError, ModelError, SolveError, did_you_mean
+from gamelp.errors import BackendError, MissingDependency, ModelError, SolveError, did_you_mean
 from gamelp.form import MatrixForm
 from gamelp.game import SequenceFormGame
 from gamelp.matrix import MatrixGame
@@ -119,8 +116,14 @@ REFINEMENTS = 60
 # multiplier signs within this relative to 1 + the largest weight.
 VALUE_TOLERANCE = 1e-7
 KKT_TOLERANCE = 1e-8
-# Where the QP goes when the backend asked for cannot take it.
-FALLBACK_QP_BACKEND = "auto"
+# Where the QP goes, in turn, when the backend asked for cannot take it or its point does not verify (installed).
+FALLBACK_QP_BACKENDS = ("highs", "cvxpy:CLARABEL")
+# Options the approximate QP gets on a backend (its point only seeds the exact step; see the module docstring):
+# HiGHS's QP solver takes tens to hundreds of iterations on these faces (Leduc: 29-240), so an iteration limit of
+# a few per column stops a stall (leduc:13x4: 155,000 iterations in 60 s without progress).
+APPROXIMATE_QP_OPTIONS = {"highs": {"primal_feasibility_tolerance": 1e-4}}
+QP_ITERATIONS_PER_COLUMN = 2
+QP_ITERATIONS = 1000
 
 
 def check_rule(select: str | None) -> str | None:
@@ -136,26 +139,30 @@ def face_tolerance(value: float) -> float:
     return FACE_TOLERANCE * (1.0 + abs(value))
 
 
-def qp_backend(model: Model, backend: str) -> str:
-    """The backend that takes the selection's QP of the Nash LP ``model``: ``backend`` if it can, else ``auto``.
+def qp_backends(model: Model, backend: str) -> list[str]:
+    """The backends to try the selection's QP of the Nash LP ``model`` on, in turn (``model`` itself unchanged).
 
-    ``model`` itself is not changed.  With no installed backend that takes the QP, a ``BackendError`` naming the
-    extra that adds one (HiGHS's own QP solver is not offered it: see the module).
+    ``backend`` (``auto`` resolved) if it takes the QP, then those of :data:`FALLBACK_QP_BACKENDS` installed.
+    With none, a ``BackendError`` naming the backends that would.
     """
     qp = face_qp(copy.deepcopy(model), 0.0, 0.0)
-    try:
-        check(qp, backend)
-        return backend
-    except BackendError:
-        pass
-    try:
-        check(qp, FALLBACK_QP_BACKEND)
-    except BackendError:
-        raise BackendError(
-            "select needs a backend that takes QPs (none installed: HiGHS's QP solver fails on these faces); "
-            "pip install 'gamelp[cvxpy]' adds Clarabel"
-        ) from None
-    return FALLBACK_QP_BACKEND
+    takers = []
+    for candidate in (backend, *FALLBACK_QP_BACKENDS):
+        try:
+            takers.append(check(qp, candidate))
+        except (BackendError, MissingDependency):
+            continue
+    if not takers:
+        raise BackendError(f"select needs a backend that takes QPs: {' or '.join(FALLBACK_QP_BACKENDS)}")
+    return list(dict.fromkeys(takers))
+
+
+def approximate_qp_options(backend: str, form: MatrixForm) -> dict:
+    """The options of the approximate QP on ``backend`` (:data:`APPROXIMATE_QP_OPTIONS`) over ``form``'s columns."""
+    options = dict(APPROXIMATE_QP_OPTIONS.get(backend, {}))
+    if backend == "highs":
+        options["qp_iteration_limit"] = QP_ITERATIONS + QP_ITERATIONS_PER_COLUMN * form.c.size
+    return options
 
 
 def face_qp(model: Model, value: float, tolerance: float, strategy: str = "x") -> Model:
@@ -406,7 +413,7 @@ def select_on_face(
     value : float
         The LP's optimum ``v*``, solved on ``backend``.
     backend : str
-        The backend asked for; the QP goes to it if it takes it, else to ``auto`` (:func:`qp_backend`).
+        The backend asked for; the QP goes to it if it takes it, else to the fallbacks (:func:`qp_backends`).
     rule : str
         One of :data:`SELECT_RULES`.
     values : callable
@@ -421,13 +428,13 @@ def select_on_face(
     """
     check_rule(rule)
     form = model.matrix_form()
-    taker = qp_backend(model, backend)
+    takers = qp_backends(model, backend)
     face_qp(model, value, face_tolerance(value))
     spent, raw = 0.0, None
-    for attempt in dict.fromkeys((taker, FALLBACK_QP_BACKEND)):
+    for attempt in takers:
         # The backend's approximate point first; if it gives none, or none the exact step verifies (SCS on
-        # Leduc: "optimal_inaccurate", or a point 4e-3 away), the fallback's.
-        solution = model.solve(attempt, **options)
+        # Leduc: "optimal_inaccurate", or a point 4e-3 away), the fallbacks'.
+        solution = model.solve(attempt, **approximate_qp_options(attempt, form), **options)
         if "x" not in solution.values:
             continue
         began = time.perf_counter()
@@ -438,5 +445,5 @@ def select_on_face(
             return Selection(rule, step.x, solution, True, note, spent, step.zeros, step.tight)
         raw = Selection(rule, solution.values["x"], solution, False, f"the QP's point: {step.why}", spent)
     if raw is None:
-        raise SolveError(f"{model.name} on {taker}: the selection's QP has no optimum ({solution.status})")
+        raise SolveError(f"{model.name} on {', '.join(takers)}: the selection's QP has no optimum ({solution.status})")
     return raw

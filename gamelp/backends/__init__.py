@@ -250,9 +250,9 @@ def _resolve(model, backend: str) -> Backend:
     raise BackendError(f"no installed backend can take model {model.name!r}{hint}")
 
 
-def check(model, backend: str = DEFAULT_BACKEND) -> None:
-    """Raise :class:`BackendError` if ``backend`` cannot take ``model``."""
-    _resolve(model, backend)
+def check(model, backend: str = DEFAULT_BACKEND) -> str:
+    """The name of the backend that will take ``model`` (``auto`` resolved); :class:`BackendError` if none can."""
+    return _resolve(model, backend).name
 
 
 def _from_library(exc: Exception, libraries: set[str]) -> bool:

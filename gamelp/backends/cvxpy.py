@@ -190,7 +190,8 @@ def _capabilities(name: str) -> Capabilities:
         soc=SOC in getattr(solver, "SUPPORTED_CONSTRAINTS", ()),
         # Solvers that take a quadratic objective as it is: conic ones given it as cone epigraphs (ECOS) return
         # the minimiser only to the square root of their accuracy (7e-6 on a toy QP), so they are not offered it;
-        # nor is HiGHS, whose QP solver (1.16) fails on the equilibrium selection's QPs of Leduc.
+        # nor is HiGHS, whose QP solver (1.16) fails on the equilibrium selection's QPs of Leduc at its default
+        # tolerances (gamelp's highs backend takes them with the looser options models/select.py gives it).
         qp=(name in SOLVER_MAP_QP or _takes_quadratic_objective(solver)) and name != "HIGHS",
         duals=True,
         mip_start=name in _REOPTIMIZE,

@@ -1,4 +1,4 @@
-"""HiGHS through highspy's matrix API: the embedded default backend for LPs and MILPs.
+"""HiGHS through highspy's matrix API: the embedded default backend for LPs, MILPs and convex QPs.
 
 The whole model is passed in one ``HighsLp`` (column-wise sparse matrix), so
 building costs one sparse conversion, not a Python loop over rows.  An LP
@@ -9,7 +9,8 @@ larger) or dense (a big payoff matrix), where it beats the dual simplex
 ``scripts/bench/bench_leduc13x4.py``), and still ends at a vertex with exact
 duals and a basis; a smaller LP, and a persistent re-solve (which starts from
 the last basis), goes to the dual simplex.  Pass ``solver=...`` to choose
-(:func:`lp_method` is the rule).  HiGHS has no cones.  The solve runs with
+(:func:`lp_method` is the rule).  A quadratic objective term (a diagonal
+Hessian) goes to HiGHS's active-set QP solver.  HiGHS has no cones.  The solve runs with
 HiGHS's interrupt callbacks on, so Ctrl-C stops it within a callback's time
 and the result has status ``interrupted``.
 
@@ -212,10 +213,27 @@ def _run(h: highspy.Highs, form: MatrixForm, options: Options, began: float, *, 
     return raw
 
 
+def _highs_model(form: MatrixForm) -> highspy.HighsLp | highspy.HighsModel:
+    """What HiGHS is passed: the LP, or with a quadratic term the LP and its diagonal Hessian (a QP)."""
+    lp = _highs_lp(form)
+    if form.quadratic is None:
+        return lp
+    n = form.c.size
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = n
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    hessian.start_ = np.arange(n + 1, dtype=np.int32)  # one entry per column: HiGHS's 1/2 x^T Q x, Q = diag(q)
+    hessian.index_ = np.arange(n, dtype=np.int32)
+    hessian.value_ = np.asarray(form.quadratic, dtype=float)
+    model = highspy.HighsModel()
+    model.lp_, model.hessian_ = lp, hessian
+    return model
+
+
 def _passed(form: MatrixForm) -> highspy.Highs:
     """A new HiGHS instance holding ``form``, quiet until a solve sets its output."""
     h = new_highs()
-    if h.passModel(_highs_lp(form)) == highspy.HighsStatus.kError:
+    if h.passModel(_highs_model(form)) == highspy.HighsStatus.kError:
         raise BackendError(f"HiGHS refused model {form.name!r}")
     return h
 
@@ -241,7 +259,7 @@ def _apply(h: highspy.Highs, form: MatrixForm, changes: Changes) -> None:
 
 
 class HighsBackend(Backend):
-    """HiGHS through highspy: LPs and MILPs, duals, MIP starts, time limits, interruptible, persistent."""
+    """HiGHS through highspy: LPs, MILPs and QPs, duals, MIP starts, time limits, interruptible, persistent."""
 
     capabilities = HIGHS.capabilities("highs")
 
@@ -270,6 +288,8 @@ class HighsBackend(Backend):
         with session.lock if session is not None else contextlib.nullcontext():
             changes = session.pending(model, form, factors) if session is not None else None
             try:
+                if form.quadratic is not None or (session is not None and session.form.quadratic is not None):
+                    changes = None  # a QP's Hessian is not among the changes applied in place: pass it afresh
                 warm = session is not None and changes is not None  # the kept basis is the simplex's start
                 if session is None or changes is None:
                     session = model.sessions[self.name] = Session(_passed(form), form, factors, model.revision)

@@ -37,8 +37,7 @@ class Capabilities:
     lp: bool = True
     mip: bool = False
     soc: bool = False
-    # A convex quadratic objective term (Model.set_objective's quadratic).  Not HiGHS's: its QP solver (1.16) fails
-    # on the equilibrium selection's QPs (gamelp.models.select), and cvxpy:HIGHS is the QP solver of highspy too.
+    # A convex quadratic objective term (Model.set_objective's quadratic).
     qp: bool = False
     duals: bool = True
     mip_start: bool = False
@@ -122,7 +121,7 @@ HIGHS = BackendFamily(
     extra=None,
     usage="highs",
     summary="HiGHS through highspy, embedded",
-    solvers={"highs": Listed(Capabilities(mip=True, mip_start=True, persistent=True), 10)},
+    solvers={"highs": Listed(Capabilities(mip=True, qp=True, mip_start=True, persistent=True), 10)},
 )
 GUROBI = BackendFamily(
     name="gurobi",

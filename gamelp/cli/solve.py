@@ -2,8 +2,8 @@
 
 By the Nash LP (``--method lp``, the default), the best deterministic strategy
 (``--deterministic``, an ILP), with Mangasarian's uniqueness test (``--unique``),
-the strategy a rule selects on the optimal face (``--select min-norm``, the same on every backend that takes
-QPs: :mod:`gamelp.models.select`), a quasi-perfect equilibrium, exact and defined at every information set
+the strategy a rule selects on the optimal face (``--select min-norm``, the same on every backend:
+:mod:`gamelp.models.select`), a quasi-perfect equilibrium, exact and defined at every information set
 (``--refine quasi-perfect``: :mod:`gamelp.models.refine`), or by regret-minimisation self-play (``--method cfr+``
 and the others of :mod:`gamelp.regret`).  ``--player both`` reports both players' strategies from one run: one
 Nash LP and its duals, one perturbed LP, or one self-play run.
@@ -141,7 +141,7 @@ def add_select_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--select",
         metavar="RULE",
-        help=f"return the optimal strategy this rule selects, the same on every backend that takes QPs "
+        help=f"return the optimal strategy this rule selects, the same on every backend "
         f"({', '.join(SELECT_RULES)}: the optimal strategy of least Euclidean norm; one QP per player after the "
         "LP); default: the LP's optimum as the solver returns it",
     )

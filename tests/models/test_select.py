@@ -206,10 +206,43 @@ def test_without_a_qp_backend_select_is_refused_before_the_lp(kuhn, esche, monke
     assert solve_equilibrium(kuhn).value == pytest.approx(-1 / 18)
     assert solve_matrix_nash(esche).select is None
     monkeypatch.setattr(nash, "solve_model", lambda *args, **kwargs: pytest.fail("the LP was solved"))
-    refusal = r"select needs a backend that takes QPs .*pip install 'gamelp\[cvxpy\]' adds Clarabel"
+    refusal = r"select needs a backend that takes QPs: highs or cvxpy:CLARABEL$"
     for solve in (lambda: solve_nash(kuhn, 2, select=SELECT), lambda: solve_equilibrium(kuhn, select=SELECT)):
         with pytest.raises(BackendError, match=refusal):
             solve()
+
+
+def test_the_default_install_selects_on_highs_alone(leduc, esche, monkeypatch):
+    """With HiGHS the only QP backend (the core install), Leduc's and the Esche game's selections are verified,
+    their QPs solved by HiGHS, and equal Clarabel's when it is installed."""
+    import gamelp.models.select as select_module
+    from gamelp.backends import check
+
+    def highs_only(model, backend):
+        if backend not in ("highs", "auto"):
+            raise BackendError(f"{backend} is not installed here")
+        return check(model, "highs")
+
+    reference = {}
+    if "cvxpy:CLARABEL" in BACKENDS:
+        reference = {
+            "leduc": solve_equilibrium(leduc, "cvxpy:CLARABEL", select=SELECT),
+            "esche": solve_matrix_nash(esche, "row", "cvxpy:CLARABEL", select=SELECT),
+        }
+
+    def selections(result):
+        return result.result.selections + (result.y_selection,) if name == "leduc" else result.selections
+
+    monkeypatch.setattr(select_module, "check", highs_only)
+    for name, result in (
+        ("leduc", solve_equilibrium(leduc, select=SELECT)),
+        ("esche", solve_matrix_nash(esche, "row", select=SELECT)),
+    ):
+        assert_verified(selections(result))
+        assert {selection.qp_backend for selection in selections(result)} == {"highs"}
+        if name in reference:
+            for mine, theirs in zip(selections(result), selections(reference[name]), strict=True):
+                assert np.abs(mine.strategy - theirs.strategy).max() <= AGREEMENT
 
 
 def test_a_wrong_active_set_is_not_verified(kuhn, kuhn_reference):
