@@ -504,26 +504,42 @@ class Certificate(Summarised):
 def _certified(
     verify: Callable[[np.ndarray, np.ndarray], Fraction],
     floats: tuple[np.ndarray, np.ndarray],
-    refined: Callable[[], tuple[np.ndarray, np.ndarray]],
+    refined: Callable[[], tuple[np.ndarray, np.ndarray]] | None,
 ) -> tuple[Fraction, np.ndarray, np.ndarray, str]:
-    """Round the floats (bounds :data:`ROUNDING_BOUNDS`) and verify; failing that, solve the basis and verify."""
+    """Round the floats (bounds :data:`ROUNDING_BOUNDS`) and verify; failing that, solve the basis and verify.
+
+    ``refined`` None: the floats are not the LP's basic solution (a selected point), so the basis would certify
+    another point; a :class:`CertificateError` says so instead.
+    """
     for bound in ROUNDING_BOUNDS:
         first, second = (_rounded(f, bound) for f in floats)
         try:
             return verify(first, second), first, second, f"the solver's floats rounded to denominators <= {bound}"
         except CertificateError:
             continue
+    if refined is None:
+        raise CertificateError(
+            f"the selected strategies rounded to denominators <= {ROUNDING_BOUNDS[-1]} are not an exact "
+            "equilibrium, and the LP's basis would certify another point"
+        )
     first, second = refined()
     return verify(first, second), first, second, "HiGHS's optimal basis solved exactly"
 
 
 def certify_equilibrium(
-    game: SequenceFormGame, x: np.ndarray, y: np.ndarray, *, model: Model | None = None, player: int = 1
+    game: SequenceFormGame,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    model: Model | None = None,
+    player: int = 1,
+    refine: bool = True,
 ) -> Certificate:
     """An exact certificate of the float equilibrium ``(x, y)`` of ``game``, or :class:`CertificateError`.
 
     ``model`` is the solved Nash LP of ``player`` (:func:`~gamelp.models.nash.sequence_form_lp`) whose basis
-    refines the answer when rounding fails; without it player 1's LP is built and solved on HiGHS.
+    refines the answer when rounding fails; without it player 1's LP is built and solved on HiGHS.  ``refine``
+    False (a selected pair, not the LP's vertex): rounding only.
     """
     from gamelp.models.nash import sequence_form_lp
 
@@ -536,18 +552,27 @@ def certify_equilibrium(
         return (own, other) if player == 1 else (other, own)
 
     value, first, second, how = _certified(
-        lambda a, b: verify_equilibrium(game, payoffs, a, b), (np.asarray(x), np.asarray(y)), refined
+        lambda a, b: verify_equilibrium(game, payoffs, a, b),
+        (np.asarray(x), np.asarray(y)),
+        refined if refine else None,
     )
     return Certificate(value, first, second, (game.pl1.labels, game.pl2.labels), how, payoffs.nnz, payoffs.binary)
 
 
 def certify_matrix_equilibrium(
-    game: MatrixGame, p: np.ndarray, q: np.ndarray, *, model: Model | None = None, player: str = "row"
+    game: MatrixGame,
+    p: np.ndarray,
+    q: np.ndarray,
+    *,
+    model: Model | None = None,
+    player: str = "row",
+    refine: bool = True,
 ) -> Certificate:
     """An exact certificate of the float equilibrium ``(p, q)`` of a matrix game, or :class:`CertificateError`.
 
     ``model`` is the solved general-form Nash LP of ``player`` (:func:`~gamelp.models.nash.matrix_nash_lp`);
-    without it (or for the thesis form) the row player's general LP is solved on HiGHS.
+    without it (or for the thesis form) the row player's general LP is solved on HiGHS.  ``refine`` False (a
+    selected pair): rounding only.
     """
     from gamelp.models.nash import STRATEGY_BLOCK, matrix_nash_lp
 
@@ -560,6 +585,8 @@ def certify_matrix_equilibrium(
         return (own, other) if player == "row" else (other, own)
 
     value, first, second, how = _certified(
-        lambda a, b: verify_matrix_equilibrium(game, payoffs, a, b), (np.asarray(p), np.asarray(q)), refined
+        lambda a, b: verify_matrix_equilibrium(game, payoffs, a, b),
+        (np.asarray(p), np.asarray(q)),
+        refined if refine else None,
     )
     return Certificate(value, first, second, (game.row_labels, game.col_labels), how, payoffs.nnz, payoffs.binary)

@@ -282,7 +282,9 @@ def _with_certificate(result: NashResult) -> NashResult:
             f"{result.model.name} on {result.solution.backend}: exact=True needs the duals, none came back"
         )
     x, y = (result.strategy, opponent) if result.player == 1 else (opponent, result.strategy)
-    result.certificate = certify_equilibrium(result.game, x, y, model=result.model, player=result.player)
+    result.certificate = certify_equilibrium(
+        result.game, x, y, model=result.model, player=result.player, refine=result.select is None
+    )
     return result
 
 
@@ -430,9 +432,13 @@ def solve_equilibrium(
     """
     if check_rule(select) is not None:
         qp_backends(sequence_form_lp(game, 2), backend)
-    result = solve_nash(game, 1, backend, select=select, exact=exact, **options)
+    result = solve_nash(game, 1, backend, select=select, exact=exact and select is None, **options)
     if select is not None:
         selected, qp = _selected_strategy(game, 2, -result.value, backend, select, **options)
+        if exact:  # the selected pair's certificate (player 1's alone would pair it with the LP's duals)
+            from gamelp.models.exact import certify_equilibrium
+
+            result.certificate = certify_equilibrium(game, result.strategy, selected, refine=False)
         return Equilibrium(result, selected, y_selection=qp)
     y = result.opponent_strategy
     model = result.model.name
@@ -718,6 +724,11 @@ def _with_matrix_certificate(result: MatrixNashResult) -> MatrixNashResult:
 
     general = result.model if result.form == "general" else None  # the thesis form's basis is another LP's
     result.certificate = certify_matrix_equilibrium(
-        result.game, result.row_strategy, result.col_strategy, model=general, player=result.player
+        result.game,
+        result.row_strategy,
+        result.col_strategy,
+        model=general,
+        player=result.player,
+        refine=result.select is None,
     )
     return result

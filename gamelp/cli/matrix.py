@@ -128,7 +128,6 @@ def run_solve(args) -> int:
             (args.method != "lp", f"--method {args.method}"),
             (bool(args.robust), "--robust"),
             (args.unique, "--unique (it tests the LP's own optimum)"),
-            (args.exact, "--exact (it certifies the LP's own optimum)"),
         ),
     )
     if args.std and reader(args.file, "matrix") is not None:

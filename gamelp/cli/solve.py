@@ -201,7 +201,6 @@ def run_solve(args) -> int:
             (args.method != "lp", f"--method {args.method}"),
             (args.deterministic, "--deterministic"),
             (args.unique, "--unique (it tests the LP's own optimum)"),
-            (args.exact, "--exact (it certifies the LP's own optimum)"),
         ),
     )
     if args.refine is not None:
@@ -333,17 +332,22 @@ def _print_text(args, name: str, payload: dict) -> None:
             f"refined: {payload['refine']}, the limit of the perturbed equilibria (HiGHS's basis at "
             f"eps={payload['epsilon']}, exact pivots {payload['pivots']}: optimal for every small eps > 0)"
         )
-    if payload.get("select"):
-        print(f"selected by {payload['select']}: the optimal strategy of least Euclidean norm")
-        for selection in payload.get("selection", []):
-            if not selection["polished"]:
-                print(f"not verified exactly ({selection['note']})")
+    _print_selection(payload)
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
     _print_strategy(args, payload["behavioural"] if args.behavioural else payload["strategy"])
     if args.player == "both":
         print(f"{name}: player 2 value {payload.get('constant_sum', 0) - payload['value']:.10g}")
         _print_strategy(args, payload["opponent_behavioural"] if args.behavioural else payload["opponent_strategy"])
+
+
+def _print_selection(payload: dict) -> None:
+    """``--select``: the rule, and any selection the exact step did not verify."""
+    if payload.get("select"):
+        print(f"selected by {payload['select']}: the optimal strategy of least Euclidean norm")
+        for selection in payload.get("selection", []):
+            if not selection["polished"]:
+                print(f"not verified exactly ({selection['note']})")
 
 
 def _print_exact(name: str, player: int, payload: dict) -> None:
@@ -353,6 +357,7 @@ def _print_exact(name: str, player: int, payload: dict) -> None:
     print(f"{name}: player {player} value {value} (= {float(value):.10g}; exact, {payload['backend']})")
     if note := constant_sum_note(payload):
         print(note)
+    _print_selection(payload)
     if "unique" in payload:
         print(f"unique: {payload['unique']}")
     print_fractions(exact["strategy"], 30)

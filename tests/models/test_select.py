@@ -301,3 +301,40 @@ def test_cli_refusals_are_one_line(capsys, argv, message):
     assert captured.out == ""
     lines = [line for line in captured.err.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0]
+
+
+def test_exact_certifies_the_selected_pair(kuhn, kuhn_reference):
+    """``exact=True`` with a selection certifies the selected strategies themselves, both players', as fractions:
+    Kuhn's player 1 min-norm strategy is 71/96 check with the jack, and the certified pair is the selected one."""
+    from fractions import Fraction
+
+    exact = solve_equilibrium(kuhn, select=SELECT, exact=True)
+    certificate = exact.result.certificate
+    assert certificate.value == Fraction(-1, 18)
+    assert certificate.strategy_dict(0)["dJ_pl1:k"] == Fraction(71, 96)
+    for which, floats in ((0, kuhn_reference.x), (1, kuhn_reference.y)):
+        fractions = np.array([float(f) for f in certificate.strategy_dict(which).values()])
+        assert np.abs(fractions - floats).max() < 1e-12  # the selected pair, not the LP's vertex and duals
+
+
+def test_exact_selection_refuses_rather_than_certify_another_point(leduc, monkeypatch):
+    """Leduc's selected strategies are not fractions of denominators <= 10^6: the certificate says so, and never
+    falls back to the LP's basis (which would certify a different point)."""
+    import gamelp.models.exact as exact_module
+    from gamelp.models.exact import CertificateError
+
+    monkeypatch.setattr(exact_module, "exact_basic_solution", lambda model: pytest.fail("the basis was certified"))
+    with pytest.raises(CertificateError, match="the selected strategies .* would certify another point"):
+        solve_equilibrium(leduc, select=SELECT, exact=True)
+
+
+def test_cli_exact_selection(capsys):
+    """``--exact --select``: the selected strategies as fractions; a matrix game's too."""
+    assert main(["solve", "kuhn", "--select", "min-norm", "--exact", "--player", "both", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["exact"]["value"] == "-1/18" and payload["exact"]["strategy"]["dJ_pl1:k"] == "71/96"
+    assert main(["matrix", "solve", "esche_8c", "--select", "min-norm", "--exact", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exact"]["value"] == "1/2"
+    assert main(["solve", "leduc", "--select", "min-norm", "--exact"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
