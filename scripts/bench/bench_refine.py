@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from gamelp.cli.args import OneLineParser, name_list, run_script
 from gamelp.deps import require
+from gamelp.errors import GamelpError
 from gamelp.games.openspiel import load_openspiel
 from gamelp.models.nash import solve_equilibrium
 from gamelp.models.refine import solve_refined
@@ -129,6 +130,14 @@ def build_parser() -> OneLineParser:
 def main(argv: list[str] | None = None) -> RefineSpeed:
     args = build_parser().parse_args(argv)
     require("pyspiel", "bench_refine's games", extra="bench")
+    if not args.no_openspiel:
+        from open_spiel.python.algorithms import sequence_form_lp
+
+        if not hasattr(sequence_form_lp, "solve_perturbed_zero_sum_game"):
+            raise GamelpError(
+                "this OpenSpiel release has no sequence_form_lp.solve_perturbed_zero_sum_game (the peer): "
+                "upgrade open_spiel, or pass --no-openspiel"
+            )
     games, rows = [], []
     for name in args.games:
         game, refined, row = ours(name)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gamelp.cli import main
+from gamelp.errors import GamelpError
 
 
 def run(capsys, *args) -> tuple[int, str, str]:
@@ -64,15 +65,27 @@ def test_refusals_are_one_line(capsys, options, message):
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and message in err
 
 
-def test_the_benchmark_compares_openspiels_perturbed_lp_with_the_exact_limit(capsys):
-    sequence_form_lp = pytest.importorskip("open_spiel.python.algorithms.sequence_form_lp")
-    if not hasattr(sequence_form_lp, "solve_perturbed_zero_sum_game"):
-        pytest.skip("this OpenSpiel release has no perturbed sequence-form LP (the benchmark's peer)")
+def _bench_refine():
     path = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "bench_refine.py"
     spec = importlib.util.spec_from_file_location("bench_refine", path)
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
+    return script
+
+
+def test_the_benchmark_refuses_an_openspiel_without_the_peer_in_one_line(monkeypatch):
+    sequence_form_lp = pytest.importorskip("open_spiel.python.algorithms.sequence_form_lp")
+    monkeypatch.delattr(sequence_form_lp, "solve_perturbed_zero_sum_game", raising=False)
+    with pytest.raises(GamelpError, match="no sequence_form_lp.solve_perturbed_zero_sum_game .* --no-openspiel$"):
+        _bench_refine().main(["--games", "kuhn_poker"])
+
+
+def test_the_benchmark_compares_openspiels_perturbed_lp_with_the_exact_limit(capsys):
+    sequence_form_lp = pytest.importorskip("open_spiel.python.algorithms.sequence_form_lp")
+    if not hasattr(sequence_form_lp, "solve_perturbed_zero_sum_game"):
+        pytest.skip("this OpenSpiel release has no perturbed sequence-form LP (the benchmark's peer)")
+    script = _bench_refine()
     result = script.main(["--games", "kuhn_poker", "--openspiel-eps", "1e-2,1e-4"])
     (ours,) = result.games
     assert ours["value"] == Fraction(-1, 18) and ours["information_sets"] == 12
