@@ -71,6 +71,9 @@ PAYOFF_RULE = (
 )
 # Denominator bounds tried, in order, when rounding the solver's floats before solving the basis exactly.
 ROUNDING_BOUNDS = (10**2, 10**4, 10**6)
+# How a certificate's fractions were found when rounding the floats failed.
+BASIS_EXACTLY = "HiGHS's optimal basis solved exactly"
+SELECTED_EXACTLY = "the selected strategies' active-set systems solved exactly"
 # Bits gained per step of the iterative refinement (a float LU solve is good to about 1e-12 on these systems).
 REFINEMENT_BITS = 40
 # The refinement gives up past this many bits of the common denominator (a basis that needs more is hopeless).
@@ -380,6 +383,23 @@ def exact_basic_solution(model: Model) -> tuple[dict[str, np.ndarray], dict[str,
     )
 
 
+def solve_exactly(matrix, rhs: np.ndarray, what: str) -> np.ndarray:
+    """The exact solution (fractions) of the square, nonsingular system ``matrix z = rhs``.
+
+    ``matrix``'s float entries and ``rhs``'s are read as rationals by :data:`PAYOFF_RULE`, as the game's payoffs
+    are; the solve is :func:`_solve_rational`'s numeric iterative refinement.  A singular ``matrix``: a
+    :class:`CertificateError` naming ``what``.
+    """
+    from scipy.sparse.linalg import splu
+
+    exact = ExactMatrix.from_floats(matrix)
+    try:
+        lu = splu(sp.csc_array(exact.floats))
+    except RuntimeError:  # SuperLU: "Factor is exactly singular"
+        raise CertificateError(f"{what}: the system is singular") from None
+    return _solve_rational(exact, lu.solve, _fractions(rational_payoffs(np.asarray(rhs, dtype=float))[0]), what)
+
+
 # ----------------------------------------------------------------------------- the checks
 def _rounded(values: np.ndarray, bound: int) -> np.ndarray:
     """Each float as the closest fraction of denominator at most ``bound``."""
@@ -504,12 +524,12 @@ class Certificate(Summarised):
 def _certified(
     verify: Callable[[np.ndarray, np.ndarray], Fraction],
     floats: tuple[np.ndarray, np.ndarray],
-    refined: Callable[[], tuple[np.ndarray, np.ndarray]] | None,
+    refined: Callable[[], tuple[np.ndarray, np.ndarray]],
+    how: str,
 ) -> tuple[Fraction, np.ndarray, np.ndarray, str]:
-    """Round the floats (bounds :data:`ROUNDING_BOUNDS`) and verify; failing that, solve the basis and verify.
+    """Round the floats (bounds :data:`ROUNDING_BOUNDS`) and verify; failing that, solve exactly and verify.
 
-    ``refined`` None: the floats are not the LP's basic solution (a selected point), so the basis would certify
-    another point; a :class:`CertificateError` says so instead.
+    ``refined`` gives the pair in rationals (the LP's basis, or the selected points' systems); ``how`` says which.
     """
     for bound in ROUNDING_BOUNDS:
         first, second = (_rounded(f, bound) for f in floats)
@@ -517,13 +537,8 @@ def _certified(
             return verify(first, second), first, second, f"the solver's floats rounded to denominators <= {bound}"
         except CertificateError:
             continue
-    if refined is None:
-        raise CertificateError(
-            f"the selected strategies rounded to denominators <= {ROUNDING_BOUNDS[-1]} are not an exact "
-            "equilibrium, and the LP's basis would certify another point"
-        )
     first, second = refined()
-    return verify(first, second), first, second, "HiGHS's optimal basis solved exactly"
+    return verify(first, second), first, second, how
 
 
 def certify_equilibrium(
@@ -533,13 +548,14 @@ def certify_equilibrium(
     *,
     model: Model | None = None,
     player: int = 1,
-    refine: bool = True,
+    exact_pair: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Certificate:
     """An exact certificate of the float equilibrium ``(x, y)`` of ``game``, or :class:`CertificateError`.
 
     ``model`` is the solved Nash LP of ``player`` (:func:`~gamelp.models.nash.sequence_form_lp`) whose basis
-    refines the answer when rounding fails; without it player 1's LP is built and solved on HiGHS.  ``refine``
-    False (a selected pair, not the LP's vertex): rounding only.
+    refines the answer when rounding fails; without it player 1's LP is built and solved on HiGHS.
+    ``exact_pair`` replaces the basis when the pair is not the LP's vertex (a selected pair): it gives the
+    pair in rationals.
     """
     from gamelp.models.nash import sequence_form_lp
 
@@ -554,7 +570,8 @@ def certify_equilibrium(
     value, first, second, how = _certified(
         lambda a, b: verify_equilibrium(game, payoffs, a, b),
         (np.asarray(x), np.asarray(y)),
-        refined if refine else None,
+        exact_pair or refined,
+        SELECTED_EXACTLY if exact_pair else BASIS_EXACTLY,
     )
     return Certificate(value, first, second, (game.pl1.labels, game.pl2.labels), how, payoffs.nnz, payoffs.binary)
 
@@ -566,13 +583,13 @@ def certify_matrix_equilibrium(
     *,
     model: Model | None = None,
     player: str = "row",
-    refine: bool = True,
+    exact_pair: Callable[[], tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Certificate:
     """An exact certificate of the float equilibrium ``(p, q)`` of a matrix game, or :class:`CertificateError`.
 
     ``model`` is the solved general-form Nash LP of ``player`` (:func:`~gamelp.models.nash.matrix_nash_lp`);
-    without it (or for the thesis form) the row player's general LP is solved on HiGHS.  ``refine`` False (a
-    selected pair): rounding only.
+    without it (or for the thesis form) the row player's general LP is solved on HiGHS.  ``exact_pair``: as
+    :func:`certify_equilibrium`'s.
     """
     from gamelp.models.nash import STRATEGY_BLOCK, matrix_nash_lp
 
@@ -587,6 +604,7 @@ def certify_matrix_equilibrium(
     value, first, second, how = _certified(
         lambda a, b: verify_matrix_equilibrium(game, payoffs, a, b),
         (np.asarray(p), np.asarray(q)),
-        refined if refine else None,
+        exact_pair or refined,
+        SELECTED_EXACTLY if exact_pair else BASIS_EXACTLY,
     )
     return Certificate(value, first, second, (game.row_labels, game.col_labels), how, payoffs.nnz, payoffs.binary)

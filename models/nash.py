@@ -42,6 +42,7 @@ from gamelp.model import Model
 from gamelp.models.select import (
     Selection,
     check_rule,
+    exact_strategy,
     matrix_values,
     qp_backends,
     select_on_face,
@@ -282,8 +283,21 @@ def _with_certificate(result: NashResult) -> NashResult:
             f"{result.model.name} on {result.solution.backend}: exact=True needs the duals, none came back"
         )
     x, y = (result.strategy, opponent) if result.player == 1 else (opponent, result.strategy)
+
+    def selected_pair() -> tuple[np.ndarray, np.ndarray]:
+        """The selected strategy in rationals, beside the opponent's from the LP's basis (its duals)."""
+        from gamelp.models.exact import exact_basic_solution
+
+        own, other = exact_strategy(result.selections[0]), -exact_basic_solution(result.model)[1]["best_response"]
+        return (own, other) if result.player == 1 else (other, own)
+
     result.certificate = certify_equilibrium(
-        result.game, x, y, model=result.model, player=result.player, refine=result.select is None
+        result.game,
+        x,
+        y,
+        model=result.model,
+        player=result.player,
+        exact_pair=selected_pair if result.select is not None else None,
     )
     return result
 
@@ -438,7 +452,12 @@ def solve_equilibrium(
         if exact:  # the selected pair's certificate (player 1's alone would pair it with the LP's duals)
             from gamelp.models.exact import certify_equilibrium
 
-            result.certificate = certify_equilibrium(game, result.strategy, selected, refine=False)
+            result.certificate = certify_equilibrium(
+                game,
+                result.strategy,
+                selected,
+                exact_pair=lambda: (exact_strategy(result.selections[0]), exact_strategy(qp)),
+            )
         return Equilibrium(result, selected, y_selection=qp)
     y = result.opponent_strategy
     model = result.model.name
@@ -729,6 +748,10 @@ def _with_matrix_certificate(result: MatrixNashResult) -> MatrixNashResult:
         result.col_strategy,
         model=general,
         player=result.player,
-        refine=result.select is None,
+        exact_pair=(
+            (lambda: (exact_strategy(result.selections[0]), exact_strategy(result.selections[1])))
+            if result.select is not None
+            else None
+        ),
     )
     return result

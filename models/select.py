@@ -71,6 +71,11 @@ How it is computed: an approximate minimiser, then an exact active-set step.
     a verified one returns the same strategy to rounding (1e-12).  If none
     verifies, the approximate point is returned and the result says so
     (:class:`Selection`'s ``polished`` is False, with the reason).
+5.  In rationals, on request (``exact=True``): :func:`exact_strategy` solves
+    the verified point's active-set system in rational arithmetic, made
+    square by a maximal set of independent rows and of independent ``v``
+    columns, and :mod:`gamelp.models.exact` certifies the pair exactly
+    (optimal; the rule's KKT conditions stay step 4's, in floating point).
 
 Measured (``scripts/bench/bench_select.py``, ``tests/models/test_select.py``):
 on Kuhn, Leduc and the Esche deck game every installed backend's selection is
@@ -91,6 +96,7 @@ import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
@@ -116,6 +122,8 @@ REFINEMENTS = 60
 # multiplier signs within this relative to 1 + the largest weight.
 VALUE_TOLERANCE = 1e-7
 KKT_TOLERANCE = 1e-8
+# exact_strategy: a pivoted QR's diagonal entry below this (relative to the largest) ends the independent set.
+RANK_TOLERANCE = 1e-9
 # Where the QP goes, in turn, when the backend asked for cannot take it or its point does not verify (installed).
 FALLBACK_QP_BACKENDS = ("highs", "cvxpy:CLARABEL")
 # Options the approximate QP gets on a backend (its point only seeds the exact step; see the module docstring):
@@ -230,6 +238,7 @@ class Selection(Summarised):
     polish_time: float = 0.0
     zeros: int = 0
     tight: int = 0
+    active: ActiveSet | None = None  # the verified point's active set (polished), for exact_strategy
 
     @property
     def wall_time(self) -> float:
@@ -267,14 +276,24 @@ def selection_section(selections) -> dict:
     return {"selection": [selection.to_dict() for selection in selections]} if selections else {}
 
 
+@dataclass(frozen=True, repr=False)
+class ActiveSet:
+    """The exact step's active set: the Nash LP's ``form``, its ``zero`` columns and its ``rows`` held tight."""
+
+    form: MatrixForm
+    zero: np.ndarray
+    rows: np.ndarray
+
+
 @dataclass
 class _Step:
-    """One try of the exact step: the point, or why not; and the active set's size."""
+    """One try of the exact step: the point, or why not; and the active set."""
 
     x: np.ndarray | None
     why: str
     zeros: int
     tight: int
+    active: ActiveSet | None = None
 
 
 def _slack(form: MatrixForm, z: np.ndarray) -> np.ndarray:
@@ -383,7 +402,56 @@ def _exact_step(form: MatrixForm, approximate: np.ndarray, values, value: float,
     full[keep] = solution[:kept]
     x = full[xs]
     why = _verify(form, x, values, value, zero, rows, solution[kept:])
-    return _Step(None if why else np.clip(x, 0.0, None), why, int(zero.sum()), int(rows.sum()))
+    if why:
+        return _Step(None, why, int(zero.sum()), tight)
+    return _Step(np.clip(x, 0.0, None), why, int(zero.sum()), tight, ActiveSet(form, zero, rows))
+
+
+def exact_strategy(selection: Selection) -> np.ndarray:
+    """The selected strategy in rationals: its active set's KKT system, made square, solved exactly.
+
+    The system of the exact step (:func:`_exact_step`) may be singular (dependent tight rows; value variables
+    ``v`` the rows leave free); a maximal set of independent rows and of independent ``v`` columns (pivoted QR,
+    the others fixed at 0, which changes no row's activity) makes it square and nonsingular, and
+    :func:`gamelp.models.exact.solve_exactly` solves it in rational arithmetic (the payoffs read as the
+    certificate reads them).  The caller verifies the answer (a rank misjudged by the floats gives a singular
+    system or a point that fails the certificate, never a wrong certificate).  A ``CertificateError`` when the
+    selection was not verified by the exact step.
+    """
+    from gamelp.models.exact import CertificateError, solve_exactly
+
+    active = selection.active
+    if active is None:
+        raise CertificateError(f"the {selection.rule} selection was not verified exactly: {selection.note}")
+    form = active.form
+    is_x = np.zeros(form.c.size, dtype=bool)
+    is_x[form.variable_slices["x"]] = True
+    kept = np.flatnonzero(~active.zero)
+    A = form.A[active.rows][:, kept].toarray()
+    rows = _independent(A.T)
+    A = A[rows]
+    value_columns = np.flatnonzero(~is_x[kept])
+    columns = np.union1d(np.flatnonzero(is_x[kept]), value_columns[_independent(A[:, value_columns])])
+    A = A[:, columns]
+    hessian = sp.diags_array(is_x[kept][columns].astype(float))
+    kkt = sp.block_array([[hessian, sp.csr_array(A.T)], [sp.csr_array(A), None]], format="csr")
+    rhs = np.concatenate([np.zeros(columns.size), form.rhs[active.rows][rows]])
+    solution = solve_exactly(kkt, rhs, f"{form.name}: the selected point's active set")
+    point = np.full(form.c.size, Fraction(0), dtype=object)
+    point[kept[columns]] = solution[: columns.size]
+    return point[form.variable_slices["x"]]
+
+
+def _independent(matrix: np.ndarray) -> np.ndarray:
+    """The indices of a maximal set of linearly independent columns of ``matrix`` (pivoted QR), ascending."""
+    from scipy.linalg import qr  # only where an exact selection runs: gamelp's start-up stays off it
+
+    if matrix.size == 0:
+        return np.zeros(0, dtype=int)
+    _, r, pivots = qr(matrix, mode="economic", pivoting=True)
+    diagonal = np.abs(np.diag(r))
+    rank = int((diagonal > RANK_TOLERANCE * max(float(diagonal[0]), 1.0)).sum())
+    return np.sort(pivots[:rank])
 
 
 def polish(form: MatrixForm, approximate: np.ndarray, values, value: float) -> _Step:
@@ -442,7 +510,7 @@ def select_on_face(
         spent += time.perf_counter() - began
         if step.x is not None:
             note = f"exact on its active set ({step.zeros} zero sequences, {step.tight} rows tight)"
-            return Selection(rule, step.x, solution, True, note, spent, step.zeros, step.tight)
+            return Selection(rule, step.x, solution, True, note, spent, step.zeros, step.tight, step.active)
         raw = Selection(rule, solution.values["x"], solution, False, f"the QP's point: {step.why}", spent)
     if raw is None:
         raise SolveError(f"{model.name} on {', '.join(takers)}: the selection's QP has no optimum ({solution.status})")

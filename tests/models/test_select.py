@@ -317,15 +317,32 @@ def test_exact_certifies_the_selected_pair(kuhn, kuhn_reference):
         assert np.abs(fractions - floats).max() < 1e-12  # the selected pair, not the LP's vertex and duals
 
 
-def test_exact_selection_refuses_rather_than_certify_another_point(leduc, monkeypatch):
-    """Leduc's selected strategies are not fractions of denominators <= 10^6: the certificate says so, and never
-    falls back to the LP's basis (which would certify a different point)."""
+def test_exact_selection_of_leduc_solves_the_active_set_not_the_basis(leduc, monkeypatch):
+    """Leduc's selected strategies are not fractions of denominators <= 10^6: the certificate solves each
+    selection's active-set system exactly, never the LP's basis (which would certify another point); the pair is
+    the selected one, and its value is the one the basis certifies on the plain LP."""
     import gamelp.models.exact as exact_module
-    from gamelp.models.exact import CertificateError
 
-    monkeypatch.setattr(exact_module, "exact_basic_solution", lambda model: pytest.fail("the basis was certified"))
-    with pytest.raises(CertificateError, match="the selected strategies .* would certify another point"):
-        solve_equilibrium(leduc, select=SELECT, exact=True)
+    plain = solve_equilibrium(leduc, exact=True).result.certificate
+    selected = solve_equilibrium(leduc, select=SELECT)
+    monkeypatch.setattr(exact_module, "exact_basic_solution", lambda model: pytest.fail("the basis was solved"))
+    certificate = solve_equilibrium(leduc, select=SELECT, exact=True).result.certificate
+    assert certificate.recovery == exact_module.SELECTED_EXACTLY
+    assert certificate.value == plain.value and certificate.value.denominator > 10**6
+    for which, floats in ((0, selected.x), (1, selected.y)):
+        fractions = np.array([float(f) for f in certificate.strategy_dict(which).values()])
+        assert np.abs(fractions - floats).max() < 1e-9  # the floats: the KKT solve's, to 1e-11
+
+
+def test_an_unverified_selection_has_no_exact_strategy(kuhn_reference):
+    from dataclasses import replace
+
+    from gamelp.models.exact import CertificateError
+    from gamelp.models.select import exact_strategy
+
+    unverified = replace(kuhn_reference.y_selection, polished=False, note="the QP's point: a test", active=None)
+    with pytest.raises(CertificateError, match="not verified exactly: the QP's point: a test"):
+        exact_strategy(unverified)
 
 
 def test_cli_exact_selection(capsys):
@@ -335,6 +352,5 @@ def test_cli_exact_selection(capsys):
     assert payload["exact"]["value"] == "-1/18" and payload["exact"]["strategy"]["dJ_pl1:k"] == "71/96"
     assert main(["matrix", "solve", "esche_8c", "--select", "min-norm", "--exact", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exact"]["value"] == "1/2"
-    assert main(["solve", "leduc", "--select", "min-norm", "--exact"]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert main(["solve", "leduc", "--select", "min-norm", "--exact", "--json"]) == 0
+    assert "solved exactly" in json.loads(capsys.readouterr().out)["exact"]["recovery"]
