@@ -99,7 +99,7 @@ from gamelp.models.nash import sequence_form_lp
 from gamelp.solution import Solution
 from gamelp.treeplex import Treeplex
 
-REFINEMENTS = ("quasi-perfect",)
+REFINEMENTS = ("quasi-perfect", "proper")
 log = logging.getLogger(__name__)
 BACKENDS = ("auto", "highs")  # the symbolic check reads HiGHS's optimal basis
 # eps is divided by this after a basis fails the symbolic check, at most MAX_TRIES times in all.
@@ -158,18 +158,27 @@ def _padded(poly: Polynomial, degree: int, n: int) -> Polynomial:
 
 
 @dataclass(frozen=True)
-class _PerturbedLP:
-    """Player 1's perturbed Nash LP at one ``eps``, and its bounds and costs as exact polynomials in ``eps``.
+class ExactLP:
+    """A maximisation LP with its exact data, for the exact simplex steps of :func:`symbolic_solution`.
 
-    ``lower`` and ``costs`` are over all the model's columns; ``bounded`` marks those with a lower bound (``x``;
-    ``v`` is free).
+    Bounds and costs are polynomials in ``eps`` (one power for an LP without ``eps``), the right-hand sides
+    fractions; the constraint matrix is the model's, read by :data:`gamelp.models.exact.PAYOFF_RULE`.
+    ``lower`` and ``costs`` are over all the model's columns; ``bounded`` marks those with a lower bound (the
+    others are free); ``rhs`` is over all its rows.
     """
 
     model: Model
-    epsilon: Fraction
     lower: Polynomial
     bounded: np.ndarray
     costs: Polynomial
+    rhs: np.ndarray
+
+
+@dataclass(frozen=True)
+class _PerturbedLP(ExactLP):
+    """Player 1's perturbed Nash LP at one ``eps``, and its bounds and costs as exact polynomials in ``eps``."""
+
+    epsilon: Fraction
     opponent_lower: Polynomial  # l_2(eps) over player 2's sequences
 
 
@@ -206,7 +215,8 @@ def perturbed_lp(game: SequenceFormGame, epsilon: Fraction) -> _PerturbedLP:
         },
         sense="max",
     )
-    return _PerturbedLP(model, epsilon, lower, bounded, costs, opp_lower)
+    rhs = _fractions(rational_payoffs(form.rhs)[0])
+    return _PerturbedLP(model, lower, bounded, costs, rhs, epsilon, opp_lower)
 
 
 @dataclass(frozen=True)
@@ -218,7 +228,7 @@ class _SymbolicSolution:
     pivots: int  # exact simplex steps from HiGHS's basis
 
 
-def _primal(lp: _PerturbedLP, basis: OptimalBasis) -> Polynomial:
+def _primal(lp: ExactLP, basis: OptimalBasis) -> Polynomial:
     """The basic solution's column values as polynomials.
 
     Nonbasic ``x`` sit at ``l_1(eps)`` and ``v`` at 0; the basic columns solve ``K z_B = r_k`` power by power
@@ -234,7 +244,7 @@ def _primal(lp: _PerturbedLP, basis: OptimalBasis) -> Polynomial:
             raise CertificateError(f"{name}: column {j} is nonbasic at {columns[j]}, not at its lower bound")
         for k in range(degree + 1):
             fixed[k][j] = lp.lower[k][j]
-    rhs = _fractions(rational_payoffs(form.rhs[basis.active])[0])
+    rhs = lp.rhs[basis.active]
     rows = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
     values = []
     for k in range(degree + 1):
@@ -245,16 +255,16 @@ def _primal(lp: _PerturbedLP, basis: OptimalBasis) -> Polynomial:
     return values
 
 
-def _slacks(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial) -> tuple[np.ndarray, Polynomial]:
+def _slacks(lp: ExactLP, basis: OptimalBasis, values: Polynomial) -> tuple[np.ndarray, Polynomial]:
     """The rows off their bounds (basic rows) and their activity minus right-hand side, as polynomials."""
     form = basis.form
     inactive = np.setdiff1d(np.arange(form.A.shape[0]), basis.active)
     rows = ExactMatrix.from_floats(sp.csr_array(form.A)[inactive])
-    rhs = _fractions(rational_payoffs(form.rhs[inactive])[0])
+    rhs = lp.rhs[inactive]
     return inactive, [rows.matvec(z) - (rhs if k == 0 else 0) for k, z in enumerate(values)]
 
 
-def _primal_fault(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial) -> str | None:
+def _primal_fault(lp: ExactLP, basis: OptimalBasis, values: Polynomial) -> str | None:
     """Why the basic solution is infeasible for small ``eps`` (a column below its bound, a row violated), or None."""
     for j in basis.basic[lp.bounded[basis.basic]]:
         if lexicographic_sign([z - b for z, b in zip(_column(values, j), _column(lp.lower, j))]) < 0:
@@ -267,7 +277,7 @@ def _primal_fault(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial) -> 
     return None
 
 
-def _duals(lp: _PerturbedLP, basis: OptimalBasis) -> tuple[Polynomial, Polynomial]:
+def _duals(lp: ExactLP, basis: OptimalBasis) -> tuple[Polynomial, Polynomial]:
     """The row duals ``K^T w = c_B`` and the reduced costs ``c - A^T w`` of every column, power by power."""
     form = basis.form
     A = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
@@ -298,7 +308,7 @@ def _improving(basis: OptimalBasis, duals: Polynomial, reduced: Polynomial) -> t
     return None
 
 
-def _pivot(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial, entering: tuple[str, int, int]) -> OptimalBasis:
+def _pivot(lp: ExactLP, basis: OptimalBasis, values: Polynomial, entering: tuple[str, int, int]) -> OptimalBasis:
     """One primal simplex step on the polynomial solution: ``entering`` moves, the first bound it meets leaves.
 
     The step is a polynomial in ``eps`` for each blocking bound (a basic ``x`` reaching ``l_1``, a basic ``>=``
@@ -339,7 +349,7 @@ def _pivot(lp: _PerturbedLP, basis: OptimalBasis, values: Polynomial, entering: 
     return OptimalBasis.from_status(form, columns, rows)
 
 
-def symbolic_solution(lp: _PerturbedLP, basis: OptimalBasis, max_pivots: int = 0) -> _SymbolicSolution:
+def symbolic_solution(lp: ExactLP, basis: OptimalBasis, max_pivots: int = 0) -> _SymbolicSolution:
     """The basic solution of ``basis`` as polynomials, if optimal for every small ``eps > 0``; else CertificateError.
 
     A basis that is feasible for small ``eps`` but not optimal is improved by up to ``max_pivots`` exact primal
@@ -394,8 +404,8 @@ class RefinedEquilibrium(Summarised):
     refinement: str
     certificate: Certificate
     behaviour: tuple[dict[str, dict[str, Fraction]], dict[str, dict[str, Fraction]]]
-    perturbed: tuple[Polynomial, Polynomial]  # x(eps) and y(eps): the perturbed equilibria near 0, exactly
-    epsilon: Fraction
+    perturbed: tuple[Polynomial, Polynomial] | None  # x(eps), y(eps): the perturbed equilibria near 0 (None: proper)
+    epsilon: Fraction | None
     tries: int
     pivots: int
     solution: Solution
@@ -441,7 +451,7 @@ class RefinedEquilibrium(Summarised):
             self.gap,
             game=self.game.name,
             refinement=self.refinement,
-            epsilon=Raw(str(self.epsilon)),
+            epsilon=None if self.epsilon is None else Raw(str(self.epsilon)),
             exact_value=Raw(str(self.exact_value)),
         )
 
@@ -449,9 +459,10 @@ class RefinedEquilibrium(Summarised):
         return "player 1's strategy (sequence form)", zip(self.game.pl1.labels, self.x.tolist())
 
     def to_dict(self, player: int | str = "both", *, exact: bool = False) -> dict:
-        """JSON-ready, with the keys of the Nash results' and ``refine`` and ``epsilon``.
+        """JSON-ready, with the keys of the Nash results' and ``refine``, ``epsilon``, ``lps`` and ``pivots``.
 
-        ``player`` 1 or 2: :class:`~gamelp.models.nash.NashResult`'s keys; ``"both"``:
+        ``epsilon`` is None for ``proper``; ``lps`` counts the LPs solved on HiGHS, ``pivots`` the exact simplex
+        steps after them.  ``player`` 1 or 2: :class:`~gamelp.models.nash.NashResult`'s keys; ``"both"``:
         :class:`~gamelp.models.nash.Equilibrium`'s.  ``exact`` adds the certificate's fractions (``exact``).
         """
         own = 1 if player == "both" else int(player)
@@ -466,7 +477,8 @@ class RefinedEquilibrium(Summarised):
             "deterministic": False,
             "select": None,
             "refine": self.refinement,
-            "epsilon": str(self.epsilon),
+            "epsilon": None if self.epsilon is None else str(self.epsilon),
+            "lps": self.tries,
             "pivots": self.pivots,
             "guaranteed_value": self.game.guaranteed_value(own, self.strategy_of(own)),
             "gap": self.gap,
@@ -525,6 +537,10 @@ def solve_refined(
         raise ModelError(
             f"refinement {refinement!r} reads HiGHS's optimal basis: backend 'highs' or 'auto', not {backend!r}"
         )
+    if refinement == "proper":
+        from gamelp.models.proper import solve_proper
+
+        return solve_proper(game, **options)
     most = max(len(acts) for tp in (game.pl1, game.pl2) for acts in tp.actions.values())
     eps = Fraction(1, 4 * most) if epsilon is None else Fraction(epsilon)
     if not 0 < eps * most < 1:

@@ -3,10 +3,10 @@
 By the Nash LP (``--method lp``, the default), the best deterministic strategy
 (``--deterministic``, an ILP), with Mangasarian's uniqueness test (``--unique``),
 the strategy a rule selects on the optimal face (``--select min-norm``, the same on every backend:
-:mod:`gamelp.models.select`), a quasi-perfect equilibrium, exact and defined at every information set
-(``--refine quasi-perfect``: :mod:`gamelp.models.refine`), or by regret-minimisation self-play (``--method cfr+``
-and the others of :mod:`gamelp.regret`).  ``--player both`` reports both players' strategies from one run: one
-Nash LP and its duals, one perturbed LP, or one self-play run.
+:mod:`gamelp.models.select`), a refined equilibrium, exact and defined at every information set
+(``--refine quasi-perfect``: :mod:`gamelp.models.refine`; ``--refine proper``: :mod:`gamelp.models.proper`), or by
+regret-minimisation self-play (``--method cfr+`` and the others of :mod:`gamelp.regret`).  ``--player both``
+reports both players' strategies from one run: one Nash LP and its duals, one refinement, or one self-play run.
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ def add_subparser(commands) -> argparse.ArgumentParser:
         metavar="REFINEMENT",
         help="a refined equilibrium, exact, with a behavioural strategy at every information set (quasi-perfect: "
         "the limit of Miltersen and Sørensen's perturbed LP, both players from one LP on HiGHS: "
-        "gamelp.models.refine)",
+        "gamelp.models.refine; proper: normal-form proper, Dresher's procedure on the sequence form, one LP per "
+        "stage: gamelp.models.proper)",
     )
     solve.add_argument(
         "--method",
@@ -170,7 +171,7 @@ def _check_refine(args) -> None:
         (args.backend not in BACKENDS, f"--backend {args.backend} (it reads HiGHS's optimal basis: highs or auto)"),
     ):
         if given:
-            raise GamelpError(f"--refine solves a perturbed LP on HiGHS: it cannot go with {option}")
+            raise GamelpError(f"--refine solves LPs on HiGHS and reads their bases: it cannot go with {option}")
 
 
 def player_choice(text: str) -> int | str:
@@ -327,7 +328,12 @@ def _print_text(args, name: str, payload: dict) -> None:
             f"stopped at the iteration limit ({payload['iterations']} iterations){target}: an approximate "
             f"equilibrium, saddle-point gap {payload['gap']:.2e}"
         )
-    if payload.get("refine"):
+    if payload.get("refine") == "proper":
+        print(
+            f"refined: proper (normal form), Dresher's procedure on the sequence form ({payload['lps']} LPs on "
+            f"HiGHS, each optimum verified exactly)"
+        )
+    elif payload.get("refine"):
         print(
             f"refined: {payload['refine']}, the limit of the perturbed equilibria (HiGHS's basis at "
             f"eps={payload['epsilon']}, exact pivots {payload['pivots']}: optimal for every small eps > 0)"

@@ -22,7 +22,7 @@ def test_the_json_has_the_plain_solves_keys_and_the_refinement(capsys, player):
     _, plain, _ = run(capsys, "solve", "kuhn", "--player", player, "--json")
     status, out, _ = run(capsys, "solve", "kuhn", "--player", player, "--json", "--refine", "quasi-perfect")
     floats, document = json.loads(plain), json.loads(out)
-    assert status == 0 and set(document) == set(floats) | {"refine", "epsilon", "pivots"}
+    assert status == 0 and set(document) == set(floats) | {"refine", "epsilon", "lps", "pivots"}
     assert document["refine"] == "quasi-perfect" and document["select"] is None
     assert document["value"] == pytest.approx(floats["value"], abs=1e-12)
     assert document["strategy"].keys() == floats["strategy"].keys()
@@ -50,6 +50,18 @@ def test_exact_prints_the_refined_strategies_as_fractions(capsys):
     assert "  dQ/b_pl2:c                     1/3" in lines and "kuhn: player 1 value -1/18" in lines
 
 
+def test_proper_prints_its_procedure_and_its_fractions(capsys):
+    status, out, _ = run(capsys, "solve", "kuhn", "--refine", "proper", "--behavioural")
+    lines = out.splitlines()
+    assert status == 0 and lines[1].startswith("refined: proper (normal form), Dresher's procedure")
+    assert "  dJ_pl1: k 0.833333, b 0.166667" in lines and "  dK/kb_pl1: f 0.000000, c 1.000000" in lines
+    status, out, _ = run(capsys, "solve", "kuhn", "--refine", "proper", "--exact", "--json")
+    document = json.loads(out)
+    assert status == 0 and document["refine"] == "proper" and document["epsilon"] is None
+    assert document["exact"]["value"] == "-1/18" and document["exact"]["strategy"]["dJ_pl1:b"] == "1/6"
+    assert document["lps"] > 2 and document["pivots"] >= 0
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -58,6 +70,9 @@ def test_exact_prints_the_refined_strategies_as_fractions(capsys):
         (["--refine", "quasi-perfect", "--backend", "cvxpy:CLARABEL"], "cannot go with --backend cvxpy:CLARABEL"),
         (["--refine", "quasi-perfect", "--method", "cfr+"], "cannot go with --method cfr+"),
         (["--refine", "quasi-perfect", "--deterministic"], "cannot go with --deterministic"),
+        (["--refine", "propr"], "did you mean 'proper'?"),
+        (["--refine", "proper", "--backend", "gurobi"], "cannot go with --backend gurobi"),
+        (["--refine", "proper", "--method", "cfr"], "cannot go with --method cfr"),
     ],
 )
 def test_refusals_are_one_line(capsys, options, message):
