@@ -7,11 +7,15 @@ exact deck matrix (Esche 2018, ch. 2.1-2.2 and Appendix B). The compiled module
 order, same "first best move" rule, so a game played by :func:`play_exact` is
 the game :func:`gamelp.games.mtg.match.play_game` plays with two perfect players
 and ``life_threshold=0``, at a few hundred times the speed. Its transposition
-table is a fixed array (``table_bits``: 2**22 entries of 32 bytes by default,
-in 2 MiB pages on Linux) of main-phase positions that keeps the entries whose
-subtrees took the most work; inside the tree a player who may play a Mountain
-plays it first (weakly dominant) and a player who can bolt the opponent dead at
-once wins there without a search; and a game is searched once for its value,
+table is a fixed array (``table_bits``: 2**18 entries of 32 bytes by default,
+8 MiB, which the processor's last-level cache can hold: a larger table stores a
+few more positions but misses the cache on nearly every probe, and searches the
+matrix's games more slowly) of main-phase positions that keeps the entries whose
+subtrees took the most work; inside the tree the search tries moves in an order
+of its own (the pass last: about 7 times fewer positions than the engine's
+order on the matrix's games), a player who may play a Mountain plays it first
+(weakly dominant) and a player who can bolt the opponent dead at once wins there
+without a search; and a game is searched once for its value,
 after which the losing side's first move is its first best move without a
 search (see ``_exact.c``). So the counts of nodes and leaves, and hence where the cap
 falls, differ from the Python search's (the C search resolves many games the
@@ -65,7 +69,7 @@ MISSING = (
 COMPILED = _exact is not None
 """True when the C search runs, False when its Python twin does."""
 
-DEFAULT_TABLE_BITS = 22
+DEFAULT_TABLE_BITS = 18
 
 KEY_MIN, KEY_MAX = -128, 127
 """The values a state field may take: the C search keys its table by a signed byte per field."""

@@ -26,7 +26,8 @@ searches again at every decision, one table for the game).
 ``--baseline PATH`` names another build of the C search (the ``_exact*.so`` of
 another commit, copied aside): the same C games are played with both builds,
 alternating, ``--repeats`` times each; the games must come out identical (same
-winners and nodes, game by game) and the medians of the CPU seconds are
+winners and turns, game by game; the builds may search other numbers of
+positions for them, which are printed) and the medians of the CPU seconds are
 compared, with the load average of the machine at each run:
 
     cp games/mtg/_exact*.so /tmp/exact_before.so   # on the commit before the change, then rebuild
@@ -69,6 +70,7 @@ class SearchRun:
     draws: int
     winners: list  # per game: 0, 1 or None (a draw)
     game_nodes: list  # per game
+    turns: list  # per game: the turn it ended on
 
     @property
     def games_per_cpu_second(self) -> float:
@@ -95,7 +97,8 @@ class ExactSpeed:
     value_nodes: int | None = None  # --sweep-seed: the value searches of the dealt positions, over all games
     value_seconds: float | None = None  # their CPU seconds
     timings: dict = field(default_factory=dict)  # --baseline: build -> [(CPU seconds, 1-minute load average)]
-    identical: bool | None = None  # --baseline: both builds played the same games (winners and nodes)
+    identical: bool | None = None  # --baseline: both builds played the same games (winners and turns)
+    build_nodes: dict = field(default_factory=dict)  # --baseline: build -> positions searched over the games
 
     @property
     def heaviest_share(self) -> float:
@@ -145,6 +148,7 @@ def play(name: str, deals, compiled: bool) -> SearchRun:
         draws=sum(r.winner is None for r in results),
         winners=[r.winner for r in results],
         game_nodes=[r.nodes for r in results],
+        turns=[r.turns for r in results],
     )
     return run
 
@@ -173,20 +177,24 @@ def searching_with(module):
         exact._exact = current
 
 
-def compare_builds(deals, baseline, repeats: int) -> tuple[dict, bool]:
-    """CPU seconds (and load) of both builds on the same games, alternating; whether their games are identical."""
+def compare_builds(deals, baseline, repeats: int) -> tuple[dict, bool, dict]:
+    """CPU seconds (and load) of both builds on the same games, alternating; whether their games are identical
+    (winners and turns, game by game: two builds may search other numbers of positions for the same games); the
+    positions each build searched."""
     builds = {"this build": exact._exact, "baseline": baseline}
     timings: dict = {name: [] for name in builds}
     played: dict = {}
+    nodes: dict = {}
     for r in range(repeats):
         for name in builds if r % 2 == 0 else reversed(builds):
             load = os.getloadavg()[0]
             with searching_with(builds[name]):
                 run = play("C", deals, compiled=True)
             timings[name].append((run.cpu_seconds, load))
-            played.setdefault(name, []).append((run.winners, run.game_nodes))
+            played.setdefault(name, []).append((run.winners, run.turns))
+            nodes[name] = run.nodes
     identical = all(p == played["this build"][0] for runs in played.values() for p in runs)
-    return timings, identical
+    return timings, identical, nodes
 
 
 def value_searches(deals) -> tuple[int, float]:
@@ -255,9 +263,9 @@ def main(argv: list[str] | None = None) -> ExactSpeed:
     nodes = sorted(c_run.game_nodes)
     if args.sweep_seed is not None:
         value_nodes, value_seconds = value_searches(deals)
-    timings, identical = {}, None
+    timings, identical, build_nodes = {}, None, {}
     if baseline is not None:
-        timings, identical = compare_builds(deals, baseline, args.repeats)
+        timings, identical, build_nodes = compare_builds(deals, baseline, args.repeats)
     c_same = python_same = None
     python_count = min(args.python_games, len(deals))
     if python_count:
@@ -280,6 +288,7 @@ def main(argv: list[str] | None = None) -> ExactSpeed:
         value_seconds=value_seconds,
         timings=timings,
         identical=identical,
+        build_nodes=build_nodes,
     )
 
 
@@ -316,9 +325,11 @@ def report(result: ExactSpeed) -> None:
         for name, runs in result.timings.items():
             each = ", ".join(f"{t:.2f} s (load {load:.1f})" for t, load in runs)
             print(f"{name}: CPU median {medians[name]:.2f} s over {len(runs)} runs: {each}")
+        nodes = result.build_nodes
         print(
             f"the same {result.c.games} games, {'identical' if result.identical else 'NOT identical'} (winners and "
-            f"nodes, game by game); baseline / this build CPU: {medians['baseline'] / medians['this build']:.2f}"
+            f"turns, game by game); positions: this build {nodes['this build']:,}, baseline {nodes['baseline']:,}; "
+            f"baseline / this build CPU: {medians['baseline'] / medians['this build']:.2f}"
         )
     print(
         f"the {result.decks}-deck matrix ({result.matrix_games:,} games) in C: about {result.cpu_hours:.2f} "

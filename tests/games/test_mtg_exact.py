@@ -171,7 +171,7 @@ def test_c_games_are_the_python_searchers_games():
 @pytest.mark.skipif(not exact_module.COMPILED, reason="the C search is not built: the Python search has no table")
 def test_a_table_of_another_size_starts_empty_and_a_game_replays_node_for_node():
     """The table is allocated anew (in huge pages from 2 MiB up) when its size changes: nothing of the last is kept."""
-    game, state = Game.deal("12C24L", "16C20L", np.random.default_rng(4), 0)
+    game, state = Game.deal("12C24L", "16C20L", np.random.default_rng(6), 0)  # 240,000 positions: both tables fill
     first = play_exact(game, state, table_bits=16)  # 2 MiB
     other = play_exact(game, state, table_bits=17)
     assert other.nodes != first.nodes and other.winner == first.winner  # another table: other counts, same game

@@ -369,6 +369,7 @@ def test_bench_mtg_exact_plays_the_sweeps_games_and_compares_two_builds(bench, c
     argv = ["--max-creatures", "16", "--sweep-seed", "3", "--games", "4", "--python-games", "0", "--seed", "1"]
     result = script.main([*argv, "--baseline", str(Path(exact._exact.__file__)), "--repeats", "2"])
     assert result.identical and [len(runs) for runs in result.timings.values()] == [2, 2]
+    assert result.build_nodes["this build"] == result.build_nodes["baseline"] == result.c.nodes
     deals = script.sweep_deals(analysed_decks(16), 4, 3, np.random.default_rng(1))
     exact_play = GameSettings(life_threshold=0, evaluation="life")
     played = [play_game(a, b, seed=s, first=f, settings=exact_play) for a, b, s, f in deals]
@@ -386,7 +387,7 @@ def test_bench_mtg_exact_plays_the_sweeps_games_and_compares_two_builds(bench, c
         assert (str(a), str(b), seed, first) in calls
     script.report(result)
     out = capsys.readouterr().out
-    assert "the same 4 games, identical (winners and nodes, game by game)" in out
+    assert "the same 4 games, identical (winners and turns, game by game); positions: this build" in out
     assert "the value search of the dealt positions" in out
 
 
