@@ -58,7 +58,9 @@ Exactly.  Each stage is solved on HiGHS and its basis checked in rational
 arithmetic by the exact simplex of :mod:`gamelp.models.refine` (an LP with no
 ``eps``: its basic solution and duals solved exactly, primal and dual
 feasibility checked without tolerance, exact primal simplex steps where the
-check fails), with the closed levels as fractions; the levels, and so the
+basis is not optimal and exact dual simplex steps where it is optimal but
+feasible only within HiGHS's tolerance, as happens at degenerate later stages
+of OpenSpiel's Leduc), with the closed levels as fractions; the levels, and so the
 value and the strategies, are exact.  The pair found for the two players is
 verified once more as a Nash equilibrium
 (:func:`gamelp.models.exact.verify_equilibrium`), which gives the value.
@@ -165,14 +167,14 @@ def dresher(game: SequenceFormGame, player: int, **options) -> tuple[np.ndarray,
     counts: dict = {"lps": 0, "pivots": 0, "wall": 0.0, "solution": None}
     while any(level is None for level in levels):
         lp = dresher_lp(game, player, levels)
-        solution = lp.model.solve("highs", persistent=True, **options)
         counts["lps"] += 1
+        solution = lp.model.solve("highs", persistent=True, **options)
         counts["wall"] += solution.wall_time
         counts["solution"] = solution
         if not solution.optimal:
             raise SolveError(f"{lp.model.name}, stage {counts['lps']}: no optimum on highs ({solution.status})")
         try:
-            symbolic = symbolic_solution(lp, OptimalBasis.of(lp.model), MAX_PIVOTS)
+            symbolic = symbolic_solution(lp, OptimalBasis.of(lp.model), MAX_PIVOTS, dual_steps=True)
         except CertificateError as error:
             raise SolveError(f"stage {counts['lps']} of Dresher's procedure: {error}") from None
         counts["pivots"] += symbolic.pivots

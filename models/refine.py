@@ -79,6 +79,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -173,6 +174,19 @@ class ExactLP:
     costs: Polynomial
     rhs: np.ndarray
 
+    @cached_property
+    def matrix(self) -> ExactMatrix:
+        """The constraint matrix, exact, read once (every basis and step takes rows of it)."""
+        return ExactMatrix.from_floats(self.model.matrix_form().A)
+
+    def rows(self, rows: np.ndarray) -> ExactMatrix:
+        """The exact constraint matrix's rows ``rows``, in that order."""
+        indptr = self.matrix.floats.indptr
+        taken = [np.arange(indptr[r], indptr[r + 1]) for r in rows]
+        entries = np.concatenate(taken) if taken else np.zeros(0, dtype=np.int64)
+        floats = sp.csr_array(self.matrix.floats[np.asarray(rows, dtype=np.int64)])
+        return ExactMatrix(floats, self.matrix.numerators[entries], self.matrix.denominator, self.matrix.binary)
+
 
 @dataclass(frozen=True)
 class _PerturbedLP(ExactLP):
@@ -245,7 +259,7 @@ def _primal(lp: ExactLP, basis: OptimalBasis) -> Polynomial:
         for k in range(degree + 1):
             fixed[k][j] = lp.lower[k][j]
     rhs = lp.rhs[basis.active]
-    rows = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
+    rows = lp.rows(basis.active)
     values = []
     for k in range(degree + 1):
         right = (rhs if k == 0 else _zeros(rhs.size)) - rows.matvec(fixed[k])
@@ -259,28 +273,31 @@ def _slacks(lp: ExactLP, basis: OptimalBasis, values: Polynomial) -> tuple[np.nd
     """The rows off their bounds (basic rows) and their activity minus right-hand side, as polynomials."""
     form = basis.form
     inactive = np.setdiff1d(np.arange(form.A.shape[0]), basis.active)
-    rows = ExactMatrix.from_floats(sp.csr_array(form.A)[inactive])
+    rows = lp.rows(inactive)
     rhs = lp.rhs[inactive]
     return inactive, [rows.matvec(z) - (rhs if k == 0 else 0) for k, z in enumerate(values)]
 
 
-def _primal_fault(lp: ExactLP, basis: OptimalBasis, values: Polynomial) -> str | None:
-    """Why the basic solution is infeasible for small ``eps`` (a column below its bound, a row violated), or None."""
+def _infeasible(lp: ExactLP, basis: OptimalBasis, values: Polynomial) -> tuple[str, int, int, str] | None:
+    """The first basic column below its lower bound, or else row violated, for small ``eps``.
+
+    Returned as (``"column"`` or ``"row"``, index, the direction that mends it, why).
+    """
     for j in basis.basic[lp.bounded[basis.basic]]:
         if lexicographic_sign([z - b for z, b in zip(_column(values, j), _column(lp.lower, j))]) < 0:
-            return f"basic column {j} falls below its lower bound for small eps"
+            return "column", int(j), 1, f"basic column {j} falls below its lower bound for small eps"
     inactive, slacks = _slacks(lp, basis, values)
     for position, i in enumerate(inactive):
         sign = lexicographic_sign(_column(slacks, position))
         if sign < 0 or (basis.form.row_sense[i] == "=" and sign != 0):
-            return f"row {i} is violated for small eps"
+            return "row", int(i), -sign, f"row {i} is violated for small eps"
     return None
 
 
 def _duals(lp: ExactLP, basis: OptimalBasis) -> tuple[Polynomial, Polynomial]:
     """The row duals ``K^T w = c_B`` and the reduced costs ``c - A^T w`` of every column, power by power."""
     form = basis.form
-    A = ExactMatrix.from_floats(sp.csr_array(form.A)[basis.active])
+    A = lp.rows(basis.active)
     duals, reduced = [], []
     for k, costs in enumerate(lp.costs):
         w = _zeros(form.A.shape[0])
@@ -330,7 +347,7 @@ def _pivot(lp: ExactLP, basis: OptimalBasis, values: Polynomial, entering: tuple
             gap = [z - b for z, b in zip(_column(values, j), _column(lp.lower, j))]
             blocking.append((tuple(g / -change[j] for g in gap), 0, int(j)))
     inactive, slacks = _slacks(lp, basis, values)
-    moves = ExactMatrix.from_floats(A[inactive]).matvec(change)
+    moves = lp.rows(inactive).matvec(change)
     for position, i in enumerate(inactive):
         if moves[position] < 0 and form.row_sense[i] == ">":
             blocking.append((tuple(s / -moves[position] for s in _column(slacks, position)), 1, int(i)))
@@ -349,21 +366,75 @@ def _pivot(lp: ExactLP, basis: OptimalBasis, values: Polynomial, entering: tuple
     return OptimalBasis.from_status(form, columns, rows)
 
 
-def symbolic_solution(lp: ExactLP, basis: OptimalBasis, max_pivots: int = 0) -> _SymbolicSolution:
+def _dual_pivot(
+    lp: ExactLP, basis: OptimalBasis, leaving: tuple[str, int, int], duals: Polynomial, reduced: Polynomial
+) -> OptimalBasis:
+    """One dual simplex step: ``leaving`` (a basic column or row off its bound) moves to it and leaves.
+
+    ``leaving`` is (kind, index, direction): a column below its bound rises, a row moves by ``direction``
+    (up for a ``>=`` row, either way for an equality).
+
+    The entering column or row is the one whose reduced cost or dual reaches 0 first as ``leaving`` rises
+    (lexicographically, the lowest index among equals), so the basis stays dual feasible.
+    """
+    form, name = basis.form, lp.model.name
+    kind, index, direction = leaving
+    # The leaving quantity is a . z; over the basis it moves by rho . (change of the active rows), K^T rho = a_B.
+    a = _zeros(form.A.shape[1])
+    if kind == "column":
+        a[index] = Fraction(1)
+    else:
+        a = lp.rows(np.array([index])).T.matvec(_fractions([direction]))
+    rho = basis.solve_transposed(a[basis.basic], "dual pivot row")
+    rises = a - lp.rows(basis.active).T.matvec(rho)  # each nonbasic column's effect on it, per unit
+    candidates = []
+    for k in np.setdiff1d(np.arange(form.A.shape[1]), basis.basic):
+        if rises[k] > 0 or (basis.columns[k] == "kZero" and rises[k] != 0):
+            candidates.append((tuple(-r / abs(rises[k]) for r in _column(reduced, int(k))), 0, int(k)))
+    for position, i in enumerate(basis.active):
+        if form.row_sense[i] == ">" and rho[position] > 0:
+            candidates.append((tuple(-w / rho[position] for w in _column(duals, int(i))), 1, int(i)))
+    if not candidates:
+        raise CertificateError(f"{name}: {kind} {index} cannot reach its bound: the LP is infeasible")
+    _, entering_kind, entering = min(candidates)
+    columns, rows = basis.columns.copy(), basis.rows.copy()
+    if entering_kind == 0:
+        columns[entering] = "kBasic"
+    else:
+        rows[entering] = "kBasic"
+    if kind == "column":
+        columns[index] = "kLower"
+    else:
+        rows[index] = "kLower"
+    return OptimalBasis.from_status(form, columns, rows)
+
+
+def symbolic_solution(
+    lp: ExactLP, basis: OptimalBasis, max_pivots: int = 0, *, dual_steps: bool = False
+) -> _SymbolicSolution:
     """The basic solution of ``basis`` as polynomials, if optimal for every small ``eps > 0``; else CertificateError.
 
     A basis that is feasible for small ``eps`` but not optimal is improved by up to ``max_pivots`` exact primal
-    simplex steps (:func:`_pivot`) on the polynomial solution, Bland's rule choosing; one that is infeasible, or
-    still not optimal after them, is refused (the message says why).
+    simplex steps (:func:`_pivot`) on the polynomial solution, Bland's rule choosing.  With ``dual_steps``, one
+    that is dual feasible but has a basic column below its bound or a row below its right-hand side (a
+    degenerate optimum HiGHS accepts within its tolerance) takes exact dual simplex steps (:func:`_dual_pivot`)
+    within the same budget.  One infeasible otherwise, or still not optimal after them, is refused (the message
+    says why).
     """
     pivots = 0
     while True:
         values = _primal(lp, basis)
-        fault = _primal_fault(lp, basis, values)
-        if fault is not None:
-            raise CertificateError(f"{lp.model.name}: {fault}")
+        fault = _infeasible(lp, basis, values)
+        if fault is not None and not (dual_steps and pivots < max_pivots):
+            raise CertificateError(f"{lp.model.name}: {fault[3]}")
         duals, reduced = _duals(lp, basis)
         entering = _improving(basis, duals, reduced)
+        if fault is not None:
+            if entering is not None:
+                raise CertificateError(f"{lp.model.name}: {fault[3]}")
+            basis = _dual_pivot(lp, basis, fault[:3], duals, reduced)
+            pivots += 1
+            continue
         if entering is None:
             return _SymbolicSolution(values, duals, pivots)
         if pivots == max_pivots:

@@ -1,7 +1,7 @@
-"""Benchmark: gamelp's exact quasi-perfect equilibrium beside OpenSpiel's numeric perturbed LP.
+"""Benchmark: gamelp's exact refined equilibria beside OpenSpiel's numeric perturbed LP.
 
     python scripts/bench/bench_refine.py [--games kuhn_poker] [--openspiel-eps 1e-2,1e-4,1e-8]
-        [--no-openspiel]
+        [--no-openspiel] [--refine quasi-perfect|proper]
 
 For each OpenSpiel game it times, in this process, gamelp's plain Nash LP
 (:func:`gamelp.models.nash.solve_equilibrium`, HiGHS) and its quasi-perfect
@@ -19,7 +19,12 @@ are wall seconds on a machine that may be shared.
 Measured (2 cores at load 15): on Kuhn, OpenSpiel's answer is 1e-2 off the
 exact limit at eps = 1e-2 (11 of 12 information sets), 1.2e-4 off at 1e-4,
 and 0.3 off at 1e-8, where the perturbation is below the solver's tolerances
-and an arbitrary Nash point comes back (3 sets).  OpenSpiel's
+and an arbitrary Nash point comes back (3 sets).
+
+``--refine proper`` times the normal-form proper equilibrium instead
+(:mod:`gamelp.models.proper`: Dresher's procedure, one exact-checked LP per
+stage, ``lps`` of them); OpenSpiel's rows then say how far its perturbed LP
+(a quasi-perfect one) lies from the proper strategies.  OpenSpiel's
 ``leduc_poker`` is left out of the default: gamelp's refinement of it did not
 finish in 15 minutes there (the built-in ``leduc``, the same game with
 another order of sequences, takes HiGHS's basis at eps = 1/48 and 24 exact
@@ -49,20 +54,22 @@ class RefineSpeed:
     openspiel: list[dict]  # game, eps, seconds, value, largest (difference), differing, status
 
 
-def ours(name: str):
-    """Load ``name`` from OpenSpiel; time the plain Nash LP and the quasi-perfect equilibrium."""
+def ours(name: str, refinement: str = "quasi-perfect"):
+    """Load ``name`` from OpenSpiel; time the plain Nash LP and the refined equilibrium."""
     game = load_openspiel(name)
     began = time.perf_counter()
     solve_equilibrium(game)
     solved = time.perf_counter()
-    refined = solve_refined(game)
+    refined = solve_refined(game, refinement)
     done = time.perf_counter()
     row = {
         "game": name,
         "information_sets": game.pl1.num_decision_points + game.pl2.num_decision_points,
         "nash": solved - began,
         "refined": done - solved,
+        "refinement": refinement,
         "epsilon": refined.epsilon,
+        "lps": refined.tries,
         "pivots": refined.pivots,
         "value": refined.exact_value,
     }
@@ -124,6 +131,12 @@ def build_parser() -> OneLineParser:
         help="perturbations OpenSpiel's LP is solved at, comma-separated (default: %(default)s; its docs say 1e-8)",
     )
     parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel's perturbed LP")
+    parser.add_argument(
+        "--refine",
+        choices=("quasi-perfect", "proper"),
+        default="quasi-perfect",
+        help="gamelp's refinement to time (default: %(default)s)",
+    )
     return parser
 
 
@@ -140,7 +153,7 @@ def main(argv: list[str] | None = None) -> RefineSpeed:
             )
     games, rows = [], []
     for name in args.games:
-        game, refined, row = ours(name)
+        game, refined, row = ours(name, args.refine)
         games.append(row)
         if not args.no_openspiel:
             rows += [openspiel(game, refined, eps) for eps in args.openspiel_eps]
@@ -148,16 +161,20 @@ def main(argv: list[str] | None = None) -> RefineSpeed:
 
 
 def report(result: RefineSpeed) -> None:
-    print("gamelp: the plain Nash LP, then the quasi-perfect equilibrium (HiGHS at eps, exact pivots, exact limit)")
-    print(f"{'game':14s} {'info sets':>9s} {'nash s':>7s} {'refined s':>9s} {'eps':>6s} {'pivots':>6s}  value")
+    refinement = result.games[0]["refinement"] if result.games else "quasi-perfect"
+    print(f"gamelp: the plain Nash LP, then the {refinement} equilibrium (LPs on HiGHS, exact pivots, exact answer)")
+    print(
+        f"{'game':14s} {'info sets':>9s} {'nash s':>7s} {'refined s':>9s} {'eps':>6s} {'LPs':>4s} {'pivots':>6s}  value"
+    )
     for row in result.games:
         print(
             f"{row['game']:14s} {row['information_sets']:9d} {row['nash']:7.2f} {row['refined']:9.2f} "
-            f"{row['epsilon']!s:>6s} {row['pivots']:6d}  {float(row['value']):.12g}"
+            f"{row['epsilon']!s:>6s} {row['lps']:4d} {row['pivots']:6d}  {float(row['value']):.12g}"
         )
     if result.openspiel:
         print(
-            f"\nOpenSpiel: solve_perturbed_zero_sum_game(game, eps) beside gamelp's exact limit ({DIFFERENT:g}: differ)"
+            f"\nOpenSpiel: solve_perturbed_zero_sum_game(game, eps) beside gamelp's exact {refinement} strategies "
+            f"({DIFFERENT:g}: differ)"
         )
         print(f"{'game':14s} {'eps':>7s} {'seconds':>8s} {'value':>14s} {'largest diff':>12s} {'sets differing':>14s}")
     for row in result.openspiel:

@@ -16,8 +16,9 @@ from test_refine import LEDUC_VALUE, off_path_game, sequentially_rational_faults
 
 from gamelp.errors import ModelError
 from gamelp.game import SequenceFormGame
-from gamelp.models.exact import rational_payoff
-from gamelp.models.refine import solve_refined
+from gamelp.model import Model
+from gamelp.models.exact import CertificateError, OptimalBasis, rational_payoff
+from gamelp.models.refine import ExactLP, solve_refined, symbolic_solution
 
 
 def pure_strategies(treeplex) -> list[list[int]]:
@@ -172,3 +173,30 @@ def test_refusals(kuhn):
         solve_refined(kuhn, "propper")
     with pytest.raises(ModelError, match="HiGHS"):
         solve_refined(kuhn, "proper", backend="cvxpy:CLARABEL")
+
+
+@pytest.mark.parametrize(
+    ("costs", "columns", "rows", "fault"),
+    [
+        ((-3, -1), ["kBasic", "kBasic"], ["kLower", "kLower"], "basic column 1 falls below its lower bound"),
+        ((-1, -3), ["kBasic", "kLower"], ["kLower", "kBasic"], "row 1 is violated"),
+    ],
+)
+def test_a_dual_feasible_basis_below_a_bound_is_repaired_by_exact_dual_steps(costs, columns, rows, fault):
+    """``max c^T x`` s.t. ``x1 + x2 >= 1``, ``x1 - x2 >= 3``, ``x >= 0``, optimal at ``x = (3, 0)``.
+
+    Both bases are dual feasible; the first puts ``x2`` at -1, the second leaves the second row 2 short.  One
+    exact dual step each reaches the optimum; without dual steps each is refused.
+    """
+    model = Model("dual_step")
+    x = model.add_variables("x", 2)
+    model.add_constraints("rows", {x: np.array([[1.0, 1.0], [1.0, -1.0]])}, ">=", [1.0, 3.0])
+    model.set_objective({x: [float(c) for c in costs]}, sense="max")
+    exact = [np.array([Fraction(c) for c in costs], dtype=object)]
+    zero = [np.array([Fraction(0), Fraction(0)], dtype=object)]
+    lp = ExactLP(model, zero, np.array([True, True]), exact, np.array([Fraction(1), Fraction(3)], dtype=object))
+    basis = OptimalBasis.from_status(model.matrix_form(), np.array(columns), np.array(rows))
+    with pytest.raises(CertificateError, match=fault):
+        symbolic_solution(lp, basis, 5)
+    solved = symbolic_solution(lp, basis, 5, dual_steps=True)
+    assert solved.pivots == 1 and list(solved.values[0]) == [3, 0]
