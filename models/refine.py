@@ -84,7 +84,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from gamelp.display import Raw, Summarised, result_summary
+from gamelp.display import Raw, Summarised, result_summary, shape_text
 from gamelp.errors import ModelError, SolveError, did_you_mean
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
@@ -158,8 +158,8 @@ def _padded(poly: Polynomial, degree: int, n: int) -> Polynomial:
     return poly + [_zeros(n)] * (degree + 1 - len(poly))
 
 
-@dataclass(frozen=True)
-class ExactLP:
+@dataclass(frozen=True, repr=False)
+class ExactLP(Summarised):
     """A maximisation LP with its exact data, for the exact simplex steps of :func:`symbolic_solution`.
 
     Bounds and costs are polynomials in ``eps`` (one power for an LP without ``eps``), the right-hand sides
@@ -173,6 +173,9 @@ class ExactLP:
     bounded: np.ndarray
     costs: Polynomial
     rhs: np.ndarray
+
+    def _summary(self) -> dict:
+        return {"model": self.model.name, "shape": Raw(shape_text(self.model.matrix_form().A.shape))}
 
     @cached_property
     def matrix(self) -> ExactMatrix:

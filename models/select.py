@@ -277,12 +277,15 @@ def selection_section(selections) -> dict:
 
 
 @dataclass(frozen=True, repr=False)
-class ActiveSet:
+class ActiveSet(Summarised):
     """The exact step's active set: the Nash LP's ``form``, its ``zero`` columns and its ``rows`` held tight."""
 
     form: MatrixForm
     zero: np.ndarray
     rows: np.ndarray
+
+    def _summary(self) -> dict:
+        return {"form": self.form.name, "zero": int(self.zero.sum()), "rows": int(self.rows.sum())}
 
 
 @dataclass

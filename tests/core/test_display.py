@@ -170,6 +170,23 @@ def _matrix_nash(world: World):
     return solve_matrix_nash(world.matrix)
 
 
+def _active_set(world: World):
+    """The active set of the LP's own point (every zero sequence, every tight row): its summary only."""
+    from gamelp.models.select import ActiveSet
+
+    form = world.nash.model.matrix_form()
+    zero = np.zeros(form.c.size, dtype=bool)
+    zero[form.variable_slices["x"]] = world.nash.strategy <= 0
+    return ActiveSet(form, zero, form.row_sense == "=")
+
+
+def _exact_lp(world: World):
+    """The first stage of Dresher's procedure for player 1 (every opponent sequence open), with its exact data."""
+    from gamelp.models.proper import dresher_lp
+
+    return dresher_lp(world.game, 1, np.full(world.game.pl2.num_sequences, None, dtype=object))
+
+
 def _selection(world: World):
     """A selection's record, its strategy the LP's own (its summary and JSON, without solving a QP)."""
     from gamelp.models.select import Selection
@@ -353,6 +370,8 @@ BUILDERS = {
     "gamelp.models.refine.RefinedEquilibrium": _refined,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.select.Selection": _selection,
+    "gamelp.models.select.ActiveSet": _active_set,
+    "gamelp.models.refine.ExactLP": _exact_lp,
     "gamelp.models.determinism.KdetResult": _kdet,
     "gamelp.models.determinism.KSweep": _sweep,
     "gamelp.models.determinism.SweepPoint": lambda w: _sweep(w).points[-1],
