@@ -191,7 +191,7 @@ class ExactLP(Summarised):
         return ExactMatrix(floats, self.matrix.numerators[entries], self.matrix.denominator, self.matrix.binary)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class _PerturbedLP(ExactLP):
     """Player 1's perturbed Nash LP at one ``eps``, and its bounds and costs as exact polynomials in ``eps``."""
 
