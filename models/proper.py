@@ -87,8 +87,8 @@ import scipy.sparse as sp
 from gamelp.errors import SolveError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
-from gamelp.models.exact import Certificate, CertificateError, ExactMatrix, OptimalBasis, verify_equilibrium
-from gamelp.models.refine import MAX_PIVOTS, ExactLP, RefinedEquilibrium, symbolic_solution
+from gamelp.models.exact import CertificateError, OptimalBasis
+from gamelp.models.refine import MAX_PIVOTS, ExactLP, RefinedEquilibrium, symbolic_solution, verified_pair
 from gamelp.treeplex import Treeplex
 
 log = logging.getLogger(__name__)
@@ -220,18 +220,10 @@ def solve_proper(game: SequenceFormGame, **options) -> RefinedEquilibrium:
     equilibrium in rational arithmetic; ``options`` go to HiGHS (``time_limit``, ``verbose``, ...).
     """
     start = time.perf_counter()
-    payoffs = ExactMatrix.from_floats(game.A)
     x, _, first = dresher(game, 1, **options)
     y, _, second = dresher(game, 2, **options)
-    value = verify_equilibrium(game, payoffs, x, y)
-    certificate = Certificate(
-        value,
-        x,
-        y,
-        (game.pl1.labels, game.pl2.labels),
-        "Dresher's procedure on the sequence form, every stage's basis verified optimal exactly",
-        payoffs.nnz,
-        payoffs.binary,
+    certificate, payoffs = verified_pair(
+        game, x, y, "Dresher's procedure on the sequence form, every stage's basis verified optimal exactly"
     )
     behaviour = (
         completed_behaviour(game.pl1, x, payoffs.matvec(y)),

@@ -637,6 +637,20 @@ def solve_refined(
     raise SolveError(f"{game.name}: no basis optimal for every small eps in {max_tries} tries; the last: {failure}")
 
 
+def verified_pair(
+    game: SequenceFormGame, x: np.ndarray, y: np.ndarray, recovery: str
+) -> tuple[Certificate, ExactMatrix]:
+    """The certificate of the exact pair ``x``, ``y`` (found as ``recovery`` says), and the exact payoffs it read.
+
+    The pair is checked to be a Nash equilibrium in rational arithmetic
+    (:func:`gamelp.models.exact.verify_equilibrium`).
+    """
+    payoffs = ExactMatrix.from_floats(game.A)
+    value = verify_equilibrium(game, payoffs, x, y)
+    labels = (game.pl1.labels, game.pl2.labels)
+    return Certificate(value, x, y, labels, recovery, payoffs.nnz, payoffs.binary), payoffs
+
+
 def _limit(
     game: SequenceFormGame,
     refinement: str,
@@ -654,17 +668,11 @@ def _limit(
     n2 = game.pl2.num_sequences
     bounds, duals = _padded(lp.opponent_lower, degree, n2), _padded([w[rows] for w in symbolic.duals], degree, n2)
     y_poly = [b - w for b, w in zip(bounds, duals)]
-    payoffs = ExactMatrix.from_floats(game.A)
-    x, y = x_poly[0], y_poly[0]
-    value = verify_equilibrium(game, payoffs, x, y)
-    certificate = Certificate(
-        value,
-        x,
-        y,
-        (game.pl1.labels, game.pl2.labels),
+    certificate, _ = verified_pair(
+        game,
+        x_poly[0],
+        y_poly[0],
         "the limit eps -> 0 of a basis of the perturbed LP verified optimal for every small eps > 0",
-        payoffs.nnz,
-        payoffs.binary,
     )
     behaviour = (behavioural(game.pl1, x_poly), behavioural(game.pl2, y_poly))
     perturbed = (x_poly, y_poly)

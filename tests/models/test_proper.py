@@ -12,13 +12,18 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from scipy.optimize import linprog
-from test_refine import LEDUC_VALUE, _behaviours, off_path_game, sequentially_rational_faults, uniform_trembles
+from test_refine import (
+    LEDUC_VALUE,
+    faults_against_uniform_trembles,
+    off_path_game,
+    sequentially_rational_faults,
+    uniform_trembles,
+)
 
 from gamelp.errors import ModelError
 from gamelp.game import SequenceFormGame
 from gamelp.model import Model
 from gamelp.models.exact import CertificateError, OptimalBasis, rational_payoff
-from gamelp.models.nash import solve_equilibrium
 from gamelp.models.refine import ExactLP, solve_refined, symbolic_solution
 
 
@@ -169,13 +174,7 @@ def test_leduc_proper_is_exact_and_defined_everywhere(leduc):
         assert all(sum(local.values()) == 1 and min(local.values()) >= 0 for local in behaviour.values())
     # Against uniform trembles (not the cost-ranked ones a proper equilibrium answers) 14 of its actions are not
     # best, 10 of them where its own play arrives; the plain LP's arbitrary off-path play fails over ten times more.
-    plain = solve_equilibrium(leduc, "highs")
-    behaviours = _behaviours(leduc, plain.x, plain.y)
-    plain_faults = sequentially_rational_faults(
-        leduc, behaviours, uniform_trembles(leduc, behaviours), in_the_limit=True
-    )
-    uniform = uniform_trembles(leduc, refined.behaviour)
-    proper_faults = sequentially_rational_faults(leduc, refined.behaviour, uniform, in_the_limit=True)
+    plain_faults, proper_faults = faults_against_uniform_trembles(leduc, refined)
     assert len(plain_faults) > 10 * len(proper_faults)
 
 

@@ -163,6 +163,15 @@ def _behaviours(game, x, y) -> tuple[dict, dict]:
     )
 
 
+def faults_against_uniform_trembles(game, refined) -> tuple[list[str], list[str]]:
+    """The faults of HiGHS's plain Nash equilibrium and of ``refined`` against uniform trembles, in the limit."""
+    plain = solve_equilibrium(game, "highs")
+    behaviours = _behaviours(game, plain.x, plain.y)
+    plain_faults = sequentially_rational_faults(game, behaviours, uniform_trembles(game, behaviours), in_the_limit=True)
+    uniform = uniform_trembles(game, refined.behaviour)
+    return plain_faults, sequentially_rational_faults(game, refined.behaviour, uniform, in_the_limit=True)
+
+
 # ----------------------------------------------------------------------------- tests
 def test_the_nash_lp_on_kuhn_folds_a_king_off_its_path_and_the_quasi_perfect_equilibrium_calls(kuhn):
     plain = solve_equilibrium(kuhn, "highs")  # HiGHS's vertex: player 1 never checks a king, and folds it if it did
@@ -226,13 +235,7 @@ def test_leduc_quasi_perfect_passes_the_check_where_the_nash_lp_fails(leduc):
     refined = solve_refined(leduc)  # about 25 s on 2 loaded cores: HiGHS's basis at eps = 1/48, then 24 exact pivots
     assert refined.exact_value == LEDUC_VALUE and refined.pivots > 0
     assert_quasi_perfect(leduc, refined)
-    plain = solve_equilibrium(leduc, "highs")
-    behaviours = _behaviours(leduc, plain.x, plain.y)
-    plain_faults = sequentially_rational_faults(
-        leduc, behaviours, uniform_trembles(leduc, behaviours), in_the_limit=True
-    )
-    uniform = uniform_trembles(leduc, refined.behaviour)
-    refined_faults = sequentially_rational_faults(leduc, refined.behaviour, uniform, in_the_limit=True)
+    plain_faults, refined_faults = faults_against_uniform_trembles(leduc, refined)
     assert len(plain_faults) > 10 * len(refined_faults)
 
 
