@@ -291,12 +291,6 @@ def _optimal_basis(world: World):
     return OptimalBasis.of(world.nash.model)
 
 
-def _exact_lp(world: World):
-    from gamelp.models.proper import dresher_lp
-
-    return dresher_lp(world.game, 1, np.array([None] * world.game.pl2.num_sequences, dtype=object))
-
-
 def _refined(world: World):
     from gamelp.models.refine import solve_refined
 
@@ -374,7 +368,6 @@ BUILDERS = {
     "gamelp.models.exact.ExactMatrix": _exact_matrix,
     "gamelp.models.exact.OptimalBasis": _optimal_basis,
     "gamelp.models.refine.RefinedEquilibrium": _refined,
-    "gamelp.models.refine.ExactLP": _exact_lp,
     "gamelp.models.nash.MatrixNashResult": _matrix_nash,
     "gamelp.models.select.Selection": _selection,
     "gamelp.models.select.ActiveSet": _active_set,
