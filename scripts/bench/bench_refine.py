@@ -24,7 +24,12 @@ and an arbitrary Nash point comes back (3 sets).
 ``--refine proper`` times the normal-form proper equilibrium instead
 (:mod:`gamelp.models.proper`: Dresher's procedure, one exact-checked LP per
 stage, ``lps`` of them); OpenSpiel's rows then say how far its perturbed LP
-(a quasi-perfect one) lies from the proper strategies.  OpenSpiel's
+(a quasi-perfect one) lies from the proper strategies.  Measured (2 cores at
+load 2.5): Kuhn 19 LPs in 0.12 s (OpenSpiel's answer 0.5 off the proper
+strategies at 3 sets, at eps = 1e-4 and 1e-8: the two refinements differ
+there); the built-in ``leduc`` 330 LPs in 35 s; OpenSpiel's ``leduc_poker``
+559 LPs and 114 exact dual simplex steps in 11 minutes (its later stages are
+degenerate, and HiGHS stops at bases feasible only within its tolerance).  OpenSpiel's
 ``leduc_poker`` is left out of the default: gamelp's refinement of it did not
 finish in 15 minutes there (the built-in ``leduc``, the same game with
 another order of sequences, takes HiGHS's basis at eps = 1/48 and 24 exact
