@@ -1,7 +1,7 @@
 """Benchmark: the ways to solve both players of a large sequence-form game, side by side in one run.
 
     python scripts/bench/bench_leduc13x4.py [--games leduc:13x4,...] [--methods default,ipm,...]
-        [--repeats 1] [--pdlp-limit 60] [--polish-target 1e-3]
+        [--repeats 1] [--pdlp-limit 60] [--polish-target 1e-3] [--openspiel-limit 300] [--openspiel-memory-gb 8]
 
 For each game (default ``leduc:13x4``, 6,007 sequences a player) it loads the game once, then times every
 method on player 1's Nash LP, both players' strategies from that one solve (player 2's is read from the
@@ -18,24 +18,37 @@ solver.  The methods:
   ``--polish-target`` of the payoff range, then HiGHS's simplex from the basis its support and both best
   responses guess (each strategy's support and the pure best response to the other are basic columns and
   tight rows; the count is evened by the smallest weights); the simplex ends at an optimal vertex, so the
-  answer is exact whatever the guess, and the guess only saves the iterations it gets right.
+  answer is exact whatever the guess, and the guess only saves the iterations it gets right;
+* ``openspiel``, the peer: OpenSpiel's own sequence-form LP (``sequence_form_lp.solve_zero_sum_game``,
+  both players, its default solver ECOS through cvxpy; the ``bench`` extra) on OpenSpiel's ``universal_poker``
+  with the same rules as the game (Leduc and ``leduc:RxS[xN]`` only; the parameters are bench_large's
+  ``universal_poker``, with which Leduc's value agrees to 1e-15).  It runs in a child process capped at
+  ``--openspiel-memory-gb`` and stopped at ``--openspiel-limit`` seconds ("stopped at N s"); its time is the
+  child's own, from the load of the game to both values, and its CPU when stopped is the child's in all.
+  OpenSpiel reports no solver status ("finished": it returned); its value is compared with the first gamelp
+  method's in the same run, and it has no gap column (its policies are OpenSpiel's, not gamelp's sequences).
 
 Times are wall seconds and the CPU seconds of this process (a shared machine inflates the wall; the load
 average is printed with the table); the build of the model is counted in every method's time, the load of
-the game in none.
+the game in none (but in ``openspiel``'s, whose child loads its own game).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import json
 import os
+import resource
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from gamelp.cli.args import OneLineParser, finite_float, integer, name_list, run_script
+from gamelp.deps import require
 from gamelp.errors import GamelpError, SolveError
 from gamelp.game import SequenceFormGame, load_game
 from gamelp.models.nash import sequence_form_lp, solve_equilibrium, solve_nash
@@ -47,7 +60,7 @@ HIGHS_METHODS = {
     "ipm-no-crossover": {"solver": "ipm", "run_crossover": "off"},
     "pdlp": {"solver": "pdlp"},
 }
-METHODS = ("default", "two-lps", *HIGHS_METHODS, "clarabel", "cfr+polish")
+METHODS = ("default", "two-lps", *HIGHS_METHODS, "clarabel", "cfr+polish", "openspiel")
 
 
 @dataclass
@@ -142,6 +155,59 @@ def _cfr_polish(game: SequenceFormGame, target: float) -> tuple[str, float, floa
     return str(_STATUS.get(h.getModelStatus(), "error")), info.objective_function_value, gap, detail
 
 
+def _bench_large():
+    """bench_large.py beside this script (scripts are no package): its ``universal_poker`` and ``run_child``."""
+    path = Path(__file__).with_name("bench_large.py")
+    spec = importlib.util.spec_from_file_location("bench_large", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def openspiel_lp(params: str, memory_gb: float) -> None:
+    """In the child process: OpenSpiel's sequence-form LP on ``universal_poker(params)``, one JSON line out."""
+    limit = int(memory_gb * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    import pyspiel
+    from open_spiel.python.algorithms import sequence_form_lp
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    game = pyspiel.load_game("universal_poker", json.loads(params))
+    first, second, _, _ = sequence_form_lp.solve_zero_sum_game(game)
+    done = {"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu}
+    print(json.dumps(done | {"value": float(first), "value2": float(second)}))
+
+
+def _openspiel(game: SequenceFormGame, nonzeros: int, args) -> Row:
+    """OpenSpiel's LP on the same rules, in a child process stopped at ``--openspiel-limit`` (see the module's text)."""
+    from gamelp.games import poker
+
+    rules = poker.rules_of(game.name)
+    if rules is None or rules.raise_action != "r":
+        raise GamelpError(f"{game.name}: openspiel runs on Leduc and its variants leduc:RxS[xN] only")
+    bench_large = _bench_large()
+    params = bench_large.universal_poker(rules.ranks, rules.suits, rules.raise_sizes, rules.max_raises, rules.ante)
+    command = [sys.executable, __file__, "--openspiel-lp", json.dumps(params), str(args.openspiel_memory_gb)]
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = bench_large.run_child(command, args.openspiel_limit)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
+    row = Row(game.name, game.pl1.num_sequences, nonzeros, "openspiel", done["seconds"], cpu, "stopped")
+    row.detail = f"stopped at {args.openspiel_limit:g} s"
+    if done["returncode"] is None:
+        return row
+    answers = [json.loads(line) for line in done["stdout"].splitlines() if line.startswith("{")]
+    if done["returncode"] or not answers:
+        lines = done["stderr"].strip().splitlines()
+        row.status, row.detail = "failed", lines[-1] if lines else f"exit status {done['returncode']}"
+        return row
+    answer = answers[-1]
+    row.wall, row.cpu, row.status, row.value = answer["wall"], answer["cpu"], "finished", answer["value"]
+    row.detail = f"player 2's value {answer['value2']:+.10f}"
+    return row
+
+
 def measure(game: SequenceFormGame, method: str, args) -> tuple[str, float | None, float | None, str]:
     """Run ``method`` on ``game``: status, player 1's value, the pair's gap, a note."""
     if method == "default":
@@ -173,15 +239,45 @@ def build_parser() -> OneLineParser:
         default=1e-3,
         help="CFR+'s saddle-point gap, relative to the payoff range, before the polish (default %(default)s)",
     )
+    parser.add_argument(
+        "--openspiel-limit",
+        type=finite_float(0.0, strict=True),
+        default=300.0,
+        help="seconds OpenSpiel's LP may run before it is stopped (default %(default)s)",
+    )
+    parser.add_argument(
+        "--openspiel-memory-gb",
+        type=finite_float(0.5),
+        default=8.0,
+        help="address space of OpenSpiel's process, in GiB (default %(default)s)",
+    )
     return parser
+
+
+def _run(game: SequenceFormGame, nonzeros: int, method: str, args) -> Row:
+    """One run of ``method`` on ``game``: its row, a refusal's too."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        if method == "openspiel":
+            return _openspiel(game, nonzeros, args)
+        status, value, gap, detail = measure(game, method, args)
+    except GamelpError as exc:
+        status, value, gap, detail = "refused", None, None, str(exc)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return Row(game.name, game.pl1.num_sequences, nonzeros, method, wall, cpu, status, value, gap, detail)
 
 
 def main(argv: list[str] | None = None) -> LpMethods:
     args = build_parser().parse_args(argv)
     methods = args.methods
-    rows = []
+    if "openspiel" in methods:  # the peer, refused in one line before anything runs
+        for module in ("pyspiel", "ecos"):  # ecos: the cone solver of OpenSpiel's sequence-form LP
+            require(module, "bench_leduc13x4's openspiel method", extra="bench")
+    rows: list[Row] = []
     warm = load_game("kuhn")
     for method in methods:  # imports and first calls outside the times; a refusal is reported on the games
+        if method == "openspiel":
+            continue  # a fresh process each run: nothing to warm
         with contextlib.suppress(GamelpError):
             measure(warm, method, args)
     for name in args.games.split(","):
@@ -202,26 +298,11 @@ def main(argv: list[str] | None = None) -> LpMethods:
         )
         for method in methods:
             print(f"{game.name}: {method}...", file=sys.stderr)
-            best = None
-            for _ in range(args.repeats):
-                wall, cpu = time.perf_counter(), time.process_time()
-                try:
-                    status, value, gap, detail = measure(game, method, args)
-                except GamelpError as exc:
-                    status, value, gap, detail = "refused", None, None, str(exc)
-                run = Row(
-                    game.name,
-                    game.pl1.num_sequences,
-                    form.A.nnz,
-                    method,
-                    time.perf_counter() - wall,
-                    time.process_time() - cpu,
-                    status,
-                    value,
-                    gap,
-                    detail,
-                )
-                best = run if best is None or run.cpu < best.cpu else best
+            runs = [_run(game, form.A.nnz, method, args) for _ in range(args.repeats)]
+            best = min(runs, key=lambda run: run.cpu)
+            reference = next((row for row in rows if row.game == game.name and row.status == "optimal"), None)
+            if method == "openspiel" and best.value is not None and reference is not None:
+                best.detail += f"; {best.value - reference.value:+.1e} from {reference.method}'s value"
             rows.append(best)
     return LpMethods(rows, os.getloadavg(), args.repeats)
 
@@ -246,4 +327,7 @@ def report(result: LpMethods) -> None:
 
 
 if __name__ == "__main__":
-    run_script(main, report)
+    if len(sys.argv) == 4 and sys.argv[1] == "--openspiel-lp":
+        openspiel_lp(sys.argv[2], float(sys.argv[3]))
+    else:
+        run_script(main, report)

@@ -106,6 +106,7 @@ def test_bench_cfr_converges_to_the_kuhn_value_beside_openspiel(bench, tmp_path,
         ("bench_nash", [], "ecos"),
         ("bench_matrix", ["--peers", "nashpy"], "nashpy"),
         ("bench_matrix", ["--first-order", "--fo-peers", "scipy", "nashpy"], "nashpy"),
+        ("bench_leduc13x4", ["--methods", "default,openspiel"], "pyspiel"),
     ],
 )
 def test_a_missing_peer_is_refused_in_one_line_naming_the_bench_extra(bench, monkeypatch, name, args, missing):
@@ -118,7 +119,7 @@ def test_a_missing_peer_is_refused_in_one_line_naming_the_bench_extra(bench, mon
     with pytest.raises(
         MissingDependency, match=r'needs \w+, which is not installed here; pip install "gamelp\[bench\]"'
     ):
-        script.main([*args, "--out", "unused"] if name != "bench_nash" else args)
+        script.main([*args, "--out", "unused"] if name not in ("bench_nash", "bench_leduc13x4") else args)
 
 
 @pytest.mark.skipif(
@@ -566,10 +567,11 @@ def test_bench_large_runs_openspiels_cfr_plus_on_the_same_game(bench, tmp_path, 
 @pytest.mark.slow
 def test_bench_leduc13x4_solves_leduc_by_every_method_to_the_value(bench, capsys):
     script = bench("bench_leduc13x4")
-    argv = ["--games", "leduc", "--pdlp-limit", "5", "--polish-target", "1e-2"]
+    methods = script.METHODS if OPENSPIEL else script.METHODS[:-1]  # openspiel, the peer, needs the bench extra
+    argv = ["--games", "leduc", "--pdlp-limit", "5", "--polish-target", "1e-2", "--methods", ",".join(methods)]
     result = script.main(argv)
     rows = {row.method: row for row in result.rows}
-    assert list(rows) == ["(load)", *script.METHODS]
+    assert list(rows) == ["(load)", *methods]
     assert rows["(load)"].sequences == 337 and rows["(load)"].nonzeros == 1928
     for method in ("default", "two-lps", "dual-simplex", "primal-simplex", "ipm", "cfr+polish"):  # at a vertex
         assert rows[method].status == "optimal" and rows[method].gap < 1e-12
@@ -579,11 +581,31 @@ def test_bench_leduc13x4_solves_leduc_by_every_method_to_the_value(bench, capsys
     for method in ("ipm-no-crossover", "pdlp", "clarabel"):  # interior or first-order points: near it
         row = rows[method]
         assert row.status == "refused" or (row.gap < 1e-4 and row.value == pytest.approx(LEDUC, abs=1e-4))
+    if OPENSPIEL:
+        assert rows["openspiel"].status == "finished" and rows["openspiel"].value == pytest.approx(LEDUC, abs=1e-6)
     assert all(row.cpu >= 0 and row.wall > 0 for row in result.rows)
     assert len(result.load) == 3
     script.report(result)
     lines = capsys.readouterr().out.splitlines()
     assert "load average" in lines[0] and [line.split()[2] for line in lines[2:]] == list(rows)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not OPENSPIEL, reason="OpenSpiel's LP is a benchmark peer only")
+def test_bench_leduc13x4_runs_openspiels_lp_on_the_same_rules_to_gamelps_value(bench):
+    script = bench("bench_leduc13x4")
+    argv = ["--games", "leduc,leduc:5x4,kuhn", "--methods", "default,openspiel", "--openspiel-limit", "5"]
+    result = script.main(argv)
+    rows = {(row.game, row.method): row for row in result.rows}
+    leduc, default = rows["leduc", "openspiel"], rows["leduc", "default"]
+    assert leduc.status == "finished" and leduc.value == pytest.approx(default.value, abs=1e-6)
+    assert leduc.value == pytest.approx(LEDUC, abs=1e-6) and leduc.cpu > 0 and leduc.gap is None
+    assert leduc.detail.startswith("player 2's value +0.08560") and "from default's value" in leduc.detail
+    stopped = rows["leduc:5x4", "openspiel"]  # a minute of OpenSpiel's LP: stopped at the limit, with no value
+    assert (stopped.status, stopped.detail, stopped.value) == ("stopped", "stopped at 5 s", None)
+    assert stopped.wall >= 5 and stopped.cpu > 1 and stopped.sequences == rows["leduc:5x4", "default"].sequences
+    assert rows["kuhn", "openspiel"].status == "refused"
+    assert rows["kuhn", "openspiel"].detail == "kuhn: openspiel runs on Leduc and its variants leduc:RxS[xN] only"
 
 
 def test_bench_persistent_solves_the_same_lps_to_equal_objectives_both_ways(bench, capsys):
