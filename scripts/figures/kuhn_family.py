@@ -5,9 +5,10 @@ probability ``alpha`` in ``[0, 1/3]``, check the queen, bet the king with ``3 al
 jack, call with the queen with ``alpha + 1/3``, call with the king.  The script builds the family's
 sequence-form strategies ``x(alpha)``, checks each is optimal (its guaranteed value, by a best response, is
 -1/18), and places on it: the plain Nash LP's answer of every installed backend (``--backends``), the strategy
-``select="min-norm"`` picks (:mod:`gamelp.models.select`) and the quasi-perfect one
-(:mod:`gamelp.models.refine`).  It prints each point's ``alpha``, its squared norm and its distance from the
-family, and with ``--plot`` draws ``||x(alpha)||^2`` with the points on it (the figure of the documentation's
+``select="min-norm"`` picks (:mod:`gamelp.models.select`), the quasi-perfect one
+(:mod:`gamelp.models.refine`) and the normal-form proper one (:mod:`gamelp.models.proper`).  It prints each
+point's ``alpha``, its squared norm and its distance from the family, and with ``--plot`` draws
+``||x(alpha)||^2`` with the points on it (the figure of the documentation's
 "Which equilibrium" page):
 
     python scripts/figures/kuhn_family.py --plot docs/figures/kuhn_family.png
@@ -100,8 +101,8 @@ def main(argv: list[str] | None = None) -> Family:
         answers.setdefault(key, x)
     points = [place(game, ", ".join(group), answers[key]) for key, group in sorted(by_alpha.items())]
     points.append(place(game, "min-norm", solve_nash(game, 1, select="min-norm").strategy))
-    refined = solve_refined(game)
-    points.append(place(game, "quasi-perfect", refined.x))
+    for refinement in ("quasi-perfect", "proper"):
+        points.append(place(game, refinement, solve_refined(game, refinement).x))
     result = Family(alphas, norms, worst, points, failed)
     if args.plot:
         plot(result, args.plot)
@@ -119,6 +120,7 @@ def plot(result: Family, path) -> None:
     styles = {
         "min-norm": ("o", "tab:red", (0, -26), "center"),
         "quasi-perfect": ("D", "tab:green", (-12, -30), "right"),
+        "proper": ("^", "tab:purple", (0, 14), "center"),
     }
     plain = [p for p in result.points if p.name not in styles]
     for k, point in enumerate(plain):
