@@ -94,7 +94,7 @@ def require(module: str, what: str, extra: str | None = None) -> None:
 @functools.cache
 def version(distribution: str) -> str | None:
     """The installed version of ``distribution`` (read from its metadata, nothing imported), or None."""
-    import importlib.metadata  # 12 ms of email parsing, wanted only when a version is asked for
+    import importlib.metadata  # email parsing, wanted only when a version is asked for
 
     try:
         return importlib.metadata.version(distribution)

@@ -27,7 +27,6 @@ NOT_ON_THE_PATH = (
     "gurobipy",
     "pyscipopt",
     "clarabel",
-    "importlib.metadata",
 )
 
 # -c program: run argv[1] (Python statements), then print the loaded modules among NOT_ON_THE_PATH to stderr as JSON.
